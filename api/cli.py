@@ -1,0 +1,138 @@
+"""Operator commands: `flask --app wsgi db|jurisdictions|clients|demo ...`."""
+import json
+
+import click
+from flask.cli import AppGroup
+from sqlalchemy import select
+
+from storage.db import db
+
+db_cli = AppGroup("db", help="Database migrations.")
+jurisdictions_cli = AppGroup("jurisdictions", help="Jurisdictions and their rule presets.")
+clients_cli = AppGroup("clients", help="OAuth clients.")
+demo_cli = AppGroup("demo", help="Demo data.")
+
+
+@db_cli.command("upgrade")
+@click.argument("revision", default="head")
+def db_upgrade(revision):
+    """Apply the migrations up to REVISION (default: head)."""
+    from storage import migrate
+
+    migrate.upgrade(db.engine, revision)
+    click.echo(f"database at {migrate.current(db.engine)}")
+
+
+@db_cli.command("downgrade")
+@click.argument("revision")
+def db_downgrade(revision):
+    """Revert the migrations down to REVISION."""
+    from storage import migrate
+
+    migrate.downgrade(db.engine, revision)
+    click.echo(f"database at {migrate.current(db.engine)}")
+
+
+@db_cli.command("current")
+def db_current():
+    from storage import migrate
+
+    click.echo(migrate.current(db.engine) or "empty")
+
+
+@jurisdictions_cli.command("presets")
+def jurisdictions_presets():
+    """List the shipped presets, every parameter with its citation."""
+    from domain.presets import PRESETS
+
+    for code, preset in PRESETS.items():
+        click.echo(f"{code}: {preset['name']}")
+        for parameter, (value, citation) in preset["parameters"].items():
+            click.echo(f"  {parameter} = {json.dumps(value)}  [{citation}]")
+
+
+@jurisdictions_cli.command("add")
+@click.option("--preset", "code", required=True, help="Preset code, e.g. victorville.")
+def jurisdictions_add(code):
+    """Create a jurisdiction from a preset (nothing changes if it exists)."""
+    from services.jurisdictions import UnknownPreset, add_from_preset
+
+    try:
+        jurisdiction, created = add_from_preset(db.session, code=code)
+    except UnknownPreset:
+        raise click.BadParameter(f"no preset {code!r}; see `jurisdictions presets`", param_hint="--preset")
+    click.echo(f"{'created' if created else 'exists'}: {jurisdiction.code} {jurisdiction.id}")
+
+
+@jurisdictions_cli.command("list")
+def jurisdictions_list():
+    from storage.models import Jurisdiction
+
+    for row in db.session.scalars(select(Jurisdiction).order_by(Jurisdiction.code)):
+        click.echo(f"{row.code}\t{row.id}\t{row.name}")
+
+
+@clients_cli.command("create")
+@click.option("--role", required=True, type=click.Choice(["hauler", "fse", "auditor", "admin"]))
+@click.option("--subject", "subjects", required=True, multiple=True,
+              help="Hauler id; FSE id (repeat for several); or jurisdiction code for auditor/admin.")
+@click.option("--scope", "scopes", multiple=True, help="Scope to grant (repeat); default: all of the role's.")
+@click.option("--name", help="A label for the client.")
+def clients_create(role, subjects, scopes, name):
+    """Create a client; prints its client_id and client_secret (shown once)."""
+    from services.clients import ClientError, create_client, describe
+
+    scopes = [s for value in scopes for s in value.split()]
+    try:
+        row, secret = create_client(db.session, role=role, subject=subjects, scopes=scopes, name=name)
+    except ClientError as error:
+        raise click.UsageError(str(error))
+    click.echo(json.dumps({**describe(row), "client_secret": secret}, indent=2))
+
+
+@clients_cli.command("list")
+def clients_list():
+    from services.clients import describe
+    from storage.models import OAuthClient
+
+    rows = db.session.scalars(select(OAuthClient).order_by(OAuthClient.created_at))
+    click.echo(json.dumps([describe(row) for row in rows], indent=2))
+
+
+@clients_cli.command("revoke")
+@click.argument("client_id")
+def clients_revoke(client_id):
+    """Revoke a client and all its tokens."""
+    from services.clients import ClientError, revoke_client
+
+    try:
+        revoke_client(db.session, client_id)
+    except ClientError as error:
+        raise click.UsageError(str(error))
+    click.echo(f"revoked {client_id}")
+
+
+@clients_cli.command("rotate-secret")
+@click.argument("client_id")
+def clients_rotate(client_id):
+    """Give a client a new secret (printed once); the old one stops working."""
+    from services.clients import ClientError, rotate_secret
+
+    try:
+        row, secret = rotate_secret(db.session, client_id)
+    except ClientError as error:
+        raise click.UsageError(str(error))
+    click.echo(json.dumps({"client_id": row.client_id, "client_secret": secret}, indent=2))
+
+
+@demo_cli.command("load")
+def demo_load():
+    """Load the demo FSEs, hauler, site and one client per role (idempotent)."""
+    from services.demo import load
+
+    click.echo(load(db.session))
+
+
+def init_app(app):
+    for group in (db_cli, jurisdictions_cli, clients_cli, demo_cli):
+        app.cli.add_command(group)

@@ -1,0 +1,47 @@
+"""Settings read from the environment; the defaults make `make run` work with no services."""
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+INSTANCE = ROOT / "instance"
+
+# name: (default, parser). Every name here is listed in the README.
+SETTINGS = {
+    "DATABASE_URL": (f"sqlite:///{INSTANCE / 'fogx.sqlite3'}", str),
+    "STORAGE_BACKEND": ("local", str),
+    "STORAGE_DIR": (str(INSTANCE / "objects"), str),
+    "S3_BUCKET": ("fogx-documents", str),
+    "S3_ENDPOINT_URL": (None, str),
+    "S3_REGION": ("us-west-1", str),
+    "S3_OBJECT_LOCK": ("compliance", str),
+    "TOKEN_TTL_SECONDS": (3600, int),
+    "MAX_UPLOAD_BYTES": (100 * 1024 * 1024, int),
+    "MAX_JSON_BYTES": (1024 * 1024, int),
+    "OAUTH_ISSUER": ("http://127.0.0.1:8000", str),
+    "AUTH_FAILURE_LIMIT": (10, int),
+    "AUTH_FAILURE_WINDOW_SECONDS": (300, int),
+    "TRUSTED_PROXIES": (0, int),
+}
+
+
+class ConfigError(ValueError):
+    pass
+
+
+def load_config(overrides=None, environ=os.environ):
+    config = {}
+    for name, (default, parse) in SETTINGS.items():
+        raw = environ.get(name)
+        config[name] = parse(raw) if raw not in (None, "") else default
+    config.update(overrides or {})
+    _check(config)
+    return config
+
+
+def _check(config):
+    if config["TOKEN_TTL_SECONDS"] <= 0:
+        raise ConfigError("TOKEN_TTL_SECONDS must be positive: tokens always expire")
+    if config["STORAGE_BACKEND"] not in ("local", "s3"):
+        raise ConfigError("STORAGE_BACKEND must be 'local' or 's3'")
+    if config["S3_OBJECT_LOCK"] not in ("compliance", "governance", "off"):
+        raise ConfigError("S3_OBJECT_LOCK must be 'compliance', 'governance' or 'off'")

@@ -1,0 +1,1 @@
+"""OAuth2: the authorization server, scopes, and who the caller is."""

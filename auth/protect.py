@@ -1,0 +1,94 @@
+"""Who the caller is: bearer-token protection for every `/v1` route, and the caller's reach."""
+import functools
+import uuid
+from dataclasses import dataclass
+
+from authlib.integrations.flask_oauth2 import ResourceProtector
+from authlib.oauth2.rfc6749 import OAuth2Error
+from authlib.oauth2.rfc6750 import BearerTokenValidator
+from flask import g
+
+from api.errors import Forbidden, Unauthorized
+from auth.server import find_token
+
+REALM = "fogx"
+
+
+@dataclass(frozen=True)
+class Principal:
+    """The caller: one role and its subject (a hauler, some FSEs, or a jurisdiction)."""
+
+    client_pk: uuid.UUID
+    client_id: str
+    role: str
+    scopes: frozenset
+    hauler_id: uuid.UUID | None = None
+    jurisdiction_id: uuid.UUID | None = None
+    fse_ids: frozenset = frozenset()
+
+
+class _Validator(BearerTokenValidator):
+    def authenticate_token(self, token_string):
+        return find_token(token_string)
+
+
+class _Protector(ResourceProtector):
+    def raise_error_response(self, error: OAuth2Error):
+        if error.error == "insufficient_scope":
+            raise Forbidden(
+                "The access token does not carry a scope this route needs.",
+                headers={
+                    "WWW-Authenticate": f'Bearer realm="{REALM}", error="insufficient_scope", '
+                    f'scope="{" ".join(g.get("required_scopes", ()))}"'
+                },
+                error="insufficient_scope",
+            )
+        if error.error == "invalid_token":
+            detail = "The access token is expired, revoked, malformed or unknown."
+            challenge = f'Bearer realm="{REALM}", error="invalid_token"'
+        else:
+            detail = "A bearer access token is required (Authorization: Bearer ...)."
+            challenge = f'Bearer realm="{REALM}"'
+        raise Unauthorized(detail, headers={"WWW-Authenticate": challenge}, error="invalid_token"
+                           if error.error == "invalid_token" else "invalid_request")
+
+
+protector = _Protector()
+protector.register_token_validator(_Validator(realm=REALM))
+
+
+def require(*scopes):
+    """Protect a view: a valid bearer token holding any one of `scopes`."""
+
+    def decorator(view):
+        @functools.wraps(view)
+        def protected(*args, **kwargs):
+            g.required_scopes = scopes
+            try:
+                token = protector.acquire_token(list(scopes))
+            except OAuth2Error as error:
+                protector.raise_error_response(error)
+            g.principal = principal_of(token.row)
+            return view(*args, **kwargs)
+
+        protected.required_scopes = scopes
+        return protected
+
+    return decorator
+
+
+def principal_of(token_row):
+    client = token_row.client
+    return Principal(
+        client_pk=client.id,
+        client_id=client.client_id,
+        role=client.role,
+        scopes=frozenset(token_row.scope.split()),
+        hauler_id=client.hauler_id,
+        jurisdiction_id=client.jurisdiction_id,
+        fse_ids=frozenset(fse.id for fse in client.fses),
+    )
+
+
+def current_principal() -> Principal:
+    return g.principal

@@ -1,0 +1,16 @@
+"""Scopes and the roles that may hold them (DESIGN.md section 2)."""
+MANIFESTS_WRITE = "manifests:write"
+MANIFESTS_READ = "manifests:read"
+RECORDS_READ = "records:read"
+AUDIT_READ = "audit:read"
+REGISTRY_WRITE = "registry:write"
+
+ALL_SCOPES = (MANIFESTS_WRITE, MANIFESTS_READ, RECORDS_READ, AUDIT_READ, REGISTRY_WRITE)
+
+ROLE_SCOPES = {
+    "hauler": (MANIFESTS_WRITE, MANIFESTS_READ),
+    "fse": (RECORDS_READ,),
+    "auditor": (AUDIT_READ, RECORDS_READ, MANIFESTS_READ),
+    "admin": (REGISTRY_WRITE, AUDIT_READ, RECORDS_READ, MANIFESTS_READ),
+}
+ROLES = tuple(ROLE_SCOPES)

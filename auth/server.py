@@ -1,0 +1,270 @@
+"""The OAuth2 authorization server (client credentials, RFC 7009, RFC 7662, RFC 8414)."""
+import hashlib
+import hmac
+from datetime import timedelta
+
+from authlib.integrations.flask_oauth2 import AuthorizationServer as _AuthorizationServer
+from authlib.oauth2.rfc6749 import InsecureTransportError, InvalidScopeError, grants
+from authlib.oauth2.rfc6749.util import scope_to_list
+from authlib.oauth2.rfc7009 import RevocationEndpoint
+from authlib.oauth2.rfc7662 import IntrospectionEndpoint
+from flask import Blueprint, current_app, request
+from sqlalchemy import select
+
+from api.errors import BadRequest, problem_response
+from domain.clock import now
+from auth import ratelimit
+from auth.ratelimit import failed_auth_limiter
+from auth.scopes import ALL_SCOPES
+from storage.db import db
+from storage.models import OAuthClient, OAuthToken
+
+AUTH_METHODS = ["client_secret_basic", "client_secret_post"]
+
+
+def sha256_hex(value: str) -> str:
+    return hashlib.sha256(value.encode()).hexdigest()
+
+
+class Client:
+    """Authlib's view of an `oauth_clients` row; the secret is compared by its hash."""
+
+    def __init__(self, row: OAuthClient):
+        self.row = row
+        self.client_id = row.client_id
+
+    def get_client_id(self):
+        return self.row.client_id
+
+    def get_default_redirect_uri(self):
+        return None
+
+    def get_allowed_scope(self, scope):
+        held = set(self.row.scope.split())
+        return " ".join(s for s in scope_to_list(scope) if s in held)
+
+    def check_redirect_uri(self, redirect_uri):
+        return False
+
+    def check_client_secret(self, client_secret):
+        return hmac.compare_digest(sha256_hex(client_secret), self.row.secret_sha256)
+
+    def check_endpoint_auth_method(self, method, endpoint):
+        return method in AUTH_METHODS
+
+    def check_response_type(self, response_type):
+        return False
+
+    def check_grant_type(self, grant_type):
+        return grant_type == "client_credentials"
+
+
+class Token:
+    """Authlib's view of an `oauth_tokens` row."""
+
+    def __init__(self, row: OAuthToken):
+        self.row = row
+
+    def check_client(self, client):
+        return client.row.id == self.row.client_id
+
+    def get_scope(self):
+        return self.row.scope
+
+    def get_expires_in(self):
+        return int((self.row.expires_at - self.row.issued_at).total_seconds())
+
+    def is_expired(self):
+        return self.row.expires_at <= now()
+
+    def is_revoked(self):
+        return self.row.revoked_at is not None or self.row.client.revoked_at is not None
+
+    def get_client(self):
+        return Client(self.row.client)
+
+    def get_user(self):
+        return None
+
+
+def query_client(client_id):
+    row = db.session.scalar(select(OAuthClient).where(OAuthClient.client_id == client_id))
+    if row is None or row.revoked_at is not None:
+        return None
+    return Client(row)
+
+
+def find_token(token_string):
+    row = db.session.scalar(
+        select(OAuthToken).where(OAuthToken.token_sha256 == sha256_hex(token_string))
+    )
+    return Token(row) if row else None
+
+
+def save_token(token, oauth_request):
+    issued = now()
+    db.session.add(
+        OAuthToken(
+            client_id=oauth_request.client.row.id,
+            token_sha256=sha256_hex(token["access_token"]),
+            scope=token.get("scope") or "",
+            issued_at=issued,
+            expires_at=issued + timedelta(seconds=token["expires_in"]),
+        )
+    )
+    db.session.commit()
+
+
+class ClientCredentialsGrant(grants.ClientCredentialsGrant):
+    """Both secret methods; a scope the client does not hold is refused, not trimmed.
+
+    Asking for no scope grants every scope the client holds, and the response always names
+    the granted scope.
+    """
+
+    TOKEN_ENDPOINT_AUTH_METHODS = AUTH_METHODS
+
+    def validate_requested_scope(self):
+        requested = scope_to_list(self.request.payload.scope) or []
+        held = set(self.client.row.scope.split())
+        unknown = [s for s in requested if s not in held]
+        if unknown:
+            raise InvalidScopeError(f"The client does not hold: {' '.join(unknown)}")
+
+    def create_token_response(self):
+        scope = self.request.payload.scope or self.client.row.scope
+        token = self.generate_token(scope=scope, include_refresh_token=False)
+        token["scope"] = scope
+        self.save_token(token)
+        return 200, token, self.TOKEN_RESPONSE_HEADER
+
+
+class Revocation(RevocationEndpoint):
+    """RFC 7009. Another client's token is left alone and answered like an unknown one."""
+
+    CLIENT_AUTH_METHODS = AUTH_METHODS
+    SUPPORTED_TOKEN_TYPES = ("access_token",)
+
+    def authenticate_token(self, request, client):
+        self.check_params(request, client)
+        token = find_token(request.form["token"])
+        return token if token and token.check_client(client) else None
+
+    def revoke_token(self, token, request):
+        if token.row.revoked_at is None:
+            token.row.revoked_at = now()
+            db.session.commit()
+
+
+class Introspection(IntrospectionEndpoint):
+    """RFC 7662; a client may introspect only its own tokens."""
+
+    CLIENT_AUTH_METHODS = AUTH_METHODS
+    SUPPORTED_TOKEN_TYPES = ("access_token",)
+
+    def query_token(self, token_string, token_type_hint):
+        return find_token(token_string)
+
+    def check_permission(self, token, client, request):
+        return token.check_client(client)
+
+    def introspect_token(self, token):
+        row = token.row
+        return {
+            "active": True,
+            "client_id": row.client.client_id,
+            "scope": row.scope,
+            "token_type": "Bearer",
+            "exp": int(row.expires_at.timestamp()),
+            "iat": int(row.issued_at.timestamp()),
+            "iss": current_app.config["OAUTH_ISSUER"],
+            "sub": str(row.client.id),
+            "role": row.client.role,
+        }
+
+
+class AuthorizationServer(_AuthorizationServer):
+    """Errors as problem+json that keep RFC 6749's `error` and `error_description` members."""
+
+    def create_oauth2_request(self, request):
+        try:
+            return super().create_oauth2_request(request)
+        except InsecureTransportError:
+            raise BadRequest("OAuth requests must use HTTPS.", error="insecure_transport")
+
+    def create_json_request(self, request):
+        try:
+            return super().create_json_request(request)
+        except InsecureTransportError:
+            raise BadRequest("OAuth requests must use HTTPS.", error="insecure_transport")
+
+    def handle_error_response(self, request, error):
+        status, body, headers = error(self.get_error_uri(request, error))
+        body = dict(body)
+        code = body.get("error", "invalid_request")
+        response = problem_response(
+            status,
+            f"oauth-{code.replace('_', '-')}",
+            code.replace("_", " ").capitalize(),
+            body.get("error_description") or error.description or code,
+            extra=body,
+        )
+        response.headers.update(dict(headers))
+        response.headers["Content-Type"] = "application/problem+json"
+        return response
+
+
+def token_ttl(client, grant_type):
+    return current_app.config["TOKEN_TTL_SECONDS"]
+
+
+authorization = AuthorizationServer()
+bp = Blueprint("oauth", __name__)
+
+
+@bp.post("/oauth/token")
+@failed_auth_limiter
+def issue_token():
+    return authorization.create_token_response()
+
+
+@bp.post("/oauth/revoke")
+@failed_auth_limiter
+def revoke_token():
+    return authorization.create_endpoint_response(Revocation.ENDPOINT_NAME)
+
+
+@bp.post("/oauth/introspect")
+@failed_auth_limiter
+def introspect_token():
+    return authorization.create_endpoint_response(Introspection.ENDPOINT_NAME)
+
+
+@bp.get("/.well-known/oauth-authorization-server")
+def metadata():
+    issuer = current_app.config["OAUTH_ISSUER"].rstrip("/")
+    return {
+        "issuer": issuer,
+        "token_endpoint": f"{issuer}/oauth/token",
+        "revocation_endpoint": f"{issuer}/oauth/revoke",
+        "introspection_endpoint": f"{issuer}/oauth/introspect",
+        "grant_types_supported": ["client_credentials"],
+        "response_types_supported": [],
+        "token_endpoint_auth_methods_supported": AUTH_METHODS,
+        "revocation_endpoint_auth_methods_supported": AUTH_METHODS,
+        "introspection_endpoint_auth_methods_supported": AUTH_METHODS,
+        "scopes_supported": list(ALL_SCOPES),
+        "service_documentation": f"{issuer}/docs/",
+    }
+
+
+def init_app(app):
+    app.config["OAUTH2_TOKEN_EXPIRES_IN"] = "auth.server.token_ttl"
+    app.config["OAUTH2_SCOPES_SUPPORTED"] = list(ALL_SCOPES)
+    authorization.init_app(app, query_client=query_client, save_token=save_token)
+    if not authorization._token_grants:
+        authorization.register_grant(ClientCredentialsGrant)
+        authorization.register_endpoint(Revocation)
+        authorization.register_endpoint(Introspection)
+    app.register_blueprint(bp)
+    ratelimit.init_app(app)

@@ -1,0 +1,16 @@
+"""The one clock. Services read `now()`; rules take `now` as an argument; tests set it."""
+from datetime import datetime, timezone
+
+_frozen = None
+
+
+def now() -> datetime:
+    return _frozen or datetime.now(timezone.utc)
+
+
+def freeze(at: datetime | None):
+    """Pin the clock to `at` (aware), or release it with None."""
+    global _frozen
+    if at is not None and at.tzinfo is None:
+        raise ValueError("the clock keeps aware datetimes")
+    _frozen = at

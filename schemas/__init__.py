@@ -1,0 +1,1 @@
+"""marshmallow schemas: shape, types, units, enums and cross-field sanity; no database."""

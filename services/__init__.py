@@ -1,0 +1,1 @@
+"""Use cases: each loads, checks, writes and commits once, or rolls everything back."""

@@ -1,0 +1,97 @@
+"""The demo data `make run` loads: five presets, a few FSEs, a hauler, a site, a client per role.
+
+The demo clients have fixed, documented credentials; nothing else creates fixed secrets.
+"""
+from datetime import date
+
+from sqlalchemy import select
+
+from domain.presets import PRESETS
+from services.clients import create_client
+from services.jurisdictions import add_from_preset
+from storage.models import (
+    Device,
+    DisposalSite,
+    DisposalSiteStatusChange,
+    Fse,
+    Hauler,
+    HaulerLicence,
+    HaulerRegistration,
+    OAuthClient,
+    Permit,
+    PermitStatusChange,
+    Vehicle,
+)
+
+DEMO_CLIENTS = {
+    # client_id: (role, secret)
+    "demo-hauler": ("hauler", "demo-hauler-secret"),
+    "demo-fse": ("fse", "demo-fse-secret"),
+    "demo-auditor": ("auditor", "demo-auditor-secret"),
+    "demo-admin": ("admin", "demo-admin-secret"),
+}
+
+FSES = [
+    # name, address, apn, city, permit number, devices [(tag, kind, gallons, depth, days)]
+    ("Mesa Grill", "14500 Bear Valley Rd, Victorville, CA 92392", "3087-211-05",
+     "victorville", "VV-FOG-0001", [("GI-1", "interceptor", 1500, 48, 90)]),
+    ("Golden Wok", "12120 Hesperia Rd, Victorville, CA 92395", "0479-031-22",
+     "victorville", "VV-FOG-0002", [("GT-1", "trap", 50, 12, 30), ("GI-1", "interceptor", 1000, 48, 60)]),
+    ("Taqueria El Sol", "1015 W 11th St, Tracy, CA 95376", "235-110-07",
+     "tracy", "TR-FOG-0101", [("GI-1", "interceptor", 2000, 54, 90)]),
+]
+
+
+def load(session):
+    """Load the demo data once; a second run changes nothing. Returns what it did."""
+    for code in PRESETS:
+        add_from_preset(session, code=code)
+    if session.scalar(select(OAuthClient).where(OAuthClient.client_id == "demo-admin")):
+        return "demo data already loaded"
+    jurisdictions = {code: add_from_preset(session, code=code)[0] for code in PRESETS}
+
+    fses = []
+    for name, address, apn, city, permit_number, devices in FSES:
+        fse = Fse(
+            jurisdiction_id=jurisdictions[city].id, name=name, address=address, apn=apn,
+            operator_name=f"{name} manager", operator_email="manager@example.com",
+        )
+        permit = Permit(
+            jurisdiction_id=fse.jurisdiction_id, fse=fse, permit_number=permit_number,
+            kind="regular", issued_on=date(2025, 1, 1), expires_on=date(2027, 12, 31),
+        )
+        permit.status_changes.append(PermitStatusChange(status="active", effective_on=date(2025, 1, 1)))
+        session.add_all([fse, permit])
+        for tag, kind, gallons, depth, days in devices:
+            session.add(Device(fse=fse, permit=permit, tag=tag, kind=kind, capacity_gallons=gallons,
+                               liquid_depth_in=depth, frequency_days=days))
+        fses.append(fse)
+
+    hauler = Hauler(name="Inland Grease Services")
+    hauler.licences.append(HaulerLicence(licence_number="IGS-44812", expires_on=date(2028, 6, 30),
+                                         effective_on=date(2024, 7, 1)))
+    for city in ("victorville", "tracy"):
+        hauler.registrations.append(HaulerRegistration(jurisdiction_id=jurisdictions[city].id,
+                                                       registered_on=date(2024, 7, 1)))
+    hauler.vehicles.append(Vehicle(vehicle_id="TRK-7", tank_capacity_gallons=3000))
+    site = DisposalSite(
+        name="High Desert Renewables", address="17150 Smoke Tree St, Hesperia, CA 92345",
+        facility_permit_number="HDR-22-0091",
+        waste_types=["grease_interceptor_waste", "grease_trap_waste"],
+        approved_from=date(2024, 1, 1), approved_until=None,
+        jurisdictions=[jurisdictions["victorville"], jurisdictions["tracy"]],
+    )
+    site.status_changes.append(DisposalSiteStatusChange(status="approved", effective_on=date(2024, 1, 1)))
+    session.add_all([hauler, site])
+    session.commit()
+
+    subjects = {
+        "hauler": [str(hauler.id)],
+        "fse": [str(fses[0].id), str(fses[1].id)],
+        "auditor": ["victorville"],
+        "admin": ["victorville"],
+    }
+    for client_id, (role, secret) in DEMO_CLIENTS.items():
+        create_client(session, role=role, subject=subjects[role], client_id=client_id,
+                      client_secret=secret, name=f"Demo {role}")
+    return "demo data loaded"

@@ -1,0 +1,1 @@
+"""Persistence: the SQLAlchemy models and session, and the object store for scans."""

@@ -1,0 +1,53 @@
+"""The database engine and the one session each request or command works in."""
+from pathlib import Path
+
+from sqlalchemy import create_engine, event
+from sqlalchemy.engine import make_url
+from flask import current_app
+from sqlalchemy.orm import Session, scoped_session
+
+
+def make_engine(url):
+    url = make_url(url)
+    if url.get_backend_name() == "sqlite":
+        if url.database and url.database != ":memory:":
+            Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"timeout": 30})
+        event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    if url.drivername == "postgresql":
+        url = url.set(drivername="postgresql+psycopg")
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+
+
+def _sqlite_pragmas(dbapi_connection, _record):
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+def _new_session():
+    return Session(bind=current_app.extensions["fogx.engine"], expire_on_commit=False)
+
+
+class Database:
+    """A session per app context, bound to the current app's engine; wired by `init_app`."""
+
+    def __init__(self):
+        self.session = scoped_session(_new_session)
+
+    @property
+    def engine(self):
+        return current_app.extensions["fogx.engine"]
+
+    def init_app(self, app):
+        app.extensions["fogx.engine"] = make_engine(app.config["DATABASE_URL"])
+
+        @app.teardown_appcontext
+        def _remove_session(_exc):
+            self.session.remove()
+
+
+db = Database()

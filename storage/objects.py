@@ -1,0 +1,174 @@
+"""The object store for scans: a local folder or S3, behind one small interface.
+
+Keys are the content's SHA-256, so storing the same bytes twice stores them once.
+"""
+import os
+import shutil
+from datetime import date, datetime, time, timezone
+from pathlib import Path
+
+CHUNK = 1024 * 1024
+
+
+class StoreUnavailable(Exception):
+    """The object store could not be reached or refused the operation."""
+
+
+class ObjectStore:
+    def ping(self):
+        """Raise StoreUnavailable unless the store answers."""
+        raise NotImplementedError
+
+    def put_file(self, key, path, content_type):
+        """Store the file at `path` under `key` (no-op when the key is already there)."""
+        raise NotImplementedError
+
+    def open(self, key):
+        """A binary file-like object over the stored bytes."""
+        raise NotImplementedError
+
+    def exists(self, key):
+        raise NotImplementedError
+
+    def delete(self, key):
+        raise NotImplementedError
+
+    def set_retention(self, key, until: date):
+        """Lock the object until the end of `until`; a no-op where the store cannot lock."""
+        raise NotImplementedError
+
+    def keys(self):
+        raise NotImplementedError
+
+
+class LocalStore(ObjectStore):
+    """A folder; objects are fanned out by the first two hex digits of their key."""
+
+    def __init__(self, root):
+        self.root = Path(root)
+
+    def _path(self, key):
+        return self.root / key[:2] / key
+
+    def ping(self):
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            if not os.access(self.root, os.W_OK):
+                raise StoreUnavailable(f"{self.root} is not writable")
+        except OSError as error:
+            raise StoreUnavailable(str(error)) from error
+
+    def put_file(self, key, path, content_type):
+        target = self._path(key)
+        if target.exists():
+            return
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(".partial")
+        shutil.copyfile(path, partial)
+        os.replace(partial, target)
+
+    def open(self, key):
+        return open(self._path(key), "rb")
+
+    def exists(self, key):
+        return self._path(key).exists()
+
+    def delete(self, key):
+        self._path(key).unlink(missing_ok=True)
+
+    def set_retention(self, key, until):
+        pass
+
+    def keys(self):
+        if not self.root.exists():
+            return
+        for path in self.root.glob("??/*"):
+            if not path.name.endswith(".partial"):
+                yield path.name
+
+
+class S3Store(ObjectStore):
+    """S3 through boto3; any endpoint speaking the protocol (AWS, MinIO, Ceph)."""
+
+    def __init__(self, *, bucket, endpoint_url=None, region=None, object_lock="compliance"):
+        import boto3
+        from botocore.config import Config as BotoConfig
+
+        self.bucket = bucket
+        self.object_lock = object_lock
+        self.client = boto3.client(
+            "s3",
+            endpoint_url=endpoint_url,
+            region_name=region,
+            config=BotoConfig(
+                retries={"max_attempts": 3, "mode": "standard"},
+                connect_timeout=5,
+                read_timeout=30,
+            ),
+        )
+
+    def _call(self, method, **kwargs):
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            return getattr(self.client, method)(Bucket=self.bucket, **kwargs)
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") in ("404", "NoSuchKey", "NotFound"):
+                raise KeyError(kwargs.get("Key")) from error
+            raise StoreUnavailable(str(error)) from error
+        except BotoCoreError as error:
+            raise StoreUnavailable(str(error)) from error
+
+    def ping(self):
+        self._call("head_bucket")
+
+    def exists(self, key):
+        try:
+            self._call("head_object", Key=key)
+            return True
+        except KeyError:
+            return False
+
+    def put_file(self, key, path, content_type):
+        if self.exists(key):
+            return
+        with open(path, "rb") as body:
+            self._call("put_object", Key=key, Body=body, ContentType=content_type)
+
+    def open(self, key):
+        return self._call("get_object", Key=key)["Body"]
+
+    def delete(self, key):
+        self._call("delete_object", Key=key)
+
+    def set_retention(self, key, until):
+        if self.object_lock == "off":
+            return
+        retain_until = datetime.combine(until, time.max, tzinfo=timezone.utc).replace(microsecond=0)
+        self._call(
+            "put_object_retention",
+            Key=key,
+            Retention={"Mode": self.object_lock.upper(), "RetainUntilDate": retain_until},
+        )
+
+    def keys(self):
+        token = None
+        while True:
+            kwargs = {"ContinuationToken": token} if token else {}
+            page = self._call("list_objects_v2", **kwargs)
+            for item in page.get("Contents", []):
+                yield item["Key"]
+            if not page.get("IsTruncated"):
+                return
+            token = page["NextContinuationToken"]
+
+
+def make_store(config):
+    if config["STORAGE_BACKEND"] == "s3":
+        return S3Store(
+            bucket=config["S3_BUCKET"],
+            endpoint_url=config["S3_ENDPOINT_URL"],
+            region=config["S3_REGION"],
+            object_lock=config["S3_OBJECT_LOCK"],
+        )
+    return LocalStore(config["STORAGE_DIR"])
