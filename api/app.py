@@ -1,4 +1,5 @@
 """`create_app(config)`: extensions are created at module level and wired here."""
+import io
 import logging
 import re
 import uuid
@@ -7,6 +8,7 @@ from flask import Flask, g, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from api import cli, errors
+from api.errors import PayloadTooLarge
 from api.config import load_config
 from storage.db import db
 from storage.objects import make_store
@@ -15,7 +17,7 @@ _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,100}$")
 
 
 def create_app(config=None):
-    app = Flask(__name__, instance_relative_config=False)
+    app = Flask(__name__, static_folder=None)
     app.config.update(load_config(config))
     # Werkzeug refuses larger bodies with a 413 before a view reads them, chunked or not.
     app.config["MAX_CONTENT_LENGTH"] = app.config["MAX_UPLOAD_BYTES"]
@@ -30,6 +32,7 @@ def create_app(config=None):
     errors.init_app(app)
     cli.init_app(app)
     _request_ids(app)
+    _refuse_large_bodies(app)
 
     from auth.server import init_app as init_auth
 
@@ -55,3 +58,50 @@ def _request_ids(app):
     def _echo(response):
         response.headers["X-Request-Id"] = g.get("request_id", "")
         return response
+
+
+
+class _SmallBodies:
+    """WSGI middleware: a non-multipart body is read whole, up to `limit` bytes, before Flask.
+
+    Werkzeug's form parser silently truncates a chunked body at the size limit; reading the
+    body here instead turns "too large" into a 413, chunked or not, before any view or
+    Authlib sees a truncated body. Multipart uploads are streamed by their views.
+    """
+
+    def __init__(self, wsgi_app, limit):
+        self.wsgi_app = wsgi_app
+        self.limit = limit
+
+    def __call__(self, environ, start_response):
+        if environ.get("REQUEST_METHOD") in ("POST", "PUT", "PATCH") and not environ.get(
+            "CONTENT_TYPE", ""
+        ).startswith("multipart/"):
+            declared = environ.get("CONTENT_LENGTH")
+            chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
+            if declared and declared.isdigit():
+                size = int(declared)
+                body = environ["wsgi.input"].read(min(size, self.limit + 1)) if size <= self.limit else b""
+                too_large = size > self.limit
+            elif chunked or environ.get("wsgi.input_terminated"):
+                body = environ["wsgi.input"].read(self.limit + 1)
+                too_large = len(body) > self.limit
+            else:
+                body, too_large = b"", False
+            environ["fogx.body_too_large"] = too_large
+            environ["wsgi.input"] = io.BytesIO(b"" if too_large else body)
+            environ["CONTENT_LENGTH"] = "0" if too_large else str(len(body))
+            environ.pop("HTTP_TRANSFER_ENCODING", None)
+            environ.pop("wsgi.input_terminated", None)
+        return self.wsgi_app(environ, start_response)
+
+
+def _refuse_large_bodies(app):
+    app.wsgi_app = _SmallBodies(app.wsgi_app, app.config["MAX_JSON_BYTES"])
+
+    @app.before_request
+    def _refuse():
+        if request.environ.get("fogx.body_too_large"):
+            raise PayloadTooLarge(
+                f"The body is larger than {app.config['MAX_JSON_BYTES']} bytes."
+            )

@@ -1,0 +1,28 @@
+# make run: set up .venv, migrate the embedded SQLite database, load demo data, serve on 127.0.0.1:8000
+# make test: set up .venv and run the whole test suite (PostgreSQL too when TEST_DATABASE_URL is set)
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+WORKERS ?= 2
+
+.PHONY: run test bench venv clean
+
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+run: venv
+	$(BIN)/flask --app wsgi db upgrade
+	$(BIN)/flask --app wsgi demo load
+	$(BIN)/gunicorn --bind $(HOST):$(PORT) --workers $(WORKERS) --access-logfile - wsgi:app
+
+test: venv
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf $(VENV) instance .pytest_cache

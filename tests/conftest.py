@@ -1,0 +1,141 @@
+"""Fixtures: an app per test on SQLite, and on PostgreSQL too when TEST_DATABASE_URL is set.
+
+Each database is built once per run by the migrations, and emptied after every test.
+"""
+import contextlib
+import os
+import threading
+from datetime import datetime, timezone
+
+import pytest
+from flask.testing import FlaskClient
+from sqlalchemy import create_engine, text
+from werkzeug.serving import make_server
+
+from api import create_app
+from domain import clock
+from storage import migrate
+from storage.db import make_engine
+from storage.models import Base
+
+BACKENDS = ["sqlite"] + (["postgresql"] if os.environ.get("TEST_DATABASE_URL") else [])
+
+
+def _fresh_postgres(url):
+    engine = create_engine(make_engine(url).url)
+    with engine.begin() as connection:
+        connection.execute(text("DROP SCHEMA IF EXISTS public CASCADE"))
+        connection.execute(text("CREATE SCHEMA public"))
+    engine.dispose()
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def database_url(request, tmp_path_factory):
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'test.sqlite3'}"
+    else:
+        url = os.environ["TEST_DATABASE_URL"]
+        _fresh_postgres(url)
+    engine = make_engine(url)
+    migrate.upgrade(engine)
+    engine.dispose()
+    return url
+
+
+def _empty(engine):
+    tables = [table.name for table in reversed(Base.metadata.sorted_tables)]
+    with engine.begin() as connection:
+        if engine.dialect.name == "postgresql":
+            connection.execute(text(f"TRUNCATE {', '.join(tables)} CASCADE"))
+        else:
+            for table in tables:
+                connection.execute(text(f"DELETE FROM {table}"))
+
+
+@pytest.fixture
+def make_app(database_url, tmp_path):
+    """Build an app on the test database; overrides go into its config."""
+    apps = []
+
+    def build(**overrides):
+        config = {
+            "DATABASE_URL": database_url,
+            "STORAGE_BACKEND": "local",
+            "STORAGE_DIR": str(tmp_path / "objects"),
+            "OAUTH_ISSUER": "https://fogx.test",
+            **overrides,
+        }
+        built = create_app(config)
+        apps.append(built)
+        return built
+
+    yield build
+    for built in apps:
+        engine = built.extensions["fogx.engine"]
+        engine.dispose()
+    if apps:
+        engine = make_engine(database_url)
+        _empty(engine)
+        engine.dispose()
+
+
+@pytest.fixture
+def app(make_app):
+    return make_app()
+
+
+class HttpsClient(FlaskClient):
+    """A test client speaking HTTPS, as OAuth demands."""
+
+    def open(self, *args, **kwargs):
+        kwargs.setdefault("base_url", "https://localhost")
+        return super().open(*args, **kwargs)
+
+
+def https_client(app):
+    return HttpsClient(app, app.response_class, use_cookies=False)
+
+
+@pytest.fixture
+def client(app):
+    return https_client(app)
+
+
+@pytest.fixture
+def session(app):
+    from storage.db import db
+
+    with app.app_context():
+        yield db.session
+
+
+@pytest.fixture
+def frozen_clock():
+    """Pin the clock; call it with an aware datetime to move time."""
+
+    def set_to(at):
+        clock.freeze(at)
+        return at
+
+    set_to(datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc))
+    yield set_to
+    clock.freeze(None)
+
+
+@contextlib.contextmanager
+def serve(app):
+    """The app served over real HTTP on a free loopback port."""
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join()
+
+
+@pytest.fixture
+def live_server(app):
+    with serve(app) as base:
+        yield base

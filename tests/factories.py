@@ -1,0 +1,116 @@
+"""Plain test-data builders with keyword defaults; each commits what it builds."""
+import itertools
+from datetime import date
+
+from services.clients import create_client
+from services.jurisdictions import add_from_preset
+from storage.models import (
+    Device,
+    DisposalSite,
+    DisposalSiteStatusChange,
+    Fse,
+    Hauler,
+    HaulerLicence,
+    HaulerRegistration,
+    Permit,
+    PermitStatusChange,
+    Vehicle,
+)
+
+_seq = itertools.count(1)
+
+
+def jurisdiction(session, code="victorville"):
+    return add_from_preset(session, code=code)[0]
+
+
+def fse(session, *, city="victorville", name=None, address="1 Main St", apn=None):
+    n = next(_seq)
+    row = Fse(
+        jurisdiction_id=jurisdiction(session, city).id,
+        name=name or f"Restaurant {n}",
+        address=address,
+        apn=apn or f"000-{n:03d}-00",
+        operator_name="Operator",
+        operator_email="operator@example.com",
+    )
+    session.add(row)
+    session.commit()
+    return row
+
+
+def permit(session, *, fse_row=None, number=None, kind="regular", status="active",
+           issued_on=date(2025, 1, 1), expires_on=date(2027, 12, 31)):
+    fse_row = fse_row or fse(session)
+    row = Permit(
+        jurisdiction_id=fse_row.jurisdiction_id, fse_id=fse_row.id,
+        permit_number=number or f"P-{next(_seq):05d}", kind=kind,
+        issued_on=issued_on, expires_on=expires_on,
+    )
+    row.status_changes.append(PermitStatusChange(status=status, effective_on=issued_on))
+    session.add(row)
+    session.commit()
+    return row
+
+
+def device(session, *, permit_row=None, tag="GI-1", kind="interceptor", capacity_gallons=1500,
+           liquid_depth_in=48, frequency_days=90):
+    permit_row = permit_row or permit(session)
+    row = Device(
+        fse_id=permit_row.fse_id, permit_id=permit_row.id, tag=tag, kind=kind,
+        capacity_gallons=capacity_gallons, liquid_depth_in=liquid_depth_in,
+        frequency_days=frequency_days,
+    )
+    session.add(row)
+    session.commit()
+    return row
+
+
+def hauler(session, *, name=None, cities=("victorville",), licence_expires_on=date(2028, 6, 30),
+           vehicles=(("TRK-1", 3000),)):
+    n = next(_seq)
+    row = Hauler(name=name or f"Hauler {n}")
+    row.licences.append(HaulerLicence(licence_number=f"L-{n:05d}", expires_on=licence_expires_on,
+                                      effective_on=date(2024, 1, 1)))
+    for city in cities:
+        row.registrations.append(HaulerRegistration(jurisdiction_id=jurisdiction(session, city).id,
+                                                    registered_on=date(2024, 1, 1)))
+    for vehicle_id, gallons in vehicles:
+        row.vehicles.append(Vehicle(vehicle_id=vehicle_id, tank_capacity_gallons=gallons))
+    session.add(row)
+    session.commit()
+    return row
+
+
+def disposal_site(session, *, cities=("victorville",), status="approved",
+                  waste_types=("grease_interceptor_waste", "grease_trap_waste"),
+                  approved_from=date(2024, 1, 1), approved_until=None):
+    n = next(_seq)
+    row = DisposalSite(
+        name=f"Site {n}", address="9 Plant Rd", facility_permit_number=f"FAC-{n:05d}",
+        waste_types=list(waste_types), approved_from=approved_from, approved_until=approved_until,
+        jurisdictions=[jurisdiction(session, c) for c in cities],
+    )
+    row.status_changes.append(DisposalSiteStatusChange(status=status, effective_on=approved_from))
+    session.add(row)
+    session.commit()
+    return row
+
+
+def oauth_client(session, *, role, subject, scopes=None):
+    """A client for `role`; returns (client_id, secret)."""
+    row, secret = create_client(session, role=role, subject=[str(s) for s in subject], scopes=scopes)
+    return row.client_id, secret
+
+
+def token(http, client_id, secret, scope=None):
+    data = {"grant_type": "client_credentials"}
+    if scope:
+        data["scope"] = scope
+    response = http.post("/oauth/token", data=data, auth=(client_id, secret))
+    assert response.status_code == 200, response.json
+    return response.json["access_token"]
+
+
+def bearer(access_token):
+    return {"Authorization": f"Bearer {access_token}"}

@@ -1,0 +1,187 @@
+"""The skeleton: health, readiness, problem+json errors, migrations, presets and the CLI."""
+import json
+import re
+
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import inspect
+
+from storage.models import Base
+from tests import factories
+from tests.conftest import https_client
+
+
+def assert_problem(response, status):
+    assert response.status_code == status, response.get_data(as_text=True)
+    assert response.mimetype == "application/problem+json"
+    body = response.json
+    assert body["status"] == status
+    for member in ("type", "title", "detail"):
+        assert isinstance(body[member], str) and body[member]
+    return body
+
+
+def test_health_answers_ok(client):
+    response = client.get("/health")
+    assert response.status_code == 200
+    assert response.json == {"status": "ok"}
+
+
+def test_ready_checks_database_and_store(client):
+    response = client.get("/ready")
+    assert response.status_code == 200
+    assert response.json["checks"] == {"database": "ok", "object_store": "ok"}
+
+
+def test_ready_is_503_problem_when_the_store_is_unreachable(make_app, tmp_path):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the store folder should be")
+    app = make_app(STORAGE_DIR=str(blocker / "objects"))
+    body = assert_problem(app.test_client().get("/ready"), 503)
+    assert body["checks"]["database"] == "ok"
+    assert body["checks"]["object_store"].startswith("unavailable")
+
+
+def test_ready_is_503_problem_when_the_database_is_unreachable(make_app, tmp_path):
+    app = make_app(DATABASE_URL="postgresql://nobody@127.0.0.1:1/none")
+    response = app.test_client().get("/ready")
+    body = assert_problem(response, 503)
+    assert response.headers["Retry-After"]
+    assert body["checks"]["database"].startswith("unavailable")
+
+
+def test_unknown_route_is_problem_404(client):
+    body = assert_problem(client.get("/no/such/route"), 404)
+    assert body["type"] == "/problems/not-found"
+
+
+def test_wrong_method_is_problem_405_with_allow(client):
+    response = client.delete("/health")
+    assert_problem(response, 405)
+    assert "GET" in response.headers["Allow"]
+
+
+def test_oversized_body_is_problem_413(make_app):
+    app = make_app(MAX_JSON_BYTES=1024)
+    response = https_client(app).post(
+        "/oauth/token", data={"grant_type": "client_credentials", "pad": "x" * 4096}
+    )
+    assert_problem(response, 413)
+
+
+def test_oversized_chunked_body_is_problem_413(make_app):
+    import requests
+
+    from tests.conftest import serve
+
+    app = make_app(MAX_JSON_BYTES=1024)
+
+    def chunks():  # no Content-Length: requests sends Transfer-Encoding: chunked
+        yield b"grant_type=client_credentials"
+        for _ in range(16):
+            yield b"&pad=" + b"x" * 512
+
+    with serve(app) as base:
+        response = requests.post(f"{base}/oauth/token", data=chunks(), timeout=10,
+                                 headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert response.status_code == 413
+    assert response.headers["Content-Type"] == "application/problem+json"
+
+
+def test_unexpected_error_is_problem_500_without_traceback(make_app):
+    app = make_app()
+
+    @app.get("/boom")
+    def boom():
+        raise RuntimeError("secret internals /etc/passwd")
+
+    response = app.test_client().get("/boom")
+    body = assert_problem(response, 500)
+    text = response.get_data(as_text=True)
+    assert "Traceback" not in text and "secret internals" not in text
+    assert body["request_id"] == response.headers["X-Request-Id"]
+
+
+def test_every_response_carries_a_request_id(client):
+    response = client.get("/health", headers={"X-Request-Id": "dispatch-42"})
+    assert response.headers["X-Request-Id"] == "dispatch-42"
+    generated = client.get("/health", headers={"X-Request-Id": "bad id <script>"})
+    assert generated.headers["X-Request-Id"] != "bad id <script>"
+    assert len(generated.headers["X-Request-Id"]) == 32
+
+
+def test_migrations_build_exactly_the_models(app):
+    engine = app.extensions["fogx.engine"]
+    with engine.connect() as connection:
+        diff = compare_metadata(MigrationContext.configure(connection), Base.metadata)
+    assert diff == []
+    assert set(inspect(engine).get_table_names()) >= set(Base.metadata.tables)
+
+
+def test_presets_cli_lists_all_five_with_citations(app):
+    result = app.test_cli_runner().invoke(args=["jurisdictions", "presets"])
+    assert result.exit_code == 0, result.output
+    for code in ("placentia", "colusa", "san-clemente", "victorville", "tracy"):
+        assert f"{code}: City of" in result.output
+    assert "manifest_deadline_hours = 72  [Victorville 10.03.170(b)]" in result.output
+    assert "retention_years = 2  [Victorville 10.03.170(c)]" in result.output
+    assert "min_interceptor_gallons = 1000" in result.output
+    assert "interceptor_max_interval_days = 365  [Colusa 15A-16(C)(2)" in result.output
+    cited = [line for line in result.output.splitlines() if re.match(r"^  \w+ = .+  \[.+\]$", line)]
+    assert len(cited) == 5 * 11
+
+
+def test_jurisdictions_add_creates_once(app, session):
+    runner = app.test_cli_runner()
+    first = runner.invoke(args=["jurisdictions", "add", "--preset", "tracy"])
+    second = runner.invoke(args=["jurisdictions", "add", "--preset", "tracy"])
+    assert first.exit_code == 0 and first.output.startswith("created: tracy")
+    assert second.exit_code == 0 and second.output.startswith("exists: tracy")
+    listed = runner.invoke(args=["jurisdictions", "list"])
+    assert listed.output.count("tracy") == 1
+    bad = runner.invoke(args=["jurisdictions", "add", "--preset", "gotham"])
+    assert bad.exit_code != 0 and "no preset 'gotham'" in bad.output
+
+
+def test_demo_loader_is_idempotent_and_its_clients_work(app, client):
+    runner = app.test_cli_runner()
+    assert runner.invoke(args=["demo", "load"]).output.strip() == "demo data loaded"
+    assert runner.invoke(args=["demo", "load"]).output.strip() == "demo data already loaded"
+    for role in ("hauler", "fse", "auditor", "admin"):
+        access = factories.token(client, f"demo-{role}", f"demo-{role}-secret")
+        listed = client.get("/v1/jurisdictions", headers=factories.bearer(access))
+        assert listed.status_code == 200 and listed.json["items"]
+
+
+def test_openapi_and_docs_are_served(client):
+    spec = client.get("/openapi.yaml")
+    assert spec.status_code == 200 and spec.mimetype == "application/yaml"
+    assert b"openapi: 3.1" in spec.data
+    docs = client.get("/docs/")
+    assert docs.status_code == 200 and b"swagger-ui" in docs.data
+    assert b"//cdn" not in docs.data and b"unpkg" not in docs.data
+    assert client.get("/docs/swagger-ui-bundle.js").status_code == 200
+
+
+def test_config_refuses_tokens_that_never_expire(make_app):
+    import pytest
+
+    from api.config import ConfigError
+
+    with pytest.raises(ConfigError):
+        make_app(TOKEN_TTL_SECONDS=0)
+
+
+def test_clients_cli_round_trip(app, session):
+    runner = app.test_cli_runner()
+    factories.jurisdiction(session, "victorville")
+    created = runner.invoke(args=["clients", "create", "--role", "auditor", "--subject", "victorville"])
+    assert created.exit_code == 0, created.output
+    made = json.loads(created.output)
+    assert made["client_secret"] and made["scope"] == "audit:read records:read manifests:read"
+    listed = json.loads(runner.invoke(args=["clients", "list"]).output)
+    assert [c["client_id"] for c in listed] == [made["client_id"]]
+    assert "client_secret" not in listed[0]
+    refused = runner.invoke(args=["clients", "create", "--role", "auditor", "--subject",
+                                  "victorville", "--scope", "manifests:write"])
+    assert refused.exit_code != 0 and "cannot hold manifests:write" in refused.output
