@@ -38,12 +38,13 @@ def create_app(config=None):
 
     init_auth(app)
 
-    from api import health, docs, jurisdictions
+    from api import docs, health, jurisdictions, registry
 
     app.register_blueprint(health.bp)
     app.register_blueprint(docs.bp)
     app.register_blueprint(docs.swagger_ui)
     app.register_blueprint(jurisdictions.bp)
+    app.register_blueprint(registry.bp)
     logging.basicConfig(level=logging.INFO)
     return app
 

@@ -1,7 +1,19 @@
-"""What a principal may see: each query here is filtered to the caller's scope of objects."""
-from sqlalchemy import select
+"""What a principal may see: each select here is filtered to the caller's objects.
 
-from storage.models import Fse, HaulerRegistration, Jurisdiction
+Admins and auditors reach their jurisdiction; haulers the jurisdictions they are registered
+in (to find the permits and devices they file against) and themselves; FSE operators their
+FSEs. Anything else is answered 404 by the views, exactly as if it did not exist.
+"""
+from sqlalchemy import false, select
+
+from storage.models import (
+    DisposalSite,
+    DisposalSiteJurisdiction,
+    Fse,
+    Hauler,
+    HaulerRegistration,
+    Jurisdiction,
+)
 
 
 def jurisdiction_ids(principal):
@@ -23,3 +35,26 @@ def jurisdiction_by_code(principal, code):
     return jurisdictions(principal).where(Jurisdiction.code == code)
 
 
+def fse_ids(principal):
+    """A select of the FSE ids within reach (permits and devices follow their FSE)."""
+    if principal.role == "fse":
+        return select(Fse.id).where(Fse.id.in_(principal.fse_ids or [None]))
+    return select(Fse.id).where(Fse.jurisdiction_id.in_(jurisdiction_ids(principal)))
+
+
+def hauler_ids(principal):
+    if principal.role == "hauler":
+        return select(Hauler.id).where(Hauler.id == principal.hauler_id)
+    if principal.role in ("admin", "auditor"):
+        return select(HaulerRegistration.hauler_id).where(
+            HaulerRegistration.jurisdiction_id == principal.jurisdiction_id
+        )
+    return select(Hauler.id).where(false())
+
+
+def site_ids(principal):
+    if principal.role == "fse":
+        return select(DisposalSite.id).where(false())
+    return select(DisposalSiteJurisdiction.site_id).where(
+        DisposalSiteJurisdiction.jurisdiction_id.in_(jurisdiction_ids(principal))
+    )

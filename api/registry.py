@@ -1,0 +1,223 @@
+"""The registry routes: FSEs, permits, devices, haulers, vehicles and disposal sites."""
+from flask import Blueprint, request, url_for
+
+from api.validation import load, load_json
+from auth.protect import current_principal, require
+from auth.scopes import AUDIT_READ, MANIFESTS_WRITE, RECORDS_READ, REGISTRY_WRITE
+from schemas import registry as schemas
+from schemas.registry_views import (
+    device_view,
+    fse_view,
+    hauler_view,
+    permit_view,
+    site_view,
+    vehicle_view,
+)
+from services import registry
+from storage.db import db
+
+bp = Blueprint("registry", __name__, url_prefix="/v1")
+
+# Admins read and write; auditors read; haulers read what filing needs; operators their FSEs.
+READ = (REGISTRY_WRITE, AUDIT_READ, MANIFESTS_WRITE, RECORDS_READ)
+WRITE = (REGISTRY_WRITE,)
+
+list_query = schemas.ListQuery()
+as_of_query = schemas.AsOfQuery()
+
+
+def _query(schema=list_query):
+    """The query arguments, and the date statuses are given for (`as_of`, default today)."""
+    args = load(schema, request.args.to_dict())
+    return args, args.pop("as_of", None) or registry.today()
+
+
+def _as_of():
+    return _query(as_of_query)[1]
+
+
+def _listing(rows, next_cursor, view):
+    return {"items": [view(row) for row in rows], "next_cursor": next_cursor}
+
+
+def _created(body, endpoint, **values):
+    return body, 201, {"Location": url_for(endpoint, **values)}
+
+
+# FSEs -------------------------------------------------------------------------------------
+
+
+@bp.get("/fses")
+@require(*READ)
+def list_fses():
+    args, day = _query()
+    return _listing(*registry.list_fses(db.session, current_principal(), **args), fse_view)
+
+
+@bp.post("/fses")
+@require(*WRITE)
+def create_fse():
+    fse = registry.create_fse(db.session, current_principal(), load_json(schemas.FseIn()))
+    return _created(fse_view(fse), "registry.get_fse", fse_id=fse.id)
+
+
+@bp.get("/fses/<fse_id>")
+@require(*READ)
+def get_fse(fse_id):
+    return fse_view(registry.get_fse(db.session, current_principal(), fse_id))
+
+
+@bp.patch("/fses/<fse_id>")
+@require(*WRITE)
+def update_fse(fse_id):
+    data = load_json(schemas.FseUpdate())
+    return fse_view(registry.update_fse(db.session, current_principal(), fse_id, data))
+
+
+# Devices ----------------------------------------------------------------------------------
+
+
+@bp.get("/fses/<fse_id>/devices")
+@require(*READ)
+def list_devices(fse_id):
+    args, _ = _query()
+    rows, cursor = registry.list_devices(db.session, current_principal(), fse_id, **args)
+    return _listing(rows, cursor, device_view)
+
+
+@bp.post("/fses/<fse_id>/devices")
+@require(*WRITE)
+def create_device(fse_id):
+    data = load_json(schemas.DeviceIn())
+    device, warnings = registry.create_device(db.session, current_principal(), fse_id, data)
+    body = {**device_view(device), "warnings": warnings}
+    return _created(body, "registry.get_device", fse_id=device.fse_id, device_id=device.id)
+
+
+@bp.get("/fses/<fse_id>/devices/<device_id>")
+@require(*READ)
+def get_device(fse_id, device_id):
+    return device_view(registry.get_device(db.session, current_principal(), fse_id, device_id))
+
+
+# Permits ----------------------------------------------------------------------------------
+
+
+@bp.get("/permits")
+@require(*READ)
+def list_permits():
+    args, day = _query()
+    rows, cursor = registry.list_permits(db.session, current_principal(), as_of=day, **args)
+    return _listing(rows, cursor, lambda row: permit_view(row, day))
+
+
+@bp.post("/permits")
+@require(*WRITE)
+def create_permit():
+    permit = registry.create_permit(db.session, current_principal(), load_json(schemas.PermitIn()))
+    return _created(permit_view(permit, registry.today()), "registry.get_permit", permit_id=permit.id)
+
+
+@bp.get("/permits/<permit_id>")
+@require(*READ)
+def get_permit(permit_id):
+    day = _as_of()
+    return permit_view(registry.get_permit(db.session, current_principal(), permit_id), day)
+
+
+@bp.patch("/permits/<permit_id>")
+@require(*WRITE)
+def change_permit_status(permit_id):
+    data = load_json(schemas.PermitUpdate())
+    permit = registry.change_permit_status(db.session, current_principal(), permit_id, data)
+    return permit_view(permit, registry.today())
+
+
+# Haulers and vehicles ---------------------------------------------------------------------
+
+
+@bp.get("/haulers")
+@require(*READ)
+def list_haulers():
+    args, day = _query()
+    rows, cursor = registry.list_haulers(db.session, current_principal(), **args)
+    return _listing(rows, cursor, lambda row: hauler_view(row, day))
+
+
+@bp.post("/haulers")
+@require(*WRITE)
+def create_hauler():
+    hauler, created = registry.create_hauler(db.session, current_principal(),
+                                             load_json(schemas.HaulerIn()))
+    body = hauler_view(hauler, registry.today())
+    if created:
+        return _created(body, "registry.get_hauler", hauler_id=hauler.id)
+    return body, 200
+
+
+@bp.get("/haulers/<hauler_id>")
+@require(*READ)
+def get_hauler(hauler_id):
+    day = _as_of()
+    return hauler_view(registry.get_hauler(db.session, current_principal(), hauler_id), day)
+
+
+@bp.patch("/haulers/<hauler_id>")
+@require(*WRITE)
+def update_hauler(hauler_id):
+    data = load_json(schemas.HaulerUpdate())
+    hauler = registry.update_hauler(db.session, current_principal(), hauler_id, data)
+    return hauler_view(hauler, registry.today())
+
+
+@bp.get("/haulers/<hauler_id>/vehicles")
+@require(*READ)
+def list_vehicles(hauler_id):
+    args, _ = _query()
+    rows, cursor = registry.list_vehicles(db.session, current_principal(), hauler_id, **args)
+    return _listing(rows, cursor, vehicle_view)
+
+
+@bp.post("/haulers/<hauler_id>/vehicles")
+@require(*WRITE)
+def create_vehicle(hauler_id):
+    data = load_json(schemas.VehicleIn())
+    vehicle = registry.create_vehicle(db.session, current_principal(), hauler_id, data)
+    return vehicle_view(vehicle), 201
+
+
+# Disposal sites ---------------------------------------------------------------------------
+
+
+@bp.get("/disposal-sites")
+@require(*READ)
+def list_sites():
+    args, day = _query()
+    rows, cursor = registry.list_sites(db.session, current_principal(), as_of=day, **args)
+    return _listing(rows, cursor, lambda row: site_view(row, day))
+
+
+@bp.post("/disposal-sites")
+@require(*WRITE)
+def create_site():
+    site, created = registry.create_site(db.session, current_principal(),
+                                         load_json(schemas.DisposalSiteIn()))
+    body = site_view(site, registry.today())
+    if created:
+        return _created(body, "registry.get_site", site_id=site.id)
+    return body, 200
+
+
+@bp.get("/disposal-sites/<site_id>")
+@require(*READ)
+def get_site(site_id):
+    day = _as_of()
+    return site_view(registry.get_site(db.session, current_principal(), site_id), day)
+
+
+@bp.patch("/disposal-sites/<site_id>")
+@require(*WRITE)
+def update_site(site_id):
+    data = load_json(schemas.DisposalSiteUpdate())
+    return site_view(registry.update_site(db.session, current_principal(), site_id, data),
+                     registry.today())

@@ -1,0 +1,131 @@
+"""Registry bodies (DESIGN.md section 6): FSEs, permits, devices, haulers, vehicles, sites."""
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+PERMIT_KINDS = ("interim", "regular", "variance", "waiver")
+PERMIT_STATUSES = ("active", "suspended", "revoked", "expired")
+DEVICE_KINDS = ("interceptor", "trap")
+WASTE_TYPES = ("grease_interceptor_waste", "grease_trap_waste")
+LICENCE_STATUSES = ("valid", "lapsed", "suspended", "revoked")
+SITE_STATUSES = ("approved", "suspended", "closed")
+
+
+def text(maximum, **kwargs):
+    return fields.String(validate=validate.Length(min=1, max=maximum), **kwargs)
+
+
+def positive_int(maximum=1_000_000, **kwargs):
+    return fields.Integer(strict=True, validate=validate.Range(min=1, max=maximum), **kwargs)
+
+
+class FseIn(Schema):
+    name = text(200, required=True)
+    address = text(300, required=True)
+    apn = text(40, required=True)
+    jurisdiction = text(40, required=True)
+    operator_name = text(200, required=True)
+    operator_email = fields.Email(required=True, validate=validate.Length(max=254))
+
+
+class FseUpdate(Schema):
+    name = text(200)
+    address = text(300)
+    apn = text(40)
+    operator_name = text(200)
+    operator_email = fields.Email(validate=validate.Length(max=254))
+
+
+class PermitIn(Schema):
+    permit_number = text(60, required=True)
+    fse_id = fields.UUID(required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(PERMIT_KINDS))
+    status = fields.String(load_default="active", validate=validate.OneOf(PERMIT_STATUSES))
+    issued_on = fields.Date(required=True)
+    expires_on = fields.Date(required=True)
+
+    @validates_schema
+    def _expiry_after_issue(self, data, **kwargs):
+        if data.get("issued_on") and data.get("expires_on") and data["expires_on"] <= data["issued_on"]:
+            raise ValidationError("Must be after issued_on.", "expires_on")
+
+
+class StatusChange(Schema):
+    """A status change takes effect on a date; nothing is overwritten."""
+
+    effective_on = fields.Date(required=True)
+    reason = fields.String(validate=validate.Length(max=2000), load_default=None)
+
+
+class PermitUpdate(StatusChange):
+    status = fields.String(required=True, validate=validate.OneOf(PERMIT_STATUSES))
+
+
+class DeviceIn(Schema):
+    tag = text(40, required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(DEVICE_KINDS))
+    capacity_gallons = positive_int(100_000, required=True)
+    liquid_depth_in = fields.Float(required=True, allow_nan=False,
+                                   validate=validate.Range(min=0, min_inclusive=False, max=600))
+    frequency_days = positive_int(3650, required=True)
+    permit_number = text(60, required=True)
+
+
+class HaulerIn(Schema):
+    name = text(200, required=True)
+    licence_number = text(60, required=True)
+    licence_expires_on = fields.Date(required=True)
+    # From when the registry vouches for the licence and the registration (default: today).
+    licence_issued_on = fields.Date()
+    registered_on = fields.Date()
+    jurisdictions = fields.List(text(40), required=True, validate=validate.Length(min=1, max=50))
+
+
+class HaulerUpdate(Schema):
+    """A licence renewal, lapse or suspension, in force from `effective_on`."""
+
+    effective_on = fields.Date(required=True)
+    licence_number = text(60)
+    licence_expires_on = fields.Date()
+    licence_status = fields.String(validate=validate.OneOf(LICENCE_STATUSES))
+
+
+class VehicleIn(Schema):
+    vehicle_id = text(60, required=True)
+    tank_capacity_gallons = positive_int(20_000, required=True)
+
+
+class DisposalSiteIn(Schema):
+    name = text(200, required=True)
+    address = text(300, required=True)
+    facility_permit_number = text(60, required=True)
+    waste_types = fields.List(fields.String(validate=validate.OneOf(WASTE_TYPES)), required=True,
+                              validate=validate.Length(min=1, max=len(WASTE_TYPES)))
+    approved_from = fields.Date(required=True)
+    approved_until = fields.Date(allow_none=True, load_default=None)
+    status = fields.String(load_default="approved", validate=validate.OneOf(SITE_STATUSES))
+    jurisdictions = fields.List(text(40), required=True, validate=validate.Length(min=1, max=50))
+
+    @validates_schema
+    def _until_after_from(self, data, **kwargs):
+        if data.get("approved_until") and data.get("approved_from") and (
+            data["approved_until"] < data["approved_from"]
+        ):
+            raise ValidationError("Must not be before approved_from.", "approved_until")
+
+
+class DisposalSiteUpdate(StatusChange):
+    status = fields.String(required=True, validate=validate.OneOf(SITE_STATUSES))
+
+
+class ListQuery(Schema):
+    """Filters and paging common to the registry lists."""
+
+    status = fields.String(validate=validate.Length(max=20))
+    jurisdiction = fields.String(validate=validate.Length(max=40))
+    q = fields.String(validate=validate.Length(min=1, max=200))
+    cursor = fields.String(validate=validate.Length(max=200))
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
+    as_of = fields.Date()
+
+
+class AsOfQuery(Schema):
+    as_of = fields.Date()

@@ -1,0 +1,435 @@
+"""The registry use cases: create, read, list and update what each city knows.
+
+Writes need an admin of the object's jurisdiction. Status changes add dated rows; nothing
+is deleted or overwritten, so any past date can be answered as it stood then.
+"""
+import base64
+import uuid
+from datetime import date
+
+from sqlalchemy import and_, case, func, or_, select
+from sqlalchemy.exc import IntegrityError
+
+from api.errors import Conflict, NotFound, ValidationFailed
+from domain import registry as rules
+from domain.clock import now
+from storage import reach
+from storage.models import (
+    Device,
+    DisposalSite,
+    DisposalSiteStatusChange,
+    Fse,
+    Hauler,
+    HaulerLicence,
+    HaulerRegistration,
+    Jurisdiction,
+    Permit,
+    PermitStatusChange,
+    Vehicle,
+)
+
+
+def today():
+    return now().date()
+
+
+# Reading ----------------------------------------------------------------------------------
+
+
+def _get(session, model, object_id, visible_ids, what):
+    try:
+        object_id = uuid.UUID(str(object_id))
+    except ValueError:
+        raise NotFound(f"No {what} {object_id!r}.")
+    row = session.scalar(select(model).where(model.id == object_id, model.id.in_(visible_ids)))
+    if row is None:
+        raise NotFound(f"No {what} {object_id} within your reach.")
+    return row
+
+
+def get_fse(session, principal, fse_id) -> Fse:
+    return _get(session, Fse, fse_id, reach.fse_ids(principal), "FSE")
+
+
+def get_permit(session, principal, permit_id) -> Permit:
+    visible = select(Permit.id).where(Permit.fse_id.in_(reach.fse_ids(principal)))
+    return _get(session, Permit, permit_id, visible, "permit")
+
+
+def get_device(session, principal, fse_id, device_id) -> Device:
+    fse = get_fse(session, principal, fse_id)
+    visible = select(Device.id).where(Device.fse_id == fse.id)
+    return _get(session, Device, device_id, visible, "device")
+
+
+def get_hauler(session, principal, hauler_id) -> Hauler:
+    return _get(session, Hauler, hauler_id, reach.hauler_ids(principal), "hauler")
+
+
+def get_site(session, principal, site_id) -> DisposalSite:
+    return _get(session, DisposalSite, site_id, reach.site_ids(principal), "disposal site")
+
+
+def jurisdiction_by_code(session, code) -> Jurisdiction | None:
+    return session.scalar(select(Jurisdiction).where(Jurisdiction.code == code))
+
+
+# Paging -----------------------------------------------------------------------------------
+
+
+def encode_cursor(last_id: uuid.UUID) -> str:
+    return base64.urlsafe_b64encode(last_id.bytes).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(bytes=base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    except ValueError:
+        raise ValidationFailed("The cursor is not one this API gave out.",
+                               errors={"cursor": ["Not a valid cursor."]})
+
+
+def page(session, query, model, *, cursor=None, limit=50):
+    """Rows after `cursor` in id order (ids are time-ordered), and the next cursor."""
+    if cursor:
+        query = query.where(model.id > decode_cursor(cursor))
+    rows = session.scalars(query.order_by(model.id).limit(limit + 1)).all()
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return rows, encode_cursor(rows[-1].id) if more and rows else None
+
+
+def _search(query, text, *columns):
+    if not text:
+        return query
+    pattern = f"%{text.lower()}%"
+    return query.where(or_(*(func.lower(column).like(pattern) for column in columns)))
+
+
+def _by_jurisdiction(query, column, code):
+    if not code:
+        return query
+    return query.where(column.in_(select(Jurisdiction.id).where(Jurisdiction.code == code)))
+
+
+def _refuse_filter(name, value, what):
+    if value:
+        raise ValidationFailed(f"{what} cannot be filtered by {name}.",
+                               errors={name: [f"Not a filter of {what}."]})
+
+
+def list_fses(session, principal, *, q=None, jurisdiction=None, status=None, cursor=None, limit=50,
+              as_of=None):
+    _refuse_filter("status", status, "FSEs")
+    query = select(Fse).where(Fse.id.in_(reach.fse_ids(principal)))
+    query = _search(_by_jurisdiction(query, Fse.jurisdiction_id, jurisdiction), q,
+                    Fse.name, Fse.address, Fse.apn)
+    return page(session, query, Fse, cursor=cursor, limit=limit)
+
+
+def permit_status_sql(day: date):
+    """The permit status on `day` as a SQL expression (mirrors domain.registry)."""
+    latest = (
+        select(PermitStatusChange.status)
+        .where(PermitStatusChange.permit_id == Permit.id, PermitStatusChange.effective_on <= day)
+        .order_by(PermitStatusChange.effective_on.desc(), PermitStatusChange.recorded_at.desc())
+        .limit(1)
+        .scalar_subquery()
+    )
+    recorded = func.coalesce(latest, "active")
+    return case(
+        (Permit.issued_on > day, "not_issued"),
+        (and_(recorded == "active", Permit.expires_on < day), "expired"),
+        else_=recorded,
+    )
+
+
+def list_permits(session, principal, *, q=None, jurisdiction=None, status=None, cursor=None,
+                 limit=50, as_of=None):
+    query = select(Permit).where(Permit.fse_id.in_(reach.fse_ids(principal)))
+    query = _by_jurisdiction(query, Permit.jurisdiction_id, jurisdiction)
+    if q:
+        query = query.join(Fse, Fse.id == Permit.fse_id)
+        query = _search(query, q, Permit.permit_number, Fse.name, Fse.address)
+    if status:
+        query = query.where(permit_status_sql(as_of or today()) == status)
+    return page(session, query, Permit, cursor=cursor, limit=limit)
+
+
+def list_devices(session, principal, fse_id, *, cursor=None, limit=50, **filters):
+    fse = get_fse(session, principal, fse_id)
+    for name in ("q", "jurisdiction", "status"):
+        _refuse_filter(name, filters.get(name), "devices")
+    return page(session, select(Device).where(Device.fse_id == fse.id), Device, cursor=cursor,
+                limit=limit)
+
+
+def list_haulers(session, principal, *, q=None, jurisdiction=None, status=None, cursor=None,
+                 limit=50, as_of=None):
+    _refuse_filter("status", status, "haulers")
+    query = select(Hauler).where(Hauler.id.in_(reach.hauler_ids(principal)))
+    if jurisdiction:
+        query = query.where(Hauler.id.in_(
+            select(HaulerRegistration.hauler_id).join(Jurisdiction).where(Jurisdiction.code == jurisdiction)
+        ))
+    if q:
+        query = query.where(or_(
+            func.lower(Hauler.name).like(f"%{q.lower()}%"),
+            Hauler.id.in_(select(HaulerLicence.hauler_id).where(
+                func.lower(HaulerLicence.licence_number).like(f"%{q.lower()}%"))),
+        ))
+    return page(session, query, Hauler, cursor=cursor, limit=limit)
+
+
+def list_vehicles(session, principal, hauler_id, *, cursor=None, limit=50, **filters):
+    hauler = get_hauler(session, principal, hauler_id)
+    for name in ("q", "jurisdiction", "status"):
+        _refuse_filter(name, filters.get(name), "vehicles")
+    return page(session, select(Vehicle).where(Vehicle.hauler_id == hauler.id), Vehicle,
+                cursor=cursor, limit=limit)
+
+
+def list_sites(session, principal, *, q=None, jurisdiction=None, status=None, cursor=None,
+               limit=50, as_of=None):
+    query = select(DisposalSite).where(DisposalSite.id.in_(reach.site_ids(principal)))
+    if jurisdiction:
+        query = query.where(DisposalSite.id.in_(
+            select(DisposalSite.id).join(DisposalSite.jurisdictions).where(Jurisdiction.code == jurisdiction)
+        ))
+    query = _search(query, q, DisposalSite.name, DisposalSite.address,
+                    DisposalSite.facility_permit_number)
+    rows, next_cursor = page(session, query, DisposalSite, cursor=cursor, limit=limit)
+    if status:
+        day = as_of or today()
+        rows = [row for row in rows if site_status_on(row, day) == status]
+    return rows, next_cursor
+
+
+# As of a date -----------------------------------------------------------------------------
+
+
+def permit_status_on(permit: Permit, day: date) -> str:
+    return rules.permit_status_on(
+        issued_on=permit.issued_on, expires_on=permit.expires_on, day=day,
+        changes=[rules.Dated(c.effective_on, c.status) for c in permit.status_changes],
+    )
+
+
+def licences_of(hauler: Hauler):
+    return [rules.Licence(l.effective_on, l.licence_number, l.expires_on, l.status)
+            for l in hauler.licences]
+
+
+def site_status_on(site: DisposalSite, day: date) -> str:
+    if not rules.site_approved_on(
+        approved_from=site.approved_from, approved_until=site.approved_until, day=day,
+        changes=[rules.Dated(c.effective_on, c.status) for c in site.status_changes],
+    ):
+        status = rules.value_on([rules.Dated(c.effective_on, c.status) for c in site.status_changes],
+                                day, default="approved")
+        return status if status != "approved" else "not_approved"
+    return "approved"
+
+
+# Writing ----------------------------------------------------------------------------------
+
+
+def _admin_jurisdiction(session, principal, code):
+    """The jurisdiction `code`, which must be the admin's own; 422 otherwise."""
+    jurisdiction = jurisdiction_by_code(session, code)
+    if jurisdiction is None or jurisdiction.id != principal.jurisdiction_id:
+        raise ValidationFailed(
+            f"Jurisdiction {code!r} is not yours to write.",
+            errors={"jurisdiction": [f"Unknown or not your jurisdiction: {code!r}."]},
+        )
+    return jurisdiction
+
+
+def _commit(session, conflict_detail):
+    try:
+        session.commit()
+    except IntegrityError:
+        session.rollback()
+        raise Conflict(conflict_detail)
+
+
+def create_fse(session, principal, data) -> Fse:
+    jurisdiction = _admin_jurisdiction(session, principal, data.pop("jurisdiction"))
+    fse = Fse(jurisdiction_id=jurisdiction.id, **data)
+    session.add(fse)
+    _commit(session, "An FSE with this name and APN exists in the jurisdiction.")
+    return fse
+
+
+def update_fse(session, principal, fse_id, data) -> Fse:
+    fse = get_fse(session, principal, fse_id)
+    _own(principal, fse.jurisdiction_id)
+    for name, value in data.items():
+        setattr(fse, name, value)
+    fse.updated_at = now()
+    _commit(session, "An FSE with this name and APN exists in the jurisdiction.")
+    return fse
+
+
+def _own(principal, jurisdiction_id):
+    """Auditors and others may read what admins write; only the admin of the city writes."""
+    if principal.role != "admin" or principal.jurisdiction_id != jurisdiction_id:
+        raise NotFound("Nothing of yours to change here.")
+
+
+def create_permit(session, principal, data) -> Permit:
+    fse = session.scalar(select(Fse).where(
+        Fse.id == data["fse_id"], Fse.jurisdiction_id == principal.jurisdiction_id))
+    if fse is None:
+        raise ValidationFailed("Unknown FSE.", errors={"fse_id": ["No such FSE in your jurisdiction."]})
+    if session.scalar(select(Permit.id).where(Permit.jurisdiction_id == fse.jurisdiction_id,
+                                               Permit.permit_number == data["permit_number"])):
+        raise Conflict(f"Permit number {data['permit_number']!r} exists in this jurisdiction.")
+    status = data.pop("status")
+    permit = Permit(jurisdiction_id=fse.jurisdiction_id, **data)
+    permit.status_changes.append(PermitStatusChange(status=status, effective_on=permit.issued_on,
+                                                    reason="issued"))
+    session.add(permit)
+    _commit(session, f"Permit number {data['permit_number']!r} exists in this jurisdiction.")
+    return permit
+
+
+def change_permit_status(session, principal, permit_id, data) -> Permit:
+    permit = get_permit(session, principal, permit_id)
+    _own(principal, permit.jurisdiction_id)
+    permit.status_changes.append(PermitStatusChange(**data))
+    session.commit()
+    return permit
+
+
+def device_warnings(jurisdiction: Jurisdiction, device: Device):
+    """Warnings a city wants to see but that do not block registration."""
+    warnings = []
+    minimum = jurisdiction.min_interceptor_gallons
+    if device.kind == "interceptor" and minimum and device.capacity_gallons < minimum:
+        warnings.append({
+            "code": "below_minimum_size",
+            "message": f"{device.capacity_gallons} gallons is below the {minimum}-gallon minimum "
+                       f"for interceptors in {jurisdiction.name}.",
+            "citation": jurisdiction.citations.get("min_interceptor_gallons", ""),
+        })
+    return warnings
+
+
+def create_device(session, principal, fse_id, data):
+    """A device on one of the FSE's permits; returns (device, warnings)."""
+    fse = get_fse(session, principal, fse_id)
+    _own(principal, fse.jurisdiction_id)
+    jurisdiction = session.get(Jurisdiction, fse.jurisdiction_id)
+    permit = session.scalar(select(Permit).where(Permit.fse_id == fse.id,
+                                                 Permit.permit_number == data["permit_number"]))
+    errors = {}
+    if permit is None:
+        errors["permit_number"] = ["No such permit for this FSE."]
+    if data["frequency_days"] not in jurisdiction.allowed_frequencies:
+        allowed = ", ".join(str(d) for d in jurisdiction.allowed_frequencies)
+        errors["frequency_days"] = [f"Must be one of {allowed} "
+                                    f"({jurisdiction.citations.get('allowed_frequencies', '')})."]
+    if errors:
+        raise ValidationFailed("The device does not fit the permit or the ordinance.", errors=errors)
+    if session.scalar(select(Device.id).where(Device.fse_id == fse.id, Device.tag == data["tag"])):
+        raise Conflict(f"Device tag {data['tag']!r} exists at this FSE.")
+    data = {k: v for k, v in data.items() if k != "permit_number"}
+    device = Device(fse_id=fse.id, permit_id=permit.id, **data)
+    session.add(device)
+    _commit(session, f"Device tag {data['tag']!r} exists at this FSE.")
+    return device, device_warnings(jurisdiction, device)
+
+
+def _hauler_by_licence(session, licence_number):
+    return session.scalar(select(Hauler).join(HaulerLicence).where(
+        HaulerLicence.licence_number == licence_number))
+
+
+def create_hauler(session, principal, data):
+    """A hauler registered in the admin's jurisdiction; returns (hauler, created).
+
+    Haulers work across cities: posting a licence number already known elsewhere registers
+    that hauler in the admin's jurisdiction instead of creating a second one.
+    """
+    codes = data.pop("jurisdictions")
+    for code in codes:
+        _admin_jurisdiction(session, principal, code)
+    registered_on = data.get("registered_on") or today()
+    hauler = _hauler_by_licence(session, data["licence_number"])
+    if hauler is not None:
+        if any(r.jurisdiction_id == principal.jurisdiction_id and r.ended_on is None
+               for r in hauler.registrations):
+            raise Conflict(f"Licence {data['licence_number']!r} is already registered here.")
+        hauler.registrations.append(HaulerRegistration(
+            jurisdiction_id=principal.jurisdiction_id, registered_on=registered_on))
+        session.commit()
+        return hauler, False
+    hauler = Hauler(name=data["name"])
+    hauler.licences.append(HaulerLicence(licence_number=data["licence_number"],
+                                         expires_on=data["licence_expires_on"],
+                                         effective_on=data.get("licence_issued_on") or today()))
+    hauler.registrations.append(HaulerRegistration(jurisdiction_id=principal.jurisdiction_id,
+                                                   registered_on=registered_on))
+    session.add(hauler)
+    session.commit()
+    return hauler, True
+
+
+def update_hauler(session, principal, hauler_id, data) -> Hauler:
+    """A licence renewal, lapse or suspension from `effective_on` on."""
+    hauler = get_hauler(session, principal, hauler_id)
+    if principal.role != "admin":
+        raise NotFound("Nothing of yours to change here.")
+    current = rules.licence_on(licences_of(hauler), data["effective_on"]) or (
+        hauler.licences[-1] if hauler.licences else None)
+    hauler.licences.append(HaulerLicence(
+        licence_number=data.get("licence_number") or current.licence_number,
+        expires_on=data.get("licence_expires_on") or current.expires_on,
+        status=data.get("licence_status") or "valid",
+        effective_on=data["effective_on"],
+    ))
+    session.commit()
+    return hauler
+
+
+def create_vehicle(session, principal, hauler_id, data) -> Vehicle:
+    hauler = get_hauler(session, principal, hauler_id)
+    if principal.role != "admin":
+        raise NotFound("Nothing of yours to change here.")
+    if session.scalar(select(Vehicle.id).where(Vehicle.hauler_id == hauler.id,
+                                               Vehicle.vehicle_id == data["vehicle_id"])):
+        raise Conflict(f"Vehicle {data['vehicle_id']!r} is registered to this hauler.")
+    vehicle = Vehicle(hauler_id=hauler.id, **data)
+    session.add(vehicle)
+    _commit(session, f"Vehicle {data['vehicle_id']!r} is registered to this hauler.")
+    return vehicle
+
+
+def create_site(session, principal, data):
+    """A disposal site approved for the admin's jurisdiction; returns (site, created)."""
+    codes = data.pop("jurisdictions")
+    jurisdictions = [_admin_jurisdiction(session, principal, code) for code in codes]
+    site = session.scalar(select(DisposalSite).where(
+        DisposalSite.facility_permit_number == data["facility_permit_number"]))
+    if site is not None:
+        if any(j.id == principal.jurisdiction_id for j in site.jurisdictions):
+            raise Conflict(f"Facility {data['facility_permit_number']!r} is already approved here.")
+        site.jurisdictions.extend(jurisdictions)
+        session.commit()
+        return site, False
+    status = data.pop("status")
+    site = DisposalSite(jurisdictions=jurisdictions, **data)
+    site.status_changes.append(DisposalSiteStatusChange(status=status, effective_on=site.approved_from))
+    session.add(site)
+    _commit(session, f"Facility {data['facility_permit_number']!r} exists.")
+    return site, True
+
+
+def update_site(session, principal, site_id, data) -> DisposalSite:
+    site = get_site(session, principal, site_id)
+    if principal.role != "admin":
+        raise NotFound("Nothing of yours to change here.")
+    site.status_changes.append(DisposalSiteStatusChange(**data))
+    session.commit()
+    return site

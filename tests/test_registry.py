@@ -1,0 +1,259 @@
+"""The registry API: what admins write, what auditors and haulers read, and as-of-date answers."""
+import pytest
+
+from tests import factories
+
+
+@pytest.fixture
+def city(client, session):
+    """Victorville with an admin, an auditor and a registered hauler; tokens for each."""
+    factories.jurisdiction(session, "victorville")
+    factories.jurisdiction(session, "tracy")
+    hauler = factories.hauler(session, cities=("victorville",))
+    tokens = {
+        role: factories.token(client, *factories.oauth_client(session, role=role, subject=subject))
+        for role, subject in (
+            ("admin", ["victorville"]),
+            ("auditor", ["victorville"]),
+            ("hauler", [hauler.id]),
+        )
+    }
+    tokens["tracy_admin"] = factories.token(
+        client, *factories.oauth_client(session, role="admin", subject=["tracy"]))
+    return tokens
+
+
+def call(client, token, method, path, **kwargs):
+    return client.open(path, method=method, headers=factories.bearer(token), **kwargs)
+
+
+FSE = {
+    "name": "Mesa Grill", "address": "14500 Bear Valley Rd", "apn": "3087-211-05",
+    "jurisdiction": "victorville", "operator_name": "Ana Ruiz", "operator_email": "ana@example.com",
+}
+
+
+def make_fse(client, token, **overrides):
+    response = call(client, token, "POST", "/v1/fses", json={**FSE, **overrides})
+    assert response.status_code == 201, response.json
+    return response.json
+
+
+def make_permit(client, token, fse_id, **overrides):
+    body = {"permit_number": "VV-1", "fse_id": fse_id, "kind": "regular",
+            "issued_on": "2025-01-01", "expires_on": "2027-12-31", **overrides}
+    response = call(client, token, "POST", "/v1/permits", json=body)
+    assert response.status_code == 201, response.json
+    return response.json
+
+
+DEVICE = {"tag": "GI-1", "kind": "interceptor", "capacity_gallons": 1500, "liquid_depth_in": 48,
+          "frequency_days": 90, "permit_number": "VV-1"}
+
+
+def test_admin_builds_an_fse_with_permit_and_device(client, city):
+    fse = make_fse(client, city["admin"])
+    assert fse["jurisdiction"] == "victorville"
+    permit = make_permit(client, city["admin"], fse["id"])
+    assert permit["status"] == "active"
+    device = call(client, city["admin"], "POST", f"/v1/fses/{fse['id']}/devices", json=DEVICE)
+    assert device.status_code == 201
+    assert device.json["permit_number"] == "VV-1" and device.json["warnings"] == []
+    fetched = call(client, city["auditor"], "GET", device.headers["Location"])
+    assert fetched.status_code == 200 and fetched.json["tag"] == "GI-1"
+
+
+def test_a_permit_suspended_on_march_1_was_active_in_february(client, city):
+    fse = make_fse(client, city["admin"])
+    permit = make_permit(client, city["admin"], fse["id"], issued_on="2026-01-01")
+    change = call(client, city["admin"], "PATCH", f"/v1/permits/{permit['id']}",
+                  json={"status": "suspended", "effective_on": "2026-03-01", "reason": "FOG spill"})
+    assert change.status_code == 200
+    path = f"/v1/permits/{permit['id']}"
+    february = call(client, city["auditor"], "GET", path, query_string={"as_of": "2026-02-20"})
+    march = call(client, city["auditor"], "GET", path, query_string={"as_of": "2026-03-02"})
+    assert february.json["status"] == "active"
+    assert march.json["status"] == "suspended"
+    assert [h["status"] for h in march.json["status_history"]] == ["active", "suspended"]
+    expired = call(client, city["auditor"], "GET", path, query_string={"as_of": "2028-01-01"})
+    assert expired.json["status"] == "suspended"
+    listed = call(client, city["auditor"], "GET", "/v1/permits",
+                  query_string={"status": "active", "as_of": "2026-02-20"})
+    assert [p["id"] for p in listed.json["items"]] == [permit["id"]]
+    listed = call(client, city["auditor"], "GET", "/v1/permits",
+                  query_string={"status": "active", "as_of": "2026-03-02"})
+    assert listed.json["items"] == []
+
+
+def test_permit_expires_after_its_expiry_date(client, city):
+    fse = make_fse(client, city["admin"])
+    permit = make_permit(client, city["admin"], fse["id"], expires_on="2026-01-31")
+    path = f"/v1/permits/{permit['id']}"
+    assert call(client, city["auditor"], "GET", path, query_string={"as_of": "2026-01-31"}).json["status"] == "active"
+    assert call(client, city["auditor"], "GET", path, query_string={"as_of": "2026-02-01"}).json["status"] == "expired"
+
+
+def test_uniqueness_rules(client, city):
+    fse = make_fse(client, city["admin"])
+    make_permit(client, city["admin"], fse["id"])
+    again = call(client, city["admin"], "POST", "/v1/permits", json={
+        "permit_number": "VV-1", "fse_id": fse["id"], "kind": "regular",
+        "issued_on": "2025-01-01", "expires_on": "2027-12-31"})
+    assert again.status_code == 409 and again.mimetype == "application/problem+json"
+    path = f"/v1/fses/{fse['id']}/devices"
+    assert call(client, city["admin"], "POST", path, json=DEVICE).status_code == 201
+    assert call(client, city["admin"], "POST", path, json=DEVICE).status_code == 409
+
+
+def test_validation_reports_every_field_at_once(client, city):
+    response = call(client, city["admin"], "POST", "/v1/permits", json={
+        "permit_number": "", "fse_id": "not-a-uuid", "kind": "forever",
+        "issued_on": "2026-05-01", "expires_on": "2026-04-01", "colour": "red"})
+    assert response.status_code == 422
+    errors = response.json["errors"]
+    assert set(errors) >= {"permit_number", "fse_id", "kind", "colour"}
+    dates = call(client, city["admin"], "POST", "/v1/permits", json={
+        "permit_number": "X", "fse_id": "00000000-0000-0000-0000-000000000000", "kind": "regular",
+        "issued_on": "2026-05-01", "expires_on": "2026-04-01"})
+    assert dates.json["errors"] == {"expires_on": ["Must be after issued_on."]}
+
+
+def test_device_rules_come_from_the_jurisdiction(client, city):
+    fse = make_fse(client, city["admin"])
+    make_permit(client, city["admin"], fse["id"])
+    path = f"/v1/fses/{fse['id']}/devices"
+    odd = call(client, city["admin"], "POST", path, json={**DEVICE, "frequency_days": 45})
+    assert odd.status_code == 422
+    assert "10.03.160(b)" in odd.json["errors"]["frequency_days"][0]
+    negative = call(client, city["admin"], "POST", path, json={**DEVICE, "capacity_gallons": -5,
+                                                               "liquid_depth_in": 0})
+    assert set(negative.json["errors"]) == {"capacity_gallons", "liquid_depth_in"}
+    unknown_permit = call(client, city["admin"], "POST", path, json={**DEVICE, "permit_number": "nope"})
+    assert unknown_permit.json["errors"] == {"permit_number": ["No such permit for this FSE."]}
+
+
+def test_minimum_interceptor_size_is_a_warning(client, session):
+    factories.jurisdiction(session, "colusa")
+    admin = factories.token(client, *factories.oauth_client(session, role="admin", subject=["colusa"]))
+    fse = make_fse(client, admin, jurisdiction="colusa")
+    make_permit(client, admin, fse["id"], permit_number="CO-1")
+    response = call(client, admin, "POST", f"/v1/fses/{fse['id']}/devices",
+                    json={**DEVICE, "permit_number": "CO-1", "capacity_gallons": 750})
+    assert response.status_code == 201
+    [warning] = response.json["warnings"]
+    assert warning["code"] == "below_minimum_size"
+    assert "Colusa" in warning["citation"]
+
+
+def test_auditor_reads_but_cannot_write(client, city):
+    fse = make_fse(client, city["admin"])
+    assert call(client, city["auditor"], "GET", f"/v1/fses/{fse['id']}").status_code == 200
+    refused = call(client, city["auditor"], "POST", "/v1/fses", json=FSE)
+    assert refused.status_code == 403
+    assert 'error="insufficient_scope"' in refused.headers["WWW-Authenticate"]
+    assert call(client, city["auditor"], "PATCH", f"/v1/fses/{fse['id']}",
+                json={"name": "x"}).status_code == 403
+
+
+def test_hauler_reads_what_filing_needs_and_writes_nothing(client, city, session):
+    fse = make_fse(client, city["admin"])
+    make_permit(client, city["admin"], fse["id"])
+    call(client, city["admin"], "POST", f"/v1/fses/{fse['id']}/devices", json=DEVICE)
+    site = call(client, city["admin"], "POST", "/v1/disposal-sites", json={
+        "name": "Plant", "address": "1 Rd", "facility_permit_number": "FAC-1",
+        "waste_types": ["grease_interceptor_waste"], "approved_from": "2024-01-01",
+        "jurisdictions": ["victorville"]}).json
+    hauler = city["hauler"]
+    assert call(client, hauler, "GET", f"/v1/fses/{fse['id']}").status_code == 200
+    assert len(call(client, hauler, "GET", f"/v1/fses/{fse['id']}/devices").json["items"]) == 1
+    assert call(client, hauler, "GET", f"/v1/disposal-sites/{site['id']}").status_code == 200
+    assert call(client, hauler, "POST", "/v1/fses", json=FSE).status_code == 403
+    tracy_fse = make_fse(client, city["tracy_admin"], jurisdiction="tracy")
+    assert call(client, hauler, "GET", f"/v1/fses/{tracy_fse['id']}").status_code == 404
+
+
+def test_admin_cannot_write_another_city(client, city):
+    response = call(client, city["tracy_admin"], "POST", "/v1/fses", json=FSE)
+    assert response.status_code == 422
+    fse = make_fse(client, city["admin"])
+    assert call(client, city["tracy_admin"], "PATCH", f"/v1/fses/{fse['id']}",
+                json={"name": "Hijacked"}).status_code == 404
+    assert call(client, city["admin"], "GET", f"/v1/fses/{fse['id']}").json["name"] == "Mesa Grill"
+
+
+def test_hauler_licence_lapse_is_dated(client, city):
+    created = call(client, city["admin"], "POST", "/v1/haulers", json={
+        "name": "Desert Pumping", "licence_number": "DP-1", "licence_expires_on": "2027-06-30",
+        "licence_issued_on": "2025-07-01", "registered_on": "2025-07-01",
+        "jurisdictions": ["victorville"]})
+    assert created.status_code == 201
+    hauler_id = created.json["id"]
+    lapse = call(client, city["admin"], "PATCH", f"/v1/haulers/{hauler_id}",
+                 json={"effective_on": "2026-09-01", "licence_status": "lapsed"})
+    assert lapse.status_code == 200
+    path = f"/v1/haulers/{hauler_id}"
+    before = call(client, city["auditor"], "GET", path, query_string={"as_of": "2026-08-31"}).json
+    after = call(client, city["auditor"], "GET", path, query_string={"as_of": "2026-09-01"}).json
+    assert before["licence_valid"] is True and after["licence_valid"] is False
+    vehicle = call(client, city["admin"], "POST", f"/v1/haulers/{hauler_id}/vehicles",
+                   json={"vehicle_id": "TRK-9", "tank_capacity_gallons": 2500})
+    assert vehicle.status_code == 201
+    listed = call(client, city["auditor"], "GET", f"/v1/haulers/{hauler_id}/vehicles").json
+    assert [v["vehicle_id"] for v in listed["items"]] == ["TRK-9"]
+
+
+def test_a_known_hauler_is_registered_in_a_second_city(client, city):
+    body = {"name": "Desert Pumping", "licence_number": "DP-1", "licence_expires_on": "2027-06-30"}
+    first = call(client, city["admin"], "POST", "/v1/haulers", json={**body, "jurisdictions": ["victorville"]})
+    second = call(client, city["tracy_admin"], "POST", "/v1/haulers", json={**body, "jurisdictions": ["tracy"]})
+    assert first.status_code == 201 and second.status_code == 200
+    assert second.json["id"] == first.json["id"]
+    assert second.json["jurisdictions"] == ["tracy", "victorville"]
+    again = call(client, city["tracy_admin"], "POST", "/v1/haulers", json={**body, "jurisdictions": ["tracy"]})
+    assert again.status_code == 409
+
+
+def test_site_closure_is_dated(client, city):
+    site = call(client, city["admin"], "POST", "/v1/disposal-sites", json={
+        "name": "Plant", "address": "1 Rd", "facility_permit_number": "FAC-1",
+        "waste_types": ["grease_interceptor_waste"], "approved_from": "2024-01-01",
+        "jurisdictions": ["victorville"]}).json
+    closed = call(client, city["admin"], "PATCH", f"/v1/disposal-sites/{site['id']}",
+                  json={"status": "closed", "effective_on": "2026-07-01"})
+    assert closed.status_code == 200
+    path = f"/v1/disposal-sites/{site['id']}"
+    assert call(client, city["auditor"], "GET", path, query_string={"as_of": "2026-06-30"}).json["status"] == "approved"
+    assert call(client, city["auditor"], "GET", path, query_string={"as_of": "2026-07-01"}).json["status"] == "closed"
+
+
+def test_lists_filter_search_and_page_with_an_opaque_cursor(client, city):
+    for n in range(7):
+        make_fse(client, city["admin"], name=f"Diner {n}", apn=f"100-{n}")
+    make_fse(client, city["admin"], name="Taco Stand", apn="200-1", address="9 Elm St")
+    seen, cursor = [], None
+    while True:
+        query = {"limit": 3, **({"cursor": cursor} if cursor else {})}
+        page = call(client, city["auditor"], "GET", "/v1/fses", query_string=query).json
+        seen += [f["name"] for f in page["items"]]
+        cursor = page["next_cursor"]
+        if not cursor:
+            break
+    assert len(seen) == 8 and len(set(seen)) == 8
+    found = call(client, city["auditor"], "GET", "/v1/fses", query_string={"q": "elm"}).json
+    assert [f["name"] for f in found["items"]] == ["Taco Stand"]
+    bad = call(client, city["auditor"], "GET", "/v1/fses", query_string={"cursor": "!!"})
+    assert bad.status_code == 422
+    other_city = call(client, city["auditor"], "GET", "/v1/fses", query_string={"jurisdiction": "tracy"})
+    assert other_city.json["items"] == []
+
+
+def test_non_json_body_is_415_and_malformed_json_is_400(client, city):
+    wrong_type = call(client, city["admin"], "POST", "/v1/fses", data="name=x",
+                      content_type="application/x-www-form-urlencoded")
+    assert wrong_type.status_code == 415 and wrong_type.mimetype == "application/problem+json"
+    malformed = call(client, city["admin"], "POST", "/v1/fses", data='{"name": ',
+                     content_type="application/json")
+    assert malformed.status_code == 400 and malformed.mimetype == "application/problem+json"
+    duplicate = call(client, city["admin"], "POST", "/v1/fses", data='{"name": "a", "name": "b"}',
+                     content_type="application/json")
+    assert duplicate.status_code == 400 and "repeats" in duplicate.json["detail"]
