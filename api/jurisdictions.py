@@ -24,5 +24,5 @@ def list_jurisdictions():
 def get_jurisdiction(code):
     row = db.session.scalar(reach.jurisdiction_by_code(current_principal(), code))
     if row is None:
-        raise NotFound(f"No jurisdiction {code!r} within your reach.")
+        raise NotFound("No such jurisdiction within your reach.")
     return schema.dump(row)

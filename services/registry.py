@@ -37,13 +37,15 @@ def today():
 
 
 def _get(session, model, object_id, visible_ids, what):
+    """The object if it exists and is within reach; the same 404 whichever it is not."""
     try:
         object_id = uuid.UUID(str(object_id))
     except ValueError:
-        raise NotFound(f"No {what} {object_id!r}.")
-    row = session.scalar(select(model).where(model.id == object_id, model.id.in_(visible_ids)))
+        object_id = None
+    row = object_id and session.scalar(
+        select(model).where(model.id == object_id, model.id.in_(visible_ids)))
     if row is None:
-        raise NotFound(f"No {what} {object_id} within your reach.")
+        raise NotFound(f"No such {what} within your reach.")
     return row
 
 

@@ -1,0 +1,125 @@
+"""Every `/v1` route x every role x someone else's object: nothing leaks, nothing changes.
+
+The routes are read from the app itself, so a new route without a case here fails.
+"""
+import re
+import uuid
+
+import pytest
+from sqlalchemy import select
+
+from storage.models import Fse
+from tests import factories
+
+ROLES = ("admin", "auditor", "hauler", "fse")
+
+
+@pytest.fixture
+def world(client, session):
+    """Two cities. The callers all belong to Victorville; Tracy's objects are foreign."""
+    mine, theirs = {}, {}
+    for side, city, store in (("mine", "victorville", mine), ("theirs", "tracy", theirs)):
+        permit = factories.permit(session, fse_row=factories.fse(session, city=city,
+                                                                    name=f"{side} restaurant"))
+        device = factories.device(session, permit_row=permit)
+        hauler = factories.hauler(session, name=f"{side} hauler", cities=(city,))
+        site = factories.disposal_site(session, cities=(city,))
+        store.update(fse_id=permit.fse_id, permit_id=permit.id, device_id=device.id,
+                     hauler_id=hauler.id, site_id=site.id, code=city)
+    subjects = {"admin": ["victorville"], "auditor": ["victorville"],
+                "hauler": [mine["hauler_id"]], "fse": [mine["fse_id"]]}
+    tokens = {role: factories.token(client, *factories.oauth_client(session, role=role,
+                                                                    subject=subjects[role]))
+              for role in ROLES}
+    return {"mine": mine, "theirs": theirs, "tokens": tokens}
+
+
+def v1_routes(app):
+    for rule in app.url_map.iter_rules():
+        if rule.rule.startswith("/v1"):
+            for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
+                yield method, rule.rule, sorted(rule.arguments)
+
+
+def fill(rule, values):
+    return re.sub(r"<(?:[^:<>]+:)?([^<>]+)>", lambda m: str(values[m.group(1)]), rule)
+
+
+def missing_values(theirs):
+    return {name: ("atlantis" if name == "code" else uuid.uuid4()) for name in theirs}
+
+
+def body_for(method):
+    # A body that would pass validation for most writes, so the object check is reached.
+    return {"name": "Taken Over", "effective_on": "2026-01-01", "status": "suspended",
+            "licence_status": "revoked", "vehicle_id": "STOLEN-1", "tank_capacity_gallons": 100,
+            "tag": "GI-9", "kind": "interceptor", "capacity_gallons": 1000, "liquid_depth_in": 40,
+            "frequency_days": 90, "permit_number": "X"} if method in ("POST", "PATCH") else None
+
+
+def test_every_route_has_a_foreign_object_case(app, world):
+    for _, rule, arguments in v1_routes(app):
+        unknown = set(arguments) - set(world["theirs"])
+        assert not unknown, f"{rule}: no foreign object for {unknown}; extend the world fixture"
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_foreign_objects_answer_exactly_like_missing_ones(app, client, world, role, session):
+    token = world["tokens"][role]
+    theirs = world["theirs"]
+    checked = 0
+    for method, rule, arguments in v1_routes(app):
+        if not arguments:
+            continue
+        foreign = client.open(fill(rule, theirs), method=method, json=body_for(method),
+                              headers=factories.bearer(token))
+        missing = client.open(fill(rule, missing_values(theirs)), method=method,
+                              json=body_for(method), headers=factories.bearer(token))
+        where = f"{role} {method} {rule}"
+        assert foreign.status_code in (403, 404, 422), where
+        assert foreign.status_code == missing.status_code, where
+        assert foreign.json.get("errors") == missing.json.get("errors"), where
+        assert foreign.json["detail"] == missing.json["detail"], where
+        text = foreign.get_data(as_text=True)
+        for value in theirs.values():
+            if not isinstance(value, str):
+                assert str(value) not in text, f"{where} names a foreign id"
+        checked += 1
+    assert checked >= 10
+    session.expire_all()
+    names = set(session.scalars(select(Fse.name)))
+    assert "Taken Over" not in names
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_lists_never_show_foreign_objects(app, client, world, role):
+    token = world["tokens"][role]
+    foreign_ids = {str(v) for v in world["theirs"].values() if not isinstance(v, str)}
+    for method, rule, arguments in v1_routes(app):
+        if method != "GET":
+            continue
+        values = world["mine"]
+        response = client.get(fill(rule, values), headers=factories.bearer(token))
+        assert response.status_code in (200, 403, 404), f"{role} {rule}"
+        text = response.get_data(as_text=True)
+        assert not any(i in text for i in foreign_ids), f"{role} GET {rule} shows a foreign object"
+        if rule == "/v1/jurisdictions":
+            assert "tracy" not in text
+
+
+def test_own_objects_are_reachable_where_the_role_allows(client, world):
+    mine, tokens = world["mine"], world["tokens"]
+    expectations = {
+        "admin": {"fse": 200, "hauler": 200, "site": 200},
+        "auditor": {"fse": 200, "hauler": 200, "site": 200},
+        "hauler": {"fse": 200, "hauler": 200, "site": 200},
+        "fse": {"fse": 200, "hauler": 404, "site": 404},
+    }
+    for role, expected in expectations.items():
+        headers = factories.bearer(tokens[role])
+        got = {
+            "fse": client.get(f"/v1/fses/{mine['fse_id']}", headers=headers).status_code,
+            "hauler": client.get(f"/v1/haulers/{mine['hauler_id']}", headers=headers).status_code,
+            "site": client.get(f"/v1/disposal-sites/{mine['site_id']}", headers=headers).status_code,
+        }
+        assert got == expected, role
