@@ -38,13 +38,14 @@ def create_app(config=None):
 
     init_auth(app)
 
-    from api import docs, health, jurisdictions, registry
+    from api import docs, health, imports, jurisdictions, registry
 
     app.register_blueprint(health.bp)
     app.register_blueprint(docs.bp)
     app.register_blueprint(docs.swagger_ui)
     app.register_blueprint(jurisdictions.bp)
     app.register_blueprint(registry.bp)
+    app.register_blueprint(imports.bp)
     logging.basicConfig(level=logging.INFO)
     return app
 

@@ -1,5 +1,6 @@
 """Operator commands: `flask --app wsgi db|jurisdictions|clients|demo ...`."""
 import json
+import sys
 
 import click
 from flask.cli import AppGroup
@@ -133,6 +134,41 @@ def demo_load():
     click.echo(load(db.session))
 
 
+@click.command("import")
+@click.argument("kind", type=click.Choice(["fses", "permits", "devices", "haulers", "vehicles",
+                                          "disposal-sites"]))
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+@click.option("--jurisdiction", "code", required=True, help="The city the rows belong to.")
+@click.option("--json", "as_json", is_flag=True, help="Print the whole report as JSON.")
+def import_csv(kind, path, code, as_json):
+    """Import a registry CSV (see samples/); re-running the same file changes nothing."""
+    from services.imports import ImportError_, read_rows, run_import
+    from services.registry import jurisdiction_by_code
+
+    jurisdiction = jurisdiction_by_code(db.session, code)
+    if jurisdiction is None:
+        raise click.BadParameter(f"no jurisdiction {code!r}", param_hint="--jurisdiction")
+    with open(path, "rb") as handle:
+        total = max(sum(1 for _ in handle) - 1, 0)
+    with open(path, "rb") as handle:
+        try:
+            rows = read_rows(handle, kind)
+        except ImportError_ as error:
+            raise click.UsageError(str(error))
+        with click.progressbar(length=total, label=f"importing {kind}", file=sys.stderr) as bar:
+            report = run_import(db.session, jurisdiction=jurisdiction, kind=kind, rows=rows,
+                                progress=bar.update)
+    if as_json:
+        click.echo(json.dumps(report.as_dict(), indent=2))
+        return
+    click.echo(f"{report.rows} rows: {report.created} created, {report.updated} updated, "
+               f"{report.unchanged} unchanged, {report.rejected} rejected")
+    for rejection in report.rejections:
+        click.echo(f"  row {rejection['row']}: {rejection['reason']}")
+    for warning in report.warnings:
+        click.echo(f"  row {warning['row']} warning: {warning['message']}")
+
+
 def init_app(app):
-    for group in (db_cli, jurisdictions_cli, clients_cli, demo_cli):
+    for group in (db_cli, jurisdictions_cli, clients_cli, demo_cli, import_csv):
         app.cli.add_command(group)

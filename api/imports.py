@@ -1,0 +1,30 @@
+"""`POST /v1/imports/<kind>`: a registry CSV uploaded by a city admin."""
+from flask import Blueprint, request
+
+from api.errors import NotFound, UnsupportedMediaType, ValidationFailed
+from auth.protect import current_principal, require
+from auth.scopes import REGISTRY_WRITE
+from services.imports import KINDS, ImportError_, read_rows, run_import
+from storage.db import db
+from storage.models import Jurisdiction
+
+bp = Blueprint("imports", __name__, url_prefix="/v1/imports")
+
+
+@bp.post("/<kind>")
+@require(REGISTRY_WRITE)
+def import_csv(kind):
+    if kind not in KINDS:
+        raise NotFound(f"No import of that kind; one of {', '.join(KINDS)}.")
+    if request.mimetype != "multipart/form-data":
+        raise UnsupportedMediaType("Send the CSV as multipart/form-data in a `file` part.")
+    upload = request.files.get("file")
+    if upload is None:
+        raise ValidationFailed("The CSV is missing.", errors={"file": ["Missing a `file` part."]})
+    try:
+        rows = read_rows(upload.stream, kind)
+    except ImportError_ as error:
+        raise ValidationFailed(str(error), errors={"file": [str(error)]})
+    jurisdiction = db.session.get(Jurisdiction, current_principal().jurisdiction_id)
+    report = run_import(db.session, jurisdiction=jurisdiction, kind=kind, rows=rows)
+    return report.as_dict()

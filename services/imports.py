@@ -1,0 +1,325 @@
+"""Bulk registry import from CSV: one documented column set per kind, idempotent, row by row.
+
+Every row is validated on its own; a bad row is reported with its line number and reason
+and never stops the good ones. Rows are matched on their natural key (an FSE's APN and
+name, a permit number, a device tag, a licence number, a vehicle id, a facility permit
+number), so running the same file twice changes nothing the second time.
+"""
+import csv
+import io
+import re
+from dataclasses import dataclass, field
+
+from marshmallow import Schema, ValidationError, fields
+from sqlalchemy import select
+
+from api.validation import flatten_errors
+from schemas import registry as schemas
+from domain import registry as rules
+from services.registry import device_warnings, today
+from storage.models import (
+    Device,
+    DisposalSite,
+    DisposalSiteStatusChange,
+    Fse,
+    Hauler,
+    HaulerLicence,
+    HaulerRegistration,
+    Permit,
+    PermitStatusChange,
+    Vehicle,
+)
+
+# The documented columns of each kind, in order; `samples/<kind>.csv` shows each.
+COLUMNS = {
+    "fses": ["name", "address", "apn", "operator_name", "operator_email"],
+    "permits": ["permit_number", "fse_apn", "fse_name", "kind", "status", "issued_on", "expires_on"],
+    "devices": ["permit_number", "tag", "kind", "capacity_gallons", "liquid_depth_in", "frequency_days"],
+    "haulers": ["name", "licence_number", "licence_expires_on"],
+    "vehicles": ["licence_number", "vehicle_id", "tank_capacity_gallons"],
+    "disposal-sites": ["name", "address", "facility_permit_number", "waste_types", "approved_from",
+                       "approved_until", "status"],
+}
+KINDS = tuple(COLUMNS)
+
+
+class ImportError_(ValueError):
+    """The file as a whole cannot be imported (unknown kind, wrong header, not CSV)."""
+
+
+@dataclass
+class Report:
+    kind: str
+    rows: int = 0
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    rejected: int = 0
+    rejections: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
+
+    def as_dict(self):
+        return dict(self.__dict__)
+
+
+class Rejected(Exception):
+    def __init__(self, reason, errors=None):
+        super().__init__(reason)
+        self.reason = reason
+        self.errors = errors or {}
+
+
+# Row schemas: the API's schemas, minus what the importing admin implies --------------------
+
+
+class FseRow(schemas.FseIn):
+    class Meta:
+        exclude = ("jurisdiction",)
+
+
+class PermitRow(schemas.PermitIn):
+    fse_apn = schemas.text(40, required=True)
+    fse_name = schemas.text(200, required=True)
+
+    class Meta:
+        exclude = ("fse_id",)
+
+
+class HaulerRow(Schema):
+    name = schemas.text(200, required=True)
+    licence_number = schemas.text(60, required=True)
+    licence_expires_on = fields.Date(required=True)
+
+
+class VehicleRow(schemas.VehicleIn):
+    licence_number = schemas.text(60, required=True)
+
+
+class SiteRow(schemas.DisposalSiteIn):
+    class Meta:
+        exclude = ("jurisdictions",)
+
+
+ROW_SCHEMAS = {
+    "fses": FseRow(), "permits": PermitRow(), "devices": schemas.DeviceIn(),
+    "haulers": HaulerRow(), "vehicles": VehicleRow(), "disposal-sites": SiteRow(),
+}
+
+
+def _coerce(schema, row):
+    """CSV cells are text: empty cells are missing, numbers and lists are parsed."""
+    out = {}
+    for name, value in row.items():
+        value = (value or "").strip()
+        declared = schema.fields.get(name)
+        if value == "":
+            if declared is not None and declared.allow_none:
+                out[name] = None
+            continue
+        if isinstance(declared, fields.Integer) and re.fullmatch(r"[+-]?\d{1,12}", value):
+            value = int(value)
+        elif isinstance(declared, fields.Float) and re.fullmatch(r"[+-]?\d{1,12}(\.\d+)?", value):
+            value = float(value)
+        elif isinstance(declared, fields.List):
+            value = [part.strip() for part in value.split(";") if part.strip()]
+        out[name] = value
+    return out
+
+
+# Applying rows ----------------------------------------------------------------------------
+
+
+class Importer:
+    """Holds the jurisdiction's existing rows by natural key, so a run makes few queries."""
+
+    def __init__(self, session, jurisdiction, kind):
+        self.session = session
+        self.jurisdiction = jurisdiction
+        self.kind = kind
+        self.apply = getattr(self, "_" + kind.replace("-", "_"))
+        self.warnings = []
+        j = jurisdiction.id
+        self.fses = {(f.apn, f.name): f for f in session.scalars(select(Fse).where(Fse.jurisdiction_id == j))}
+        self.permits = {p.permit_number: p for p in session.scalars(
+            select(Permit).where(Permit.jurisdiction_id == j))}
+
+    @staticmethod
+    def _set(row, values):
+        """Set changed attributes; True when anything changed."""
+        changed = False
+        for name, value in values.items():
+            if getattr(row, name) != value:
+                setattr(row, name, value)
+                changed = True
+        return changed
+
+    def _fses(self, data):
+        key = (data["apn"], data["name"])
+        fse = self.fses.get(key)
+        if fse is None:
+            fse = Fse(jurisdiction_id=self.jurisdiction.id, **data)
+            self.session.add(fse)
+            self.fses[key] = fse
+            return "created"
+        return "updated" if self._set(fse, data) else "unchanged"
+
+    def _permits(self, data):
+        fse = self.fses.get((data.pop("fse_apn"), data.pop("fse_name")))
+        if fse is None:
+            raise Rejected("no FSE with this APN and name", {"fse_apn": ["No such FSE."]})
+        status = data.pop("status")
+        permit = self.permits.get(data["permit_number"])
+        if permit is None:
+            permit = Permit(jurisdiction_id=self.jurisdiction.id, fse=fse, **data)
+            permit.status_changes.append(PermitStatusChange(status=status, effective_on=data["issued_on"],
+                                                            reason="imported"))
+            self.session.add(permit)
+            self.permits[data["permit_number"]] = permit
+            return "created"
+        if permit.fse_id != fse.id:
+            raise Rejected("the permit belongs to another FSE; permits are not transferable",
+                           {"permit_number": ["Issued to another FSE."]})
+        changed = self._set(permit, data)
+        recorded = rules.value_on([rules.Dated(c.effective_on, c.status) for c in permit.status_changes],
+                                  today(), default="active")
+        if recorded != status:
+            permit.status_changes.append(PermitStatusChange(status=status, effective_on=today(),
+                                                            reason="imported"))
+            changed = True
+        return "updated" if changed else "unchanged"
+
+    def _devices(self, data):
+        permit = self.permits.get(data.pop("permit_number"))
+        if permit is None:
+            raise Rejected("no such permit", {"permit_number": ["No such permit."]})
+        if data["frequency_days"] not in self.jurisdiction.allowed_frequencies:
+            raise Rejected("frequency not allowed here",
+                           {"frequency_days": [f"Must be one of {self.jurisdiction.allowed_frequencies}."]})
+        device = self.session.scalar(select(Device).where(Device.fse_id == permit.fse_id,
+                                                          Device.tag == data["tag"]))
+        if device is None:
+            device = Device(fse_id=permit.fse_id, permit=permit, **data)
+            self.session.add(device)
+            self.warnings = device_warnings(self.jurisdiction, device)
+            return "created"
+        return "updated" if self._set(device, {**data, "permit_id": permit.id}) else "unchanged"
+
+    def _haulers(self, data):
+        hauler = self.session.scalar(select(Hauler).join(HaulerLicence).where(
+            HaulerLicence.licence_number == data["licence_number"]))
+        if hauler is None:
+            hauler = Hauler(name=data["name"])
+            hauler.licences.append(HaulerLicence(licence_number=data["licence_number"],
+                                                 expires_on=data["licence_expires_on"],
+                                                 effective_on=today()))
+            hauler.registrations.append(HaulerRegistration(jurisdiction_id=self.jurisdiction.id,
+                                                           registered_on=today()))
+            self.session.add(hauler)
+            self.session.flush()
+            return "created"
+        changed = self._set(hauler, {"name": data["name"]})
+        if not any(r.jurisdiction_id == self.jurisdiction.id for r in hauler.registrations):
+            hauler.registrations.append(HaulerRegistration(jurisdiction_id=self.jurisdiction.id,
+                                                           registered_on=today()))
+            changed = True
+        latest = hauler.licences[-1]
+        if latest.expires_on != data["licence_expires_on"]:
+            hauler.licences.append(HaulerLicence(licence_number=data["licence_number"],
+                                                 expires_on=data["licence_expires_on"],
+                                                 effective_on=today()))
+            changed = True
+        return "updated" if changed else "unchanged"
+
+    def _vehicles(self, data):
+        hauler = self.session.scalar(
+            select(Hauler).join(HaulerLicence).join(HaulerRegistration, HaulerRegistration.hauler_id == Hauler.id)
+            .where(HaulerLicence.licence_number == data.pop("licence_number"),
+                   HaulerRegistration.jurisdiction_id == self.jurisdiction.id))
+        if hauler is None:
+            raise Rejected("no hauler with this licence registered here",
+                           {"licence_number": ["No such hauler here."]})
+        vehicle = next((v for v in hauler.vehicles if v.vehicle_id == data["vehicle_id"]), None)
+        if vehicle is None:
+            hauler.vehicles.append(Vehicle(**data))
+            return "created"
+        return "updated" if self._set(vehicle, data) else "unchanged"
+
+    def _disposal_sites(self, data):
+        site = self.session.scalar(select(DisposalSite).where(
+            DisposalSite.facility_permit_number == data["facility_permit_number"]))
+        status = data.pop("status")
+        if site is None:
+            site = DisposalSite(jurisdictions=[self.jurisdiction], **data)
+            site.status_changes.append(DisposalSiteStatusChange(status=status,
+                                                                effective_on=data["approved_from"]))
+            self.session.add(site)
+            self.session.flush()
+            return "created"
+        changed = self._set(site, data)
+        if self.jurisdiction not in site.jurisdictions:
+            site.jurisdictions.append(self.jurisdiction)
+            changed = True
+        current = site.status_changes[-1].status if site.status_changes else "approved"
+        if current != status:
+            site.status_changes.append(DisposalSiteStatusChange(status=status, effective_on=today(),
+                                                                reason="imported"))
+            changed = True
+        return "updated" if changed else "unchanged"
+
+
+def read_rows(stream, kind):
+    """(line number, row) pairs of a CSV file, after checking its header."""
+    if kind not in COLUMNS:
+        raise ImportError_(f"unknown kind {kind!r}; one of {', '.join(KINDS)}")
+    text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline="") if not isinstance(
+        stream, io.TextIOBase) else stream
+    reader = csv.DictReader(text)
+    try:
+        header = reader.fieldnames or []
+    except (UnicodeDecodeError, csv.Error) as error:
+        raise ImportError_(f"not a UTF-8 CSV file: {error}")
+    missing = [c for c in COLUMNS[kind] if c not in header]
+    extra = [c for c in header if c not in COLUMNS[kind]]
+    if missing or extra:
+        raise ImportError_(f"the header must be {','.join(COLUMNS[kind])}"
+                           f" (missing: {missing or 'none'}; unknown: {extra or 'none'})")
+
+    def rows():
+        try:
+            for row in reader:
+                yield reader.line_num, row
+        except (UnicodeDecodeError, csv.Error) as error:
+            yield reader.line_num, error
+
+    return rows()
+
+
+def run_import(session, *, jurisdiction, kind, rows, progress=None):
+    """Apply `rows` (from `read_rows`) for an admin of `jurisdiction`; commit once."""
+    report = Report(kind=kind)
+    importer = Importer(session, jurisdiction, kind)
+    schema = ROW_SCHEMAS[kind]
+    for line, row in rows:
+        report.rows += 1
+        try:
+            if isinstance(row, Exception):
+                raise Rejected(f"unreadable row: {row}")
+            if None in row:
+                raise Rejected("more cells than columns")
+            data = schema.load(_coerce(schema, row))
+            importer.warnings = []
+            outcome = importer.apply(data)
+            setattr(report, outcome, getattr(report, outcome) + 1)
+            report.warnings += [{"row": line, **w} for w in importer.warnings]
+        except ValidationError as error:
+            errors = flatten_errors(error.messages)
+            report.rejected += 1
+            report.rejections.append({"row": line, "reason": "; ".join(
+                f"{k}: {' '.join(v)}" for k, v in errors.items()), "errors": errors})
+        except Rejected as error:
+            report.rejected += 1
+            report.rejections.append({"row": line, "reason": error.reason, "errors": error.errors})
+        if progress:
+            progress(1)
+    session.commit()
+    return report
