@@ -38,7 +38,7 @@ def create_app(config=None):
 
     init_auth(app)
 
-    from api import docs, health, imports, jurisdictions, registry
+    from api import docs, health, imports, jurisdictions, manifests, registry
 
     app.register_blueprint(health.bp)
     app.register_blueprint(docs.bp)
@@ -46,6 +46,7 @@ def create_app(config=None):
     app.register_blueprint(jurisdictions.bp)
     app.register_blueprint(registry.bp)
     app.register_blueprint(imports.bp)
+    app.register_blueprint(manifests.bp)
     logging.basicConfig(level=logging.INFO)
     return app
 

@@ -3,7 +3,7 @@ import json
 import sys
 
 import click
-from flask.cli import AppGroup
+from flask.cli import AppGroup, with_appcontext
 from sqlalchemy import select
 
 from storage.db import db
@@ -12,6 +12,17 @@ db_cli = AppGroup("db", help="Database migrations.")
 jurisdictions_cli = AppGroup("jurisdictions", help="Jurisdictions and their rule presets.")
 clients_cli = AppGroup("clients", help="OAuth clients.")
 demo_cli = AppGroup("demo", help="Demo data.")
+manifests_cli = AppGroup("manifests", help="Manifests and their findings.")
+
+
+@manifests_cli.command("reevaluate")
+def manifests_reevaluate():
+    """Raise findings that time brings: `disposal_unconfirmed` once a deadline passes."""
+    from domain.clock import now
+    from services.manifests import confirm_disposals
+
+    raised = confirm_disposals(db.session, now=now())
+    click.echo(f"disposal_unconfirmed raised on {raised} manifest(s)")
 
 
 @db_cli.command("upgrade")
@@ -135,6 +146,7 @@ def demo_load():
 
 
 @click.command("import")
+@with_appcontext
 @click.argument("kind", type=click.Choice(["fses", "permits", "devices", "haulers", "vehicles",
                                           "disposal-sites"]))
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
@@ -170,5 +182,5 @@ def import_csv(kind, path, code, as_json):
 
 
 def init_app(app):
-    for group in (db_cli, jurisdictions_cli, clients_cli, demo_cli, import_csv):
+    for group in (db_cli, jurisdictions_cli, clients_cli, demo_cli, manifests_cli, import_csv):
         app.cli.add_command(group)

@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 import pytest
 from flask.testing import FlaskClient
 from sqlalchemy import create_engine, text
+from sqlalchemy.orm import Session
 from werkzeug.serving import make_server
 
 from api import create_app
@@ -103,10 +104,9 @@ def client(app):
 
 @pytest.fixture
 def session(app):
-    from storage.db import db
-
-    with app.app_context():
-        yield db.session
+    """A session of the test's own, like another process looking at the same database."""
+    with Session(bind=app.extensions["fogx.engine"], expire_on_commit=False) as own:
+        yield own
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ The routes are read from the app itself, so a new route without a case here fail
 """
 import re
 import uuid
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from sqlalchemy import select
@@ -28,12 +29,29 @@ def world(client, session):
         site = factories.disposal_site(session, cities=(city,))
         store.update(fse_id=permit.fse_id, permit_id=permit.id, device_id=device.id,
                      hauler_id=hauler.id, site_id=site.id, code=city)
+        filer = factories.token(client, *factories.oauth_client(session, role="hauler", subject=[hauler.id]))
+        store["manifest_id"] = file_manifest(client, filer, permit, device, site)
     subjects = {"admin": ["victorville"], "auditor": ["victorville"],
                 "hauler": [mine["hauler_id"]], "fse": [mine["fse_id"]]}
     tokens = {role: factories.token(client, *factories.oauth_client(session, role=role,
                                                                     subject=subjects[role]))
               for role in ROLES}
     return {"mine": mine, "theirs": theirs, "tokens": tokens}
+
+
+def file_manifest(client, token, permit, device, site):
+    completed = datetime.now(timezone.utc) - timedelta(hours=2)
+    response = client.post("/v1/manifests", headers=factories.bearer(token), json={
+        "manifest_number": f"M-{permit.permit_number}", "permit_number": permit.permit_number,
+        "device_tag": device.tag, "vehicle_id": "TRK-1", "driver_name": "D",
+        "service_started_at": (completed - timedelta(hours=1)).isoformat(),
+        "service_completed_at": completed.isoformat(), "waste_type": "grease_interceptor_waste",
+        "gallons_removed": 1400, "full_pump_down": True, "fse_signer_name": "S",
+        "disposal": {"site_id": str(site.id), "ticket_number": "T-1",
+                     "delivered_at": completed.isoformat(), "gallons_delivered": 1400},
+    })
+    assert response.status_code == 201, response.json
+    return uuid.UUID(response.json["id"])
 
 
 def v1_routes(app):

@@ -1,0 +1,103 @@
+"""The manifest body (DESIGN.md section 6): names are the contract, units are in the names."""
+from datetime import datetime, timedelta, timezone
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from schemas.registry import WASTE_TYPES, text
+
+EARLIEST = datetime(2000, 1, 1, tzinfo=timezone.utc)
+MAX_SERVICE = timedelta(hours=48)
+
+
+class When(fields.AwareDateTime):
+    """RFC 3339 with an offset; kept in UTC; no earlier than 2000."""
+
+    def __init__(self, **kwargs):
+        super().__init__(format="iso", **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if isinstance(value, str) and len(value) > 40:
+            raise ValidationError("Not a valid RFC 3339 date-time.")
+        moment = super()._deserialize(value, attr, data, **kwargs)
+        if moment < EARLIEST:
+            raise ValidationError("Must not be before 2000-01-01.")
+        return moment.astimezone(timezone.utc)
+
+
+def gallons(maximum=100_000, **kwargs):
+    return fields.Integer(strict=True, validate=validate.Range(min=0, max=maximum), **kwargs)
+
+
+def depth(**kwargs):
+    return fields.Float(allow_nan=False, validate=validate.Range(min=0, max=600), **kwargs)
+
+
+class Measurements(Schema):
+    """Depths before pumping, in inches."""
+
+    fog_depth_in = depth(required=True)
+    solids_depth_in = depth(required=True)
+    liquid_depth_in = depth(load_default=None)
+
+
+class Disposal(Schema):
+    site_id = fields.UUID(required=True)
+    ticket_number = text(60, required=True)
+    delivered_at = When(required=True)
+    gallons_delivered = gallons(required=True)
+
+
+class ManifestIn(Schema):
+    manifest_number = text(60, required=True)
+    permit_number = text(60, required=True)
+    device_tag = text(40, required=True)
+    vehicle_id = text(60, required=True)
+    driver_name = text(200, required=True)
+    service_started_at = When(required=True)
+    service_completed_at = When(required=True)
+    waste_type = fields.String(required=True, validate=validate.OneOf(WASTE_TYPES))
+    gallons_removed = gallons(required=True)
+    decant_returned_gallons = gallons(load_default=0)
+    full_pump_down = fields.Boolean(required=True, truthy={True}, falsy={False})
+    measurements = fields.Nested(Measurements, load_default=None, allow_none=True)
+    fse_signer_name = text(200, required=True)
+    disposal = fields.Nested(Disposal, load_default=None, allow_none=True)
+
+    @validates_schema
+    def _times_in_order(self, data, **kwargs):
+        started, completed = data.get("service_started_at"), data.get("service_completed_at")
+        if started and completed and completed < started:
+            raise ValidationError("Must not be before service_started_at.", "service_completed_at")
+        if started and completed and completed - started > MAX_SERVICE:
+            raise ValidationError("A service cannot last more than 48 hours.", "service_completed_at")
+
+
+class CorrectionIn(ManifestIn):
+    reason = fields.String(required=True, validate=validate.Length(min=1, max=2000))
+
+
+class ManifestQuery(Schema):
+    fse_id = fields.UUID()
+    permit_number = fields.String(validate=validate.Length(max=60))
+    device_id = fields.UUID()
+    finding = fields.String(validate=validate.Length(max=40))
+    status = fields.String(validate=validate.OneOf(("accepted", "accepted_with_findings")))
+    service_from = fields.Date(data_key="from")
+    service_to = fields.Date(data_key="to")
+    cursor = fields.String(validate=validate.Length(max=200))
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
+
+
+def canonical(data: dict) -> dict:
+    """The loaded body as JSON-ready data: UTC times with a Z, ids as text, keys as sent."""
+
+    def plain(value):
+        if isinstance(value, dict):
+            return {k: plain(v) for k, v in value.items()}
+        if isinstance(value, datetime):
+            return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+        if value is None or isinstance(value, (bool, int, float, str)):
+            return value
+        return str(value)
+
+    return plain(data)

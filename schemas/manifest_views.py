@@ -1,0 +1,67 @@
+"""How manifests, their revisions and findings look in responses."""
+from domain import checks
+
+
+def _iso(value):
+    return value.isoformat().replace("+00:00", "Z") if value else None
+
+
+def finding_view(finding):
+    return {
+        "code": finding.code,
+        "severity": finding.severity,
+        "message": finding.message,
+        "citation": finding.citation,
+        "raised_at": _iso(finding.raised_at),
+        "cleared_at": _iso(finding.cleared_at),
+    }
+
+
+def document_view(document):
+    return {
+        "id": str(document.id),
+        "sha256": document.sha256,
+        "size_bytes": document.size_bytes,
+        "content_type": document.content_type,
+        "filename": document.filename,
+        "uploaded_at": _iso(document.uploaded_at),
+    }
+
+
+def active_findings(revision):
+    return [f for f in revision.findings if f.cleared_at is None]
+
+
+def receipt(manifest, revision, *, due_by, device):
+    """The answer to a filing, and the hauler's proof of it."""
+    findings = active_findings(revision)
+    return {
+        "id": str(manifest.id),
+        "manifest_number": manifest.manifest_number,
+        "revision": revision.revision,
+        "status": "accepted_with_findings" if findings else "accepted",
+        "findings": [finding_view(f) for f in findings],
+        "received_at": _iso(revision.received_at),
+        "first_received_at": _iso(manifest.revisions[0].received_at),
+        "due_by": due_by.isoformat() if due_by else None,
+        "sha256": revision.sha256,
+        "qualifying": checks.is_qualifying(f.code for f in findings),
+        "hauler_id": str(manifest.hauler_id),
+        "fse_id": str(manifest.fse_id),
+        "device_id": str(manifest.device_id),
+        "device_frequency_days": device.frequency_days,
+        "documents": [document_view(d) for d in manifest.documents],
+        "manifest": revision.body["manifest"],
+    }
+
+
+def revision_view(revision):
+    return {
+        "revision": revision.revision,
+        "received_at": _iso(revision.received_at),
+        "reason": revision.reason,
+        "sha256": revision.sha256,
+        "previous_sha256": revision.previous_sha256,
+        "document": revision.body,
+        "findings": [finding_view(f) for f in revision.findings],
+    }

@@ -1,0 +1,448 @@
+"""Manifest use cases: submit, correct, read; findings kept current as later loads arrive.
+
+A manifest is rejected only when it cannot be filed (schema errors, an unknown permit or
+device). Everything else is stored and flagged: a late or non-compliant manifest is
+evidence the city needs.
+"""
+import uuid
+from datetime import timedelta
+
+from sqlalchemy import and_, exists, func, or_, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import selectinload
+
+from api.errors import Conflict, NotFound, ValidationFailed
+from domain import chain, checks
+from domain import registry as reg
+from domain.clock import now as clock_now
+from schemas.manifest import canonical
+from services.registry import decode_cursor, encode_cursor, licences_of
+from storage.models import (
+    Device,
+    DisposalSite,
+    Finding,
+    Hauler,
+    Jurisdiction,
+    Manifest,
+    ManifestRevision,
+    Permit,
+    new_id,
+)
+
+# Facts --------------------------------------------------------------------------------------
+
+
+def rules_of(jurisdiction: Jurisdiction) -> checks.Rules:
+    return checks.Rules(
+        manifest_deadline_hours=jurisdiction.manifest_deadline_hours,
+        twenty_five_percent_rule=jurisdiction.twenty_five_percent_rule,
+        full_pump_min_ratio=jurisdiction.full_pump_min_ratio,
+        grace_days=jurisdiction.grace_days,
+        decant_return_allowed=jurisdiction.decant_return_allowed,
+        interceptor_max_interval_days=jurisdiction.interceptor_max_interval_days,
+        citations=dict(jurisdiction.citations),
+    )
+
+
+def device_facts(device: Device) -> checks.DeviceFacts:
+    return checks.DeviceFacts(kind=device.kind, capacity_gallons=device.capacity_gallons,
+                              liquid_depth_in=device.liquid_depth_in,
+                              frequency_days=device.frequency_days)
+
+
+def permit_facts(permit: Permit) -> checks.PermitFacts:
+    return checks.PermitFacts(
+        permit_number=permit.permit_number, issued_on=permit.issued_on,
+        expires_on=permit.expires_on,
+        changes=tuple(reg.Dated(c.effective_on, c.status) for c in permit.status_changes),
+    )
+
+
+def hauler_facts(hauler: Hauler) -> checks.HaulerFacts:
+    return checks.HaulerFacts(
+        licences=tuple(licences_of(hauler)),
+        registrations=tuple(reg.Registration(r.jurisdiction_id, r.registered_on, r.ended_on)
+                            for r in hauler.registrations),
+        vehicles={v.vehicle_id: v.tank_capacity_gallons for v in hauler.vehicles},
+    )
+
+
+def site_facts(site: DisposalSite | None) -> checks.SiteFacts | None:
+    if site is None:
+        return None
+    return checks.SiteFacts(
+        approved_from=site.approved_from, approved_until=site.approved_until,
+        changes=tuple(reg.Dated(c.effective_on, c.status) for c in site.status_changes),
+        waste_types=tuple(site.waste_types),
+        jurisdiction_ids=frozenset(j.id for j in site.jurisdictions),
+    )
+
+
+def load_of(revision: ManifestRevision) -> checks.Load:
+    measurements = revision.body["manifest"].get("measurements") or {}
+    return checks.Load(
+        service_started_at=revision.service_started_at,
+        service_completed_at=revision.service_completed_at,
+        waste_type=revision.waste_type,
+        gallons_removed=revision.gallons_removed,
+        decant_returned_gallons=revision.decant_returned_gallons,
+        full_pump_down=revision.full_pump_down,
+        vehicle_id=revision.vehicle_id,
+        fog_depth_in=measurements.get("fog_depth_in"),
+        solids_depth_in=measurements.get("solids_depth_in"),
+        disposal_site_id=revision.disposal_site_id,
+        disposal_ticket_number=revision.disposal_ticket_number,
+        disposal_delivered_at=revision.disposal_delivered_at,
+        disposal_gallons_delivered=revision.disposal_gallons_delivered,
+    )
+
+
+def current_revisions():
+    """Revisions now in force: the latest of each manifest."""
+    return select(ManifestRevision).join(Manifest, and_(
+        Manifest.id == ManifestRevision.manifest_id,
+        Manifest.current_revision == ManifestRevision.revision,
+    ))
+
+
+# Findings -----------------------------------------------------------------------------------
+
+
+def evaluate(session, revision: ManifestRevision, now) -> list[checks.Finding]:
+    """Every finding the revision raises today, with the facts as they stood on its dates."""
+    manifest = revision.manifest
+    device = session.get(Device, revision.device_id)
+    jurisdiction = session.get(Jurisdiction, manifest.jurisdiction_id)
+    completed = revision.service_completed_at
+    others = session.scalars(current_revisions().where(
+        ManifestRevision.device_id == revision.device_id,
+        ManifestRevision.manifest_id != manifest.id,
+        ManifestRevision.service_completed_at.between(completed - checks.SAME_SERVICE,
+                                                      completed + checks.SAME_SERVICE),
+    )).all()
+    ticket = []
+    if revision.disposal_ticket_number:
+        ticket = session.scalars(current_revisions().where(
+            ManifestRevision.disposal_site_id == revision.disposal_site_id,
+            ManifestRevision.disposal_ticket_number == revision.disposal_ticket_number,
+            ManifestRevision.manifest_id != manifest.id,
+        )).all()
+    previous = session.scalar(
+        current_revisions().with_only_columns(func.max(ManifestRevision.service_completed_at)).where(
+            ManifestRevision.device_id == revision.device_id,
+            ManifestRevision.qualifying.is_(True),
+            ManifestRevision.manifest_id != manifest.id,
+            ManifestRevision.service_completed_at < completed - checks.SAME_SERVICE,
+        ))
+    if previous is not None and previous.tzinfo is None:
+        previous = previous.replace(tzinfo=completed.tzinfo)
+    site = session.get(DisposalSite, revision.disposal_site_id) if revision.disposal_site_id else None
+    return checks.check(
+        load=load_of(revision), received_at=revision.received_at, now=now,
+        rules=rules_of(jurisdiction), jurisdiction_id=jurisdiction.id,
+        device=device_facts(device), permit=permit_facts(device.permit),
+        hauler=hauler_facts(session.get(Hauler, manifest.hauler_id)), site=site_facts(site),
+        device_loads=[load_of(o) for o in others], ticket_loads=[load_of(t) for t in ticket],
+        previous_qualifying=previous,
+    )
+
+
+def refresh(session, revision: ManifestRevision, now):
+    """Bring the revision's stored findings in line with what it raises now.
+
+    New findings are added; findings no longer raised (a second truckload completing the
+    pump-down, say) are cleared with a date, never deleted.
+    """
+    raised = {finding.code: finding for finding in evaluate(session, revision, now)}
+    active = {f.code: f for f in revision.findings if f.cleared_at is None}
+    for code, finding in raised.items():
+        if code not in active:
+            revision.findings.append(Finding(code=code, severity=finding.severity,
+                                             message=finding.message, citation=finding.citation,
+                                             raised_at=now))
+    for code, stored in active.items():
+        if code not in raised:
+            stored.cleared_at = now
+    revision.qualifying = checks.is_qualifying(raised)
+
+
+def refresh_neighbours(session, revision: ManifestRevision, now):
+    """Findings of other manifests that this revision can change: the same service's other
+    loads, the loads on the same disposal ticket, and the device's next service."""
+    completed = revision.service_completed_at
+    window = checks.SAME_SERVICE
+    neighbours = set(session.scalars(current_revisions().where(
+        ManifestRevision.manifest_id != revision.manifest_id,
+        or_(
+            and_(ManifestRevision.device_id == revision.device_id,
+                 ManifestRevision.service_completed_at.between(completed - window, completed + window)),
+            and_(ManifestRevision.disposal_site_id == revision.disposal_site_id,
+                 ManifestRevision.disposal_ticket_number == revision.disposal_ticket_number)
+            if revision.disposal_ticket_number else False,
+        ),
+    )).all())
+    following = session.scalar(current_revisions().where(
+        ManifestRevision.device_id == revision.device_id,
+        ManifestRevision.service_completed_at > completed + window,
+    ).order_by(ManifestRevision.service_completed_at).limit(1))
+    if following is not None:
+        neighbours.add(following)
+    session.flush()
+    for neighbour in sorted(neighbours, key=lambda r: r.service_completed_at):
+        refresh(session, neighbour, now)
+
+
+# Submitting ---------------------------------------------------------------------------------
+
+
+def resolve(session, data, hauler: Hauler) -> tuple[Permit, Device]:
+    """The permit and device a manifest names, or a 422 naming the field.
+
+    Permit numbers are unique within a jurisdiction; a number used in two cities is read in
+    a city the hauler is registered in.
+    """
+    permits = session.scalars(select(Permit).where(Permit.permit_number == data["permit_number"])).all()
+    if len(permits) > 1:
+        registered = {r.jurisdiction_id for r in hauler.registrations}
+        permits = [p for p in permits if p.jurisdiction_id in registered] or permits
+    if not permits:
+        raise ValidationFailed("The manifest names an unknown permit.",
+                               errors={"permit_number": ["No such permit."]})
+    if len(permits) > 1:
+        raise ValidationFailed("The permit number is ambiguous.",
+                               errors={"permit_number": ["Used in several jurisdictions."]})
+    permit = permits[0]
+    device = session.scalar(select(Device).where(Device.permit_id == permit.id,
+                                                 Device.tag == data["device_tag"]))
+    if device is None:
+        raise ValidationFailed("The manifest names a device the permit does not list.",
+                               errors={"device_tag": [f"No device {data['device_tag']!r} on permit "
+                                                      f"{permit.permit_number}."]})
+    return permit, device
+
+
+def _refuse_the_future(data, now):
+    skew = timedelta(minutes=5)
+    errors = {}
+    if data["service_completed_at"] > now + skew:
+        errors["service_completed_at"] = ["Must not be in the future."]
+    if data.get("disposal") and data["disposal"]["delivered_at"] > now + skew:
+        errors["disposal.delivered_at"] = ["Must not be in the future."]
+    if errors:
+        raise ValidationFailed("The manifest is dated in the future.", errors=errors)
+
+
+def _columns(data, device: Device) -> dict:
+    disposal = data.get("disposal") or {}
+    return dict(
+        device_id=device.id,
+        service_started_at=data["service_started_at"],
+        service_completed_at=data["service_completed_at"],
+        waste_type=data["waste_type"],
+        gallons_removed=data["gallons_removed"],
+        decant_returned_gallons=data["decant_returned_gallons"],
+        full_pump_down=data["full_pump_down"],
+        vehicle_id=data["vehicle_id"],
+        disposal_site_id=disposal.get("site_id"),
+        disposal_ticket_number=disposal.get("ticket_number"),
+        disposal_delivered_at=disposal.get("delivered_at"),
+        disposal_gallons_delivered=disposal.get("gallons_delivered"),
+        qualifying=True,
+    )
+
+
+def _new_revision(manifest, number, body, data, device, *, received_at, reason, previous, client_pk):
+    document = {
+        "manifest_id": str(manifest.id),
+        "hauler_id": str(manifest.hauler_id),
+        "revision": number,
+        "received_at": received_at.isoformat().replace("+00:00", "Z"),
+        "reason": reason,
+        "previous_sha256": previous,
+        "manifest": body,
+    }
+    return ManifestRevision(
+        manifest_id=manifest.id, revision=number, body=document, sha256=chain.seal(document),
+        previous_sha256=previous, reason=reason, received_at=received_at,
+        submitted_by_client_id=client_pk, **_columns(data, device),
+    )
+
+
+def _find(session, hauler_id, manifest_number):
+    return session.scalar(select(Manifest).where(Manifest.hauler_id == hauler_id,
+                                                 Manifest.manifest_number == manifest_number))
+
+
+def _same_or_conflict(manifest: Manifest, body: dict):
+    if current(manifest).body["manifest"] != body:
+        raise Conflict(f"Manifest {manifest.manifest_number} was filed with a different body; "
+                       "send a correction to change it.")
+    return manifest
+
+
+def current(manifest: Manifest) -> ManifestRevision:
+    return manifest.revisions[manifest.current_revision - 1]
+
+
+def submit(session, principal, data) -> tuple[Manifest, bool]:
+    """File a manifest; (manifest, created). A repeat of the same body returns the stored one."""
+    now = clock_now()
+    _refuse_the_future(data, now)
+    hauler = session.get(Hauler, principal.hauler_id)
+    permit, device = resolve(session, data, hauler)
+    body = canonical(data)
+    existing = _find(session, hauler.id, data["manifest_number"])
+    if existing is not None:
+        return _same_or_conflict(existing, body), False
+    manifest = Manifest(id=new_id(), hauler_id=hauler.id, manifest_number=data["manifest_number"],
+                        jurisdiction_id=permit.jurisdiction_id, fse_id=device.fse_id,
+                        device_id=device.id, permit_id=permit.id, current_revision=1,
+                        created_at=now)
+    session.add(manifest)
+    revision = _new_revision(manifest, 1, body, data, device, received_at=now, reason=None,
+                             previous=None, client_pk=principal.client_pk)
+    session.add(revision)
+    try:
+        session.flush()
+    except IntegrityError:
+        session.rollback()
+        existing = _find(session, hauler.id, data["manifest_number"])
+        if existing is None:
+            raise
+        return _same_or_conflict(existing, body), False
+    session.refresh(manifest)
+    refresh(session, revision, now)
+    refresh_neighbours(session, revision, now)
+    try:
+        session.commit()
+    except IntegrityError:
+        # Another request filed the same manifest number between our flush and commit.
+        session.rollback()
+        existing = _find(session, hauler.id, data["manifest_number"])
+        if existing is None:
+            raise
+        return _same_or_conflict(existing, body), False
+    return manifest, True
+
+
+def correct(session, principal, manifest_id, data) -> tuple[Manifest, bool]:
+    """A new revision of the hauler's own manifest; earlier revisions stay as they were."""
+    now = clock_now()
+    manifest = get(session, principal, manifest_id)
+    if principal.role != "hauler" or manifest.hauler_id != principal.hauler_id:
+        raise NotFound("No such manifest within your reach.")
+    reason = data.pop("reason")
+    if data["manifest_number"] != manifest.manifest_number:
+        raise ValidationFailed("A correction keeps the manifest number.",
+                               errors={"manifest_number": [f"Must be {manifest.manifest_number}."]})
+    _refuse_the_future(data, now)
+    hauler = session.get(Hauler, principal.hauler_id)
+    permit, device = resolve(session, data, hauler)
+    body = canonical(data)
+    latest = current(manifest)
+    if latest.body["manifest"] == body:
+        return manifest, False
+    revision = _new_revision(manifest, latest.revision + 1, body, data, device, received_at=now,
+                             reason=reason, previous=latest.sha256, client_pk=principal.client_pk)
+    session.add(revision)
+    manifest.current_revision = revision.revision
+    manifest.device_id, manifest.permit_id, manifest.fse_id = device.id, permit.id, device.fse_id
+    manifest.jurisdiction_id = permit.jurisdiction_id
+    try:
+        session.flush()
+    except IntegrityError:
+        session.rollback()
+        raise Conflict("Another correction of this manifest arrived at the same time; read it and retry.")
+    session.refresh(manifest)
+    refresh(session, revision, now)
+    refresh_neighbours(session, latest, now)
+    refresh_neighbours(session, revision, now)
+    session.commit()
+    return manifest, True
+
+
+# Reading ------------------------------------------------------------------------------------
+
+
+def visible(principal):
+    """A select of the manifest ids within the caller's reach."""
+    if principal.role == "hauler":
+        return select(Manifest.id).where(Manifest.hauler_id == principal.hauler_id)
+    if principal.role == "fse":
+        return select(Manifest.id).where(Manifest.fse_id.in_(principal.fse_ids or [None]))
+    return select(Manifest.id).where(Manifest.jurisdiction_id == principal.jurisdiction_id)
+
+
+def get(session, principal, manifest_id) -> Manifest:
+    try:
+        manifest_id = uuid.UUID(str(manifest_id))
+    except ValueError:
+        manifest_id = None
+    manifest = manifest_id and session.scalar(select(Manifest).where(
+        Manifest.id == manifest_id, Manifest.id.in_(visible(principal))))
+    if manifest is None:
+        raise NotFound("No such manifest within your reach.")
+    return manifest
+
+
+def confirm_disposals(session, *, now, manifest_ids=None) -> int:
+    """Raise `disposal_unconfirmed` on current revisions whose deadline passed with no disposal."""
+    query = (current_revisions()
+             .join(Jurisdiction, Jurisdiction.id == Manifest.jurisdiction_id)
+             .where(ManifestRevision.disposal_site_id.is_(None))
+             .where(~exists().where(Finding.revision_id == ManifestRevision.id,
+                                    Finding.code == "disposal_unconfirmed",
+                                    Finding.cleared_at.is_(None))))
+    if manifest_ids is not None:
+        query = query.where(ManifestRevision.manifest_id.in_(manifest_ids))
+    raised = 0
+    for revision, deadline_hours in session.execute(
+            query.add_columns(Jurisdiction.manifest_deadline_hours)).all():
+        if now > revision.service_completed_at + timedelta(hours=deadline_hours):
+            refresh(session, revision, now)
+            raised += 1
+    session.commit()
+    return raised
+
+
+def listing(session, principal, *, fse_id=None, permit_number=None, device_id=None, finding=None,
+            status=None, service_from=None, service_to=None, cursor=None, limit=50):
+    query = (select(Manifest).join(ManifestRevision, and_(
+        ManifestRevision.manifest_id == Manifest.id,
+        ManifestRevision.revision == Manifest.current_revision))
+        .where(Manifest.id.in_(visible(principal)))
+        .options(selectinload(Manifest.revisions).selectinload(ManifestRevision.findings)))
+    if fse_id:
+        query = query.where(Manifest.fse_id == fse_id)
+    if device_id:
+        query = query.where(Manifest.device_id == device_id)
+    if permit_number:
+        query = query.join(Permit, Permit.id == Manifest.permit_id).where(
+            Permit.permit_number == permit_number)
+    active_finding = exists().where(Finding.revision_id == ManifestRevision.id,
+                                    Finding.cleared_at.is_(None))
+    if finding:
+        query = query.where(active_finding.where(Finding.code == finding))
+    if status == "accepted":
+        query = query.where(~active_finding)
+    elif status == "accepted_with_findings":
+        query = query.where(active_finding)
+    if service_from:
+        query = query.where(func.date(ManifestRevision.service_completed_at) >= service_from)
+    if service_to:
+        query = query.where(func.date(ManifestRevision.service_completed_at) <= service_to)
+    if cursor:
+        query = query.where(Manifest.id > decode_cursor(cursor))
+    rows = session.scalars(query.order_by(Manifest.id).limit(limit + 1)).unique().all()
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return rows, encode_cursor(rows[-1].id) if more and rows else None
+
+
+def last_qualifying(session, device_id, before=None):
+    query = current_revisions().with_only_columns(func.max(ManifestRevision.service_completed_at)).where(
+        ManifestRevision.device_id == device_id, ManifestRevision.qualifying.is_(True))
+    if before is not None:
+        query = query.where(ManifestRevision.service_completed_at <= before)
+    return session.scalar(query)
+

@@ -1,0 +1,357 @@
+"""Manifest submission: every finding code fires when it should and only then; never lost."""
+import threading
+from datetime import date, timedelta
+
+import pytest
+import requests
+from sqlalchemy import func, select
+
+from domain import chain
+from storage.models import Manifest, ManifestRevision, PermitStatusChange
+from tests import factories
+from tests.manifest_world import NOW, build, iso
+
+
+@pytest.fixture
+def world(client, session, frozen_clock):
+    frozen_clock(NOW)
+    return build(client, session)
+
+
+def test_a_clean_manifest_is_accepted_with_a_receipt(world):
+    response = world.post(world.body())
+    assert response.status_code == 201
+    receipt = response.json
+    assert receipt["status"] == "accepted" and receipt["findings"] == []
+    assert receipt["revision"] == 1
+    assert receipt["received_at"] == "2026-06-01T12:00:00Z"
+    assert len(receipt["sha256"]) == 64
+    assert receipt["due_by"] == (NOW.date() + timedelta(days=90)).isoformat()
+    assert response.headers["Location"].endswith(receipt["id"])
+    fetched = world.client.get(response.headers["Location"], headers=factories.bearer(world.hauler_token))
+    assert fetched.json["sha256"] == receipt["sha256"]
+
+
+def test_late_submission_is_stored_and_flagged_never_rejected(world):
+    body = world.body(completed=NOW - timedelta(hours=73))
+    response = world.post(body)
+    assert response.status_code == 201
+    assert [f["code"] for f in response.json["findings"]] == ["late_submission"]
+    finding = response.json["findings"][0]
+    assert finding["severity"] == "violation" and finding["citation"] == "Victorville 10.03.170(b)"
+    assert world.session.scalar(select(func.count()).select_from(Manifest)) == 1
+    assert world.codes(world.body(completed=NOW - timedelta(hours=71))) == []
+
+
+def test_the_deadline_comes_from_the_jurisdiction(world):
+    world.set_rules(manifest_deadline_hours=24)
+    assert world.codes(world.body(completed=NOW - timedelta(hours=30))) == ["late_submission"]
+    world.set_rules(manifest_deadline_hours=72)
+    assert world.codes(world.body(completed=NOW - timedelta(hours=30))) == []
+
+
+def test_permit_not_active(world):
+    world.session.add(PermitStatusChange(permit_id=world.permit.id, status="suspended",
+                                         effective_on=date(2026, 5, 1)))
+    world.session.commit()
+    assert "permit_not_active" in world.codes(world.body())
+    february = world.body(completed=NOW.replace(month=2), disposal=None)
+    assert "permit_not_active" not in world.codes(february)
+
+
+def test_waste_type_mismatch(world):
+    assert world.codes(world.body(waste_type="grease_trap_waste")) == ["waste_type_mismatch"]
+    assert world.codes(world.body(waste_type="grease_interceptor_waste")) == []
+
+
+def test_partial_pump_down_by_gallons_or_attestation(world):
+    assert world.codes(world.body(gallons_removed=1000)) == ["partial_pump_down"]
+    assert world.codes(world.body(full_pump_down=False)) == ["partial_pump_down"]
+    assert world.codes(world.body(gallons_removed=1350)) == []  # 90% of 1,500
+
+
+def test_the_full_pump_ratio_comes_from_the_jurisdiction(world):
+    world.set_rules(full_pump_min_ratio=0.95)
+    assert world.codes(world.body(gallons_removed=1400)) == ["partial_pump_down"]
+    world.set_rules(full_pump_min_ratio=0.9)
+    assert world.codes(world.body(gallons_removed=1400)) == []
+
+
+def test_two_truckloads_within_a_day_are_one_service(client, session, frozen_clock):
+    frozen_clock(NOW)
+    world = build(client, session, capacity=3000)
+    first = world.post(world.body(completed=NOW - timedelta(hours=6), gallons_removed=2500,
+                                  full_pump_down=False))
+    assert [f["code"] for f in first.json["findings"]] == ["partial_pump_down"]
+    second = world.post(world.body(completed=NOW - timedelta(hours=3), gallons_removed=500))
+    assert second.json["findings"] == []
+    again = world.client.get(f"/v1/manifests/{first.json['id']}", headers=factories.bearer(world.hauler_token))
+    assert again.json["findings"] == []
+    history = world.client.get(f"/v1/manifests/{first.json['id']}/revisions",
+                               headers=factories.bearer(world.hauler_token)).json["items"][0]["findings"]
+    assert history[0]["code"] == "partial_pump_down" and history[0]["cleared_at"]
+
+
+def test_decant_returned_unless_the_jurisdiction_allows_it(world):
+    assert world.codes(world.body(decant_returned_gallons=200)) == ["decant_returned"]
+    world.set_rules(decant_return_allowed=True)
+    assert world.codes(world.body(decant_returned_gallons=200)) == []
+
+
+def test_twenty_five_percent_rule(world):
+    at_limit = {"fog_depth_in": 8, "solids_depth_in": 4, "liquid_depth_in": 48}  # 12 of 48 in
+    assert world.codes(world.body(measurements=at_limit)) == ["twenty_five_percent_exceeded"]
+    under = {"fog_depth_in": 7, "solids_depth_in": 4.9, "liquid_depth_in": 48}
+    assert world.codes(world.body(measurements=under)) == []
+    assert world.codes(world.body(measurements=None)) == []
+
+
+def test_hauler_registered_only_in_victorville_filing_for_tracy(client, session, frozen_clock):
+    frozen_clock(NOW)
+    tracy = build(client, session, city="tracy")
+    victorville_hauler = factories.hauler(session, cities=("victorville",), vehicles=(("TRK-1", 3000),))
+    token = factories.token(client, *factories.oauth_client(session, role="hauler",
+                                                            subject=[victorville_hauler.id]))
+    body = tracy.body(disposal=None, completed=NOW - timedelta(hours=1))
+    response = tracy.post(body, token=token)
+    assert response.status_code == 201
+    assert [f["code"] for f in response.json["findings"]] == ["hauler_licence_invalid"]
+    assert "not registered" in response.json["findings"][0]["message"]
+
+
+def test_expired_licence_is_hauler_licence_invalid(client, session, frozen_clock):
+    frozen_clock(NOW)
+    world = build(client, session)
+    lapsed = factories.hauler(session, licence_expires_on=date(2026, 5, 1), vehicles=(("TRK-1", 3000),))
+    token = factories.token(client, *factories.oauth_client(session, role="hauler", subject=[lapsed.id]))
+    assert world.codes(world.body(), token=token) == ["hauler_licence_invalid"]
+
+
+def test_vehicle_unregistered_or_overloaded(world):
+    assert world.codes(world.body(vehicle_id="NOT-OURS")) == ["vehicle_unregistered"]
+    overloaded = world.body(vehicle_id="TRK-2", gallons_removed=1450)  # a 1,000-gallon truck
+    assert world.codes(overloaded) == ["vehicle_unregistered"]
+    assert world.codes(world.body(vehicle_id="TRK-1")) == []
+
+
+def test_disposal_site_unapproved(world, session):
+    closed = factories.disposal_site(session, status="closed")
+    body = world.body()
+    body["disposal"]["site_id"] = str(closed.id)
+    assert world.codes(body) == ["disposal_site_unapproved"]
+    trap_only = factories.disposal_site(session, waste_types=("grease_trap_waste",))
+    body = world.body()
+    body["disposal"]["site_id"] = str(trap_only.id)
+    assert world.codes(body) == ["disposal_site_unapproved"]
+    body = world.body()
+    body["disposal"]["site_id"] = "00000000-0000-0000-0000-000000000001"
+    assert world.codes(body) == ["disposal_site_unapproved"]
+
+
+def test_disposal_before_service(world):
+    body = world.body()
+    body["disposal"]["delivered_at"] = iso(NOW - timedelta(hours=5))
+    assert world.codes(body) == ["disposal_before_service"]
+
+
+def test_disposal_unconfirmed_once_the_deadline_passes(world, app, frozen_clock):
+    young = world.post(world.body(disposal=None, completed=NOW - timedelta(hours=10)))
+    assert young.json["findings"] == []
+    old = world.codes(world.body(disposal=None, completed=NOW - timedelta(hours=80)))
+    assert old == ["disposal_unconfirmed", "late_submission"]
+    frozen_clock(NOW + timedelta(hours=63))
+    result = app.test_cli_runner().invoke(args=["manifests", "reevaluate"])
+    assert result.exit_code == 0 and "1 manifest" in result.output
+    world.reauthenticate()
+    later = world.client.get(f"/v1/manifests/{young.json['id']}", headers=factories.bearer(world.hauler_token))
+    assert [f["code"] for f in later.json["findings"]] == ["disposal_unconfirmed"]
+
+
+def test_load_shortfall_across_a_ticket(world):
+    first = world.body(gallons_removed=1400)
+    first["disposal"].update(ticket_number="T-SHARED", gallons_delivered=2000)
+    one = world.post(first)
+    assert one.json["findings"] == []
+    second = world.body(gallons_removed=1400, completed=NOW - timedelta(hours=1))
+    second["disposal"].update(ticket_number="T-SHARED", gallons_delivered=2000)
+    second["manifest_number"] = "M-OTHER"
+    two = world.post(second)
+    assert [f["code"] for f in two.json["findings"]] == ["load_shortfall"]
+    again = world.client.get(f"/v1/manifests/{one.json['id']}", headers=factories.bearer(world.hauler_token))
+    assert [f["code"] for f in again.json["findings"]] == ["load_shortfall"]
+
+
+def test_service_interval_exceeded_and_grace(world):
+    assert world.codes(world.body(completed=NOW - timedelta(days=100), disposal=None,
+                                  measurements=None)) == ["disposal_unconfirmed", "late_submission"]
+    # 98 days after the previous qualifying service, on a 90-day device.
+    assert "service_interval_exceeded" in world.codes(world.body(completed=NOW - timedelta(days=2)))
+    world.set_rules(grace_days=14)
+    assert "service_interval_exceeded" not in world.codes(world.body(completed=NOW - timedelta(days=1)))
+
+
+def test_a_partial_service_does_not_count_as_the_previous_service(world):
+    world.codes(world.body(completed=NOW - timedelta(days=120)))
+    world.codes(world.body(completed=NOW - timedelta(days=60), gallons_removed=500))
+    assert "service_interval_exceeded" in world.codes(world.body())
+
+
+# Rejected: cannot be filed ------------------------------------------------------------------
+
+
+def test_schema_errors_are_422_with_every_field(world):
+    body = world.body(gallons_removed=-5, waste_type="soup", service_completed_at="yesterday",
+                      measurements={"fog_depth_in": "deep"}, colour="red")
+    del body["driver_name"]
+    response = world.post(body)
+    assert response.status_code == 422
+    assert set(response.json["errors"]) >= {"gallons_removed", "waste_type", "service_completed_at",
+                                            "measurements.fog_depth_in", "measurements.solids_depth_in",
+                                            "driver_name", "colour"}
+    assert world.session.scalar(select(func.count()).select_from(Manifest)) == 0
+
+
+def test_naive_times_and_future_services_are_refused(world):
+    naive = world.post(world.body(service_completed_at="2026-06-01T10:00:00"))
+    assert naive.status_code == 422 and "service_completed_at" in naive.json["errors"]
+    future = world.post(world.body(completed=NOW + timedelta(days=1)))
+    assert future.status_code == 422 and "service_completed_at" in future.json["errors"]
+
+
+def test_unknown_permit_or_device_is_422_naming_the_field(world):
+    assert set(world.post(world.body(permit_number="NOPE")).json["errors"]) == {"permit_number"}
+    assert set(world.post(world.body(device_tag="GT-9")).json["errors"]) == {"device_tag"}
+
+
+def test_only_hauler_clients_file(world, client, session):
+    auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
+    response = world.post(world.body(), token=auditor)
+    assert response.status_code == 403
+
+
+# Retries ------------------------------------------------------------------------------------
+
+
+def test_the_same_manifest_twice_is_stored_once(world):
+    body = world.body()
+    first, second = world.post(body), world.post(body)
+    assert (first.status_code, second.status_code) == (201, 200)
+    assert first.json["id"] == second.json["id"] and first.json["sha256"] == second.json["sha256"]
+    changed = dict(body, gallons_removed=1400)
+    conflict = world.post(changed)
+    assert conflict.status_code == 409 and conflict.mimetype == "application/problem+json"
+    assert world.session.scalar(select(func.count()).select_from(ManifestRevision)) == 1
+
+
+def test_idempotency_key(world):
+    body = world.body()
+    first = world.post(body, headers={"Idempotency-Key": "k-1"})
+    replay = world.post(body, headers={"Idempotency-Key": "k-1"})
+    assert first.status_code == replay.status_code == 201
+    assert replay.json == first.json and replay.headers["Idempotent-Replayed"] == "true"
+    other = world.post(world.body(), headers={"Idempotency-Key": "k-1"})
+    assert other.status_code == 422 and "Idempotency-Key" in other.json["errors"]
+
+
+def test_idempotency_key_in_flight_is_409(world, session):
+    from api.idempotency import _fingerprint  # noqa: F401  (the fingerprint is what we match)
+    from storage.models import IdempotencyRecord, OAuthClient
+
+    body = world.body()
+    client_pk = session.scalar(select(OAuthClient.id).where(OAuthClient.role == "hauler"))
+    import hashlib
+    import json as jsonlib
+
+    raw = jsonlib.dumps(body).encode()
+    fingerprint = hashlib.sha256(b"POST /v1/manifests\n" + raw).hexdigest()
+    session.add(IdempotencyRecord(client_id=client_pk, key="busy", request_sha256=fingerprint))
+    session.commit()
+    response = world.client.post("/v1/manifests", data=raw, content_type="application/json",
+                                 headers={**factories.bearer(world.hauler_token), "Idempotency-Key": "busy"})
+    assert response.status_code == 409
+
+
+def test_fifty_concurrent_identical_posts_store_one_manifest(app, world):
+    from tests.conftest import serve
+
+    body = world.body()
+    statuses = []
+    with serve(app) as base:
+        def post():
+            response = requests.post(f"{base}/v1/manifests", json=body, timeout=60,
+                                     headers=factories.bearer(world.hauler_token))
+            statuses.append(response.status_code)
+
+        threads = [threading.Thread(target=post) for _ in range(50)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert sorted(set(statuses)) <= [200, 201] and statuses.count(201) == 1, statuses
+    world.session.expire_all()
+    assert world.session.scalar(select(func.count()).select_from(Manifest)) == 1
+    assert world.session.scalar(select(func.count()).select_from(ManifestRevision)) == 1
+
+
+# Corrections --------------------------------------------------------------------------------
+
+
+def test_a_correction_keeps_revision_one_and_chains_the_hash(world):
+    body = world.body(disposal=None)
+    first = world.post(body).json
+    correction = dict(body, reason="disposal ticket at the end of the day", disposal={
+        "site_id": str(world.site.id), "ticket_number": "T-END", "delivered_at": iso(NOW - timedelta(minutes=30)),
+        "gallons_delivered": 1450})
+    path = f"/v1/manifests/{first['id']}"
+    headers = factories.bearer(world.hauler_token)
+    corrected = world.client.post(f"{path}/corrections", json=correction, headers=headers)
+    assert corrected.status_code == 201
+    assert corrected.json["revision"] == 2 and corrected.json["sha256"] != first["sha256"]
+    revisions = world.client.get(f"{path}/revisions", headers=headers).json["items"]
+    assert [r["revision"] for r in revisions] == [1, 2]
+    assert revisions[0]["sha256"] == first["sha256"]
+    assert revisions[0]["document"]["manifest"]["disposal"] is None
+    assert revisions[1]["previous_sha256"] == first["sha256"]
+    assert chain.verify([(r["revision"], r["document"], r["sha256"]) for r in revisions]) == []
+    tampered = [dict(r) for r in revisions]
+    tampered[0]["document"] = {**tampered[0]["document"], "reason": "edited"}
+    assert chain.verify([(r["revision"], r["document"], r["sha256"]) for r in tampered])
+    same_again = world.client.post(f"{path}/corrections", json=correction, headers=headers)
+    assert same_again.status_code == 200 and same_again.json["revision"] == 2
+
+
+def test_a_correction_needs_a_reason_and_the_same_number(world):
+    first = world.post(world.body()).json
+    path = f"/v1/manifests/{first['id']}/corrections"
+    headers = factories.bearer(world.hauler_token)
+    no_reason = world.client.post(path, json=world.body(), headers=headers)
+    assert no_reason.status_code == 422 and "reason" in no_reason.json["errors"]
+    other_number = world.client.post(path, json=dict(world.body(), reason="x"), headers=headers)
+    assert other_number.status_code == 422 and "manifest_number" in other_number.json["errors"]
+
+
+def test_another_hauler_cannot_see_or_correct(world, client, session):
+    first = world.post(world.body()).json
+    rival = factories.hauler(session)
+    token = factories.token(client, *factories.oauth_client(session, role="hauler", subject=[rival.id]))
+    headers = factories.bearer(token)
+    assert client.get(f"/v1/manifests/{first['id']}", headers=headers).status_code == 404
+    correction = dict(world.body(), manifest_number=first["manifest_number"], reason="mine now")
+    assert client.post(f"/v1/manifests/{first['id']}/corrections", json=correction,
+                       headers=headers).status_code == 404
+    assert client.get("/v1/manifests", headers=headers).json["items"] == []
+
+
+def test_listing_filters(world, client, session):
+    world.post(world.body())
+    late = world.post(world.body(completed=NOW - timedelta(hours=100), disposal=None)).json
+    headers = factories.bearer(world.hauler_token)
+    flagged = client.get("/v1/manifests", query_string={"finding": "late_submission"}, headers=headers).json
+    assert [m["id"] for m in flagged["items"]] == [late["id"]]
+    clean = client.get("/v1/manifests", query_string={"status": "accepted"}, headers=headers).json
+    assert len(clean["items"]) == 1
+    dated = client.get("/v1/manifests", query_string={"from": "2026-05-28", "to": "2026-05-28"},
+                       headers=headers).json
+    assert [m["id"] for m in dated["items"]] == [late["id"]]
+    auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
+    assert len(client.get("/v1/manifests", headers=factories.bearer(auditor)).json["items"]) == 2
