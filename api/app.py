@@ -4,20 +4,32 @@ import logging
 import re
 import uuid
 
-from flask import Flask, g, request
+from flask import Flask, Request, current_app, g, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from api import cli, errors
 from api.errors import PayloadTooLarge
+from api.worker import start_outbox_worker
 from api.config import load_config
 from storage.db import db
 from storage.objects import make_store
+from storage.uploads import HashingSpool
 
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,100}$")
 
 
+class FogxRequest(Request):
+    """File parts of multipart bodies are spooled to disk, hashed and counted as they arrive."""
+
+    def _get_file_stream(self, total_content_length, content_type, filename=None, content_length=None):
+        spool = HashingSpool(current_app.config["MAX_UPLOAD_BYTES"])
+        g.setdefault("spools", []).append(spool)
+        return spool
+
+
 def create_app(config=None):
     app = Flask(__name__, static_folder=None)
+    app.request_class = FogxRequest
     app.config.update(load_config(config))
     # Werkzeug refuses larger bodies with a 413 before a view reads them, chunked or not.
     app.config["MAX_CONTENT_LENGTH"] = app.config["MAX_UPLOAD_BYTES"]
@@ -33,6 +45,7 @@ def create_app(config=None):
     cli.init_app(app)
     _request_ids(app)
     _refuse_large_bodies(app)
+    start_outbox_worker(app)
 
     from auth.server import init_app as init_auth
 
@@ -56,6 +69,11 @@ def _request_ids(app):
     def _assign():
         supplied = request.headers.get("X-Request-Id", "")
         g.request_id = supplied if _REQUEST_ID.match(supplied) else uuid.uuid4().hex
+
+    @app.teardown_request
+    def _remove_spools(_exc):
+        for spool in g.pop("spools", []):
+            spool.close()
 
     @app.after_request
     def _echo(response):

@@ -13,6 +13,66 @@ jurisdictions_cli = AppGroup("jurisdictions", help="Jurisdictions and their rule
 clients_cli = AppGroup("clients", help="OAuth clients.")
 demo_cli = AppGroup("demo", help="Demo data.")
 manifests_cli = AppGroup("manifests", help="Manifests and their findings.")
+storage_cli = AppGroup("storage", help="The object store for scans.")
+outbox_cli = AppGroup("outbox", help="Work that follows commits (object locks).")
+
+
+def _store():
+    from flask import current_app
+
+    return current_app.extensions["fogx.store"]
+
+
+@storage_cli.command("sweep")
+@click.option("--older-than-minutes", type=int, default=None,
+              help="Only objects older than this (default SWEEP_DELAY_MINUTES).")
+@click.option("--dry-run", is_flag=True, help="Count what would go; remove nothing.")
+def storage_sweep(older_than_minutes, dry_run):
+    """Remove objects no committed document references (after a delay)."""
+    from datetime import timedelta
+
+    from flask import current_app
+
+    from services.sweep import sweep
+
+    minutes = older_than_minutes if older_than_minutes is not None else current_app.config["SWEEP_DELAY_MINUTES"]
+    with click.progressbar(length=0, label="sweeping", file=sys.stderr, show_pos=True) as bar:
+        counts = sweep(db.session, _store(), older_than=timedelta(minutes=minutes), dry_run=dry_run,
+                       progress=lambda _key: bar.update(1))
+    verb = "would remove" if dry_run else "removed"
+    click.echo(f"{verb} {counts['removed']} unreferenced object(s); kept {counts['kept']} referenced, "
+               f"{counts['young']} younger than {minutes} min, {counts['refused']} refused by the store")
+
+
+@storage_cli.command("check")
+def storage_check():
+    """Is the store reachable?"""
+    from storage.objects import StoreUnavailable
+
+    try:
+        _store().ping()
+    except StoreUnavailable as error:
+        raise click.ClickException(f"unreachable: {error}")
+    click.echo("reachable")
+
+
+@outbox_cli.command("run")
+@click.option("--once", is_flag=True, help="Drain what is due, then stop.")
+@click.option("--interval", type=float, default=5.0, help="Seconds between rounds.")
+def outbox_run(once, interval):
+    """Apply pending object locks (retrying failures with backoff)."""
+    import time
+
+    from services import outbox
+
+    while True:
+        total = outbox.pending(db.session)
+        with click.progressbar(length=total, label="outbox", file=sys.stderr) as bar:
+            counts = outbox.drain(db.session, _store(), limit=max(total, 1), progress=bar.update)
+        click.echo(f"applied {counts['done']}, to retry {counts['retry']}, pending {outbox.pending(db.session)}")
+        if once:
+            return
+        time.sleep(interval)
 
 
 @manifests_cli.command("reevaluate")
@@ -182,5 +242,6 @@ def import_csv(kind, path, code, as_json):
 
 
 def init_app(app):
-    for group in (db_cli, jurisdictions_cli, clients_cli, demo_cli, manifests_cli, import_csv):
+    for group in (db_cli, jurisdictions_cli, clients_cli, demo_cli, manifests_cli, storage_cli,
+                  outbox_cli, import_csv):
         app.cli.add_command(group)

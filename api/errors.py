@@ -129,7 +129,23 @@ def _unexpected(error: Exception):
     )
 
 
+def _upload_too_large(error):
+    return render(PayloadTooLarge(f"A document is larger than {error.args[0]} bytes; nothing was stored."))
+
+
+def _database_error(error):
+    log.warning("database error", exc_info=error)
+    return render(ServiceUnavailable("The database could not complete the request; nothing was "
+                                     "stored. Retry.", headers={"Retry-After": "5"}))
+
+
 def init_app(app):
+    from sqlalchemy.exc import DBAPIError
+
+    from storage.uploads import TooLarge
+
+    app.register_error_handler(DBAPIError, _database_error)
+    app.register_error_handler(TooLarge, _upload_too_large)
     app.register_error_handler(ApiError, render)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(Exception, _unexpected)

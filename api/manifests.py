@@ -1,16 +1,22 @@
 """`/v1/manifests`: haulers file pump-out manifests and corrections; others read them."""
-from flask import Blueprint, request, url_for
+import logging
 
+from flask import Blueprint, Response, current_app, request, stream_with_context, url_for
+
+from api.errors import ServiceUnavailable, UnsupportedMediaType, ValidationFailed
 from api.idempotency import idempotent
-from api.validation import load, load_json
+from api.validation import load, load_json, parse_json
 from auth.protect import current_principal, require
 from auth.scopes import AUDIT_READ, MANIFESTS_READ, MANIFESTS_WRITE, RECORDS_READ
 from domain import checks
 from schemas.manifest import CorrectionIn, ManifestIn, ManifestQuery
 from schemas.manifest_views import receipt, revision_view
-from services import manifests
+from services import documents, manifests, outbox
 from storage.db import db
 from storage.models import Device
+from storage.objects import StoreUnavailable
+
+log = logging.getLogger("fogx.manifests")
 
 bp = Blueprint("manifests", __name__, url_prefix="/v1/manifests")
 
@@ -26,11 +32,56 @@ def _receipt(manifest):
                    due_by=checks.due_by(last, manifests.device_facts(device)))
 
 
+def _store():
+    return current_app.extensions["fogx.store"]
+
+
+def _uploads():
+    files = request.files.getlist("documents")
+    declared = request.form.getlist("documents_sha256")
+    if declared and len(declared) != len(files):
+        raise ValidationFailed("Send one documents_sha256 per document, in order.",
+                               errors={"documents_sha256": [f"{len(declared)} hashes for {len(files)} documents."]})
+    return [documents.Upload(spool=f.stream, filename=f.filename,
+                             declared_sha256=declared[i] if declared else None)
+            for i, f in enumerate(files)]
+
+
+def _manifest_body():
+    """The manifest JSON: the whole body, or the `manifest` part of a multipart body."""
+    if request.mimetype != "multipart/form-data":
+        return load_json(manifest_in), []
+    part = request.form.get("manifest")
+    if part is None and "manifest" in request.files:
+        part = request.files["manifest"].read(current_app.config["MAX_JSON_BYTES"] + 1)
+    if part is None:
+        raise ValidationFailed("The multipart body has no `manifest` part.",
+                               errors={"manifest": ["Missing."]})
+    raw = part.encode() if isinstance(part, str) else part
+    data = parse_json(raw)
+    if not isinstance(data, dict):
+        raise ValidationFailed("The manifest must be a JSON object.", errors={"manifest": ["Must be an object."]})
+    return load(manifest_in, data), _uploads()
+
+
+def _drain_soon():
+    """Lock what was just committed; the outbox retries whatever fails here."""
+    try:
+        outbox.drain(db.session, _store(), limit=20)
+    except Exception:  # noqa: BLE001  the 201 stands; the worker and `outbox run` retry
+        db.session.rollback()
+        log.warning("outbox drain after upload failed", exc_info=True)
+
+
 @bp.post("")
 @require(MANIFESTS_WRITE)
 @idempotent
 def submit():
-    manifest, created = manifests.submit(db.session, current_principal(), load_json(manifest_in))
+    data, uploads = _manifest_body()
+    manifest, created = manifests.submit(db.session, current_principal(), data, store=_store(),
+                                         uploads=uploads)
+    if uploads:
+        _drain_soon()
     if not created:
         return _receipt(manifest), 200
     return _receipt(manifest), 201, {"Location": url_for("manifests.get_manifest", manifest_id=manifest.id)}
@@ -58,6 +109,44 @@ def correct(manifest_id):
     manifest, created = manifests.correct(db.session, current_principal(), manifest_id,
                                           load_json(correction_in))
     return _receipt(manifest), 201 if created else 200
+
+
+@bp.post("/<manifest_id>/documents")
+@require(MANIFESTS_WRITE)
+@idempotent
+def add_documents(manifest_id):
+    if request.mimetype != "multipart/form-data":
+        raise UnsupportedMediaType("Send documents as multipart/form-data `documents` parts.")
+    manifest = manifests.get(db.session, current_principal(), manifest_id)
+    documents.add(db.session, current_principal(), _store(), manifest, _uploads())
+    _drain_soon()
+    return _receipt(manifest), 201
+
+
+@bp.get("/<manifest_id>/documents/<document_id>")
+@require(*READ)
+def get_document(manifest_id, document_id):
+    manifest = manifests.get(db.session, current_principal(), manifest_id)
+    document = documents.find(db.session, manifest, document_id)
+    try:
+        body = _store().open(document.object_key)
+    except (StoreUnavailable, KeyError, FileNotFoundError):
+        raise ServiceUnavailable("The document store is unavailable.", headers={"Retry-After": "30"})
+    response = Response(stream_with_context(_chunks(body)), mimetype=document.content_type,
+                        direct_passthrough=True)
+    response.headers["Content-Length"] = str(document.size_bytes)
+    response.headers["ETag"] = f'"{document.sha256}"'
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["Content-Disposition"] = f'inline; filename="{document.sha256[:12]}"'
+    return response
+
+
+def _chunks(body, size=256 * 1024):
+    try:
+        while chunk := body.read(size):
+            yield chunk
+    finally:
+        body.close()
 
 
 @bp.get("/<manifest_id>/revisions")

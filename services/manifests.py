@@ -16,6 +16,7 @@ from domain import chain, checks
 from domain import registry as reg
 from domain.clock import now as clock_now
 from schemas.manifest import canonical
+from services import documents
 from services.registry import decode_cursor, encode_cursor, licences_of
 from storage.models import (
     Device,
@@ -284,16 +285,24 @@ def current(manifest: Manifest) -> ManifestRevision:
     return manifest.revisions[manifest.current_revision - 1]
 
 
-def submit(session, principal, data) -> tuple[Manifest, bool]:
-    """File a manifest; (manifest, created). A repeat of the same body returns the stored one."""
+def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifest, bool]:
+    """File a manifest with its scans; (manifest, created).
+
+    A repeat of the same body returns the stored manifest (attaching any scan it lacks).
+    Scans are written to the store, unlocked, before anything is committed.
+    """
     now = clock_now()
     _refuse_the_future(data, now)
     hauler = session.get(Hauler, principal.hauler_id)
     permit, device = resolve(session, data, hauler)
     body = canonical(data)
+    if uploads:
+        documents.check(uploads)
     existing = _find(session, hauler.id, data["manifest_number"])
     if existing is not None:
-        return _same_or_conflict(existing, body), False
+        return _repeat(session, existing, body, store, uploads), False
+    if uploads:
+        documents.put_objects(store, uploads)
     manifest = Manifest(id=new_id(), hauler_id=hauler.id, manifest_number=data["manifest_number"],
                         jurisdiction_id=permit.jurisdiction_id, fse_id=device.fse_id,
                         device_id=device.id, permit_id=permit.id, current_revision=1,
@@ -309,10 +318,11 @@ def submit(session, principal, data) -> tuple[Manifest, bool]:
         existing = _find(session, hauler.id, data["manifest_number"])
         if existing is None:
             raise
-        return _same_or_conflict(existing, body), False
+        return _repeat(session, existing, body, store, uploads), False
     session.refresh(manifest)
     refresh(session, revision, now)
     refresh_neighbours(session, revision, now)
+    documents.attach(session, manifest, list(uploads), service_day=revision.service_completed_at.date())
     try:
         session.commit()
     except IntegrityError:
@@ -321,8 +331,19 @@ def submit(session, principal, data) -> tuple[Manifest, bool]:
         existing = _find(session, hauler.id, data["manifest_number"])
         if existing is None:
             raise
-        return _same_or_conflict(existing, body), False
+        return _repeat(session, existing, body, store, uploads), False
     return manifest, True
+
+
+def _repeat(session, manifest, body, store, uploads):
+    """The stored manifest for a repeated filing; scans it lacks are attached."""
+    _same_or_conflict(manifest, body)
+    if uploads:
+        documents.put_objects(store, uploads)
+        documents.attach(session, manifest, list(uploads),
+                         service_day=current(manifest).service_completed_at.date())
+        session.commit()
+    return manifest
 
 
 def correct(session, principal, manifest_id, data) -> tuple[Manifest, bool]:

@@ -38,6 +38,7 @@ class ObjectStore:
         raise NotImplementedError
 
     def keys(self):
+        """(key, last modified, aware UTC) of every stored object."""
         raise NotImplementedError
 
 
@@ -84,7 +85,8 @@ class LocalStore(ObjectStore):
             return
         for path in self.root.glob("??/*"):
             if not path.name.endswith(".partial"):
-                yield path.name
+                modified = datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc)
+                yield path.name, modified
 
 
 class S3Store(ObjectStore):
@@ -132,8 +134,17 @@ class S3Store(ObjectStore):
     def put_file(self, key, path, content_type):
         if self.exists(key):
             return
-        with open(path, "rb") as body:
-            self._call("put_object", Key=key, Body=body, ContentType=content_type)
+        from boto3.s3.transfer import TransferConfig
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        # Multipart above 16 MiB, streamed from the spool file: memory does not grow with size.
+        config = TransferConfig(multipart_threshold=16 * CHUNK, multipart_chunksize=16 * CHUNK,
+                                max_concurrency=4)
+        try:
+            self.client.upload_file(path, self.bucket, key, Config=config,
+                                    ExtraArgs={"ContentType": content_type})
+        except (BotoCoreError, ClientError) as error:
+            raise StoreUnavailable(str(error)) from error
 
     def open(self, key):
         return self._call("get_object", Key=key)["Body"]
@@ -145,11 +156,21 @@ class S3Store(ObjectStore):
         if self.object_lock == "off":
             return
         retain_until = datetime.combine(until, time.max, tzinfo=timezone.utc).replace(microsecond=0)
+        current = self.retention(key)
+        if current and current[1] >= retain_until:
+            return  # already locked as long or longer; a lock is only ever extended
         self._call(
             "put_object_retention",
             Key=key,
             Retention={"Mode": self.object_lock.upper(), "RetainUntilDate": retain_until},
         )
+
+    def retention(self, key):
+        """(mode, retain until) of the object's lock, or None."""
+        head = self._call("head_object", Key=key)
+        if head.get("ObjectLockMode") and head.get("ObjectLockRetainUntilDate"):
+            return head["ObjectLockMode"], head["ObjectLockRetainUntilDate"]
+        return None
 
     def keys(self):
         token = None
@@ -157,7 +178,7 @@ class S3Store(ObjectStore):
             kwargs = {"ContinuationToken": token} if token else {}
             page = self._call("list_objects_v2", **kwargs)
             for item in page.get("Contents", []):
-                yield item["Key"]
+                yield item["Key"], item["LastModified"]
             if not page.get("IsTruncated"):
                 return
             token = page["NextContinuationToken"]

@@ -5,6 +5,7 @@ Each database is built once per run by the migrations, and emptied after every t
 import contextlib
 import os
 import threading
+import uuid
 from datetime import datetime, timezone
 
 import pytest
@@ -64,6 +65,7 @@ def make_app(database_url, tmp_path):
             "STORAGE_BACKEND": "local",
             "STORAGE_DIR": str(tmp_path / "objects"),
             "OAUTH_ISSUER": "https://fogx.test",
+            "OUTBOX_INTERVAL_SECONDS": 0,
             **overrides,
         }
         built = create_app(config)
@@ -139,3 +141,61 @@ def serve(app):
 def live_server(app):
     with serve(app) as base:
         yield base
+
+
+def _free_port():
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def s3_endpoint():
+    """moto's S3 server in its own process, spoken to over HTTP like any S3 endpoint."""
+    import subprocess
+    import sys
+    import time
+
+    import requests
+
+    os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
+    os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    endpoint = f"http://127.0.0.1:{port}"
+    for _ in range(100):
+        try:
+            requests.get(endpoint, timeout=1)
+            break
+        except requests.ConnectionError:
+            time.sleep(0.1)
+    else:
+        process.kill()
+        raise RuntimeError("moto server did not start")
+    yield endpoint
+    process.terminate()
+    process.wait(timeout=10)
+
+
+@pytest.fixture
+def s3_bucket(s3_endpoint):
+    """A new bucket with Object Lock enabled; (endpoint, bucket, boto3 client)."""
+    import boto3
+
+    client = boto3.client("s3", endpoint_url=s3_endpoint, region_name="us-west-1")
+    bucket = f"fogx-test-{uuid.uuid4().hex[:12]}"
+    client.create_bucket(Bucket=bucket, ObjectLockEnabledForBucket=True,
+                         CreateBucketConfiguration={"LocationConstraint": "us-west-1"})
+    return s3_endpoint, bucket, client
+
+
+@pytest.fixture
+def s3_app(make_app, s3_bucket):
+    endpoint, bucket, _ = s3_bucket
+    return make_app(STORAGE_BACKEND="s3", S3_ENDPOINT_URL=endpoint, S3_BUCKET=bucket,
+                    S3_REGION="us-west-1", S3_OBJECT_LOCK="compliance")

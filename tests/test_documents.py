@@ -1,0 +1,266 @@
+"""Scans: streamed, sniffed, content-addressed, locked in S3 for the retention period."""
+import hashlib
+import io
+import json
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+import requests
+from sqlalchemy import func, select, text
+
+from storage.models import Document, Manifest, OutboxEntry
+from tests import factories
+from tests.conftest import https_client, serve
+from tests.manifest_world import NOW, build
+
+PDF = b"%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n"
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
+ELF = b"\x7fELF\x02\x01\x01" + b"\x00" * 64
+
+
+def sha(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+@pytest.fixture
+def world(client, session, frozen_clock):
+    frozen_clock(NOW)
+    return build(client, session)
+
+
+def post_multipart(world, body, files, client=None, **form):
+    data = {"manifest": json.dumps(body), **form}
+    data["documents"] = [(io.BytesIO(content), name) for name, content in files]
+    return (client or world.client).post("/v1/manifests", data=data, content_type="multipart/form-data",
+                                         headers=factories.bearer(world.hauler_token))
+
+
+def objects(app):
+    return sorted(key for key, _ in app.extensions["fogx.store"].keys())
+
+
+def test_manifest_with_scans_in_one_call(app, world):
+    response = post_multipart(world, world.body(), [("manifest.pdf", PDF), ("truck.png", PNG)])
+    assert response.status_code == 201, response.json
+    docs = response.json["documents"]
+    assert [(d["sha256"], d["content_type"], d["size_bytes"]) for d in docs] == [
+        (sha(PDF), "application/pdf", len(PDF)), (sha(PNG), "image/png", len(PNG))]
+    assert objects(app) == sorted([sha(PDF), sha(PNG)])
+    path = f"/v1/manifests/{response.json['id']}/documents/{docs[0]['id']}"
+    fetched = world.client.get(path, headers=factories.bearer(world.hauler_token))
+    assert fetched.status_code == 200 and fetched.data == PDF
+    assert fetched.headers["Content-Type"] == "application/pdf"
+    assert fetched.headers["Content-Length"] == str(len(PDF))
+    assert fetched.headers["ETag"] == f'"{sha(PDF)}"'
+    assert fetched.headers["Cache-Control"] == "no-store"
+
+
+def test_content_type_comes_from_the_bytes(world):
+    response = post_multipart(world, world.body(), [("photo.jpg", PDF)])
+    assert response.json["documents"][0]["content_type"] == "application/pdf"
+
+
+def test_a_renamed_executable_is_415_and_nothing_is_stored(app, world, session):
+    response = post_multipart(world, world.body(), [("scan.pdf", ELF)])
+    assert response.status_code == 415 and response.mimetype == "application/problem+json"
+    assert session.scalar(select(func.count()).select_from(Manifest)) == 0
+    assert objects(app) == []
+
+
+def test_a_declared_sha256_that_does_not_match_is_422(app, world, session):
+    response = post_multipart(world, world.body(), [("scan.pdf", PDF)], documents_sha256="0" * 64)
+    assert response.status_code == 422 and "documents.0" in response.json["errors"]
+    assert session.scalar(select(func.count()).select_from(Manifest)) == 0
+    assert objects(app) == []
+    good = post_multipart(world, world.body(), [("scan.pdf", PDF)], documents_sha256=sha(PDF))
+    assert good.status_code == 201
+
+
+def test_the_same_scan_twice_is_stored_once(app, world):
+    post_multipart(world, world.body(), [("a.pdf", PDF)])
+    post_multipart(world, world.body(), [("b.pdf", PDF)])
+    assert objects(app) == [sha(PDF)]
+
+
+def test_a_retried_filing_with_scans_stores_one_manifest_and_one_object(app, world, session):
+    body = world.body()
+    first = post_multipart(world, body, [("a.pdf", PDF)])
+    again = post_multipart(world, body, [("a.pdf", PDF)])
+    assert (first.status_code, again.status_code) == (201, 200)
+    assert session.scalar(select(func.count()).select_from(Document)) == 1
+    assert objects(app) == [sha(PDF)]
+
+
+def test_documents_added_later_and_who_may_read_them(world, client, session):
+    receipt = world.post(world.body()).json
+    added = client.post(f"/v1/manifests/{receipt['id']}/documents",
+                        data={"documents": [(io.BytesIO(PNG), "after.png")]},
+                        content_type="multipart/form-data", headers=factories.bearer(world.hauler_token))
+    assert added.status_code == 201
+    doc = added.json["documents"][0]
+    path = f"/v1/manifests/{receipt['id']}/documents/{doc['id']}"
+    fse = factories.token(client, *factories.oauth_client(session, role="fse", subject=[world.device.fse_id]))
+    auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
+    rival = factories.token(client, *factories.oauth_client(session, role="hauler",
+                                                            subject=[factories.hauler(session).id]))
+    other_fse = factories.token(client, *factories.oauth_client(session, role="fse",
+                                                                subject=[factories.fse(session).id]))
+    assert client.get(path, headers=factories.bearer(fse)).data == PNG
+    assert client.get(path, headers=factories.bearer(auditor)).data == PNG
+    assert client.get(path, headers=factories.bearer(rival)).status_code == 404
+    assert client.get(path, headers=factories.bearer(other_fse)).status_code == 404
+    not_multipart = client.post(f"/v1/manifests/{receipt['id']}/documents", data=PNG,
+                                content_type="image/png", headers=factories.bearer(world.hauler_token))
+    assert not_multipart.status_code == 415
+
+
+def test_a_chunked_upload_over_the_limit_is_413_and_leaves_nothing(make_app, frozen_clock, tmp_path):
+    app = make_app(MAX_UPLOAD_BYTES=256 * 1024, STORAGE_DIR=str(tmp_path / "small"))
+    frozen_clock(NOW)
+    client = https_client(app)
+    from sqlalchemy.orm import Session
+
+    with Session(bind=app.extensions["fogx.engine"], expire_on_commit=False) as session:
+        world = build(client, session)
+        boundary = "fogxboundary"
+        manifest = json.dumps(world.body())
+
+        def chunked_body():
+            yield (f"--{boundary}\r\nContent-Disposition: form-data; name=\"manifest\"\r\n\r\n"
+                   f"{manifest}\r\n--{boundary}\r\nContent-Disposition: form-data; name=\"documents\"; "
+                   f"filename=\"big.pdf\"\r\nContent-Type: application/pdf\r\n\r\n").encode()
+            yield PDF
+            for _ in range(64):  # 4 MiB, far over the 256 KiB limit
+                yield b"0" * 65536
+            yield f"\r\n--{boundary}--\r\n".encode()
+
+        with serve(app) as base:
+            response = requests.post(f"{base}/v1/manifests", data=chunked_body(), timeout=30,
+                                     headers={**factories.bearer(world.hauler_token),
+                                              "Content-Type": f"multipart/form-data; boundary={boundary}"})
+        assert response.status_code == 413
+        assert response.headers["Content-Type"] == "application/problem+json"
+        assert session.scalar(select(func.count()).select_from(Manifest)) == 0
+        assert objects(app) == []
+
+
+def test_the_database_failing_after_the_object_is_written_leaves_no_locked_orphan(
+        s3_app, s3_bucket, frozen_clock):
+    _, bucket, s3 = s3_bucket
+    frozen_clock(NOW)
+    client = https_client(s3_app)
+    engine = s3_app.extensions["fogx.engine"]
+    from sqlalchemy.orm import Session
+
+    with Session(bind=engine, expire_on_commit=False) as session:
+        world = build(client, session)
+    with engine.begin() as connection:
+        if engine.dialect.name == "postgresql":
+            connection.execute(text(
+                "CREATE FUNCTION refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'disk full'; END $$ "
+                "LANGUAGE plpgsql"))
+            connection.execute(text("CREATE TRIGGER refuse_documents BEFORE INSERT ON documents "
+                                    "FOR EACH ROW EXECUTE FUNCTION refuse()"))
+        else:
+            connection.execute(text("CREATE TRIGGER refuse_documents BEFORE INSERT ON documents "
+                                    "BEGIN SELECT RAISE(ABORT, 'disk full'); END"))
+    try:
+        response = post_multipart(world, world.body(), [("scan.pdf", PDF)], client=client)
+    finally:
+        with engine.begin() as connection:
+            connection.execute(text("DROP TRIGGER refuse_documents" +
+                                    (" ON documents" if engine.dialect.name == "postgresql" else "")))
+            if engine.dialect.name == "postgresql":
+                connection.execute(text("DROP FUNCTION refuse()"))
+    assert response.status_code == 503 and response.headers["Retry-After"]
+    with Session(bind=engine) as session:
+        assert session.scalar(select(func.count()).select_from(Manifest)) == 0
+        assert session.scalar(select(func.count()).select_from(OutboxEntry)) == 0
+    # The object was written but never locked, so the sweeper can remove it.
+    assert s3.head_object(Bucket=bucket, Key=sha(PDF))
+    assert "ObjectLockMode" not in s3.head_object(Bucket=bucket, Key=sha(PDF))
+    frozen_clock(datetime.now(timezone.utc) + timedelta(minutes=1))  # the store's clock is real
+    result = s3_app.test_cli_runner().invoke(args=["storage", "sweep", "--older-than-minutes", "0"])
+    assert "removed 1 unreferenced object(s)" in result.output, result.output
+    assert s3.list_objects_v2(Bucket=bucket).get("KeyCount") == 0
+
+
+def test_committed_scans_are_locked_in_compliance_mode_until_retention_ends(s3_app, s3_bucket, frozen_clock):
+    _, bucket, s3 = s3_bucket
+    frozen_clock(NOW)
+    client = https_client(s3_app)
+    from sqlalchemy.orm import Session
+
+    with Session(bind=s3_app.extensions["fogx.engine"], expire_on_commit=False) as session:
+        world = build(client, session)
+    response = post_multipart(world, world.body(), [("scan.pdf", PDF)], client=client)
+    assert response.status_code == 201
+    head = s3.head_object(Bucket=bucket, Key=sha(PDF))  # moto's GetObjectRetention is broken
+    assert head["ObjectLockMode"] == "COMPLIANCE"
+    service_day = NOW.date()  # Victorville keeps records 2 years (10.03.170(c))
+    assert head["ObjectLockRetainUntilDate"].date() == service_day.replace(year=service_day.year + 2)
+    version = s3.head_object(Bucket=bucket, Key=sha(PDF))["VersionId"]
+    with pytest.raises(s3.exceptions.ClientError) as refused:
+        s3.delete_object(Bucket=bucket, Key=sha(PDF), VersionId=version)
+    assert refused.value.response["Error"]["Code"] == "AccessDenied"
+    fetched = client.get(f"/v1/manifests/{response.json['id']}/documents/{response.json['documents'][0]['id']}",
+                         headers=factories.bearer(world.hauler_token))
+    assert fetched.data == PDF
+
+
+def test_the_store_down_during_a_submission_is_503_and_nothing_is_stored(make_app, frozen_clock):
+    from tests.conftest import _free_port
+
+    app = make_app(STORAGE_BACKEND="s3", S3_ENDPOINT_URL=f"http://127.0.0.1:{_free_port()}",
+                   S3_BUCKET="nowhere", S3_REGION="us-west-1")
+    frozen_clock(NOW)
+    client = https_client(app)
+    from sqlalchemy.orm import Session
+
+    with Session(bind=app.extensions["fogx.engine"], expire_on_commit=False) as session:
+        world = build(client, session)
+        response = post_multipart(world, world.body(), [("scan.pdf", PDF)], client=client)
+        assert response.status_code == 503 and int(response.headers["Retry-After"]) > 0
+        assert session.scalar(select(func.count()).select_from(Manifest)) == 0
+    assert client.get("/ready").status_code == 503
+
+
+def test_the_outbox_retries_a_lock_until_the_store_takes_it(make_app, s3_bucket, frozen_clock):
+    endpoint, bucket, s3 = s3_bucket
+    from tests.conftest import _free_port
+
+    frozen_clock(NOW)
+    s3.put_object(Bucket=bucket, Key=sha(PDF), Body=PDF)
+    down = make_app(STORAGE_BACKEND="s3", S3_ENDPOINT_URL=f"http://127.0.0.1:{_free_port()}",
+                    S3_BUCKET=bucket, S3_REGION="us-west-1")
+    from sqlalchemy.orm import Session
+
+    with Session(bind=down.extensions["fogx.engine"]) as session:
+        from services import outbox
+
+        outbox.enqueue_lock(session, key=sha(PDF), retain_until=date(2029, 1, 1))
+        session.commit()
+    result = down.test_cli_runner().invoke(args=["outbox", "run", "--once"])
+    assert "applied 0, to retry 1, pending 1" in result.output, result.output
+    up = make_app(STORAGE_BACKEND="s3", S3_ENDPOINT_URL=endpoint, S3_BUCKET=bucket, S3_REGION="us-west-1")
+    frozen_clock(NOW + timedelta(minutes=5))
+    result = up.test_cli_runner().invoke(args=["outbox", "run", "--once"])
+    assert "applied 1, to retry 0, pending 0" in result.output, result.output
+    head = s3.head_object(Bucket=bucket, Key=sha(PDF))
+    assert head["ObjectLockMode"] == "COMPLIANCE"
+    assert head["ObjectLockRetainUntilDate"].date() == date(2029, 1, 1)
+
+
+def test_the_sweeper_keeps_referenced_and_young_objects(app, world, tmp_path, frozen_clock):
+    post_multipart(world, world.body(), [("a.pdf", PDF)])
+    store = app.extensions["fogx.store"]
+    orphan = tmp_path / "orphan"
+    orphan.write_bytes(PNG)
+    store.put_file(sha(PNG), str(orphan), "image/png")
+    runner = app.test_cli_runner()
+    frozen_clock(datetime.now(timezone.utc) + timedelta(minutes=1))  # file times are real
+    young = runner.invoke(args=["storage", "sweep"])
+    assert "removed 0" in young.output and "1 younger than 60 min" in young.output
+    swept = runner.invoke(args=["storage", "sweep", "--older-than-minutes", "0"])
+    assert "removed 1" in swept.output and "kept 1 referenced" in swept.output
+    assert objects(app) == [sha(PDF)]
