@@ -1,11 +1,12 @@
 """Scans: checked by their bytes, stored content-addressed, attached, locked via the outbox."""
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date
 
 from sqlalchemy import select
 
 from api.errors import NotFound, ServiceUnavailable, UnsupportedMediaType, ValidationFailed
 from domain.clock import now as clock_now
+from domain.dates import add_years
 from services import outbox
 from storage.models import Document, Jurisdiction, Manifest
 from storage.objects import StoreUnavailable
@@ -51,17 +52,10 @@ def put_objects(store, uploads: list[Upload]):
                                  headers={"Retry-After": "30"})
 
 
-def retain_until(service_day: date, years: int) -> date:
-    try:
-        return service_day.replace(year=service_day.year + years)
-    except ValueError:  # 29 February
-        return service_day.replace(year=service_day.year + years, day=28) + timedelta(days=1)
-
-
 def attach(session, manifest: Manifest, uploads: list[Upload], *, service_day: date):
     """Document rows and their lock entries, in the caller's transaction."""
     jurisdiction = session.get(Jurisdiction, manifest.jurisdiction_id)
-    until = retain_until(service_day, jurisdiction.retention_years)
+    until = add_years(service_day, jurisdiction.retention_years)
     have = {d.sha256 for d in session.scalars(select(Document).where(Document.manifest_id == manifest.id))}
     for upload in uploads:
         if upload.key in have:

@@ -1,0 +1,66 @@
+"""`GET /v1/fses/{fse_id}/records`: an FSE's record as JSON, CSV, a PDF binder or a ZIP."""
+from flask import Blueprint, Response, current_app, request, stream_with_context
+
+from api.errors import NotAcceptable
+from api.validation import load
+from auth.protect import current_principal, require
+from auth.scopes import RECORDS_READ
+from reports import binder, record_csv, record_json, record_zip
+from schemas.records import RecordQuery
+from services import records
+from storage.db import db
+
+bp = Blueprint("records", __name__)
+FORMATS = {"json": "application/json", "csv": "text/csv", "pdf": "application/pdf", "zip": "application/zip"}
+record_query = RecordQuery()
+
+
+def _format(requested):
+    if requested:
+        return requested
+    if not request.accept_mimetypes:
+        return "json"
+    best = request.accept_mimetypes.best_match(list(FORMATS.values()))
+    if best is None:
+        raise NotAcceptable(f"Records come as {', '.join(FORMATS.values())}.")
+    return next((name for name, mime in FORMATS.items() if mime == best), "json")
+
+
+def _chunks(handle, size=256 * 1024):
+    try:
+        while chunk := handle.read(size):
+            yield chunk
+    finally:
+        handle.close()
+
+
+def _attachment(response, record, extension):
+    name = f"fogx-records-{record.fse.apn}-{record.period_from}-{record.period_to}.{extension}"
+    response.headers["Content-Disposition"] = f'attachment; filename="{name}"'
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.get("/v1/fses/<fse_id>/records")
+@require(RECORDS_READ)
+def get_records(fse_id):
+    args = load(record_query, request.args.to_dict())
+    kind = _format(args.pop("format", None))
+    record = records.for_caller(db.session, current_principal(), fse_id, **args)
+    store = current_app.extensions["fogx.store"]
+    if kind == "json":
+        response = current_app.json.response(record_json.render(record))
+        response.headers["Cache-Control"] = "no-store"
+        return response
+    if kind == "csv":
+        response = Response(stream_with_context(record_csv.render(record)), mimetype="text/csv")
+        return _attachment(response, record, "csv")
+    pdf = binder.render(record, store.open)
+    if kind == "pdf":
+        size = pdf.seek(0, 2)
+        pdf.seek(0)
+        response = Response(_chunks(pdf), mimetype="application/pdf", direct_passthrough=True)
+        response.headers["Content-Length"] = str(size)
+        return _attachment(response, record, "pdf")
+    body = record_zip.render(record, pdf, store.open, record_json.render(record))
+    return _attachment(Response(stream_with_context(body), mimetype="application/zip"), record, "zip")

@@ -1,0 +1,51 @@
+"""A device's service status on a date (DESIGN.md section 5), from its last qualifying service."""
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+DUE_SOON_DAYS = 14
+
+
+@dataclass(frozen=True)
+class DeviceStatus:
+    status: str  # compliant | due_soon | overdue | missed | never_serviced
+    due_on: date
+    days_overdue: int
+
+
+def effective_frequency(kind: str, frequency_days: int, max_interval_days: int | None) -> int:
+    """The device's frequency, capped by the city's longest interval for interceptors
+    (Colusa 15A-16(C)(2): twelve months; Tracy 5.26 (e)(2): six months)."""
+    if kind == "interceptor" and max_interval_days:
+        return min(frequency_days, max_interval_days)
+    return frequency_days
+
+
+def device_status(*, as_of: date, last_qualifying: date | None, counted_from: date,
+                  frequency_days: int, grace_days: int) -> DeviceStatus:
+    """Due `frequency_days` after the last qualifying service (or after `counted_from`, the
+    permit's issue date, for a device never serviced); `overdue` within `grace_days` past
+    due, `missed` beyond (Victorville 10.03.160(f)(2))."""
+    start = last_qualifying or counted_from
+    due = start + timedelta(days=frequency_days)
+    late = (as_of - due).days
+    if last_qualifying is None:
+        return DeviceStatus("never_serviced", due, max(late, 0))
+    if late <= 0:
+        return DeviceStatus("due_soon" if -late <= DUE_SOON_DAYS else "compliant", due, 0)
+    return DeviceStatus("overdue" if late <= grace_days else "missed", due, late)
+
+
+def missed_intervals(services: list[date], *, counted_from: date, until: date, frequency_days: int,
+                     grace_days: int):
+    """Every gap between qualifying services longer than the frequency plus grace, up to `until`.
+
+    Yields (from, due, next service or None, days late). The first gap runs from
+    `counted_from` (the permit's issue date) to the first service.
+    """
+    starts = [counted_from, *sorted(services)]
+    for index, start in enumerate(starts):
+        following = starts[index + 1] if index + 1 < len(starts) else None
+        due = start + timedelta(days=frequency_days)
+        end = following or until
+        if (end - due).days > grace_days:
+            yield start, due, following, (end - due).days

@@ -1,0 +1,1 @@
+"""Renderers: records data in; JSON-ready dicts, CSV text, PDF and ZIP bytes out."""

@@ -1,0 +1,27 @@
+"""The record as JSON: the FSE, its permits and devices, every revision, and a summary."""
+from schemas.manifest_views import document_view, finding_view, revision_view
+from schemas.registry_views import device_view, fse_view, permit_view
+
+
+def render(record):
+    return {
+        "fse": fse_view(record.fse),
+        "period": {"from": record.period_from.isoformat(), "to": record.period_to.isoformat()},
+        "generated_at": record.generated_at.isoformat().replace("+00:00", "Z"),
+        "retention_years": record.jurisdiction.retention_years,
+        "permits": [permit_view(p, record.period_to) for p in record.permits],
+        "devices": [{**device_view(line.device), "status": line.status,
+                     "next_due_on": line.due_on.isoformat(), "days_overdue": line.days_overdue,
+                     "last_qualifying_service_on": line.last_qualifying.isoformat() if line.last_qualifying else None}
+                    for line in record.devices],
+        "manifests": [{
+            "id": str(m.id),
+            "manifest_number": m.manifest_number,
+            "device_id": str(m.device_id),
+            "current_revision": m.current_revision,
+            "findings": [finding_view(f) for f in record.active_findings(m)],
+            "documents": [document_view(d) for d in m.documents],
+            "revisions": [revision_view(r) for r in m.revisions],
+        } for m in record.manifests],
+        "summary": record.summary,
+    }

@@ -1,0 +1,152 @@
+"""An FSE's record for a period: its permits, devices, every manifest revision and a summary."""
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from sqlalchemy import and_, func, select
+from sqlalchemy.orm import selectinload
+
+from api.errors import ValidationFailed
+from domain import chain
+from domain.clock import now as clock_now
+from domain.dates import add_years
+from domain.status import device_status, effective_frequency
+from services import registry
+from storage.models import (
+    Device,
+    Document,
+    Fse,
+    Jurisdiction,
+    Manifest,
+    ManifestRevision,
+    Permit,
+)
+
+
+@dataclass
+class DeviceLine:
+    device: Device
+    permit: Permit
+    frequency_days: int
+    status: str
+    due_on: date
+    days_overdue: int
+    last_qualifying: date | None
+    services: list = field(default_factory=list)  # service dates in the period
+
+
+@dataclass
+class Record:
+    fse: Fse
+    jurisdiction: Jurisdiction
+    period_from: date
+    period_to: date
+    generated_at: datetime
+    permits: list
+    devices: list[DeviceLine]
+    manifests: list[Manifest]  # current revision in the period, oldest service first
+
+    def current(self, manifest):
+        return manifest.revisions[manifest.current_revision - 1]
+
+    def active_findings(self, manifest):
+        return [f for f in self.current(manifest).findings if f.cleared_at is None]
+
+    @property
+    def summary(self):
+        findings = Counter(f.code for m in self.manifests for f in self.active_findings(m))
+        late = sum(1 for m in self.manifests
+                   if any(f.code == "late_submission" for f in self.active_findings(m)))
+        total = len(self.manifests)
+        return {
+            "manifests": total,
+            "qualifying_services": sum(1 for m in self.manifests if self.current(m).qualifying),
+            "on_time_share": round((total - late) / total, 4) if total else None,
+            "findings_by_code": dict(sorted(findings.items())),
+            "devices": {line.device.tag: {"status": line.status, "next_due_on": line.due_on.isoformat(),
+                                          "days_overdue": line.days_overdue}
+                        for line in self.devices},
+        }
+
+    def documents(self):
+        return [d for m in self.manifests for d in m.documents]
+
+
+def default_period(jurisdiction: Jurisdiction, today: date):
+    """The jurisdiction's retention window ending today."""
+    start = add_years(today, -jurisdiction.retention_years)
+    return start, today
+
+
+def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
+    now = clock_now()
+    today = now.date()
+    jurisdiction = session.get(Jurisdiction, fse.jurisdiction_id)
+    default_from, default_to = default_period(jurisdiction, today)
+    period_from, period_to = period_from or default_from, period_to or default_to
+    if period_to < period_from:
+        raise ValidationFailed("The period ends before it starts.", errors={"to": ["Must not be before from."]})
+    permits = session.scalars(select(Permit).where(Permit.fse_id == fse.id).order_by(Permit.issued_on)).all()
+    devices = session.scalars(select(Device).where(Device.fse_id == fse.id).order_by(Device.tag)).all()
+    manifests = session.scalars(
+        select(Manifest)
+        .join(ManifestRevision, and_(ManifestRevision.manifest_id == Manifest.id,
+                                     ManifestRevision.revision == Manifest.current_revision))
+        .where(Manifest.fse_id == fse.id,
+               func.date(ManifestRevision.service_completed_at) >= period_from,
+               func.date(ManifestRevision.service_completed_at) <= period_to)
+        .order_by(ManifestRevision.service_completed_at, Manifest.id)
+        .options(selectinload(Manifest.revisions).selectinload(ManifestRevision.findings),
+                 selectinload(Manifest.documents))
+    ).all()
+    lines = []
+    for device in devices:
+        last = session.scalar(
+            select(func.max(ManifestRevision.service_completed_at))
+            .join(Manifest, and_(Manifest.id == ManifestRevision.manifest_id,
+                                 Manifest.current_revision == ManifestRevision.revision))
+            .where(ManifestRevision.device_id == device.id, ManifestRevision.qualifying.is_(True),
+                   func.date(ManifestRevision.service_completed_at) <= period_to))
+        last_day = last.date() if last else None
+        frequency = effective_frequency(device.kind, device.frequency_days,
+                                        jurisdiction.interceptor_max_interval_days)
+        status = device_status(as_of=min(period_to, today), last_qualifying=last_day,
+                               counted_from=device.permit.issued_on, frequency_days=frequency,
+                               grace_days=jurisdiction.grace_days)
+        services = [m.revisions[m.current_revision - 1].service_completed_at.date()
+                    for m in manifests if m.device_id == device.id]
+        lines.append(DeviceLine(device=device, permit=device.permit, frequency_days=frequency,
+                                status=status.status, due_on=status.due_on,
+                                days_overdue=status.days_overdue, last_qualifying=last_day,
+                                services=services))
+    return Record(fse=fse, jurisdiction=jurisdiction, period_from=period_from, period_to=period_to,
+                  generated_at=now, permits=permits, devices=lines, manifests=manifests)
+
+
+def for_caller(session, principal, fse_id, **period) -> Record:
+    return build(session, registry.get_fse(session, principal, fse_id), **period)
+
+
+def verify(session, store, fse: Fse) -> list[str]:
+    """Every revision's hash chain and every document's SHA-256 against the store."""
+    import hashlib
+
+    problems = []
+    manifests = session.scalars(select(Manifest).where(Manifest.fse_id == fse.id)
+                                .options(selectinload(Manifest.revisions))).all()
+    for manifest in manifests:
+        chain_rows = [(r.revision, r.body, r.sha256) for r in manifest.revisions]
+        problems += [f"manifest {manifest.manifest_number}: {p}" for p in chain.verify(chain_rows)]
+        for document in session.scalars(select(Document).where(Document.manifest_id == manifest.id)):
+            digest = hashlib.sha256()
+            try:
+                with store.open(document.object_key) as body:
+                    while chunk := body.read(1024 * 1024):
+                        digest.update(chunk)
+            except (KeyError, FileNotFoundError):
+                problems.append(f"manifest {manifest.manifest_number}: document {document.id} is missing")
+                continue
+            if digest.hexdigest() != document.sha256:
+                problems.append(f"manifest {manifest.manifest_number}: document {document.id} does not "
+                                f"match its SHA-256")
+    return problems

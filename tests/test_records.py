@@ -1,0 +1,145 @@
+"""Per-FSE records: JSON, CSV, a PDF binder read back with pypdf, and a ZIP that proves itself."""
+import csv
+import hashlib
+import io
+import json
+import zipfile
+from datetime import timedelta
+
+import pytest
+from PIL import Image as PILImage
+from pypdf import PdfReader
+from reportlab.pdfgen import canvas
+
+from domain import chain
+from tests import factories
+from tests.manifest_world import NOW, build
+
+
+def scanned_pdf(pages=2, label="SIGNED MANIFEST"):
+    out = io.BytesIO()
+    page = canvas.Canvas(out)
+    for number in range(pages):
+        page.drawString(100, 700, f"{label} page {number + 1}")
+        page.showPage()
+    page.save()
+    return out.getvalue()
+
+
+def photo_png():
+    out = io.BytesIO()
+    PILImage.new("RGB", (640, 480), (120, 140, 160)).save(out, format="PNG")
+    return out.getvalue()
+
+
+@pytest.fixture
+def filed(client, session, frozen_clock):
+    """Three manifests for one FSE: a clean one with scans, a late one, a partial one."""
+    frozen_clock(NOW)
+    world = build(client, session)
+    headers = factories.bearer(world.hauler_token)
+    pdf, png = scanned_pdf(), photo_png()
+    clean = world.body(completed=NOW - timedelta(days=200))
+    frozen_clock(NOW - timedelta(days=200, hours=-2))  # filed two hours after the service
+    first = client.post("/v1/manifests", content_type="multipart/form-data", headers=headers,
+                        data={"manifest": json.dumps(clean),
+                              "documents": [(io.BytesIO(pdf), "signed.pdf"), (io.BytesIO(png), "before.png")]})
+    assert first.status_code == 201, first.json
+    frozen_clock(NOW)
+    late = world.post(world.body(completed=NOW - timedelta(days=100))).json
+    partial = world.post(world.body(completed=NOW - timedelta(hours=5), gallons_removed=400)).json
+    operator = factories.token(client, *factories.oauth_client(session, role="fse", subject=[world.device.fse_id]))
+    return {"world": world, "operator": operator, "manifests": [first.json, late, partial],
+            "fse_id": str(world.device.fse_id), "scans": {"pdf": pdf, "png": png}}
+
+
+def get(client, filed, fmt=None, accept=None, token=None):
+    headers = factories.bearer(token or filed["operator"])
+    if accept:
+        headers["Accept"] = accept
+    query = {"format": fmt} if fmt else {}
+    return client.get(f"/v1/fses/{filed['fse_id']}/records", headers=headers, query_string=query)
+
+
+def test_json_record_with_summary(client, filed):
+    response = get(client, filed)
+    assert response.status_code == 200 and response.headers["Cache-Control"] == "no-store"
+    record = response.json
+    assert record["period"] == {"from": "2024-06-01", "to": "2026-06-01"}  # Victorville: 2 years
+    assert [m["manifest_number"] for m in record["manifests"]] == [m["manifest_number"] for m in filed["manifests"]]
+    summary = record["summary"]
+    assert summary["manifests"] == 3
+    assert summary["findings_by_code"]["partial_pump_down"] == 1
+    assert summary["findings_by_code"]["late_submission"] == 1
+    assert summary["on_time_share"] == round(2 / 3, 4)
+    # The last qualifying service was 100 days ago on a 90-day device; the partial one does not count.
+    assert summary["devices"]["GI-1"] == {"status": "missed", "next_due_on": "2026-05-22", "days_overdue": 10}
+    assert len(record["manifests"][0]["documents"]) == 2
+
+
+def test_csv_one_row_per_manifest(client, filed):
+    response = get(client, filed, accept="text/csv")
+    assert response.status_code == 200 and response.mimetype == "text/csv"
+    rows = list(csv.DictReader(io.StringIO(response.get_data(as_text=True))))
+    assert [r["manifest_number"] for r in rows] == [m["manifest_number"] for m in filed["manifests"]]
+    assert rows[2]["finding_codes"] == "partial_pump_down service_interval_exceeded"
+    assert rows[2]["qualifying"] == "no"
+    assert rows[0]["documents"] == "2"
+    assert rows[0]["sha256"] == filed["manifests"][0]["sha256"]
+
+
+def test_pdf_binder_reads_back(client, filed):
+    response = get(client, filed, fmt="pdf")
+    assert response.status_code == 200 and response.mimetype == "application/pdf"
+    assert response.headers["Content-Disposition"].startswith("attachment;")
+    reader = PdfReader(io.BytesIO(response.data))
+    pages = [page.extract_text() for page in reader.pages]
+    text = "\n".join(pages)
+    assert "FOG Pump-out Records" in pages[0]
+    for manifest in filed["manifests"]:
+        assert manifest["manifest_number"] in text
+    for code in ("partial_pump_down", "late_submission"):
+        assert code in text
+    assert "SIGNED MANIFEST page 2" in text  # the scanned PDF is merged
+    # cover, summary, services, 3 manifests, scans index, 1 image page, 2 scanned pages
+    assert len(reader.pages) == 10
+    assert all(f"Page {n} of 10" in page for n, page in enumerate(pages, start=1))
+    assert all("Restaurant" in page and "2024-06-01 to 2026-06-01" in page for page in pages)
+
+
+def test_zip_verifies_itself(client, filed):
+    response = get(client, filed, accept="application/zip")
+    assert response.status_code == 200 and response.mimetype == "application/zip"
+    archive = zipfile.ZipFile(io.BytesIO(response.data))
+    names = archive.namelist()
+    sums = dict(reversed(line.split("  ", 1)) for line in archive.read("SHA256SUMS").decode().splitlines())
+    assert set(sums) == set(names) - {"SHA256SUMS"}
+    for name, digest in sums.items():
+        assert hashlib.sha256(archive.read(name)).hexdigest() == digest, name
+    first = filed["manifests"][0]
+    revision = archive.read(f"revisions/{first['manifest_number']}/revision-1.json")
+    assert hashlib.sha256(revision).hexdigest() == first["sha256"]
+    assert chain.seal(json.loads(revision)) == first["sha256"]
+    scans = [n for n in names if n.startswith("scans/")]
+    assert len(scans) == 2
+    assert archive.read(next(n for n in scans if n.endswith(".pdf"))) == filed["scans"]["pdf"]
+    assert PdfReader(io.BytesIO(archive.read("binder.pdf"))).pages
+
+
+def test_period_and_formats(client, filed):
+    narrow = client.get(f"/v1/fses/{filed['fse_id']}/records", headers=factories.bearer(filed["operator"]),
+                        query_string={"from": "2026-05-01", "to": "2026-06-01"}).json
+    assert len(narrow["manifests"]) == 1
+    backwards = client.get(f"/v1/fses/{filed['fse_id']}/records", headers=factories.bearer(filed["operator"]),
+                           query_string={"from": "2026-05-01", "to": "2026-04-01"})
+    assert backwards.status_code == 422
+    assert get(client, filed, accept="image/gif").status_code == 406
+    assert get(client, filed, fmt="docx").status_code == 422
+
+
+def test_another_operator_and_a_hauler_cannot_read(client, session, filed):
+    other = factories.token(client, *factories.oauth_client(session, role="fse", subject=[factories.fse(session).id]))
+    assert get(client, filed, token=other).status_code == 404
+    assert get(client, filed, token=filed["world"].hauler_token).status_code == 403
+    auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
+    assert get(client, filed, token=auditor).status_code == 200
