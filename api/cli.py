@@ -241,7 +241,89 @@ def import_csv(kind, path, code, as_json):
         click.echo(f"  row {warning['row']} warning: {warning['message']}")
 
 
+retention_cli = AppGroup("retention", help="Retention purges and legal holds.")
+records_cli = AppGroup("records", help="Per-FSE records.")
+
+
+@retention_cli.command("purge")
+@click.option("--dry-run", is_flag=True, help="Report what would be purged; remove nothing.")
+def retention_purge(dry_run):
+    """Remove records past their city's retention_years, except those under a legal hold."""
+    from services import retention
+
+    from domain.clock import now
+
+    candidates = list(retention.expired(db.session, now().date()))
+    with click.progressbar(length=len(candidates), label="purging" if not dry_run else "checking",
+                           file=sys.stderr) as bar:
+        summary = retention.purge(db.session, _store(), dry_run=dry_run, progress=bar.update)
+    verb = "would purge" if dry_run else "purged"
+    click.echo(f"{summary['expired']} manifest(s) past retention: {verb} {summary['purged']}, "
+               f"kept {summary['held']} under legal hold; scans removed {summary['objects_removed']}, "
+               f"refused by the store {summary['objects_refused']}")
+
+
+@retention_cli.command("hold")
+@click.argument("target_id")
+@click.option("--reason", required=True, help="Why the records must be kept (case, order, ...).")
+def retention_hold(target_id, reason):
+    """Keep an FSE's or a manifest's records out of every purge until released."""
+    from services import retention
+
+    try:
+        row = retention.hold(db.session, target_id, reason=reason)
+    except retention.HoldError as error:
+        raise click.UsageError(str(error))
+    click.echo(f"hold {row.id} placed on {'FSE' if row.fse_id else 'manifest'} {target_id}")
+
+
+@retention_cli.command("release")
+@click.argument("target_id")
+def retention_release(target_id):
+    """Release the legal holds on an FSE or a manifest."""
+    from services import retention
+
+    try:
+        count = retention.release(db.session, target_id)
+    except retention.HoldError as error:
+        raise click.UsageError(str(error))
+    click.echo(f"released {count} hold(s) on {target_id}")
+
+
+@retention_cli.command("holds")
+def retention_holds():
+    """List the legal holds in force."""
+    from services import retention
+
+    for row in retention.active_holds(db.session):
+        target = f"FSE {row.fse_id}" if row.fse_id else f"manifest {row.manifest_id}"
+        click.echo(f"{row.placed_at:%Y-%m-%d}\t{target}\t{row.reason}")
+
+
+@records_cli.command("verify")
+@click.argument("fse_id")
+def records_verify(fse_id):
+    """Re-check every revision's hash chain and every scan's SHA-256 against the store."""
+    import uuid
+
+    from services import records
+    from storage.models import Fse
+
+    try:
+        fse = db.session.get(Fse, uuid.UUID(fse_id))
+    except ValueError:
+        fse = None
+    if fse is None:
+        raise click.UsageError(f"no FSE {fse_id}")
+    problems = records.verify(db.session, _store(), fse)
+    for problem in problems:
+        click.echo(f"MISMATCH {problem}")
+    if problems:
+        raise SystemExit(1)
+    click.echo(f"{fse.name}: every revision hash and scan verified")
+
+
 def init_app(app):
     for group in (db_cli, jurisdictions_cli, clients_cli, demo_cli, manifests_cli, storage_cli,
-                  outbox_cli, import_csv):
+                  outbox_cli, retention_cli, records_cli, import_csv):
         app.cli.add_command(group)

@@ -150,7 +150,12 @@ class S3Store(ObjectStore):
         return self._call("get_object", Key=key)["Body"]
 
     def delete(self, key):
-        self._call("delete_object", Key=key)
+        """Remove every version (a plain delete would only add a marker over a locked one)."""
+        versions = self._call("list_object_versions", Prefix=key)
+        entries = [v for v in versions.get("Versions", []) + versions.get("DeleteMarkers", [])
+                   if v["Key"] == key]
+        for version in entries:
+            self._call("delete_object", Key=key, VersionId=version["VersionId"])
 
     def set_retention(self, key, until):
         if self.object_lock == "off":
