@@ -51,7 +51,7 @@ def create_app(config=None):
 
     init_auth(app)
 
-    from api import docs, health, imports, jurisdictions, manifests, records, registry
+    from api import audit, docs, health, imports, jurisdictions, manifests, records, registry
 
     app.register_blueprint(health.bp)
     app.register_blueprint(docs.bp)
@@ -61,6 +61,7 @@ def create_app(config=None):
     app.register_blueprint(imports.bp)
     app.register_blueprint(manifests.bp)
     app.register_blueprint(records.bp)
+    app.register_blueprint(audit.bp)
     logging.basicConfig(level=logging.INFO)
     return app
 

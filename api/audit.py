@@ -1,0 +1,102 @@
+"""Audit routes: missed services, findings, hauler scorecards; due lists for haulers and FSEs."""
+import uuid
+
+from flask import Blueprint, Response, request, stream_with_context
+
+from api.errors import NotFound
+
+from api.validation import load
+from auth.protect import current_principal, require
+from auth.scopes import AUDIT_READ, MANIFESTS_READ, MANIFESTS_WRITE, RECORDS_READ
+from reports import table_csv
+from schemas import audit as schemas
+from services import audit, registry
+from storage.db import db
+
+bp = Blueprint("audit", __name__)
+
+
+def _wants_csv(args):
+    requested = args.pop("format", None)
+    if requested:
+        return requested == "csv"
+    return request.accept_mimetypes.best == "text/csv"
+
+
+def _csv(rows, name):
+    response = Response(stream_with_context(table_csv.render(rows)), mimetype="text/csv")
+    response.headers["Content-Disposition"] = f'attachment; filename="{name}.csv"'
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _listing(query, args, name, **extra):
+    if _wants_csv(args):
+        rows, _ = audit.run_page(db.session, query)
+        return _csv(rows, name)
+    rows, cursor = audit.run_page(db.session, query, cursor=args.get("cursor"), limit=args["limit"])
+    return {**extra, "items": rows, "next_cursor": cursor}
+
+
+@bp.get("/v1/audit/missed-services")
+@require(AUDIT_READ)
+def missed_services():
+    args = load(schemas.MissedQuery(), request.args.to_dict())
+    paging = {k: args.pop(k) for k in ("cursor", "limit", "format") if k in args}
+    mode, query = audit.missed_services(db.session, current_principal(), **args)
+    period = ({"as_of": (args.get("as_of") or audit.today()).isoformat()} if mode == "as_of" else
+              {"from": args["period_from"].isoformat(), "to": args["period_to"].isoformat()})
+    return _listing(query, paging, f"missed-services-{mode}", mode=mode, **period)
+
+
+@bp.get("/v1/audit/findings")
+@require(AUDIT_READ)
+def findings():
+    args = load(schemas.FindingsQuery(), request.args.to_dict())
+    paging = {k: args.pop(k) for k in ("cursor", "limit", "format") if k in args}
+    query = audit.findings(current_principal(), **args)
+    counts = {code: count for code, count in db.session.execute(audit.queries.counts_by_code(query))}
+    return _listing(query.order_by("service_completed_at", "finding_id"), paging, "findings", counts=counts)
+
+
+@bp.get("/v1/audit/haulers/<hauler_id>/scorecard")
+@require(AUDIT_READ)
+def scorecard(hauler_id):
+    args = load(schemas.ScorecardQuery(), request.args.to_dict())
+    wants_csv = _wants_csv(args)
+    card = audit.scorecard(db.session, current_principal(), _uuid(hauler_id), **args)
+    if wants_csv:
+        flat = {k: v for k, v in card.items() if k != "period"}
+        return _csv([{**flat, "from": card["period"]["from"], "to": card["period"]["to"]}], "scorecard")
+    return card
+
+
+@bp.get("/v1/haulers/me/due")
+@require(MANIFESTS_READ, MANIFESTS_WRITE)
+def due():
+    principal = current_principal()
+    args = load(schemas.DueQuery(), request.args.to_dict())
+    if principal.role != "hauler":
+        raise NotFound("Only haulers have a due list.")
+    paging = {k: args.pop(k) for k in ("cursor", "limit", "format") if k in args}
+    query = audit.due_for_hauler(principal, **args)
+    return _listing(query, paging, "due", within_days=args["within_days"])
+
+
+@bp.get("/v1/fses/<fse_id>/service-status")
+@require(RECORDS_READ, AUDIT_READ)
+def service_status(fse_id):
+    args = load(schemas.StatusQuery(), request.args.to_dict())
+    fse = registry.get_fse(db.session, current_principal(), fse_id)
+    query = audit.fse_status(fse, as_of=args.get("as_of"))
+    if _wants_csv(args):
+        return _csv(audit.run_page(db.session, query)[0], "service-status")
+    rows, _ = audit.run_page(db.session, query)
+    return {"fse_id": str(fse.id), "as_of": (args.get("as_of") or audit.today()).isoformat(), "items": rows}
+
+
+def _uuid(value):
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        raise NotFound("No such hauler within your reach.")

@@ -1,0 +1,47 @@
+"""Query arguments of the audit lists."""
+from marshmallow import Schema, fields, validate
+
+from domain.checks import CODES
+
+FORMAT = fields.String(validate=validate.OneOf(("json", "csv")))
+
+
+class Paging(Schema):
+    format = FORMAT
+    cursor = fields.String(validate=validate.Length(max=200))
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
+
+
+class MissedQuery(Paging):
+    as_of = fields.Date()
+    period_from = fields.Date(data_key="from")
+    period_to = fields.Date(data_key="to")
+    fse_id = fields.UUID()
+    hauler_id = fields.UUID()
+    status = fields.String(validate=validate.OneOf(("overdue", "missed", "never_serviced")))
+    area = fields.String(validate=validate.Length(min=1, max=100))
+
+
+class FindingsQuery(Paging):
+    code = fields.String(validate=validate.OneOf(tuple(CODES)))
+    severity = fields.String(validate=validate.OneOf(("violation", "warning")))
+    hauler_id = fields.UUID()
+    fse_id = fields.UUID()
+    period_from = fields.Date(data_key="from")
+    period_to = fields.Date(data_key="to")
+
+
+class ScorecardQuery(Schema):
+    format = FORMAT
+    period_from = fields.Date(data_key="from")
+    period_to = fields.Date(data_key="to")
+
+
+class DueQuery(Paging):
+    within_days = fields.Integer(load_default=30, validate=validate.Range(min=0, max=365))
+    as_of = fields.Date()
+
+
+class StatusQuery(Schema):
+    format = FORMAT
+    as_of = fields.Date()

@@ -1,0 +1,109 @@
+"""Audit use cases: each answers with rows from one set-based query in `storage.audit`."""
+import base64
+from datetime import timedelta
+
+from api.errors import NotFound, ValidationFailed
+from domain.clock import now as clock_now
+from storage import audit as queries
+from storage.audit import from_day_number
+from storage.models import Hauler, HaulerRegistration, Manifest
+from sqlalchemy import exists, select
+
+DAY_COLUMNS = ("last_service_day", "due_day", "from_day", "missed_day", "serviced_day")
+
+
+def encode_offset(offset: int) -> str:
+    return base64.urlsafe_b64encode(f"o:{offset}".encode()).decode().rstrip("=")
+
+
+def decode_offset(cursor: str | None) -> int:
+    if not cursor:
+        return 0
+    try:
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        prefix, number = text.split(":")
+        assert prefix == "o" and int(number) >= 0
+        return int(number)
+    except Exception:  # noqa: BLE001  any undecodable cursor is the caller's error
+        raise ValidationFailed("The cursor is not one this API gave out.", errors={"cursor": ["Not a valid cursor."]})
+
+
+def plain(row) -> dict:
+    """A result row as JSON-ready data: day numbers as ISO dates, ids as text."""
+    out = {}
+    for key, value in row._mapping.items():
+        if key in DAY_COLUMNS:
+            key = key.replace("_day", "_on")
+            value = from_day_number(value).isoformat() if value is not None else None
+        elif hasattr(value, "hex") and not isinstance(value, (bytes, str)):
+            value = str(value)
+        elif hasattr(value, "isoformat"):
+            value = value.isoformat().replace("+00:00", "Z")
+        out[key] = value
+    return out
+
+
+def run_page(session, query, *, cursor=None, limit=None):
+    """All rows (limit None) or a page of them and the next cursor."""
+    if limit is None:
+        return [plain(row) for row in session.execute(query)], None
+    offset = decode_offset(cursor)
+    rows = session.execute(query.offset(offset).limit(limit + 1)).all()
+    more = len(rows) > limit
+    return [plain(row) for row in rows[:limit]], encode_offset(offset + limit) if more else None
+
+
+def today():
+    return clock_now().date()
+
+
+def missed_services(session, principal, *, as_of=None, period_from=None, period_to=None, **filters):
+    if (period_from is None) != (period_to is None):
+        raise ValidationFailed("Give both from and to, or neither.",
+                               errors={"from" if period_from is None else "to": ["Missing."]})
+    if period_from and as_of:
+        raise ValidationFailed("Ask either as of a date or for a period.", errors={"as_of": ["Not with from/to."]})
+    if period_from:
+        if period_to < period_from:
+            raise ValidationFailed("The period ends before it starts.", errors={"to": ["Must not be before from."]})
+        filters.pop("status", None)
+        return "intervals", queries.missed_intervals(period_from, period_to, principal.jurisdiction_id, **filters)
+    return "as_of", queries.missed_as_of(as_of or today(), principal.jurisdiction_id, **filters)
+
+
+def findings(principal, **filters):
+    return queries.findings(principal.jurisdiction_id, **filters)
+
+
+def scorecard(session, principal, hauler_id, *, period_from=None, period_to=None) -> dict:
+    period_to = period_to or today()
+    period_from = period_from or period_to - timedelta(days=365)
+    known = session.scalar(select(Hauler.id).where(Hauler.id == hauler_id, (
+        exists().where(HaulerRegistration.hauler_id == Hauler.id,
+                       HaulerRegistration.jurisdiction_id == principal.jurisdiction_id)
+        | exists().where(Manifest.hauler_id == Hauler.id,
+                         Manifest.jurisdiction_id == principal.jurisdiction_id))))
+    if known is None:
+        raise NotFound("No such hauler within your reach.")
+    hauler = session.get(Hauler, hauler_id)
+    row = session.execute(queries.scorecard(principal.jurisdiction_id, hauler_id, period_from, period_to)).one()
+    figures = dict(row._mapping)
+    filed = figures["manifests"]
+    return {
+        "hauler_id": str(hauler.id),
+        "hauler_name": hauler.name,
+        "period": {"from": period_from.isoformat(), "to": period_to.isoformat()},
+        **figures,
+        "on_time_share": round((filed - figures["late_submissions"]) / filed, 4) if filed else None,
+        "qualifying_share": round(figures["qualifying"] / filed, 4) if filed else None,
+    }
+
+
+def due_for_hauler(principal, *, within_days, as_of=None):
+    return queries.due_for_hauler(as_of or today(), principal.hauler_id, within_days)
+
+
+def fse_status(principal_fse, *, as_of=None):
+    return queries.fse_status(as_of or today(), principal_fse.id)
+
+

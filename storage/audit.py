@@ -1,0 +1,281 @@
+"""Set-based audit queries: devices due and overdue, missed intervals, findings, scorecards.
+
+Every question is one SQL statement over the current revisions, portable between SQLite and
+PostgreSQL. Days are counted as whole days since 2000-01-01, in UTC, on both.
+"""
+from datetime import date
+
+from sqlalchemy import (
+    Date,
+    Integer,
+    and_,
+    case,
+    func,
+    literal,
+    null,
+    select,
+    union_all,
+)
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.expression import FunctionElement
+
+from services.registry import permit_status_sql
+from storage.models import (
+    Device,
+    Finding,
+    Fse,
+    Hauler,
+    Jurisdiction,
+    Manifest,
+    ManifestRevision,
+    Permit,
+)
+
+EPOCH = date(2000, 1, 1)
+
+
+def day_number(day: date) -> int:
+    return (day - EPOCH).days
+
+
+def from_day_number(number: int) -> date:
+    return date.fromordinal(EPOCH.toordinal() + int(number))
+
+
+class day_of(FunctionElement):
+    """Whole days since 2000-01-01 of a date or a UTC timestamp column."""
+
+    type = Integer()
+    inherit_cache = True
+    name = "day_of"
+
+
+@compiles(day_of, "sqlite")
+def _day_of_sqlite(element, compiler, **kw):
+    (arg,) = list(element.clauses)
+    return f"CAST(julianday(date({compiler.process(arg, **kw)})) - 2451544.5 AS INTEGER)"
+
+
+@compiles(day_of, "postgresql")
+def _day_of_postgresql(element, compiler, **kw):
+    (arg,) = list(element.clauses)
+    inner = compiler.process(arg, **kw)
+    if isinstance(arg.type, Date):
+        return f"(({inner}) - DATE '2000-01-01')"
+    return f"((({inner}) AT TIME ZONE 'UTC')::date - DATE '2000-01-01')"
+
+
+def qualifying_services():
+    """Current, qualifying revisions: the services that count (DESIGN.md section 5)."""
+    return (
+        select(ManifestRevision.device_id.label("device_id"),
+               day_of(ManifestRevision.service_completed_at).label("day"),
+               ManifestRevision.service_completed_at.label("completed_at"),
+               Manifest.id.label("manifest_id"), Manifest.manifest_number.label("manifest_number"),
+               Manifest.hauler_id.label("hauler_id"))
+        .join(Manifest, and_(Manifest.id == ManifestRevision.manifest_id,
+                             Manifest.current_revision == ManifestRevision.revision))
+        .where(ManifestRevision.qualifying.is_(True))
+    )
+
+
+def effective_frequency():
+    """Device frequency, capped by the jurisdiction's longest interval for interceptors."""
+    return case(
+        (and_(Device.kind == "interceptor", Jurisdiction.interceptor_max_interval_days.is_not(None),
+              Jurisdiction.interceptor_max_interval_days < Device.frequency_days),
+         Jurisdiction.interceptor_max_interval_days),
+        else_=Device.frequency_days,
+    )
+
+
+def device_due(as_of: date):
+    """One row per device: its last qualifying service up to `as_of`, due day and lateness."""
+    services = qualifying_services().where(
+        day_of(ManifestRevision.service_completed_at) <= day_number(as_of)).subquery("services")
+    ranked = select(
+        services,
+        func.row_number().over(partition_by=services.c.device_id,
+                               order_by=(services.c.completed_at.desc(), services.c.manifest_id.desc())).label("rank"),
+    ).subquery("ranked")
+    last = select(ranked).where(ranked.c.rank == 1).subquery("last")
+    frequency = effective_frequency()
+    start_day = func.coalesce(last.c.day, day_of(Permit.issued_on))
+    due_day = start_day + frequency
+    days_overdue = literal(day_number(as_of)) - due_day
+    status = case(
+        (last.c.device_id.is_(None), "never_serviced"),
+        (days_overdue <= 0, case((days_overdue >= -14, "due_soon"), else_="compliant")),
+        (days_overdue <= Jurisdiction.grace_days, "overdue"),
+        else_="missed",
+    )
+    return (
+        select(
+            Fse.id.label("fse_id"), Fse.name.label("fse_name"), Fse.address.label("address"),
+            Jurisdiction.code.label("jurisdiction"),
+            Permit.permit_number.label("permit_number"),
+            permit_status_sql(as_of).label("permit_status"),
+            Device.id.label("device_id"), Device.tag.label("device_tag"), Device.kind.label("device_kind"),
+            frequency.label("frequency_days"), Jurisdiction.grace_days.label("grace_days"),
+            last.c.day.label("last_service_day"), last.c.manifest_id.label("last_manifest_id"),
+            last.c.manifest_number.label("last_manifest_number"), last.c.hauler_id.label("last_hauler_id"),
+            Hauler.name.label("last_hauler_name"),
+            due_day.label("due_day"), days_overdue.label("days_overdue"), status.label("status"),
+        )
+        .select_from(Device)
+        .join(Fse, Fse.id == Device.fse_id)
+        .join(Permit, Permit.id == Device.permit_id)
+        .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
+        .outerjoin(last, last.c.device_id == Device.id)
+        .outerjoin(Hauler, Hauler.id == last.c.hauler_id)
+        .where(Permit.issued_on <= as_of)
+    )
+
+
+def missed_as_of(as_of: date, jurisdiction_id, *, fse_id=None, hauler_id=None, status=None, area=None):
+    """Devices past due on `as_of` (overdue within the grace, missed beyond, never serviced)."""
+    rows = device_due(as_of).where(Fse.jurisdiction_id == jurisdiction_id).subquery("due")
+    query = select(rows).where(rows.c.days_overdue > 0)
+    return _filters(query, rows, fse_id=fse_id, hauler_id=hauler_id, status=status, area=area).order_by(
+        rows.c.days_overdue.desc(), rows.c.device_id)
+
+
+def due_for_hauler(as_of: date, hauler_id, within_days: int):
+    """Devices the hauler has serviced that come due within `within_days` (or are past due)."""
+    served = (select(ManifestRevision.device_id)
+              .join(Manifest, and_(Manifest.id == ManifestRevision.manifest_id,
+                                   Manifest.current_revision == ManifestRevision.revision))
+              .where(Manifest.hauler_id == hauler_id))
+    rows = device_due(as_of).where(Device.id.in_(served)).subquery("due")
+    return (select(rows).where(rows.c.due_day <= day_number(as_of) + within_days)
+            .order_by(rows.c.due_day, rows.c.device_id))
+
+
+def fse_status(as_of: date, fse_id):
+    rows = device_due(as_of).where(Fse.id == fse_id).subquery("due")
+    return select(rows).order_by(rows.c.device_tag)
+
+
+def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, fse_id=None,
+                     hauler_id=None, area=None):
+    """Every gap between qualifying services longer than the frequency plus grace that was
+    missed (past due beyond the grace, not yet serviced) on some day of the period."""
+    services = qualifying_services().subquery("services")
+    closed = select(
+        services.c.device_id,
+        func.lag(services.c.day).over(partition_by=services.c.device_id,
+                                      order_by=(services.c.day, services.c.manifest_id)).label("start_day"),
+        services.c.day.label("end_day"),
+        services.c.manifest_id.label("end_manifest_id"),
+    )
+    last = select(services.c.device_id, func.max(services.c.day).label("day")).group_by(
+        services.c.device_id).subquery("last")
+    open_ = (select(Device.id.label("device_id"), last.c.day.label("start_day"),
+                    null().label("end_day"), null().label("end_manifest_id"))
+             .select_from(Device).outerjoin(last, last.c.device_id == Device.id))
+    gaps = union_all(closed, open_).subquery("gaps")
+    frequency = effective_frequency()
+    start = func.coalesce(gaps.c.start_day, day_of(Permit.issued_on))
+    due = start + frequency
+    end = func.coalesce(gaps.c.end_day, day_number(period_to))
+    missed_on = due + Jurisdiction.grace_days + 1
+    query = (
+        select(
+            Fse.id.label("fse_id"), Fse.name.label("fse_name"), Fse.address.label("address"),
+            Permit.permit_number.label("permit_number"), Device.id.label("device_id"),
+            Device.tag.label("device_tag"), frequency.label("frequency_days"),
+            start.label("from_day"), due.label("due_day"), missed_on.label("missed_day"),
+            gaps.c.end_day.label("serviced_day"), gaps.c.end_manifest_id.label("serviced_manifest_id"),
+            (end - due).label("days_late"),
+            case((gaps.c.start_day.is_(None), "permit_issued"), else_="service").label("counted_from"),
+        )
+        .select_from(gaps)
+        .join(Device, Device.id == gaps.c.device_id)
+        .join(Fse, Fse.id == Device.fse_id)
+        .join(Permit, Permit.id == Device.permit_id)
+        .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
+        .where(Fse.jurisdiction_id == jurisdiction_id,
+               end - due > Jurisdiction.grace_days,
+               missed_on <= day_number(period_to), end >= day_number(period_from))
+    ).subquery("intervals")
+    result = select(query)
+    if fse_id:
+        result = result.where(query.c.fse_id == fse_id)
+    if area:
+        result = result.where(func.lower(query.c.address).like(f"%{area.lower()}%"))
+    if hauler_id:
+        result = result.where(query.c.device_id.in_(
+            select(Manifest.device_id).where(Manifest.hauler_id == hauler_id)))
+    return result.order_by(query.c.missed_day, query.c.device_id)
+
+
+def _filters(query, rows, *, fse_id, hauler_id, status, area):
+    if fse_id:
+        query = query.where(rows.c.fse_id == fse_id)
+    if hauler_id:
+        query = query.where(rows.c.last_hauler_id == hauler_id)
+    if status:
+        query = query.where(rows.c.status == status)
+    if area:
+        query = query.where(func.lower(rows.c.address).like(f"%{area.lower()}%"))
+    return query
+
+
+def findings(jurisdiction_id, *, code=None, severity=None, hauler_id=None, fse_id=None,
+             period_from=None, period_to=None):
+    """Open findings on current revisions of the jurisdiction's manifests."""
+    query = (
+        select(Finding.id.label("finding_id"), Finding.code, Finding.severity, Finding.message,
+               Finding.citation, Finding.raised_at, Manifest.id.label("manifest_id"),
+               Manifest.manifest_number, Manifest.hauler_id, Hauler.name.label("hauler_name"),
+               Manifest.fse_id, Fse.name.label("fse_name"), Device.tag.label("device_tag"),
+               ManifestRevision.service_completed_at)
+        .join(ManifestRevision, ManifestRevision.id == Finding.revision_id)
+        .join(Manifest, and_(Manifest.id == ManifestRevision.manifest_id,
+                             Manifest.current_revision == ManifestRevision.revision))
+        .join(Hauler, Hauler.id == Manifest.hauler_id)
+        .join(Fse, Fse.id == Manifest.fse_id)
+        .join(Device, Device.id == Manifest.device_id)
+        .where(Manifest.jurisdiction_id == jurisdiction_id, Finding.cleared_at.is_(None))
+    )
+    for column, value in ((Finding.code, code), (Finding.severity, severity),
+                          (Manifest.hauler_id, hauler_id), (Manifest.fse_id, fse_id)):
+        if value:
+            query = query.where(column == value)
+    if period_from:
+        query = query.where(day_of(ManifestRevision.service_completed_at) >= day_number(period_from))
+    if period_to:
+        query = query.where(day_of(ManifestRevision.service_completed_at) <= day_number(period_to))
+    return query
+
+
+def counts_by_code(findings_query):
+    rows = findings_query.subquery("f")
+    return select(rows.c.code, func.count().label("count")).group_by(rows.c.code).order_by(rows.c.code)
+
+
+def scorecard(jurisdiction_id, hauler_id, period_from: date, period_to: date):
+    """One row: a hauler's manifests in the jurisdiction and period, and what they raised."""
+    open_code = lambda code: func.count(func.distinct(case(  # noqa: E731
+        (and_(Finding.code == code, Finding.cleared_at.is_(None)), Manifest.id))))
+    return (
+        select(
+            func.count(func.distinct(Manifest.id)).label("manifests"),
+            open_code("late_submission").label("late_submissions"),
+            open_code("partial_pump_down").label("partial_pump_downs"),
+            open_code("disposal_site_unapproved").label("unapproved_disposal_sites"),
+            open_code("load_shortfall").label("load_shortfalls"),
+            open_code("disposal_unconfirmed").label("late_disposals"),
+            open_code("decant_returned").label("decants_returned"),
+            open_code("vehicle_unregistered").label("unregistered_vehicles"),
+            func.count(func.distinct(case((ManifestRevision.qualifying.is_(True), Manifest.id)))).label(
+                "qualifying"),
+        )
+        .select_from(Manifest)
+        .join(ManifestRevision, and_(ManifestRevision.manifest_id == Manifest.id,
+                                     ManifestRevision.revision == Manifest.current_revision))
+        .outerjoin(Finding, Finding.revision_id == ManifestRevision.id)
+        .where(Manifest.jurisdiction_id == jurisdiction_id, Manifest.hauler_id == hauler_id,
+               day_of(ManifestRevision.service_completed_at) >= day_number(period_from),
+               day_of(ManifestRevision.service_completed_at) <= day_number(period_to))
+    )
