@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKERS ?= 2
 
-.PHONY: run test bench venv clean
+.PHONY: run test fuzz bench venv clean
 
 venv: $(VENV)/.installed
 
@@ -23,6 +23,10 @@ run: venv
 
 test: venv
 	$(BIN)/python -m pytest
+
+# schemathesis against openapi.yaml and the app under gunicorn, with a token for every role
+fuzz: venv
+	$(BIN)/python tests/contract/fuzz.py
 
 clean:
 	rm -rf $(VENV) instance .pytest_cache

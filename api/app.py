@@ -1,14 +1,13 @@
 """`create_app(config)`: extensions are created at module level and wired here."""
 import io
-import logging
 import re
 import uuid
 
 from flask import Flask, Request, current_app, g, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from api import cli, errors
-from api.errors import PayloadTooLarge
+from api import cli, errors, logs
+from api.errors import BadRequest, PayloadTooLarge
 from api.worker import start_outbox_worker
 from api.config import load_config
 from storage.db import db
@@ -62,7 +61,7 @@ def create_app(config=None):
     app.register_blueprint(manifests.bp)
     app.register_blueprint(records.bp)
     app.register_blueprint(audit.bp)
-    logging.basicConfig(level=logging.INFO)
+    logs.init_app(app)
     return app
 
 
@@ -77,9 +76,19 @@ def _request_ids(app):
         for spool in g.pop("spools", []):
             spool.close()
 
+    @app.before_request
+    def _refuse_nul():
+        # NUL never belongs in a URL; PostgreSQL could not even compare it.
+        if "\x00" in request.path or any("\x00" in k or "\x00" in v
+                                          for k, v in request.args.items(multi=True)):
+            raise BadRequest("The URL contains a NUL character.")
+
     @app.after_request
     def _echo(response):
         response.headers["X-Request-Id"] = g.get("request_id", "")
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        if response.status_code >= 400 or request.path.startswith(("/v1/", "/oauth/")):
+            response.headers.setdefault("Cache-Control", "no-store")
         return response
 
 

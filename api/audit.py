@@ -43,9 +43,7 @@ def _listing(query, args, name, **extra):
 def missed_services():
     args = load(schemas.MissedQuery(), request.args.to_dict())
     paging = {k: args.pop(k) for k in ("cursor", "limit", "format") if k in args}
-    mode, query = audit.missed_services(db.session, current_principal(), **args)
-    period = ({"as_of": (args.get("as_of") or audit.today()).isoformat()} if mode == "as_of" else
-              {"from": args["period_from"].isoformat(), "to": args["period_to"].isoformat()})
+    mode, period, query = audit.missed_services(db.session, current_principal(), **args)
     return _listing(query, paging, f"missed-services-{mode}", mode=mode, **period)
 
 

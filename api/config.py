@@ -21,6 +21,8 @@ SETTINGS = {
     "AUTH_FAILURE_LIMIT": (10, int),
     "AUTH_FAILURE_WINDOW_SECONDS": (300, int),
     "TRUSTED_PROXIES": (0, int),
+    "SUBMISSIONS_PER_MINUTE": (600, int),
+    "EXPORTS_PER_MINUTE": (30, int),
     "OUTBOX_INTERVAL_SECONDS": (5, int),
     "SWEEP_DELAY_MINUTES": (60, int),
 }

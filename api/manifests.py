@@ -7,6 +7,7 @@ from api.errors import ServiceUnavailable, UnsupportedMediaType, ValidationFaile
 from api.idempotency import idempotent
 from api.validation import load, load_json, parse_json
 from auth.protect import current_principal, require
+from auth.ratelimit import per_client
 from auth.scopes import AUDIT_READ, MANIFESTS_READ, MANIFESTS_WRITE, RECORDS_READ
 from domain import checks
 from schemas.manifest import CorrectionIn, ManifestIn, ManifestQuery
@@ -75,6 +76,7 @@ def _drain_soon():
 
 @bp.post("")
 @require(MANIFESTS_WRITE)
+@per_client("submissions")
 @idempotent
 def submit():
     data, uploads = _manifest_body()
@@ -104,6 +106,7 @@ def get_manifest(manifest_id):
 
 @bp.post("/<manifest_id>/corrections")
 @require(MANIFESTS_WRITE)
+@per_client("submissions")
 @idempotent
 def correct(manifest_id):
     manifest, created = manifests.correct(db.session, current_principal(), manifest_id,
@@ -113,6 +116,7 @@ def correct(manifest_id):
 
 @bp.post("/<manifest_id>/documents")
 @require(MANIFESTS_WRITE)
+@per_client("submissions")
 @idempotent
 def add_documents(manifest_id):
     if request.mimetype != "multipart/form-data":

@@ -4,6 +4,7 @@ from flask import Blueprint, Response, current_app, request, stream_with_context
 from api.errors import NotAcceptable
 from api.validation import load
 from auth.protect import current_principal, require
+from auth.ratelimit import per_client
 from auth.scopes import RECORDS_READ
 from reports import binder, record_csv, record_json, record_zip
 from schemas.records import RecordQuery
@@ -43,6 +44,7 @@ def _attachment(response, record, extension):
 
 @bp.get("/v1/fses/<fse_id>/records")
 @require(RECORDS_READ)
+@per_client("exports")
 def get_records(fse_id):
     args = load(record_query, request.args.to_dict())
     kind = _format(args.pop("format", None))

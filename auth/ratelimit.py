@@ -15,6 +15,8 @@ from api.errors import TooManyRequests
 
 
 class FailureWindow:
+    """Events per key in a sliding window; `retry_after` says how long a full key must wait."""
+
     def __init__(self, limit, window_seconds, clock=time.monotonic):
         self.limit = limit
         self.window = window_seconds
@@ -78,7 +80,33 @@ def failed_auth_limiter(view):
     return limited
 
 
+def per_client(kind):
+    """Limit a protected view per OAuth client: `kind` is `submissions` or `exports`."""
+
+    def decorator(view):
+        @functools.wraps(view)
+        def limited(*args, **kwargs):
+            from auth.protect import current_principal
+
+            window = current_app.extensions[f"fogx.limit.{kind}"]
+            key = ("client", current_principal().client_id)
+            wait = window.retry_after([key])
+            if wait:
+                raise TooManyRequests(
+                    f"Too many {kind} from this client; slow down.",
+                    headers={"Retry-After": str(wait)},
+                )
+            window.record([key])
+            return view(*args, **kwargs)
+
+        return limited
+
+    return decorator
+
+
 def init_app(app):
     app.extensions["fogx.auth_failures"] = FailureWindow(
         app.config["AUTH_FAILURE_LIMIT"], app.config["AUTH_FAILURE_WINDOW_SECONDS"]
     )
+    app.extensions["fogx.limit.submissions"] = FailureWindow(app.config["SUBMISSIONS_PER_MINUTE"], 60)
+    app.extensions["fogx.limit.exports"] = FailureWindow(app.config["EXPORTS_PER_MINUTE"], 60)

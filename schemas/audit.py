@@ -1,5 +1,5 @@
 """Query arguments of the audit lists."""
-from marshmallow import Schema, fields, validate
+from marshmallow import EXCLUDE, Schema, fields, validate
 
 from domain.checks import CODES
 
@@ -7,8 +7,11 @@ FORMAT = fields.String(validate=validate.OneOf(("json", "csv")))
 
 
 class Paging(Schema):
+    class Meta:
+        unknown = EXCLUDE  # unknown query parameters are ignored, as HTTP clients expect
+
     format = FORMAT
-    cursor = fields.String(validate=validate.Length(max=200))
+    cursor = fields.String(validate=validate.Regexp(r"^o[0-9]{1,9}$"))
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
 
 
@@ -32,6 +35,9 @@ class FindingsQuery(Paging):
 
 
 class ScorecardQuery(Schema):
+    class Meta:
+        unknown = EXCLUDE  # unknown query parameters are ignored, as HTTP clients expect
+
     format = FORMAT
     period_from = fields.Date(data_key="from")
     period_to = fields.Date(data_key="to")
@@ -43,5 +49,8 @@ class DueQuery(Paging):
 
 
 class StatusQuery(Schema):
+    class Meta:
+        unknown = EXCLUDE  # unknown query parameters are ignored, as HTTP clients expect
+
     format = FORMAT
     as_of = fields.Date()

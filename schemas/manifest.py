@@ -1,9 +1,10 @@
 """The manifest body (DESIGN.md section 6): names are the contract, units are in the names."""
 from datetime import datetime, timedelta, timezone
 
-from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
-from schemas.registry import WASTE_TYPES, text
+from domain.checks import CODES
+from schemas.registry import WASTE_TYPES, printable, text
 
 EARLIEST = datetime(2000, 1, 1, tzinfo=timezone.utc)
 MAX_SERVICE = timedelta(hours=48)
@@ -73,18 +74,21 @@ class ManifestIn(Schema):
 
 
 class CorrectionIn(ManifestIn):
-    reason = fields.String(required=True, validate=validate.Length(min=1, max=2000))
+    reason = fields.String(required=True, validate=[validate.Length(min=1, max=2000), printable])
 
 
 class ManifestQuery(Schema):
+    class Meta:
+        unknown = EXCLUDE  # unknown query parameters are ignored, as HTTP clients expect
+
     fse_id = fields.UUID()
     permit_number = fields.String(validate=validate.Length(max=60))
     device_id = fields.UUID()
-    finding = fields.String(validate=validate.Length(max=40))
+    finding = fields.String(validate=validate.OneOf(tuple(CODES)))
     status = fields.String(validate=validate.OneOf(("accepted", "accepted_with_findings")))
     service_from = fields.Date(data_key="from")
     service_to = fields.Date(data_key="to")
-    cursor = fields.String(validate=validate.Length(max=200))
+    cursor = fields.String(validate=validate.Regexp(r"^[A-Za-z0-9_-]{22}$"))
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
 
 

@@ -1,5 +1,5 @@
 """Registry bodies (DESIGN.md section 6): FSEs, permits, devices, haulers, vehicles, sites."""
-from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
 PERMIT_KINDS = ("interim", "regular", "variance", "waiver")
 PERMIT_STATUSES = ("active", "suspended", "revoked", "expired")
@@ -9,8 +9,14 @@ LICENCE_STATUSES = ("valid", "lapsed", "suspended", "revoked")
 SITE_STATUSES = ("approved", "suspended", "closed")
 
 
+def printable(value):
+    """No control characters (tabs and newlines aside): they break CSVs, logs and PostgreSQL."""
+    if any(ord(ch) < 32 and ch not in "\t\n\r" or ord(ch) == 127 for ch in value):
+        raise ValidationError("Must not contain control characters.")
+
+
 def text(maximum, **kwargs):
-    return fields.String(validate=validate.Length(min=1, max=maximum), **kwargs)
+    return fields.String(validate=[validate.Length(min=1, max=maximum), printable], **kwargs)
 
 
 def positive_int(maximum=1_000_000, **kwargs):
@@ -52,7 +58,7 @@ class StatusChange(Schema):
     """A status change takes effect on a date; nothing is overwritten."""
 
     effective_on = fields.Date(required=True)
-    reason = fields.String(validate=validate.Length(max=2000), load_default=None)
+    reason = fields.String(validate=[validate.Length(max=2000), printable], load_default=None)
 
 
 class PermitUpdate(StatusChange):
@@ -117,15 +123,21 @@ class DisposalSiteUpdate(StatusChange):
 
 
 class ListQuery(Schema):
+    class Meta:
+        unknown = EXCLUDE  # unknown query parameters are ignored, as HTTP clients expect
+
     """Filters and paging common to the registry lists."""
 
     status = fields.String(validate=validate.Length(max=20))
     jurisdiction = fields.String(validate=validate.Length(max=40))
     q = fields.String(validate=validate.Length(min=1, max=200))
-    cursor = fields.String(validate=validate.Length(max=200))
+    cursor = fields.String(validate=validate.Regexp(r"^[A-Za-z0-9_-]{22}$"))
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
     as_of = fields.Date()
 
 
 class AsOfQuery(Schema):
+    class Meta:
+        unknown = EXCLUDE  # unknown query parameters are ignored, as HTTP clients expect
+
     as_of = fields.Date()

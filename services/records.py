@@ -72,18 +72,12 @@ class Record:
         return [d for m in self.manifests for d in m.documents]
 
 
-def default_period(jurisdiction: Jurisdiction, today: date):
-    """The jurisdiction's retention window ending today."""
-    start = add_years(today, -jurisdiction.retention_years)
-    return start, today
-
-
 def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
     now = clock_now()
     today = now.date()
     jurisdiction = session.get(Jurisdiction, fse.jurisdiction_id)
-    default_from, default_to = default_period(jurisdiction, today)
-    period_from, period_to = period_from or default_from, period_to or default_to
+    period_to = period_to or today
+    period_from = period_from or add_years(period_to, -jurisdiction.retention_years)
     if period_to < period_from:
         raise ValidationFailed("The period ends before it starts.", errors={"to": ["Must not be before from."]})
     permits = session.scalars(select(Permit).where(Permit.fse_id == fse.id).order_by(Permit.issued_on)).all()

@@ -1,0 +1,59 @@
+"""Structured JSON logs, one object a line, each carrying the request id of its request."""
+import json
+import logging
+import time
+
+from flask import g, has_request_context, request
+
+access = logging.getLogger("fogx.access")
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record):
+        entry = {
+            "ts": self.formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        if has_request_context():
+            entry["request_id"] = g.get("request_id")
+        entry.update(getattr(record, "fields", {}))
+        if record.exc_info:
+            entry["error"] = self.formatException(record.exc_info)
+        return json.dumps(entry, default=str)
+
+
+JsonFormatter.converter = time.gmtime
+
+
+def configure():
+    """JSON lines on stderr for the `fogx` loggers (idempotent)."""
+    logger = logging.getLogger("fogx")
+    if any(isinstance(h.formatter, JsonFormatter) for h in logger.handlers):
+        return
+    handler = logging.StreamHandler()
+    handler.setFormatter(JsonFormatter())
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+
+
+def init_app(app):
+    configure()
+
+    @app.before_request
+    def _start():
+        g.started = time.perf_counter()
+
+    @app.after_request
+    def _log(response):
+        principal = g.get("principal")
+        access.info("request", extra={"fields": {
+            "method": request.method,
+            "path": request.path,
+            "status": response.status_code,
+            "duration_ms": round((time.perf_counter() - g.get("started", time.perf_counter())) * 1000, 1),
+            "client_id": principal.client_id if principal else None,
+        }})
+        return response

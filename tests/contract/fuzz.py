@@ -1,0 +1,140 @@
+"""Contract fuzzing: schemathesis against openapi.yaml and the app served by gunicorn.
+
+One schemathesis worker: with several threads, Hypothesis's lambda-source introspection on
+Python 3.11 trips over a shared AST ("recursion depth mismatch") now and then.
+
+Real tokens for every role come from /oauth/token; two haulers and two FSE operators are
+peers for the object-level authorization check. Run by `make fuzz` (and CI).
+
+    FUZZ_DATABASE_URL   database to fuzz against (default: a fresh SQLite file)
+    FUZZ_MAX_EXAMPLES   examples per operation and phase (default 25)
+    FUZZ_SEED           the generation seed (fixed by default, so a run can be repeated)
+"""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import requests
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+ROLES = ["admin", "auditor", "hauler", "hauler-2", "fse", "fse-2"]
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def flask(env, *args):
+    subprocess.run([str(BIN / "flask"), "--app", "wsgi", *args], cwd=ROOT, env=env, check=True,
+                   stdout=subprocess.DEVNULL)
+
+
+def seed_peers(env):
+    """A second hauler and a second FSE operator, each with objects of their own."""
+    code = """
+from datetime import date
+from api import create_app
+from services.clients import create_client
+from services.demo import load
+from storage.db import db
+from storage.models import Fse, Hauler, HaulerLicence, HaulerRegistration, Jurisdiction, Vehicle
+from sqlalchemy import select
+app = create_app()
+with app.app_context():
+    s = db.session
+    if s.scalar(select(Hauler).where(Hauler.name == "Desert Pumping")) is None:
+        vv = s.scalar(select(Jurisdiction).where(Jurisdiction.code == "victorville"))
+        h = Hauler(name="Desert Pumping")
+        h.licences.append(HaulerLicence(licence_number="DP-1", expires_on=date(2028, 1, 1), effective_on=date(2024, 1, 1)))
+        h.registrations.append(HaulerRegistration(jurisdiction_id=vv.id, registered_on=date(2024, 1, 1)))
+        h.vehicles.append(Vehicle(vehicle_id="TRK-7", tank_capacity_gallons=3000))
+        s.add(h); s.commit()
+        create_client(s, role="hauler", subject=[str(h.id)], client_id="demo-hauler-2", client_secret="demo-hauler-2-secret")
+        taqueria = s.scalar(select(Fse).where(Fse.name == "Taqueria El Sol"))
+        create_client(s, role="fse", subject=[str(taqueria.id)], client_id="demo-fse-2", client_secret="demo-fse-2-secret")
+"""
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, check=True)
+
+
+def token(base, client_id):
+    response = requests.post(f"{base}/oauth/token", data={"grant_type": "client_credentials"},
+                             auth=(client_id, f"{client_id}-secret"), timeout=10)
+    response.raise_for_status()
+    return response.json()["access_token"]
+
+
+def file_manifests(base, tokens):
+    """Give each hauler a manifest of its own, so the peers have objects to keep apart."""
+    site = requests.get(f"{base}/v1/disposal-sites", headers={"Authorization": f"Bearer {tokens['hauler']}"},
+                        timeout=10).json()["items"][0]["id"]
+    completed = datetime.now(timezone.utc) - timedelta(hours=3)
+    for n, (role, permit, tag) in enumerate((("hauler", "VV-FOG-0001", "GI-1"), ("hauler-2", "VV-FOG-0002", "GI-1"))):
+        body = {
+            "manifest_number": f"FUZZ-{n}", "permit_number": permit, "device_tag": tag, "vehicle_id": "TRK-7",
+            "driver_name": "Driver", "fse_signer_name": "Signer",
+            "service_started_at": (completed - timedelta(hours=1)).isoformat(),
+            "service_completed_at": completed.isoformat(), "waste_type": "grease_interceptor_waste",
+            "gallons_removed": 1400, "full_pump_down": True,
+            "disposal": {"site_id": site, "ticket_number": f"T-FUZZ-{n}",
+                         "delivered_at": (completed + timedelta(minutes=30)).isoformat(), "gallons_delivered": 1400},
+        }
+        response = requests.post(f"{base}/v1/manifests", json=body, timeout=10,
+                                 headers={"Authorization": f"Bearer {tokens[role]}"})
+        assert response.status_code in (200, 201), response.text
+
+
+def main():
+    work = Path(tempfile.mkdtemp(prefix="fogx-fuzz-"))
+    env = {**os.environ,
+           "DATABASE_URL": os.environ.get("FUZZ_DATABASE_URL") or f"sqlite:///{work / 'fuzz.sqlite3'}",
+           "STORAGE_DIR": str(work / "objects"), "TOKEN_TTL_SECONDS": "7200", "OUTBOX_INTERVAL_SECONDS": "0"}
+    flask(env, "db", "upgrade")
+    flask(env, "demo", "load")
+    seed_peers(env)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen([str(BIN / "gunicorn"), "--bind", f"127.0.0.1:{port}", "--workers", "2",
+                               "--access-logfile", "/dev/null", "wsgi:app"], cwd=ROOT, env=env,
+                              stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "w"))
+    try:
+        for _ in range(100):
+            try:
+                requests.get(f"{base}/health", timeout=1)
+                break
+            except requests.ConnectionError:
+                time.sleep(0.1)
+        tokens = {role: token(base, f"demo-{role}") for role in ROLES}
+        file_manifests(base, tokens)
+        (work / "wfc.json").write_text(json.dumps({"auth": [
+            {"name": role, "fixedHeaders": [{"name": "Authorization", "value": f"Bearer {tokens[role]}"}]}
+            for role in ROLES]}))
+        config = (ROOT / "tests" / "contract" / "schemathesis.toml").read_text().replace(
+            "WFC_PATH", str(work / "wfc.json"))
+        (work / "schemathesis.toml").write_text(config)
+        command = [str(BIN / "schemathesis"), "--config-file", str(work / "schemathesis.toml"), "run",
+                   str(ROOT / "openapi.yaml"), "--url", base, "--checks", "all", "--workers", "1",
+                   "--phases", "examples,coverage,fuzzing",
+                   "--max-examples", os.environ.get("FUZZ_MAX_EXAMPLES", "25"),
+                   "--seed", os.environ.get("FUZZ_SEED", "20261202"), "--no-color"]
+        print("$", " ".join(command[2:]), flush=True)
+        result = subprocess.run(command, cwd=work)
+        if result.returncode:
+            print(f"server log: {work / 'server.log'}")
+        return result.returncode
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
