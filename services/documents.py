@@ -34,6 +34,10 @@ def check(uploads: list[Upload]):
             raise UnsupportedMediaType(
                 f"documents[{index}] ({upload.filename or 'unnamed'}) is not a PDF, JPEG, PNG or "
                 "TIFF file.")
+        defect = upload.spool.defect(upload.content_type)
+        if defect:
+            raise ValidationFailed(f"documents[{index}] is not a sound scan: {defect}.",
+                                   errors={f"documents.{index}": [defect]})
         if upload.declared_sha256 and upload.declared_sha256.lower() != upload.spool.sha256:
             mismatched[f"documents.{index}"] = [
                 f"The SHA-256 is {upload.spool.sha256}, not {upload.declared_sha256}."]

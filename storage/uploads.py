@@ -16,6 +16,13 @@ MAGIC = (
 )
 
 
+# A scan larger than this many pixels is no scan: it is built to exhaust whoever renders it.
+MAX_PIXELS = 60_000_000
+MAX_PDF_PAGES = 2_000
+# What all of a PDF's page contents may decompress to, together.
+MAX_PDF_CONTENT_BYTES = 200 * 1024 * 1024
+
+
 class TooLarge(Exception):
     pass
 
@@ -50,6 +57,22 @@ class HashingSpool:
             if self.head.startswith(magic):
                 return content_type
         return None
+
+    def defect(self, content_type):
+        """Why the file is not a sound scan of its type (a bomb, a polyglot, a torso), or None."""
+        self.flush()
+        with open(self.path, "rb") as handle:
+            handle.seek(max(self.size - 1024, 0))
+            tail = handle.read()
+        if content_type == "application/pdf":
+            if b"%%EOF" not in tail:
+                return "the PDF has no end-of-file marker (truncated, or something else appended)"
+            return _pdf_defect(self.path)
+        if content_type == "image/jpeg" and not tail.rstrip(b"\x00\r\n ").endswith(b"\xff\xd9"):
+            return "the JPEG does not end where a JPEG ends (truncated, or something appended)"
+        if content_type == "image/png" and not tail.endswith(b"IEND\xaeB`\x82"):
+            return "the PNG does not end with its IEND chunk (truncated, or something appended)"
+        return _image_defect(self.path)
 
     # What Werkzeug needs of a file stream, and what callers read back.
     def read(self, *args):
@@ -90,3 +113,38 @@ class HashingSpool:
     @property
     def closed(self):
         return self._file.closed
+
+
+def _image_defect(path):
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(path) as image:  # reads the header only
+            width, height = image.size
+    except (UnidentifiedImageError, OSError, ValueError) as error:
+        return f"the image cannot be read ({error})"
+    except Image.DecompressionBombError:
+        return "the image declares more pixels than any scan has"
+    if width * height > MAX_PIXELS:
+        return f"the image declares {width} x {height} pixels, more than any scan has"
+    return None
+
+
+def _pdf_defect(path):
+    """Open the PDF and decompress its page contents, within bounds."""
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError, PyPdfError
+
+    try:
+        reader = PdfReader(path, strict=False)
+        if len(reader.pages) > MAX_PDF_PAGES:
+            return f"the PDF has more than {MAX_PDF_PAGES} pages"
+        total = 0
+        for page in reader.pages:
+            contents = page.get_contents()
+            total += len(contents.get_data()) if contents is not None else 0
+            if total > MAX_PDF_CONTENT_BYTES:
+                return "the PDF's pages decompress to more than any scan holds"
+    except (PdfReadError, PyPdfError, ValueError, KeyError, TypeError, RecursionError) as error:
+        return f"the PDF cannot be read ({type(error).__name__}: {str(error)[:120]})"
+    return None

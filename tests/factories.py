@@ -114,3 +114,28 @@ def token(http, client_id, secret, scope=None):
 
 def bearer(access_token):
     return {"Authorization": f"Bearer {access_token}"}
+
+
+def pdf_bytes(text="SIGNED MANIFEST", pages=1):
+    """A real PDF, as a scanner or a dispatch app would produce."""
+    import io
+
+    from reportlab.pdfgen import canvas
+
+    out = io.BytesIO()
+    page = canvas.Canvas(out)
+    for number in range(pages):
+        page.drawString(100, 700, f"{text} page {number + 1}")
+        page.showPage()
+    page.save()
+    return out.getvalue()
+
+
+def png_bytes(size=(64, 48), colour=(120, 140, 160)):
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", size, colour).save(out, format="PNG")
+    return out.getvalue()

@@ -13,8 +13,8 @@ from tests import factories
 from tests.conftest import https_client, serve
 from tests.manifest_world import NOW, build
 
-PDF = b"%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n"
-PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
+PDF = factories.pdf_bytes()
+PNG = factories.png_bytes()
 ELF = b"\x7fELF\x02\x01\x01" + b"\x00" * 64
 
 
@@ -129,7 +129,7 @@ def test_a_chunked_upload_over_the_limit_is_413_and_leaves_nothing(make_app, fro
             yield (f"--{boundary}\r\nContent-Disposition: form-data; name=\"manifest\"\r\n\r\n"
                    f"{manifest}\r\n--{boundary}\r\nContent-Disposition: form-data; name=\"documents\"; "
                    f"filename=\"big.pdf\"\r\nContent-Type: application/pdf\r\n\r\n").encode()
-            yield PDF
+            yield b"%PDF-1.4\n"
             for _ in range(64):  # 4 MiB, far over the 256 KiB limit
                 yield b"0" * 65536
             yield f"\r\n--{boundary}--\r\n".encode()

@@ -12,8 +12,8 @@ from tests import factories
 from tests.conftest import https_client
 from tests.manifest_world import build
 
-PDF_OLD = b"%PDF-1.4\nold scan\n%%EOF\n"
-PDF_NEW = b"%PDF-1.4\nnew scan\n%%EOF\n"
+PDF_OLD = factories.pdf_bytes("old scan")
+PDF_NEW = factories.pdf_bytes("new scan")
 
 
 def file_with_scan(world, frozen_clock, completed, scan):
@@ -38,7 +38,7 @@ def timeline(s3_app, s3_bucket, frozen_clock):
         held_world = build(client, session)
         old = file_with_scan(world, frozen_clock, real_now - timedelta(days=3 * 365), PDF_OLD)
         held = file_with_scan(held_world, frozen_clock, real_now - timedelta(days=3 * 365 - 5),
-                              b"%PDF-1.4\nheld scan\n%%EOF\n")
+                              factories.pdf_bytes("held scan"))
         young = file_with_scan(world, frozen_clock, real_now - timedelta(days=30), PDF_NEW)
     frozen_clock(real_now)
     return {"app": s3_app, "engine": engine, "old": old, "held": held, "young": young,
