@@ -1,6 +1,7 @@
 """Structured JSON logs, one object a line, each carrying the request id of its request."""
 import json
 import logging
+import sys
 import time
 
 from flask import g, has_request_context, request
@@ -27,12 +28,27 @@ class JsonFormatter(logging.Formatter):
 JsonFormatter.converter = time.gmtime
 
 
+class StderrHandler(logging.StreamHandler):
+    """Writes to whatever `sys.stderr` is at the time (a test's capture, or the real one)."""
+
+    def __init__(self):
+        super().__init__()
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value):
+        pass
+
+
 def configure():
     """JSON lines on stderr for the `fogx` loggers (idempotent)."""
     logger = logging.getLogger("fogx")
     if any(isinstance(h.formatter, JsonFormatter) for h in logger.handlers):
         return
-    handler = logging.StreamHandler()
+    handler = StderrHandler()
     handler.setFormatter(JsonFormatter())
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)

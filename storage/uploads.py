@@ -65,7 +65,7 @@ class HashingSpool:
             handle.seek(max(self.size - 1024, 0))
             tail = handle.read()
         if content_type == "application/pdf":
-            if b"%%EOF" not in tail:
+            if not tail.rstrip(b"\x00\r\n\t ").endswith(b"%%EOF"):
                 return "the PDF has no end-of-file marker (truncated, or something else appended)"
             return _pdf_defect(self.path)
         if content_type == "image/jpeg" and not tail.rstrip(b"\x00\r\n ").endswith(b"\xff\xd9"):
