@@ -25,6 +25,7 @@ SETTINGS = {
     "EXPORTS_PER_MINUTE": (30, int),
     "OUTBOX_INTERVAL_SECONDS": (5, int),
     "SWEEP_DELAY_MINUTES": (60, int),
+    "LOCK_DIR": (str(INSTANCE / "locks"), str),
 }
 
 

@@ -23,6 +23,17 @@ from storage.models import Base
 BACKENDS = ["sqlite"] + (["postgresql"] if os.environ.get("TEST_DATABASE_URL") else [])
 
 
+def pytest_collection_modifyitems(config, items):
+    """Tests of PostgreSQL behaviour (server-side connections) run on PostgreSQL only."""
+    keep, drop = [], []
+    for item in items:
+        backend = getattr(getattr(item, "callspec", None), "params", {}).get("database_url")
+        (drop if item.get_closest_marker("postgresql_only") and backend != "postgresql" else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
 def _fresh_postgres(url):
     engine = create_engine(make_engine(url).url)
     with engine.begin() as connection:

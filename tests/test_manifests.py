@@ -1,4 +1,5 @@
 """Manifest submission: every finding code fires when it should and only then; never lost."""
+import json
 import threading
 from datetime import date, timedelta
 
@@ -253,22 +254,35 @@ def test_idempotency_key(world):
     assert other.status_code == 422 and "Idempotency-Key" in other.json["errors"]
 
 
-def test_idempotency_key_in_flight_is_409(world, session):
-    from api.idempotency import _fingerprint  # noqa: F401  (the fingerprint is what we match)
+def test_idempotency_key_in_flight_is_409_until_its_holder_dies(app, world, session):
+    """A key whose request is still working answers 409; once that worker is gone, a retry
+    is served instead of waiting for a timeout."""
+    import hashlib
+
+    from api.idempotency import Lease
     from storage.models import IdempotencyRecord, OAuthClient
 
     body = world.body()
+    raw = json.dumps(body).encode()
     client_pk = session.scalar(select(OAuthClient.id).where(OAuthClient.role == "hauler"))
-    import hashlib
-    import json as jsonlib
-
-    raw = jsonlib.dumps(body).encode()
     fingerprint = hashlib.sha256(b"POST /v1/manifests\n" + raw).hexdigest()
     session.add(IdempotencyRecord(client_id=client_pk, key="busy", request_sha256=fingerprint))
     session.commit()
-    response = world.client.post("/v1/manifests", data=raw, content_type="application/json",
+
+    def send():
+        return world.client.post("/v1/manifests", data=raw, content_type="application/json",
                                  headers={**factories.bearer(world.hauler_token), "Idempotency-Key": "busy"})
-    assert response.status_code == 409
+
+    with app.app_context():
+        holder = Lease(client_pk, "busy")
+        assert holder.try_acquire()  # the first request, still working
+        try:
+            busy = send()
+        finally:
+            holder.release()  # ... until its worker dies
+    assert busy.status_code == 409 and busy.headers["Retry-After"] == "1"
+    assert send().status_code == 201
+    assert send().headers["Idempotent-Replayed"] == "true"
 
 
 def test_fifty_concurrent_identical_posts_store_one_manifest(app, world):

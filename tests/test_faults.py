@@ -1,0 +1,202 @@
+"""Faults on purpose: a worker killed mid-load, a client that gives up and retries, two app
+instances on one database, database connections dropped under the app."""
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import requests
+from sqlalchemy import func, select, text
+from sqlalchemy.orm import Session
+
+from storage.models import Manifest, ManifestRevision, OutboxEntry
+from tests import factories
+from tests.conftest import _free_port, https_client
+from tests.manifest_world import build
+
+BIN = Path(sys.executable).parent
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Gunicorn:
+    """The app under gunicorn in its own process group, so it can be killed outright."""
+
+    def __init__(self, database_url, storage_dir, workers=2):
+        self.port = _free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.env = {**os.environ, "DATABASE_URL": database_url, "STORAGE_DIR": str(storage_dir),
+                    "OUTBOX_INTERVAL_SECONDS": "0", "SUBMISSIONS_PER_MINUTE": "100000"}
+        self.workers = workers
+        self.process = None
+
+    def start(self):
+        self.process = subprocess.Popen(
+            [str(BIN / "gunicorn"), "--bind", f"127.0.0.1:{self.port}", "--workers", str(self.workers),
+             "--access-logfile", "/dev/null", "wsgi:app"],
+            cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        for _ in range(200):
+            try:
+                if requests.get(f"{self.base}/health", timeout=1).status_code == 200:
+                    return self
+            except requests.ConnectionError:
+                time.sleep(0.05)
+        raise RuntimeError("gunicorn did not start")
+
+    def kill(self):
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            self.process.wait(timeout=30)
+
+
+@pytest.fixture
+def world(app, client, session):
+    return build(client, session)
+
+
+@pytest.fixture
+def servers(database_url, tmp_path):
+    started = []
+
+    def start(**kwargs):
+        server = Gunicorn(database_url, tmp_path / "objects", **kwargs).start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+def post(base, world, body, timeout=30):
+    return requests.post(f"{base}/v1/manifests", json=body, timeout=timeout,
+                         headers={**factories.bearer(world.hauler_token), "Idempotency-Key": body["manifest_number"]})
+
+
+def counts(session):
+    session.expire_all()
+    return (session.scalar(select(func.count()).select_from(Manifest)),
+            session.scalar(select(func.count()).select_from(ManifestRevision)))
+
+
+def test_sigkill_under_load_loses_nothing_acknowledged(world, session, servers):
+    server = servers()
+    sent, acknowledged, unanswered = {}, {}, []
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def sender(lane):
+        n = 0
+        while not stop.is_set():
+            n += 1
+            body = world.body(manifest_number=f"K-{lane}-{n:04d}")
+            with lock:
+                sent[body["manifest_number"]] = body
+            try:
+                response = post(server.base, world, body, timeout=10)
+                if response.status_code == 201:
+                    with lock:
+                        acknowledged[body["manifest_number"]] = response.json()["sha256"]
+                else:
+                    unanswered.append(body["manifest_number"])
+            except requests.RequestException:
+                unanswered.append(body["manifest_number"])
+
+    threads = [threading.Thread(target=sender, args=(lane,)) for lane in range(4)]
+    for thread in threads:
+        thread.start()
+    time.sleep(2.0)
+    server.kill()  # SIGKILL to the master and every worker, mid-request
+    stop.set()
+    for thread in threads:
+        thread.join()
+    assert len(acknowledged) > 5
+
+    stored = dict(session.execute(select(Manifest.manifest_number, ManifestRevision.sha256).join(
+        ManifestRevision, ManifestRevision.manifest_id == Manifest.id)).all())
+    for number, sha256 in acknowledged.items():
+        assert stored.get(number) == sha256, f"{number} was acknowledged but is not intact"
+    assert set(stored) <= set(sent)
+
+    # The dispatch software retries what got no answer; each is then stored exactly once.
+    restarted = servers()
+    for number in unanswered:
+        response = post(restarted.base, world, sent[number])
+        assert response.status_code in (200, 201), response.text
+    manifests, revisions = counts(session)
+    assert manifests == revisions == len(sent)
+
+
+def test_a_client_that_times_out_and_retries_files_once(world, session, servers):
+    server = servers()
+    body = world.body()
+    with pytest.raises(requests.Timeout):
+        post(server.base, world, body, timeout=0.0005)
+    for _ in range(50):
+        response = post(server.base, world, body)
+        if response.status_code != 409:  # 409: the first attempt is still being processed
+            break
+        time.sleep(0.1)
+    assert response.status_code in (200, 201)
+    assert counts(session) == (1, 1)
+
+
+def test_two_instances_store_concurrent_duplicates_once(world, session, servers):
+    first, second = servers(), servers()
+    body = world.body()
+    statuses = []
+
+    def send(base):
+        response = requests.post(f"{base}/v1/manifests", json=body, timeout=30,
+                                 headers=factories.bearer(world.hauler_token))
+        statuses.append(response.status_code)
+
+    threads = [threading.Thread(target=send, args=(server.base,)) for server in (first, second) * 10]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert statuses.count(201) == 1 and set(statuses) <= {200, 201}, statuses
+    assert counts(session) == (1, 1)
+
+
+def test_two_outbox_workers_apply_each_lock_once(app, database_url, session, tmp_path):
+    from datetime import date
+
+    from services import outbox
+
+    for n in range(40):
+        outbox.enqueue_lock(session, key=f"{n:064x}", retain_until=date(2029, 1, 1))
+    session.commit()
+    env = {**os.environ, "DATABASE_URL": database_url, "STORAGE_DIR": str(tmp_path / "objects")}
+    command = [str(BIN / "flask"), "--app", "wsgi", "outbox", "run", "--once"]
+    workers = [subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                text=True) for _ in range(2)]
+    outputs = [worker.communicate(timeout=120)[0] for worker in workers]
+    applied = [int(out.split("applied ")[1].split(",")[0]) for out in outputs]
+    assert sum(applied) == 40, outputs
+    session.expire_all()
+    entries = session.scalars(select(OutboxEntry)).all()
+    assert all(entry.done_at is not None and entry.attempts == 0 for entry in entries)
+
+
+@pytest.mark.postgresql_only
+def test_dropped_database_connections_are_not_500s(app, world, session):
+    engine = app.extensions["fogx.engine"]
+    client = https_client(app)
+    assert client.get("/v1/manifests", headers=factories.bearer(world.hauler_token)).status_code == 200
+    with Session(bind=engine) as killer:
+        killer.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                            "WHERE datname = current_database() AND pid <> pg_backend_pid()"))
+    response = world.post(world.body())
+    assert response.status_code in (201, 503), response.get_data(as_text=True)
+    if response.status_code == 503:
+        assert response.headers["Retry-After"] and world.post(world.body()).status_code == 201
+    assert client.get("/ready").status_code == 200
