@@ -28,5 +28,9 @@ test: venv
 fuzz: venv
 	$(BIN)/python tests/contract/fuzz.py
 
+# the benchmarks of bench/README.md, against the local PostgreSQL and a local S3 server
+bench: venv
+	$(BIN)/python bench/run.py
+
 clean:
 	rm -rf $(VENV) instance .pytest_cache

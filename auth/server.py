@@ -10,6 +10,7 @@ from authlib.oauth2.rfc7009 import RevocationEndpoint
 from authlib.oauth2.rfc7662 import IntrospectionEndpoint
 from flask import Blueprint, current_app, request
 from sqlalchemy import select
+from sqlalchemy.orm import joinedload
 
 from api.errors import BadRequest, problem_response
 from domain.clock import now
@@ -97,6 +98,7 @@ def query_client(client_id):
 def find_token(token_string):
     row = db.session.scalar(
         select(OAuthToken).where(OAuthToken.token_sha256 == sha256_hex(token_string))
+        .options(joinedload(OAuthToken.client).selectinload(OAuthClient.fses))
     )
     return Token(row) if row else None
 

@@ -9,7 +9,7 @@ from datetime import timedelta
 
 from sqlalchemy import and_, exists, func, or_, select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import selectinload
+from sqlalchemy.orm import joinedload, selectinload
 
 from api.errors import Conflict, NotFound, ValidationFailed
 from domain import chain, checks
@@ -109,11 +109,44 @@ def current_revisions():
 # Findings -----------------------------------------------------------------------------------
 
 
+def _cached(session, kind, key, build):
+    """Registry facts are loaded once per session (one request, one transaction)."""
+    cache = session.info.setdefault("fogx.facts", {})
+    if (kind, key) not in cache:
+        cache[(kind, key)] = build()
+    return cache[(kind, key)]
+
+
+def _hauler_facts(session, hauler_id):
+    hauler = session.scalars(select(Hauler).where(Hauler.id == hauler_id).options(
+        joinedload(Hauler.licences), joinedload(Hauler.registrations), joinedload(Hauler.vehicles))).unique().one()
+    return hauler_facts(hauler)
+
+
+def _device_facts(session, device_id):
+    device = session.scalars(select(Device).where(Device.id == device_id).options(
+        joinedload(Device.permit).joinedload(Permit.status_changes))).unique().one()
+    return device_facts(device), permit_facts(device.permit)
+
+
+def _site_facts(session, site_id):
+    site = session.scalars(select(DisposalSite).where(DisposalSite.id == site_id).options(
+        joinedload(DisposalSite.status_changes), joinedload(DisposalSite.jurisdictions))).unique().one_or_none()
+    return site_facts(site)
+
+
 def evaluate(session, revision: ManifestRevision, now) -> list[checks.Finding]:
     """Every finding the revision raises today, with the facts as they stood on its dates."""
     manifest = revision.manifest
-    device = session.get(Device, revision.device_id)
-    jurisdiction = session.get(Jurisdiction, manifest.jurisdiction_id)
+    device, permit = _cached(session, "device", revision.device_id,
+                             lambda: _device_facts(session, revision.device_id))
+    rules = _cached(session, "rules", manifest.jurisdiction_id,
+                    lambda: rules_of(session.get(Jurisdiction, manifest.jurisdiction_id)))
+    hauler = _cached(session, "hauler", manifest.hauler_id, lambda: _hauler_facts(session, manifest.hauler_id))
+    site = None
+    if revision.disposal_site_id:
+        site = _cached(session, "site", revision.disposal_site_id,
+                       lambda: _site_facts(session, revision.disposal_site_id))
     completed = revision.service_completed_at
     others = session.scalars(current_revisions().where(
         ManifestRevision.device_id == revision.device_id,
@@ -137,12 +170,10 @@ def evaluate(session, revision: ManifestRevision, now) -> list[checks.Finding]:
         ))
     if previous is not None and previous.tzinfo is None:
         previous = previous.replace(tzinfo=completed.tzinfo)
-    site = session.get(DisposalSite, revision.disposal_site_id) if revision.disposal_site_id else None
     return checks.check(
         load=load_of(revision), received_at=revision.received_at, now=now,
-        rules=rules_of(jurisdiction), jurisdiction_id=jurisdiction.id,
-        device=device_facts(device), permit=permit_facts(device.permit),
-        hauler=hauler_facts(session.get(Hauler, manifest.hauler_id)), site=site_facts(site),
+        rules=rules, jurisdiction_id=manifest.jurisdiction_id,
+        device=device, permit=permit, hauler=hauler, site=site,
         device_loads=[load_of(o) for o in others], ticket_loads=[load_of(t) for t in ticket],
         previous_qualifying=previous,
     )

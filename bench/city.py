@@ -1,0 +1,196 @@
+"""A synthetic city, bulk-loaded with COPY: FSEs, permits and devices across the five presets,
+haulers with trucks, disposal sites, and years of manifests with realistic shares of late,
+partial and non-compliant ones. Deterministic from a seed.
+"""
+import json
+import random
+from datetime import datetime, timedelta, timezone
+
+import psycopg
+
+from domain import chain
+from domain.presets import preset_rows
+from storage.models import new_id
+
+SHARES = {"victorville": 0.80, "placentia": 0.05, "colusa": 0.05, "san-clemente": 0.05, "tracy": 0.05}
+LATE, PARTIAL, NO_DISPOSAL, DECANT = 0.08, 0.05, 0.03, 0.01
+
+
+def iso(moment):
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+class City:
+    """Writes a city into an empty, migrated PostgreSQL database."""
+
+    def __init__(self, dsn, *, seed=2026, devices=20_000, today=None):
+        self.dsn = dsn
+        self.random = random.Random(seed)
+        self.device_count = devices
+        self.today = today or datetime.now(timezone.utc).replace(hour=12, minute=0, second=0, microsecond=0)
+        self.devices = []  # (device id, fse id, permit id, jurisdiction id, kind, capacity, permit number, tag)
+        self.haulers = []  # (hauler id, [vehicle ids])
+        self.sites = []
+        self.jurisdictions = {}
+        self.manifests = 0
+
+    def build_registry(self):
+        with psycopg.connect(self.dsn) as conn:
+            cur = conn.cursor()
+            for row in preset_rows():
+                jid = new_id()
+                self.jurisdictions[row["code"]] = jid
+                cur.execute(
+                    "INSERT INTO jurisdictions (id, code, name, manifest_deadline_hours, retention_years,"
+                    " interceptor_default_frequency_days, interceptor_max_interval_days,"
+                    " trap_default_frequency_days, allowed_frequencies, twenty_five_percent_rule,"
+                    " full_pump_min_ratio, min_interceptor_gallons, grace_days, decant_return_allowed,"
+                    " citations, created_at) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,now())",
+                    (jid, row["code"], row["name"], row["manifest_deadline_hours"], row["retention_years"],
+                     row["interceptor_default_frequency_days"], row["interceptor_max_interval_days"],
+                     row["trap_default_frequency_days"], json.dumps(row["allowed_frequencies"]),
+                     row["twenty_five_percent_rule"], row["full_pump_min_ratio"], row["min_interceptor_gallons"],
+                     row["grace_days"], row["decant_return_allowed"], json.dumps(row["citations"])))
+            issued = (self.today - timedelta(days=4 * 365)).date()
+            fses, permits, changes, devices = [], [], [], []
+            codes = list(SHARES)
+            weights = [SHARES[c] for c in codes]
+            n = 0
+            while len(devices) < self.device_count:
+                code = self.random.choices(codes, weights)[0]
+                jid = self.jurisdictions[code]
+                fse_id, permit_id = new_id(), new_id()
+                fses.append((fse_id, jid, f"Restaurant {n}", f"{n} Main St, {code}", f"{n:03d}-{n % 997:03d}-00",
+                             "Operator", f"op{n}@example.com"))
+                number = f"{code[:2].upper()}-{n:06d}"
+                permits.append((permit_id, jid, fse_id, number, "regular", issued, issued + timedelta(days=3650)))
+                changes.append((new_id(), permit_id, "active", issued))
+                for tag in (("GI-1", "GT-1") if n % 4 == 0 else ("GI-1",)):
+                    kind = "interceptor" if tag == "GI-1" else "trap"
+                    capacity = self.random.choice((750, 1000, 1500, 2000, 3000)) if kind == "interceptor" else 50
+                    frequency = 90 if kind == "interceptor" else 30
+                    device_id = new_id()
+                    devices.append((device_id, fse_id, permit_id, tag, kind, capacity, 48 if kind == "interceptor" else 12,
+                                    frequency))
+                    self.devices.append((device_id, fse_id, permit_id, jid, kind, capacity, number, tag, frequency))
+                n += 1
+            self._copy(cur, "fses", ("id", "jurisdiction_id", "name", "address", "apn", "operator_name",
+                                     "operator_email"), fses, stamps=("created_at", "updated_at"))
+            self._copy(cur, "permits", ("id", "jurisdiction_id", "fse_id", "permit_number", "kind", "issued_on",
+                                        "expires_on"), permits, stamps=("created_at",))
+            self._copy(cur, "permit_status_changes", ("id", "permit_id", "status", "effective_on"), changes,
+                       stamps=("recorded_at",))
+            self._copy(cur, "devices", ("id", "fse_id", "permit_id", "tag", "kind", "capacity_gallons",
+                                        "liquid_depth_in", "frequency_days"), devices, stamps=("created_at",))
+            for h in range(40):
+                hauler_id = new_id()
+                cur.execute("INSERT INTO haulers (id, name, created_at) VALUES (%s, %s, now())",
+                            (hauler_id, f"Hauler {h}"))
+                cur.execute("INSERT INTO hauler_licences (id, hauler_id, licence_number, expires_on, effective_on,"
+                            " status, recorded_at) VALUES (%s,%s,%s,%s,%s,'valid',now())",
+                            (new_id(), hauler_id, f"LIC-{h:04d}", issued + timedelta(days=3650), issued))
+                for jid in self.jurisdictions.values():
+                    cur.execute("INSERT INTO hauler_registrations (id, hauler_id, jurisdiction_id, registered_on,"
+                                " recorded_at) VALUES (%s,%s,%s,%s,now())", (new_id(), hauler_id, jid, issued))
+                vehicles = [f"TRK-{h}-{v}" for v in range(3)]
+                for vehicle in vehicles:
+                    cur.execute("INSERT INTO vehicles (id, hauler_id, vehicle_id, tank_capacity_gallons, created_at)"
+                                " VALUES (%s,%s,%s,3500,now())", (new_id(), hauler_id, vehicle))
+                self.haulers.append((hauler_id, vehicles))
+            for s in range(6):
+                site_id = new_id()
+                cur.execute("INSERT INTO disposal_sites (id, name, address, facility_permit_number, waste_types,"
+                            " approved_from, created_at) VALUES (%s,%s,'1 Plant Rd',%s,%s,%s,now())",
+                            (site_id, f"Plant {s}", f"FAC-{s}", json.dumps(["grease_interceptor_waste",
+                                                                            "grease_trap_waste"]), issued))
+                cur.execute("INSERT INTO disposal_site_status_changes (id, site_id, status, effective_on, recorded_at)"
+                            " VALUES (%s,%s,'approved',%s,now())", (new_id(), site_id, issued))
+                for jid in self.jurisdictions.values():
+                    cur.execute("INSERT INTO disposal_site_jurisdictions (site_id, jurisdiction_id) VALUES (%s,%s)",
+                                (site_id, jid))
+                self.sites.append(site_id)
+            conn.commit()
+
+    @staticmethod
+    def _copy(cur, table, columns, rows, stamps=()):
+        names = ", ".join(columns + stamps)
+        now = datetime.now(timezone.utc)
+        with cur.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(tuple(row) + (now,) * len(stamps))
+
+    def add_manifests(self, total, *, years=3, progress=None):
+        """Add manifests until the city holds `total`, spread over the last `years` years."""
+        want = total - self.manifests
+        if want <= 0:
+            return
+        span = years * 365 * 24 * 3600
+        start = self.today - timedelta(seconds=span)
+        manifests, revisions, findings = [], [], []
+        with psycopg.connect(self.dsn) as conn:
+            cur = conn.cursor()
+            for i in range(want):
+                number = self.manifests + i
+                device = self.devices[number % len(self.devices)]
+                device_id, fse_id, permit_id, jid, kind, capacity, permit_number, tag, frequency = device
+                hauler_id, vehicles = self.haulers[number % len(self.haulers)]
+                completed = start + timedelta(seconds=self.random.randrange(span - 7200))
+                late = self.random.random() < LATE
+                partial = self.random.random() < PARTIAL
+                no_disposal = self.random.random() < NO_DISPOSAL
+                decant = self.random.random() < DECANT
+                received = completed + timedelta(hours=self.random.uniform(80, 300) if late else self.random.uniform(1, 48))
+                gallons = int(capacity * (0.5 if partial else self.random.uniform(0.92, 1.0)))
+                site = self.sites[number % len(self.sites)]
+                ticket = f"T-{number:08d}"
+                body = {
+                    "manifest_number": f"B-{number:08d}", "permit_number": permit_number, "device_tag": tag,
+                    "vehicle_id": vehicles[number % 3], "driver_name": "Driver", "fse_signer_name": "Signer",
+                    "service_started_at": iso(completed - timedelta(hours=1)), "service_completed_at": iso(completed),
+                    "waste_type": "grease_interceptor_waste" if kind == "interceptor" else "grease_trap_waste",
+                    "gallons_removed": gallons, "decant_returned_gallons": 100 if decant else 0,
+                    "full_pump_down": not partial, "measurements": None,
+                    "disposal": None if no_disposal else {"site_id": str(site), "ticket_number": ticket,
+                                                          "delivered_at": iso(completed + timedelta(hours=2)),
+                                                          "gallons_delivered": gallons},
+                }
+                manifest_id = new_id()
+                document = {"manifest_id": str(manifest_id), "hauler_id": str(hauler_id), "revision": 1,
+                            "received_at": iso(received), "reason": None, "previous_sha256": None, "manifest": body}
+                revision_id = new_id()
+                qualifying = not (partial or decant)
+                manifests.append((manifest_id, hauler_id, body["manifest_number"], jid, fse_id, device_id, permit_id,
+                                  1, received))
+                revisions.append((revision_id, manifest_id, 1, json.dumps(document), chain.seal(document), None,
+                                  received, device_id, completed - timedelta(hours=1), completed,
+                                  body["waste_type"], gallons, body["decant_returned_gallons"], not partial,
+                                  body["vehicle_id"], None if no_disposal else site,
+                                  None if no_disposal else ticket,
+                                  None if no_disposal else completed + timedelta(hours=2),
+                                  None if no_disposal else gallons, qualifying))
+                for code, flagged in (("late_submission", late), ("partial_pump_down", partial),
+                                      ("disposal_unconfirmed", no_disposal), ("decant_returned", decant)):
+                    if flagged:
+                        findings.append((new_id(), revision_id, code, "violation" if code != "disposal_unconfirmed"
+                                         else "warning", code.replace("_", " "), "synthetic", received))
+                if len(manifests) >= 50_000 or i == want - 1:
+                    self._copy(cur, "manifests", ("id", "hauler_id", "manifest_number", "jurisdiction_id", "fse_id",
+                                                  "device_id", "permit_id", "current_revision", "created_at"),
+                               manifests)
+                    self._copy(cur, "manifest_revisions", (
+                        "id", "manifest_id", "revision", "body", "sha256", "previous_sha256", "received_at",
+                        "device_id", "service_started_at", "service_completed_at", "waste_type", "gallons_removed",
+                        "decant_returned_gallons", "full_pump_down", "vehicle_id", "disposal_site_id",
+                        "disposal_ticket_number", "disposal_delivered_at", "disposal_gallons_delivered",
+                        "qualifying"), revisions)
+                    self._copy(cur, "findings", ("id", "revision_id", "code", "severity", "message", "citation",
+                                                 "raised_at"), findings)
+                    conn.commit()
+                    if progress:
+                        progress(len(manifests))
+                    manifests, revisions, findings = [], [], []
+            cur.execute("ANALYZE")
+            conn.commit()
+        self.manifests = total
+
+

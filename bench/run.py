@@ -1,0 +1,414 @@
+"""`make bench`: fogx against the limits of the parts underneath, on PostgreSQL and S3.
+
+Every figure is printed with the limit measured in the same run and their ratio, and the
+table is written into bench/README.md with the date and the machine.
+
+    BENCH_DATABASE_URL   an empty database to build the city in (default: fogx_bench on the
+                         local PostgreSQL, dropped and created)
+    BENCH_SMALL=1        a smaller city, for trying the harness out
+"""
+import io
+import json
+import os
+import platform
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import boto3
+import psycopg
+import requests
+from sqlalchemy import create_engine
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.city import City, iso  # noqa: E402
+from domain import chain  # noqa: E402
+from storage import migrate  # noqa: E402
+from storage.models import new_id  # noqa: E402
+
+BIN = Path(sys.executable).parent
+SMALL = os.environ.get("BENCH_SMALL") == "1"
+DEVICES = 2_000 if SMALL else 20_000
+STAGES = (10_000, 50_000) if SMALL else (100_000, 1_000_000)
+INGEST_N = 300 if SMALL else 1_500
+CLIENTS = 8
+results = []
+
+
+def say(message):
+    print(message, flush=True)
+
+
+def record(name, value, unit, limit=None, limit_name="", target=""):
+    ratio = f"{value / limit:.2f}" if limit else ""
+    results.append((name, f"{value:,.1f} {unit}", f"{limit:,.1f} {unit} ({limit_name})" if limit else "",
+                    ratio, target))
+    say(f"  {name}: {value:,.1f} {unit}" + (f"  limit {limit:,.1f} ({limit_name})  ratio {ratio}" if limit else ""))
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for(url):
+    for _ in range(300):
+        try:
+            requests.get(url, timeout=5)
+            return
+        except requests.RequestException:
+            time.sleep(0.1)
+    raise RuntimeError(f"{url} did not answer")
+
+
+def database():
+    url = os.environ.get("BENCH_DATABASE_URL")
+    if url:
+        return url
+    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as conn:
+        conn.execute("DROP DATABASE IF EXISTS fogx_bench")
+        conn.execute("CREATE DATABASE fogx_bench")
+    return "postgresql://postgres@127.0.0.1:5432/fogx_bench"
+
+
+def start_s3():
+    port = free_port()
+    env = {**os.environ, "AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench"}
+    process = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    endpoint = f"http://127.0.0.1:{port}"
+    wait_for(endpoint)
+    client = boto3.client("s3", endpoint_url=endpoint, region_name="us-west-1",
+                          aws_access_key_id="bench", aws_secret_access_key="bench")
+    client.create_bucket(Bucket="fogx-bench", ObjectLockEnabledForBucket=True,
+                         CreateBucketConfiguration={"LocationConstraint": "us-west-1"})
+    return process, endpoint, client
+
+
+class Server:
+    def __init__(self, dsn, endpoint, workers=4):
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        env = {**os.environ, "DATABASE_URL": dsn, "STORAGE_BACKEND": "s3", "S3_ENDPOINT_URL": endpoint,
+               "S3_BUCKET": "fogx-bench", "S3_REGION": "us-west-1", "AWS_ACCESS_KEY_ID": "bench",
+               "AWS_SECRET_ACCESS_KEY": "bench", "SUBMISSIONS_PER_MINUTE": "1000000",
+               "EXPORTS_PER_MINUTE": "1000", "TOKEN_TTL_SECONDS": "7200", "MAX_UPLOAD_BYTES": str(200 * 2 ** 20)}
+        self.process = subprocess.Popen(
+            [str(BIN / "gunicorn"), "--bind", f"127.0.0.1:{self.port}", "--workers", str(workers),
+             "--timeout", "300", "--access-logfile", "/dev/null", "--error-logfile", "/dev/null", "wsgi:app"],
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        wait_for(f"{self.base}/health")
+
+    def worker_pids(self):
+        out = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout
+        return [int(pid) for pid in out.split()]
+
+    def stop(self):
+        os.killpg(self.process.pid, signal.SIGTERM)
+        self.process.wait(timeout=60)
+
+
+def peak_rss_mb(pids):
+    """The largest high-water mark of resident memory among the workers (VmHWM)."""
+    peaks = []
+    for pid in pids:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                peaks.append(int(line.split()[1]) / 1024)
+    return max(peaks)
+
+
+def clients(dsn, city):
+    """OAuth clients for one hauler and the Victorville auditor; their tokens."""
+    from api import create_app
+    from services.clients import create_client
+    from storage.db import db
+
+    app = create_app({"DATABASE_URL": dsn})
+    with app.app_context():
+        hauler_id = city.haulers[0][0]
+        create_client(db.session, role="hauler", subject=[str(hauler_id)], client_id="bench-hauler",
+                      client_secret="bench-hauler-secret")
+        create_client(db.session, role="auditor", subject=["victorville"], client_id="bench-auditor",
+                      client_secret="bench-auditor-secret")
+        fse_id = city.devices[0][1]
+        create_client(db.session, role="fse", subject=[str(fse_id)], client_id="bench-fse",
+                      client_secret="bench-fse-secret")
+    app.extensions["fogx.engine"].dispose()
+
+
+def token(base, name):
+    response = requests.post(f"{base}/oauth/token", data={"grant_type": "client_credentials"},
+                             auth=(f"bench-{name}", f"bench-{name}-secret"), timeout=10)
+    response.raise_for_status()
+    return response.json()["access_token"]
+
+
+def manifest_bodies(city, n, prefix, offset=0):
+    """`n` fresh services of distinct devices (from `offset` on), as a dispatch app files them."""
+    now = datetime.now(timezone.utc)
+    vehicles = city.haulers[0][1]
+    bodies = []
+    for i in range(n):
+        device = city.devices[(offset + i) % len(city.devices)]
+        _, _, _, _, kind, capacity, permit_number, tag, _ = device
+        completed = now - timedelta(hours=2, minutes=i % 600)
+        bodies.append({
+            "manifest_number": f"{prefix}-{i:06d}", "permit_number": permit_number, "device_tag": tag,
+            "vehicle_id": vehicles[i % 3], "driver_name": "Driver", "fse_signer_name": "Signer",
+            "service_started_at": iso(completed - timedelta(hours=1)), "service_completed_at": iso(completed),
+            "waste_type": "grease_interceptor_waste" if kind == "interceptor" else "grease_trap_waste",
+            "gallons_removed": capacity, "decant_returned_gallons": 0, "full_pump_down": True, "measurements": None,
+            "disposal": {"site_id": str(city.sites[i % len(city.sites)]), "ticket_number": f"{prefix}-T-{i}",
+                         "delivered_at": iso(completed + timedelta(minutes=30)), "gallons_delivered": capacity},
+        })
+    return bodies
+
+
+def ingest_api(base, hauler_token, bodies):
+    latencies = []
+    session_local = threading.local()
+
+    def send(body):
+        http = getattr(session_local, "http", None) or requests.Session()
+        session_local.http = http
+        started = time.perf_counter()
+        response = http.post(f"{base}/v1/manifests", json=body, timeout=60,
+                             headers={"Authorization": f"Bearer {hauler_token}"})
+        latencies.append(time.perf_counter() - started)
+        assert response.status_code == 201, response.text
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(CLIENTS) as pool:
+        list(pool.map(send, bodies))
+    elapsed = time.perf_counter() - started
+    latencies.sort()
+    return len(bodies) / elapsed, latencies[len(latencies) // 2] * 1000, latencies[int(len(latencies) * 0.99)] * 1000
+
+
+def ingest_plain(dsn, city, bodies):
+    """The limit: the same rows (manifest, revision) by a plain psycopg loop, a transaction each."""
+    devices = {(d[6], d[7]): d for d in city.devices}
+    hauler_id = city.haulers[0][0]
+    with psycopg.connect(dsn) as conn:
+        started = time.perf_counter()
+        for body in bodies:
+            device_id, fse_id, permit_id, jid, *_ = devices[(body["permit_number"], body["device_tag"])]
+            manifest_id, received = new_id(), datetime.now(timezone.utc)
+            document = {"manifest_id": str(manifest_id), "hauler_id": str(hauler_id), "revision": 1,
+                        "received_at": iso(received), "reason": None, "previous_sha256": None, "manifest": body}
+            with conn.transaction():
+                conn.execute("INSERT INTO manifests (id, hauler_id, manifest_number, jurisdiction_id, fse_id,"
+                             " device_id, permit_id, current_revision, created_at) VALUES (%s,%s,%s,%s,%s,%s,%s,1,%s)",
+                             (manifest_id, hauler_id, "P" + body["manifest_number"], jid, fse_id, device_id,
+                              permit_id, received))
+                conn.execute(
+                    "INSERT INTO manifest_revisions (id, manifest_id, revision, body, sha256, received_at, device_id,"
+                    " service_started_at, service_completed_at, waste_type, gallons_removed, decant_returned_gallons,"
+                    " full_pump_down, vehicle_id, disposal_site_id, disposal_ticket_number, disposal_delivered_at,"
+                    " disposal_gallons_delivered, qualifying) VALUES (%s,%s,1,%s,%s,%s,%s,%s,%s,%s,%s,0,true,%s,%s,%s,%s,%s,true)",
+                    (new_id(), manifest_id, json.dumps(document), chain.seal(document), received, device_id,
+                     body["service_started_at"], body["service_completed_at"], body["waste_type"],
+                     body["gallons_removed"], body["vehicle_id"], body["disposal"]["site_id"],
+                     body["disposal"]["ticket_number"], body["disposal"]["delivered_at"],
+                     body["disposal"]["gallons_delivered"]))
+        return len(bodies) / (time.perf_counter() - started)
+
+
+HAND_WRITTEN_AS_OF = """
+WITH last AS (
+  SELECT DISTINCT ON (r.device_id) r.device_id, r.service_completed_at, m.id AS manifest_id, m.hauler_id
+  FROM manifest_revisions r JOIN manifests m ON m.id = r.manifest_id AND m.current_revision = r.revision
+  WHERE r.qualifying AND r.service_completed_at < %(end)s
+  ORDER BY r.device_id, r.service_completed_at DESC
+)
+SELECT d.id, f.name, f.address, p.permit_number, d.tag, d.frequency_days, last.service_completed_at,
+       COALESCE((last.service_completed_at AT TIME ZONE 'UTC')::date, p.issued_on) + d.frequency_days AS due_on,
+       %(as_of)s::date - (COALESCE((last.service_completed_at AT TIME ZONE 'UTC')::date, p.issued_on)
+                          + d.frequency_days) AS days_overdue
+FROM devices d JOIN fses f ON f.id = d.fse_id JOIN permits p ON p.id = d.permit_id
+LEFT JOIN last ON last.device_id = d.id
+WHERE f.jurisdiction_id = %(jurisdiction)s AND p.issued_on <= %(as_of)s
+  AND %(as_of)s::date - (COALESCE((last.service_completed_at AT TIME ZONE 'UTC')::date, p.issued_on)
+                         + d.frequency_days) > 0
+ORDER BY days_overdue DESC, d.id
+LIMIT 1000
+"""
+
+
+def as_of_query(base, auditor_token, dsn, city):
+    as_of = datetime.now(timezone.utc).date()
+    url = f"{base}/v1/audit/missed-services"
+
+    def api():
+        response = requests.get(url, params={"as_of": as_of.isoformat(), "limit": 1000}, timeout=120,
+                                headers={"Authorization": f"Bearer {auditor_token}"})
+        assert response.status_code == 200, response.text
+        return len(response.json()["items"])
+
+    def sql():
+        with psycopg.connect(dsn) as conn:
+            return len(conn.execute(HAND_WRITTEN_AS_OF, {"as_of": as_of, "end": as_of + timedelta(days=1),
+                                                         "jurisdiction": city.jurisdictions["victorville"]}).fetchall())
+
+    def best(fn, runs=5):
+        fn()
+        times = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - started)
+        return statistics.median(times) * 1000
+
+    return best(api), best(sql)
+
+
+def random_png(side):
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.frombytes("RGB", (side, side), os.urandom(side * side * 3)).save(out, format="PNG", compress_level=0)
+    return out.getvalue()
+
+
+def uploads(server, hauler_token, s3, city):
+    body = manifest_bodies(city, 1, "UP", offset=len(city.devices) - 1)[0]
+    receipt = requests.post(f"{server.base}/v1/manifests", json=body, timeout=60,
+                            headers={"Authorization": f"Bearer {hauler_token}"}).json()
+    figures = {}
+    for label, side in (("1 MB", 580), ("50 MB", 4090)):
+        data = random_png(side)
+        size_mb = len(data) / 2 ** 20
+        started = time.perf_counter()
+        s3.put_object(Bucket="fogx-bench", Key=f"direct-{label}", Body=data)
+        direct = size_mb / (time.perf_counter() - started)
+        started = time.perf_counter()
+        response = requests.post(f"{server.base}/v1/manifests/{receipt['id']}/documents", timeout=300,
+                                 headers={"Authorization": f"Bearer {hauler_token}"},
+                                 files={"documents": (f"scan-{label}.png", data, "image/png")})
+        api = size_mb / (time.perf_counter() - started)
+        assert response.status_code == 201, response.text
+        figures[label] = (api, direct, peak_rss_mb(server.worker_pids()), size_mb)
+    return figures
+
+
+def busy_fse_exports(base, fse_token, city, hauler_token):
+    fse_id = city.devices[0][1]
+    # A few scans on the busy FSE's manifests, for the ZIP.
+    listing = requests.get(f"{base}/v1/manifests", params={"fse_id": str(fse_id), "limit": 5}, timeout=60,
+                           headers={"Authorization": f"Bearer {hauler_token}"}).json()["items"]
+    from reportlab.pdfgen import canvas
+
+    for n, manifest in enumerate(listing):
+        out = io.BytesIO()
+        page = canvas.Canvas(out)
+        page.drawString(100, 700, f"scan {n}")
+        page.showPage()
+        page.save()
+        requests.post(f"{base}/v1/manifests/{manifest['id']}/documents", timeout=60,
+                      headers={"Authorization": f"Bearer {hauler_token}"},
+                      files={"documents": (f"scan{n}.pdf", out.getvalue(), "application/pdf")})
+    times = {}
+    for fmt in ("pdf", "zip"):
+        started = time.perf_counter()
+        response = requests.get(f"{base}/v1/fses/{fse_id}/records", params={"format": fmt}, timeout=300,
+                                headers={"Authorization": f"Bearer {fse_token}"})
+        times[fmt] = (time.perf_counter() - started, len(response.content))
+        assert response.status_code == 200, response.text
+    count = requests.get(f"{base}/v1/fses/{fse_id}/records", timeout=120,
+                         headers={"Authorization": f"Bearer {fse_token}"}).json()["summary"]["manifests"]
+    return times, count
+
+
+def machine():
+    model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                  if line.startswith("model name")), platform.processor())
+    memory = int(next(line.split()[1] for line in Path("/proc/meminfo").read_text().splitlines()
+                      if line.startswith("MemTotal"))) / 2 ** 20
+    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres") as conn:
+        pg = conn.execute("SHOW server_version").fetchone()[0]
+    return f"{os.cpu_count()} cores ({model}), {memory:.0f} GiB, Python {platform.python_version()}, PostgreSQL {pg}"
+
+
+def write_readme(started, elapsed):
+    readme = ROOT / "bench" / "README.md"
+    text = readme.read_text() if readme.exists() else ""
+    marker = "<!-- results -->"
+    head = text.split(marker)[0] if marker in text else text
+    table = ["| measurement | fogx | limit (same run) | ratio | target |", "| --- | --- | --- | --- | --- |"]
+    table += [f"| {name} | {value} | {limit} | {ratio} | {target} |" for name, value, limit, ratio, target in results]
+    body = (f"{marker}\n\nLast run: {started:%Y-%m-%d %H:%M} UTC on {machine()}; "
+            f"{'small city (BENCH_SMALL=1)' if SMALL else f'{DEVICES:,} devices'}; {elapsed / 60:.1f} minutes.\n\n"
+            + "\n".join(table) + "\n")
+    readme.write_text(head.rstrip() + "\n\n" + body)
+
+
+def main():
+    started_at = datetime.now(timezone.utc)
+    t0 = time.perf_counter()
+    dsn = database()
+    engine = create_engine(dsn.replace("postgresql://", "postgresql+psycopg://"))
+    migrate.upgrade(engine)
+    engine.dispose()
+    say(f"building a city of {DEVICES:,} devices")
+    city = City(dsn, devices=DEVICES)
+    city.build_registry()
+    clients(dsn, city)
+    s3_process, endpoint, s3 = start_s3()
+    try:
+        for stage, total in enumerate(STAGES):
+            t = time.perf_counter()
+            city.add_manifests(total)
+            say(f"{total:,} manifests in the database ({time.perf_counter() - t:.0f} s to generate)")
+            server = Server(dsn, endpoint)
+            try:
+                hauler_token, auditor_token = token(server.base, "hauler"), token(server.base, "auditor")
+                # Each batch services devices no other batch touches: a real dispatch day.
+                bodies = manifest_bodies(city, INGEST_N, f"S{stage}", offset=(2 * stage + 1) * INGEST_N)
+                rate, p50, p99 = ingest_api(server.base, hauler_token, bodies)
+                plain = ingest_plain(dsn, city, manifest_bodies(city, INGEST_N, f"P{stage}",
+                                                                offset=(2 * stage + 2) * INGEST_N))
+                record(f"ingest via API at {total:,} manifests ({CLIENTS} clients)", rate, "manifests/s", plain,
+                       "plain psycopg loop", "ratio >= 0.5")
+                record(f"ingest latency p50 at {total:,}", p50, "ms")
+                record(f"ingest latency p99 at {total:,}", p99, "ms", target="< 100 ms")
+                if stage == 0:
+                    first_per_manifest = 1000 / rate
+                else:
+                    record(f"time per ingested manifest at {total:,} vs {STAGES[0]:,}", 1000 / rate, "ms",
+                           first_per_manifest, f"at {STAGES[0]:,}", "ratio <= 1.2")
+                api_ms, sql_ms = as_of_query(server.base, auditor_token, dsn, city)
+                record(f"missed services as of today, {int(DEVICES * 0.8):,} devices, {total:,} manifests",
+                       api_ms, "ms", sql_ms, "hand-written SQL", "ratio <= 1.5, < 500 ms")
+                if stage == 0:
+                    for label, (api, direct, peak, size) in uploads(server, hauler_token, s3, city).items():
+                        record(f"scan upload {label} ({size:.0f} MiB PNG)", api, "MiB/s", direct,
+                               "direct boto3 put_object", "ratio >= 0.7")
+                        record(f"API worker peak memory after the {label} upload", peak, "MiB",
+                               target="flat in file size")
+                else:
+                    times, count = busy_fse_exports(server.base, token(server.base, "fse"), city, hauler_token)
+                    record(f"binder PDF, busiest FSE ({count} manifests)", times["pdf"][0] * 1000, "ms",
+                           target="< 2000 ms")
+                    record(f"records ZIP with scans ({times['zip'][1] / 2 ** 20:.1f} MiB)", times["zip"][0] * 1000,
+                           "ms")
+            finally:
+                server.stop()
+    finally:
+        s3_process.terminate()
+    write_readme(started_at, time.perf_counter() - t0)
+    say(f"done in {(time.perf_counter() - t0) / 60:.1f} minutes; results in bench/README.md")
+
+
+if __name__ == "__main__":
+    main()
