@@ -76,7 +76,7 @@ def database():
     if url:
         return url
     with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as conn:
-        conn.execute("DROP DATABASE IF EXISTS fogx_bench")
+        conn.execute("DROP DATABASE IF EXISTS fogx_bench WITH (FORCE)")
         conn.execute("CREATE DATABASE fogx_bench")
     return "postgresql://postgres@127.0.0.1:5432/fogx_bench"
 
