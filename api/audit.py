@@ -77,7 +77,7 @@ def due():
     if principal.role != "hauler":
         raise NotFound("Only haulers have a due list.")
     paging = {k: args.pop(k) for k in ("cursor", "limit", "format") if k in args}
-    query = audit.due_for_hauler(principal, **args)
+    query = audit.due_for_hauler(db.session, principal, **args)
     return _listing(query, paging, "due", within_days=args["within_days"])
 
 
@@ -86,7 +86,7 @@ def due():
 def service_status(fse_id):
     args = load(schemas.StatusQuery(), request.args.to_dict())
     fse = registry.get_fse(db.session, current_principal(), fse_id)
-    query = audit.fse_status(fse, as_of=args.get("as_of"))
+    query = audit.fse_status(db.session, fse, as_of=args.get("as_of"))
     if _wants_csv(args):
         return _csv(audit.run_page(db.session, query)[0], "service-status")
     rows, _ = audit.run_page(db.session, query)

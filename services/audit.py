@@ -65,8 +65,8 @@ def missed_services(session, principal, *, as_of=None, period_from=None, period_
         return "intervals", period, queries.missed_intervals(period_from, period_to,
                                                              principal.jurisdiction_id, **filters)
     as_of = as_of or today()
-    return "as_of", {"as_of": as_of.isoformat()}, queries.missed_as_of(as_of, principal.jurisdiction_id,
-                                                                       **filters)
+    return "as_of", {"as_of": as_of.isoformat()}, queries.missed_as_of(
+        as_of, principal.jurisdiction_id, dialect=_dialect(session), **filters)
 
 
 def findings(principal, **filters):
@@ -97,11 +97,15 @@ def scorecard(session, principal, hauler_id, *, period_from=None, period_to=None
     }
 
 
-def due_for_hauler(principal, *, within_days, as_of=None):
-    return queries.due_for_hauler(as_of or today(), principal.hauler_id, within_days)
+def due_for_hauler(session, principal, *, within_days, as_of=None):
+    return queries.due_for_hauler(as_of or today(), principal.hauler_id, within_days, dialect=_dialect(session))
 
 
-def fse_status(principal_fse, *, as_of=None):
-    return queries.fse_status(as_of or today(), principal_fse.id)
+def fse_status(session, fse, *, as_of=None):
+    return queries.fse_status(as_of or today(), fse.id, dialect=_dialect(session))
+
+
+def _dialect(session):
+    return session.get_bind().dialect.name
 
 

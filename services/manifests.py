@@ -344,20 +344,13 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
     session.add(revision)
     try:
         session.flush()
-    except IntegrityError:
-        session.rollback()
-        existing = _find(session, hauler.id, data["manifest_number"])
-        if existing is None:
-            raise
-        return _repeat(session, existing, body, store, uploads), False
-    session.refresh(manifest)
-    refresh(session, revision, now)
-    refresh_neighbours(session, revision, now)
-    documents.attach(session, manifest, list(uploads), service_day=revision.service_completed_at.date())
-    try:
+        session.refresh(manifest)
+        refresh(session, revision, now)
+        refresh_neighbours(session, revision, now)
+        documents.attach(session, manifest, list(uploads), service_day=revision.service_completed_at.date())
         session.commit()
     except IntegrityError:
-        # Another request filed the same manifest number between our flush and commit.
+        # Another request filed the same manifest number first: this is a repeat of it.
         session.rollback()
         existing = _find(session, hauler.id, data["manifest_number"])
         if existing is None:

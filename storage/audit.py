@@ -3,7 +3,7 @@
 Every question is one SQL statement over the current revisions, portable between SQLite and
 PostgreSQL. Days are counted as whole days since 2000-01-01, in UTC, on both.
 """
-from datetime import date
+from datetime import date, datetime, time, timedelta, timezone
 
 from sqlalchemy import (
     Date,
@@ -14,6 +14,7 @@ from sqlalchemy import (
     literal,
     null,
     select,
+    true,
     union_all,
 )
 from sqlalchemy.ext.compiler import compiles
@@ -89,22 +90,44 @@ def effective_frequency():
     )
 
 
-def device_due(as_of: date):
-    """One row per device: its last qualifying service up to `as_of`, due day and lateness."""
-    services = qualifying_services().where(
-        day_of(ManifestRevision.service_completed_at) <= day_number(as_of)).subquery("services")
-    ranked = select(
-        services,
-        func.row_number().over(partition_by=services.c.device_id,
-                               order_by=(services.c.completed_at.desc(), services.c.manifest_id.desc())).label("rank"),
-    ).subquery("ranked")
+def _last_service(as_of: date, dialect: str):
+    """Each device's last qualifying service up to `as_of`, as a FROM element to outer-join.
+
+    PostgreSQL probes the partial index of qualifying services once per device (LATERAL ...
+    LIMIT 1); SQLite, which has no LATERAL, ranks the services with a window function.
+    """
+    end = datetime.combine(as_of + timedelta(days=1), time.min, tzinfo=timezone.utc)
+    columns = (ManifestRevision.device_id.label("device_id"),
+               day_of(ManifestRevision.service_completed_at).label("day"),
+               Manifest.id.label("manifest_id"), Manifest.manifest_number.label("manifest_number"),
+               Manifest.hauler_id.label("hauler_id"))
+    current = and_(Manifest.id == ManifestRevision.manifest_id,
+                   Manifest.current_revision == ManifestRevision.revision)
+    if dialect == "postgresql":
+        last = (select(*columns).join(Manifest, current)
+                .where(ManifestRevision.device_id == Device.id, ManifestRevision.qualifying.is_(True),
+                       ManifestRevision.service_completed_at < end)
+                .order_by(ManifestRevision.service_completed_at.desc()).limit(1).lateral("last"))
+        return last, true()
+    ranked = (select(*columns, func.row_number().over(
+        partition_by=ManifestRevision.device_id,
+        order_by=(ManifestRevision.service_completed_at.desc(), Manifest.id.desc())).label("rank"))
+        .join(Manifest, current)
+        .where(ManifestRevision.qualifying.is_(True), ManifestRevision.service_completed_at < end)
+        .subquery("ranked"))
     last = select(ranked).where(ranked.c.rank == 1).subquery("last")
+    return last, last.c.device_id == Device.id
+
+
+def device_due(as_of: date, dialect: str = "sqlite"):
+    """One row per device: its last qualifying service up to `as_of`, due day and lateness."""
+    last, on = _last_service(as_of, dialect)
     frequency = effective_frequency()
     start_day = func.coalesce(last.c.day, day_of(Permit.issued_on))
     due_day = start_day + frequency
     days_overdue = literal(day_number(as_of)) - due_day
     status = case(
-        (last.c.device_id.is_(None), "never_serviced"),
+        (last.c.manifest_id.is_(None), "never_serviced"),
         (days_overdue <= 0, case((days_overdue >= -14, "due_soon"), else_="compliant")),
         (days_overdue <= Jurisdiction.grace_days, "overdue"),
         else_="missed",
@@ -126,33 +149,34 @@ def device_due(as_of: date):
         .join(Fse, Fse.id == Device.fse_id)
         .join(Permit, Permit.id == Device.permit_id)
         .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
-        .outerjoin(last, last.c.device_id == Device.id)
+        .outerjoin(last, on)
         .outerjoin(Hauler, Hauler.id == last.c.hauler_id)
         .where(Permit.issued_on <= as_of)
     )
 
 
-def missed_as_of(as_of: date, jurisdiction_id, *, fse_id=None, hauler_id=None, status=None, area=None):
+def missed_as_of(as_of: date, jurisdiction_id, *, dialect, fse_id=None, hauler_id=None, status=None,
+                 area=None):
     """Devices past due on `as_of` (overdue within the grace, missed beyond, never serviced)."""
-    rows = device_due(as_of).where(Fse.jurisdiction_id == jurisdiction_id).subquery("due")
+    rows = device_due(as_of, dialect).where(Fse.jurisdiction_id == jurisdiction_id).subquery("due")
     query = select(rows).where(rows.c.days_overdue > 0)
     return _filters(query, rows, fse_id=fse_id, hauler_id=hauler_id, status=status, area=area).order_by(
         rows.c.days_overdue.desc(), rows.c.device_id)
 
 
-def due_for_hauler(as_of: date, hauler_id, within_days: int):
+def due_for_hauler(as_of: date, hauler_id, within_days: int, *, dialect):
     """Devices the hauler has serviced that come due within `within_days` (or are past due)."""
     served = (select(ManifestRevision.device_id)
               .join(Manifest, and_(Manifest.id == ManifestRevision.manifest_id,
                                    Manifest.current_revision == ManifestRevision.revision))
               .where(Manifest.hauler_id == hauler_id))
-    rows = device_due(as_of).where(Device.id.in_(served)).subquery("due")
+    rows = device_due(as_of, dialect).where(Device.id.in_(served)).subquery("due")
     return (select(rows).where(rows.c.due_day <= day_number(as_of) + within_days)
             .order_by(rows.c.due_day, rows.c.device_id))
 
 
-def fse_status(as_of: date, fse_id):
-    rows = device_due(as_of).where(Fse.id == fse_id).subquery("due")
+def fse_status(as_of: date, fse_id, *, dialect):
+    rows = device_due(as_of, dialect).where(Fse.id == fse_id).subquery("due")
     return select(rows).order_by(rows.c.device_tag)
 
 

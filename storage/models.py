@@ -23,6 +23,7 @@ from sqlalchemy import (
     TypeDecorator,
     UniqueConstraint,
     Uuid,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 from ulid import ULID
@@ -349,6 +350,10 @@ class ManifestRevision(Base):
         UniqueConstraint("manifest_id", "revision"),
         Index("ix_revisions_device_completed", "device_id", "service_completed_at"),
         Index("ix_revisions_ticket", "disposal_site_id", "disposal_ticket_number"),
+        # Each device's last qualifying service, found by one backward probe (the audit queries).
+        Index("ix_revisions_qualifying", "device_id", "service_completed_at",
+              postgresql_where=text("qualifying"), sqlite_where=text("qualifying"),
+              postgresql_include=["manifest_id", "revision"]),
     )
 
 

@@ -7,29 +7,11 @@ import zipfile
 from datetime import timedelta
 
 import pytest
-from PIL import Image as PILImage
 from pypdf import PdfReader
-from reportlab.pdfgen import canvas
 
 from domain import chain
 from tests import factories
 from tests.manifest_world import NOW, build
-
-
-def scanned_pdf(pages=2, label="SIGNED MANIFEST"):
-    out = io.BytesIO()
-    page = canvas.Canvas(out)
-    for number in range(pages):
-        page.drawString(100, 700, f"{label} page {number + 1}")
-        page.showPage()
-    page.save()
-    return out.getvalue()
-
-
-def photo_png():
-    out = io.BytesIO()
-    PILImage.new("RGB", (640, 480), (120, 140, 160)).save(out, format="PNG")
-    return out.getvalue()
 
 
 @pytest.fixture
@@ -38,7 +20,7 @@ def filed(client, session, frozen_clock):
     frozen_clock(NOW)
     world = build(client, session)
     headers = factories.bearer(world.hauler_token)
-    pdf, png = scanned_pdf(), photo_png()
+    pdf, png = factories.pdf_bytes(pages=2), factories.png_bytes((640, 480))
     clean = world.body(completed=NOW - timedelta(days=200))
     frozen_clock(NOW - timedelta(days=200, hours=-2))  # filed two hours after the service
     first = client.post("/v1/manifests", content_type="multipart/form-data", headers=headers,
