@@ -7,7 +7,7 @@ drain one outbox without applying a lock twice or skipping one.
 """
 from datetime import date, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import select, text
 
 from domain.clock import now as clock_now
 from storage.models import Document, OutboxEntry
@@ -29,6 +29,10 @@ def _claim(session, limit, at):
              .limit(limit))
     if session.get_bind().dialect.name == "postgresql":
         query = query.with_for_update(skip_locked=True)
+    else:
+        # SQLite has no row locks: take its one write lock before reading, so a second worker
+        # waits for this one's commit instead of claiming the same rows.
+        session.execute(text("UPDATE outbox SET attempts = attempts WHERE 1 = 0"))
     return session.scalars(query).all()
 
 

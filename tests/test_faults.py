@@ -38,11 +38,11 @@ class Gunicorn:
             [str(BIN / "gunicorn"), "--bind", f"127.0.0.1:{self.port}", "--workers", str(self.workers),
              "--access-logfile", "/dev/null", "wsgi:app"],
             cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        for _ in range(200):
+        for _ in range(300):
             try:
-                if requests.get(f"{self.base}/health", timeout=1).status_code == 200:
+                if requests.get(f"{self.base}/health", timeout=5).status_code == 200:
                     return self
-            except requests.ConnectionError:
+            except requests.RequestException:  # not listening yet, or workers still booting
                 time.sleep(0.05)
         raise RuntimeError("gunicorn did not start")
 

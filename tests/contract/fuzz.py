@@ -107,11 +107,11 @@ def main():
                                "--access-logfile", "/dev/null", "wsgi:app"], cwd=ROOT, env=env,
                               stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "w"))
     try:
-        for _ in range(100):
+        for _ in range(300):
             try:
-                requests.get(f"{base}/health", timeout=1)
+                requests.get(f"{base}/health", timeout=5)
                 break
-            except requests.ConnectionError:
+            except requests.RequestException:  # not listening yet, or workers still booting
                 time.sleep(0.1)
         tokens = {role: token(base, f"demo-{role}") for role in ROLES}
         file_manifests(base, tokens)
