@@ -338,16 +338,16 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
                         jurisdiction_id=permit.jurisdiction_id, fse_id=device.fse_id,
                         device_id=device.id, permit_id=permit.id, current_revision=1,
                         created_at=now)
-    session.add(manifest)
     revision = _new_revision(manifest, 1, body, data, device, received_at=now, reason=None,
                              previous=None, client_pk=principal.client_pk)
-    session.add(revision)
+    manifest.revisions.append(revision)
+    session.add(manifest)
     try:
         session.flush()
-        session.refresh(manifest)
         refresh(session, revision, now)
         refresh_neighbours(session, revision, now)
-        documents.attach(session, manifest, list(uploads), service_day=revision.service_completed_at.date())
+        if uploads:
+            documents.attach(session, manifest, list(uploads), service_day=revision.service_completed_at.date())
         session.commit()
     except IntegrityError:
         # Another request filed the same manifest number first: this is a repeat of it.

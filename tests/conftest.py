@@ -179,11 +179,11 @@ def s3_endpoint():
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     endpoint = f"http://127.0.0.1:{port}"
-    for _ in range(100):
+    for _ in range(300):
         try:
-            requests.get(endpoint, timeout=1)
+            requests.get(endpoint, timeout=5)
             break
-        except requests.ConnectionError:
+        except requests.RequestException:  # not listening yet, or still starting up
             time.sleep(0.1)
     else:
         process.kill()
