@@ -39,10 +39,6 @@ class NotFound(ApiError):
     status, slug, title = 404, "not-found", "Not found"
 
 
-class MethodNotAllowed(ApiError):
-    status, slug, title = 405, "method-not-allowed", "Method not allowed"
-
-
 class NotAcceptable(ApiError):
     status, slug, title = 406, "not-acceptable", "Not acceptable"
 

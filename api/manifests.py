@@ -25,12 +25,15 @@ READ = (MANIFESTS_READ, MANIFESTS_WRITE, RECORDS_READ, AUDIT_READ)
 manifest_in, correction_in, manifest_query = ManifestIn(), CorrectionIn(), ManifestQuery()
 
 
-def _receipt(manifest):
-    revision = manifests.current(manifest)
-    device = db.session.get(Device, manifest.device_id)
-    last = manifests.last_qualifying(db.session, device.id)
-    return receipt(manifest, revision, device=device,
-                   due_by=checks.due_by(last, manifests.device_facts(device)))
+def _receipt(manifest, due_by_device=None):
+    """The receipt; `due_by_device` spares a list the device lookups it already made."""
+    due_by_device = {} if due_by_device is None else due_by_device
+    if manifest.device_id not in due_by_device:
+        device = db.session.get(Device, manifest.device_id)
+        last = manifests.last_qualifying(db.session, device.id)
+        due_by_device[manifest.device_id] = (device, checks.due_by(last, manifests.device_facts(device)))
+    device, due_by = due_by_device[manifest.device_id]
+    return receipt(manifest, manifests.current(manifest), device=device, due_by=due_by)
 
 
 def _store():
@@ -94,7 +97,8 @@ def submit():
 def list_manifests():
     args = load(manifest_query, request.args.to_dict())
     rows, cursor = manifests.listing(db.session, current_principal(), **args)
-    return {"items": [_receipt(row) for row in rows], "next_cursor": cursor}
+    due_by_device = {}
+    return {"items": [_receipt(row, due_by_device) for row in rows], "next_cursor": cursor}
 
 
 @bp.get("/<manifest_id>")

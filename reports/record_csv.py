@@ -1,6 +1,5 @@
 """The record as CSV: one row per manifest, the columns an auditor puts in a spreadsheet."""
-import csv
-import io
+from reports import table_csv
 
 COLUMNS = [
     "manifest_number", "revision", "service_date", "service_started_at", "service_completed_at",
@@ -51,28 +50,6 @@ def rows(record):
         }
 
 
-def _safe(value):
-    """Cells a spreadsheet would run as a formula are quoted."""
-    text = str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@") and not _number(text) else text
-
-
-def _number(text):
-    try:
-        float(text)
-        return True
-    except ValueError:
-        return False
-
-
-def render(record, columns=COLUMNS):
+def render(record):
     """The CSV, produced line by line."""
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\r\n")
-    writer.writeheader()
-    yield buffer.getvalue()
-    for row in rows(record):
-        buffer.seek(0)
-        buffer.truncate()
-        writer.writerow({k: _safe(v) for k, v in row.items()})
-        yield buffer.getvalue()
+    return table_csv.render(rows(record), COLUMNS)

@@ -2,7 +2,19 @@
 import csv
 import io
 
-from reports.record_csv import _safe
+
+def _safe(value):
+    """Cells a spreadsheet would run as a formula are quoted."""
+    text = str(value)
+    return "'" + text if text[:1] in ("=", "+", "-", "@") and not _number(text) else text
+
+
+def _number(text):
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
 
 
 def render(rows, columns=None):

@@ -70,6 +70,14 @@ def test_csv_one_row_per_manifest(client, filed):
     assert rows[0]["sha256"] == filed["manifests"][0]["sha256"]
 
 
+def test_csv_cells_that_a_spreadsheet_would_run_are_quoted(client, filed):
+    world = filed["world"]
+    world.post(world.body(driver_name='=HYPERLINK("http://evil","x")', gallons_removed=1400))
+    rows = list(csv.DictReader(io.StringIO(get(client, filed, fmt="csv").get_data(as_text=True))))
+    assert rows[-1]["driver_name"] == "'=HYPERLINK(\"http://evil\",\"x\")"
+    assert rows[-1]["gallons_removed"] == "1400"
+
+
 def test_pdf_binder_reads_back(client, filed):
     response = get(client, filed, fmt="pdf")
     assert response.status_code == 200 and response.mimetype == "application/pdf"
