@@ -9,12 +9,10 @@ from api.validation import load, load_json, parse_json
 from auth.protect import current_principal, require
 from auth.ratelimit import per_client
 from auth.scopes import AUDIT_READ, MANIFESTS_READ, MANIFESTS_WRITE, RECORDS_READ
-from domain import checks
 from schemas.manifest import CorrectionIn, ManifestIn, ManifestQuery
 from schemas.manifest_views import receipt, revision_view
 from services import documents, manifests, outbox
 from storage.db import db
-from storage.models import Device
 from storage.objects import StoreUnavailable
 
 log = logging.getLogger("fogx.manifests")
@@ -29,9 +27,7 @@ def _receipt(manifest, due_by_device=None):
     """The receipt; `due_by_device` spares a list the device lookups it already made."""
     due_by_device = {} if due_by_device is None else due_by_device
     if manifest.device_id not in due_by_device:
-        device = db.session.get(Device, manifest.device_id)
-        last = manifests.last_qualifying(db.session, device.id)
-        due_by_device[manifest.device_id] = (device, checks.due_by(last, manifests.device_facts(device)))
+        due_by_device[manifest.device_id] = manifests.due_of(db.session, manifest.device_id)
     device, due_by = due_by_device[manifest.device_id]
     return receipt(manifest, manifests.current(manifest), device=device, due_by=due_by)
 

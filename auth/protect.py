@@ -86,7 +86,8 @@ def principal_of(token_row):
         scopes=frozenset(token_row.scope.split()),
         hauler_id=client.hauler_id,
         jurisdiction_id=client.jurisdiction_id,
-        fse_ids=frozenset(fse.id for fse in client.fses),
+        # Only an operator's client is bound to FSEs; others spare the query.
+        fse_ids=frozenset(fse.id for fse in client.fses) if client.role == "fse" else frozenset(),
     )
 
 

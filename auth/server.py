@@ -98,7 +98,7 @@ def query_client(client_id):
 def find_token(token_string):
     row = db.session.scalar(
         select(OAuthToken).where(OAuthToken.token_sha256 == sha256_hex(token_string))
-        .options(joinedload(OAuthToken.client).selectinload(OAuthClient.fses))
+        .options(joinedload(OAuthToken.client, innerjoin=True))
     )
     return Token(row) if row else None
 

@@ -65,10 +65,10 @@ def attach(session, manifest: Manifest, uploads: list[Upload], *, service_day: d
         if upload.key in have:
             continue
         have.add(upload.key)
-        session.add(Document(manifest_id=manifest.id, sha256=upload.key, size_bytes=upload.spool.size,
-                             content_type=upload.content_type, object_key=upload.key,
-                             filename=(upload.filename or None) and upload.filename[:255],
-                             uploaded_at=clock_now()))
+        manifest.documents.append(Document(
+            manifest_id=manifest.id, sha256=upload.key, size_bytes=upload.spool.size,
+            content_type=upload.content_type, object_key=upload.key,
+            filename=(upload.filename or None) and upload.filename[:255], uploaded_at=clock_now()))
         outbox.enqueue_lock(session, key=upload.key, retain_until=until)
 
 

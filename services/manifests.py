@@ -5,9 +5,11 @@ device). Everything else is stored and flagged: a late or non-compliant manifest
 evidence the city needs.
 """
 import uuid
-from datetime import timedelta
+import weakref
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
 
-from sqlalchemy import and_, exists, func, or_, select
+from sqlalchemy import and_, exists, func, literal, select, union_all
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import joinedload, selectinload
 
@@ -27,6 +29,7 @@ from storage.models import (
     Manifest,
     ManifestRevision,
     Permit,
+    RegistryGeneration,
     new_id,
 )
 
@@ -110,11 +113,40 @@ def current_revisions():
 
 
 def _cached(session, kind, key, build):
-    """Registry facts are loaded once per session (one request, one transaction)."""
+    """Registry facts are loaded once per session (one request, one transaction); a hauler's
+    and a disposal site's are kept by the process while the registry generation stands."""
     cache = session.info.setdefault("fogx.facts", {})
     if (kind, key) not in cache:
-        cache[(kind, key)] = build()
+        shared = _shared(session) if kind in SHARED_FACTS else None
+        if shared is None:
+            cache[(kind, key)] = build()
+        else:
+            if (kind, key) not in shared:
+                shared[(kind, key)] = build()
+            cache[(kind, key)] = shared[(kind, key)]
     return cache[(kind, key)]
+
+
+SHARED_FACTS = {"hauler", "site"}
+_SHARED_LIMIT = 10_000
+_shared_by_engine = weakref.WeakKeyDictionary()  # engine -> (generation, {(kind, key): facts})
+
+
+def _shared(session):
+    """This process's facts for the generation the session read, or None when it read none."""
+    generation = session.info.get("fogx.facts", {}).get(("generation", None))
+    if generation is None:
+        return None
+    engine = session.get_bind()
+    seen, facts = _shared_by_engine.get(engine, (None, None))
+    if seen != generation or len(facts) >= _SHARED_LIMIT:
+        facts = {}
+        _shared_by_engine[engine] = (generation, facts)
+    return facts
+
+
+def registry_generation():
+    return select(RegistryGeneration.generation).where(RegistryGeneration.id == 1).scalar_subquery()
 
 
 def _hauler_facts(session, hauler_id):
@@ -135,7 +167,58 @@ def _site_facts(session, site_id):
     return site_facts(site)
 
 
-def evaluate(session, revision: ManifestRevision, now) -> list[checks.Finding]:
+@dataclass
+class Surroundings:
+    """What one revision is checked against, and whose findings it can change."""
+
+    same_service: list  # the device's other loads within a day of it
+    same_ticket: list  # the other loads on its disposal ticket
+    previous_qualifying: datetime | None  # the device's qualifying service before this one
+    following: ManifestRevision | None  # the device's next service after this one
+    latest_qualifying: datetime | None  # the device's latest qualifying service of another manifest
+
+
+def surroundings(session, revision: ManifestRevision) -> Surroundings:
+    """Every neighbour of `revision` in one round trip (ids), then the rows, if any."""
+    completed, window = revision.service_completed_at, checks.SAME_SERVICE
+    here = select(ManifestRevision.id, ManifestRevision.service_completed_at).join(Manifest, and_(
+        Manifest.id == ManifestRevision.manifest_id, Manifest.current_revision == ManifestRevision.revision))
+    device, others = ManifestRevision.device_id == revision.device_id, \
+        ManifestRevision.manifest_id != revision.manifest_id
+    parts = [
+        ("service", here.where(device, others, ManifestRevision.service_completed_at.between(
+            completed - window, completed + window))),
+        ("previous", here.where(device, others, ManifestRevision.qualifying.is_(True),
+                                ManifestRevision.service_completed_at < completed - window)
+         .order_by(ManifestRevision.service_completed_at.desc()).limit(1)),
+        ("following", here.where(device, ManifestRevision.service_completed_at > completed + window)
+         .order_by(ManifestRevision.service_completed_at).limit(1)),
+        ("latest", here.where(device, others, ManifestRevision.qualifying.is_(True))
+         .order_by(ManifestRevision.service_completed_at.desc()).limit(1)),
+    ]
+    if revision.disposal_ticket_number:
+        parts.append(("ticket", here.where(
+            others, ManifestRevision.disposal_site_id == revision.disposal_site_id,
+            ManifestRevision.disposal_ticket_number == revision.disposal_ticket_number)))
+    probes = [select(literal(role).label("role"), part.subquery()) for role, part in parts]
+    found = session.execute(union_all(*probes)).all()
+    wanted = {row.id for row in found if row.role in ("service", "ticket", "following")}
+    rows = {r.id: r for r in session.scalars(select(ManifestRevision).where(
+        ManifestRevision.id.in_(wanted)))} if wanted else {}
+
+    def moment(role):
+        return next((row.service_completed_at for row in found if row.role == role), None)
+
+    return Surroundings(
+        same_service=[rows[row.id] for row in found if row.role == "service"],
+        same_ticket=[rows[row.id] for row in found if row.role == "ticket"],
+        previous_qualifying=moment("previous"),
+        following=next((rows[row.id] for row in found if row.role == "following"), None),
+        latest_qualifying=moment("latest"),
+    )
+
+
+def evaluate(session, revision: ManifestRevision, now, around: Surroundings | None = None) -> list[checks.Finding]:
     """Every finding the revision raises today, with the facts as they stood on its dates."""
     manifest = revision.manifest
     device, permit = _cached(session, "device", revision.device_id,
@@ -147,45 +230,24 @@ def evaluate(session, revision: ManifestRevision, now) -> list[checks.Finding]:
     if revision.disposal_site_id:
         site = _cached(session, "site", revision.disposal_site_id,
                        lambda: _site_facts(session, revision.disposal_site_id))
-    completed = revision.service_completed_at
-    others = session.scalars(current_revisions().where(
-        ManifestRevision.device_id == revision.device_id,
-        ManifestRevision.manifest_id != manifest.id,
-        ManifestRevision.service_completed_at.between(completed - checks.SAME_SERVICE,
-                                                      completed + checks.SAME_SERVICE),
-    )).all()
-    ticket = []
-    if revision.disposal_ticket_number:
-        ticket = session.scalars(current_revisions().where(
-            ManifestRevision.disposal_site_id == revision.disposal_site_id,
-            ManifestRevision.disposal_ticket_number == revision.disposal_ticket_number,
-            ManifestRevision.manifest_id != manifest.id,
-        )).all()
-    previous = session.scalar(
-        current_revisions().with_only_columns(func.max(ManifestRevision.service_completed_at)).where(
-            ManifestRevision.device_id == revision.device_id,
-            ManifestRevision.qualifying.is_(True),
-            ManifestRevision.manifest_id != manifest.id,
-            ManifestRevision.service_completed_at < completed - checks.SAME_SERVICE,
-        ))
-    if previous is not None and previous.tzinfo is None:
-        previous = previous.replace(tzinfo=completed.tzinfo)
+    around = around or surroundings(session, revision)
     return checks.check(
         load=load_of(revision), received_at=revision.received_at, now=now,
         rules=rules, jurisdiction_id=manifest.jurisdiction_id,
         device=device, permit=permit, hauler=hauler, site=site,
-        device_loads=[load_of(o) for o in others], ticket_loads=[load_of(t) for t in ticket],
-        previous_qualifying=previous,
+        device_loads=[load_of(o) for o in around.same_service],
+        ticket_loads=[load_of(t) for t in around.same_ticket],
+        previous_qualifying=around.previous_qualifying,
     )
 
 
-def refresh(session, revision: ManifestRevision, now):
+def refresh(session, revision: ManifestRevision, now, around: Surroundings | None = None):
     """Bring the revision's stored findings in line with what it raises now.
 
     New findings are added; findings no longer raised (a second truckload completing the
     pump-down, say) are cleared with a date, never deleted.
     """
-    raised = {finding.code: finding for finding in evaluate(session, revision, now)}
+    raised = {finding.code: finding for finding in evaluate(session, revision, now, around)}
     active = {f.code: f for f in revision.findings if f.cleared_at is None}
     for code, finding in raised.items():
         if code not in active:
@@ -198,27 +260,16 @@ def refresh(session, revision: ManifestRevision, now):
     revision.qualifying = checks.is_qualifying(raised)
 
 
-def refresh_neighbours(session, revision: ManifestRevision, now):
+def refresh_neighbours(session, revision: ManifestRevision, now, around: Surroundings | None = None):
     """Findings of other manifests that this revision can change: the same service's other
     loads, the loads on the same disposal ticket, and the device's next service."""
-    completed = revision.service_completed_at
-    window = checks.SAME_SERVICE
-    neighbours = set(session.scalars(current_revisions().where(
-        ManifestRevision.manifest_id != revision.manifest_id,
-        or_(
-            and_(ManifestRevision.device_id == revision.device_id,
-                 ManifestRevision.service_completed_at.between(completed - window, completed + window)),
-            and_(ManifestRevision.disposal_site_id == revision.disposal_site_id,
-                 ManifestRevision.disposal_ticket_number == revision.disposal_ticket_number)
-            if revision.disposal_ticket_number else False,
-        ),
-    )).all())
-    following = session.scalar(current_revisions().where(
-        ManifestRevision.device_id == revision.device_id,
-        ManifestRevision.service_completed_at > completed + window,
-    ).order_by(ManifestRevision.service_completed_at).limit(1))
-    if following is not None:
-        neighbours.add(following)
+    around = around or surroundings(session, revision)
+    neighbours = {*around.same_service, *around.same_ticket}
+    if around.following is not None:
+        neighbours.add(around.following)
+    neighbours.discard(revision)
+    if not neighbours:
+        return
     session.flush()
     for neighbour in sorted(neighbours, key=lambda r: r.service_completed_at):
         refresh(session, neighbour, now)
@@ -227,29 +278,37 @@ def refresh_neighbours(session, revision: ManifestRevision, now):
 # Submitting ---------------------------------------------------------------------------------
 
 
-def resolve(session, data, hauler: Hauler) -> tuple[Permit, Device]:
+def resolve(session, data, hauler_id) -> tuple[Permit, Device]:
     """The permit and device a manifest names, or a 422 naming the field.
 
     Permit numbers are unique within a jurisdiction; a number used in two cities is read in
-    a city the hauler is registered in.
+    a city the hauler is registered in. One query brings the permit with its status history,
+    its city's rules and the device; the facts the checks need are kept for the request.
     """
-    permits = session.scalars(select(Permit).where(Permit.permit_number == data["permit_number"])).all()
-    if len(permits) > 1:
+    found = session.execute(
+        select(Permit, Device, registry_generation().label("generation"))
+        .outerjoin(Device, and_(Device.permit_id == Permit.id, Device.tag == data["device_tag"]))
+        .where(Permit.permit_number == data["permit_number"])
+        .options(joinedload(Permit.status_changes), joinedload(Permit.jurisdiction))).unique().all()
+    if found:
+        session.info.setdefault("fogx.facts", {})[("generation", None)] = found[0].generation
+    if len(found) > 1:
+        hauler = _cached(session, "hauler", hauler_id, lambda: _hauler_facts(session, hauler_id))
         registered = {r.jurisdiction_id for r in hauler.registrations}
-        permits = [p for p in permits if p.jurisdiction_id in registered] or permits
-    if not permits:
+        found = [row for row in found if row.Permit.jurisdiction_id in registered] or found
+    if not found:
         raise ValidationFailed("The manifest names an unknown permit.",
                                errors={"permit_number": ["No such permit."]})
-    if len(permits) > 1:
+    if len(found) > 1:
         raise ValidationFailed("The permit number is ambiguous.",
                                errors={"permit_number": ["Used in several jurisdictions."]})
-    permit = permits[0]
-    device = session.scalar(select(Device).where(Device.permit_id == permit.id,
-                                                 Device.tag == data["device_tag"]))
+    permit, device, _ = found[0]
     if device is None:
         raise ValidationFailed("The manifest names a device the permit does not list.",
                                errors={"device_tag": [f"No device {data['device_tag']!r} on permit "
                                                       f"{permit.permit_number}."]})
+    _cached(session, "device", device.id, lambda: (device_facts(device), permit_facts(permit)))
+    _cached(session, "rules", permit.jurisdiction_id, lambda: rules_of(permit.jurisdiction))
     return permit, device
 
 
@@ -296,7 +355,7 @@ def _new_revision(manifest, number, body, data, device, *, received_at, reason, 
     return ManifestRevision(
         manifest_id=manifest.id, revision=number, body=document, sha256=chain.seal(document),
         previous_sha256=previous, reason=reason, received_at=received_at,
-        submitted_by_client_id=client_pk, **_columns(data, device),
+        submitted_by_client_id=client_pk, findings=[], **_columns(data, device),
     )
 
 
@@ -319,51 +378,66 @@ def current(manifest: Manifest) -> ManifestRevision:
 def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifest, bool]:
     """File a manifest with its scans; (manifest, created).
 
-    A repeat of the same body returns the stored manifest (attaching any scan it lacks).
+    A repeat of the same body returns the stored manifest (attaching any scan it lacks): the
+    unique `(hauler, manifest_number)` finds it, so a first filing pays no lookup for it.
     Scans are written to the store, unlocked, before anything is committed.
     """
     now = clock_now()
     _refuse_the_future(data, now)
-    hauler = session.get(Hauler, principal.hauler_id)
-    permit, device = resolve(session, data, hauler)
+    permit, device = resolve(session, data, principal.hauler_id)
     body = canonical(data)
     if uploads:
         documents.check(uploads)
-    existing = _find(session, hauler.id, data["manifest_number"])
-    if existing is not None:
-        return _repeat(session, existing, body, store, uploads), False
-    if uploads:
         documents.put_objects(store, uploads)
-    manifest = Manifest(id=new_id(), hauler_id=hauler.id, manifest_number=data["manifest_number"],
+    manifest = Manifest(id=new_id(), hauler_id=principal.hauler_id, manifest_number=data["manifest_number"],
                         jurisdiction_id=permit.jurisdiction_id, fse_id=device.fse_id,
                         device_id=device.id, permit_id=permit.id, current_revision=1,
-                        created_at=now)
+                        created_at=now, documents=[])
     revision = _new_revision(manifest, 1, body, data, device, received_at=now, reason=None,
                              previous=None, client_pk=principal.client_pk)
     manifest.revisions.append(revision)
     session.add(manifest)
     try:
         session.flush()
-        refresh(session, revision, now)
-        refresh_neighbours(session, revision, now)
+        around = surroundings(session, revision)
+        refresh(session, revision, now, around)
+        refresh_neighbours(session, revision, now, around)
+        due = _due_after(session, revision, around)
         if uploads:
             documents.attach(session, manifest, list(uploads), service_day=revision.service_completed_at.date())
         session.commit()
     except IntegrityError:
-        # Another request filed the same manifest number first: this is a repeat of it.
+        # The hauler filed this number before (or another request just did): a repeat.
         session.rollback()
-        existing = _find(session, hauler.id, data["manifest_number"])
+        existing = _find(session, principal.hauler_id, data["manifest_number"])
         if existing is None:
             raise
-        return _repeat(session, existing, body, store, uploads), False
+        return _repeat(session, existing, body, uploads), False
+    session.info.setdefault("fogx.due", {})[device.id] = due
     return manifest, True
 
 
-def _repeat(session, manifest, body, store, uploads):
-    """The stored manifest for a repeated filing; scans it lacks are attached."""
+def _due_after(session, revision, around: Surroundings):
+    """The receipt's due date from what the filing already read.
+
+    A new load can only make the loads of its service count (more gallons, one more
+    attestation), never stop them counting, so the latest qualifying service is the latest
+    of the other manifests' or one of the loads just refreshed.
+    """
+    loads = (revision, *around.same_service, *around.same_ticket, around.following)
+    times = [r.service_completed_at for r in loads
+             if r is not None and r.device_id == revision.device_id and r.qualifying]
+    if around.latest_qualifying is not None:
+        times.append(around.latest_qualifying)
+    device, _ = _cached(session, "device", revision.device_id,
+                        lambda: _device_facts(session, revision.device_id))
+    return device, checks.due_by(max(times, default=None), device)
+
+
+def _repeat(session, manifest, body, uploads):
+    """The stored manifest for a repeated filing; scans it lacks (already written) are attached."""
     _same_or_conflict(manifest, body)
     if uploads:
-        documents.put_objects(store, uploads)
         documents.attach(session, manifest, list(uploads),
                          service_day=current(manifest).service_completed_at.date())
         session.commit()
@@ -381,8 +455,7 @@ def correct(session, principal, manifest_id, data) -> tuple[Manifest, bool]:
         raise ValidationFailed("A correction keeps the manifest number.",
                                errors={"manifest_number": [f"Must be {manifest.manifest_number}."]})
     _refuse_the_future(data, now)
-    hauler = session.get(Hauler, principal.hauler_id)
-    permit, device = resolve(session, data, hauler)
+    permit, device = resolve(session, data, principal.hauler_id)
     body = canonical(data)
     latest = current(manifest)
     if latest.body["manifest"] == body:
@@ -482,6 +555,19 @@ def listing(session, principal, *, fse_id=None, permit_number=None, device_id=No
     more = len(rows) > limit
     rows = rows[:limit]
     return rows, encode_cursor(rows[-1].id) if more and rows else None
+
+
+def due_of(session, device_id) -> tuple[checks.DeviceFacts, date | None]:
+    """The device and the day its next service is due: known already to the filing that just
+    committed in this session, else one query."""
+    known = session.info.get("fogx.due", {}).get(device_id)
+    if known is not None:
+        return known
+    last = current_revisions().with_only_columns(func.max(ManifestRevision.service_completed_at)).where(
+        ManifestRevision.device_id == Device.id, ManifestRevision.qualifying.is_(True)).scalar_subquery()
+    device, last = session.execute(select(Device, last).where(Device.id == device_id)).one()
+    facts = device_facts(device)
+    return facts, checks.due_by(last, facts)
 
 
 def last_qualifying(session, device_id, before=None):

@@ -9,6 +9,7 @@ from datetime import date, datetime, timezone
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     CheckConstraint,
     Date,
@@ -138,11 +139,14 @@ class Permit(Base):
     created_at: Mapped[datetime] = created()
 
     fse: Mapped[Fse] = relationship()
+    jurisdiction: Mapped[Jurisdiction] = relationship()
     status_changes: Mapped[list["PermitStatusChange"]] = relationship(
         order_by="PermitStatusChange.effective_on, PermitStatusChange.recorded_at"
     )
     __table_args__ = (
         UniqueConstraint("jurisdiction_id", "permit_number"),
+        # A filing names its permit by number alone (services.manifests.resolve).
+        Index("ix_permits_permit_number", "permit_number"),
         CheckConstraint("kind IN ('interim', 'regular', 'variance', 'waiver')", name="kind"),
         CheckConstraint("expires_on > issued_on", name="expiry_after_issue"),
     )
@@ -283,6 +287,18 @@ class DisposalSiteJurisdiction(Base):
     jurisdiction_id: Mapped[uuid.UUID] = mapped_column(
         ForeignKey("jurisdictions.id"), primary_key=True
     )
+
+
+class RegistryGeneration(Base):
+    """One row whose number grows on every write to the haulers' and disposal sites' tables.
+
+    Triggers keep it (migration 0004); a process may reuse the registry facts it read for as
+    long as the number it reads stays the same.
+    """
+
+    __tablename__ = "registry_generation"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    generation: Mapped[int] = mapped_column(BigInteger)
 
 
 # Manifests --------------------------------------------------------------------------------

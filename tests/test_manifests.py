@@ -5,10 +5,10 @@ from datetime import date, timedelta
 
 import pytest
 import requests
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text, update
 
 from domain import chain
-from storage.models import Manifest, ManifestRevision, PermitStatusChange
+from storage.models import DisposalSite, Manifest, ManifestRevision, PermitStatusChange
 from tests import factories
 from tests.manifest_world import NOW, build, iso
 
@@ -84,10 +84,16 @@ def test_two_truckloads_within_a_day_are_one_service(client, session, frozen_clo
     first = world.post(world.body(completed=NOW - timedelta(hours=6), gallons_removed=2500,
                                   full_pump_down=False))
     assert [f["code"] for f in first.json["findings"]] == ["partial_pump_down"]
+    assert first.json["due_by"] is None  # nothing qualifying yet
     second = world.post(world.body(completed=NOW - timedelta(hours=3), gallons_removed=500))
     assert second.json["findings"] == []
+    # The second load makes the service whole: its receipt is due from the later load, and a
+    # fresh read of either manifest agrees.
+    due = ((NOW - timedelta(hours=3)).date() + timedelta(days=90)).isoformat()
+    assert second.json["due_by"] == due
     again = world.client.get(f"/v1/manifests/{first.json['id']}", headers=factories.bearer(world.hauler_token))
     assert again.json["findings"] == []
+    assert again.json["due_by"] == due
     history = world.client.get(f"/v1/manifests/{first.json['id']}/revisions",
                                headers=factories.bearer(world.hauler_token)).json["items"][0]["findings"]
     assert history[0]["code"] == "partial_pump_down" and history[0]["cleared_at"]
@@ -132,6 +138,29 @@ def test_vehicle_unregistered_or_overloaded(world):
     assert world.codes(world.body(vehicle_id="NOT-OURS")) == ["vehicle_unregistered"]
     overloaded = world.body(vehicle_id="TRK-2", gallons_removed=1450)  # a 1,000-gallon truck
     assert world.codes(overloaded) == ["vehicle_unregistered"]
+    assert world.codes(world.body(vehicle_id="TRK-1")) == []
+
+
+def test_registry_changes_reach_the_very_next_filing(world, client, session):
+    """Hauler and site facts outlive a request, but any write to their tables, through the
+    API or straight in SQL, is seen by the next filing."""
+    assert world.codes(world.body(vehicle_id="TRK-9")) == ["vehicle_unregistered"]
+    admin = factories.token(client, *factories.oauth_client(session, role="admin", subject=["victorville"]))
+    added = client.post(f"/v1/haulers/{world.hauler.id}/vehicles", headers=factories.bearer(admin),
+                        json={"vehicle_id": "TRK-9", "tank_capacity_gallons": 3000})
+    assert added.status_code == 201, added.json
+    assert world.codes(world.body(vehicle_id="TRK-9")) == []
+    session.execute(text("UPDATE vehicles SET tank_capacity_gallons = 500 WHERE vehicle_id = 'TRK-9'"))
+    session.commit()
+    assert world.codes(world.body(vehicle_id="TRK-9")) == ["vehicle_unregistered"]
+    session.execute(update(DisposalSite).where(DisposalSite.id == world.site.id)
+                    .values(approved_until=date(2026, 1, 1)))
+    session.commit()
+    assert world.codes(world.body(vehicle_id="TRK-1")) == ["disposal_site_unapproved"]
+    session.execute(text("DELETE FROM registry_generation"))  # even the counter's row lost
+    session.commit()
+    session.execute(update(DisposalSite).where(DisposalSite.id == world.site.id).values(approved_until=None))
+    session.commit()
     assert world.codes(world.body(vehicle_id="TRK-1")) == []
 
 
