@@ -1,7 +1,7 @@
 """`/v1/manifests`: haulers file pump-out manifests and corrections; others read them."""
 import logging
 
-from flask import Blueprint, Response, current_app, request, stream_with_context, url_for
+from flask import Blueprint, Response, after_this_request, current_app, request, stream_with_context, url_for
 
 from api.errors import ServiceUnavailable, UnsupportedMediaType, ValidationFailed
 from api.idempotency import idempotent
@@ -65,12 +65,22 @@ def _manifest_body():
 
 
 def _drain_soon():
-    """Lock what was just committed; the outbox retries whatever fails here."""
-    try:
-        outbox.drain(db.session, _store(), limit=20)
-    except Exception:  # noqa: BLE001  the 201 stands; the worker and `outbox run` retry
-        db.session.rollback()
-        log.warning("outbox drain after upload failed", exc_info=True)
+    """Lock what was just committed, once the receipt is on its way: the lock is the outbox's
+    job, not the hauler's wait. Whatever fails here the worker and `outbox run` retry."""
+    app = current_app._get_current_object()
+
+    def drain():
+        with app.app_context():
+            try:
+                outbox.drain(db.session, app.extensions["fogx.store"], limit=20)
+            except Exception:  # noqa: BLE001  the 201 stands
+                db.session.rollback()
+                log.warning("outbox drain after upload failed", exc_info=True)
+
+    @after_this_request
+    def _after_sending(response):
+        response.call_on_close(drain)
+        return response
 
 
 @bp.post("")

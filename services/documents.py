@@ -2,8 +2,6 @@
 from dataclasses import dataclass
 from datetime import date
 
-from sqlalchemy import select
-
 from api.errors import NotFound, ServiceUnavailable, UnsupportedMediaType, ValidationFailed
 from domain.clock import now as clock_now
 from domain.dates import add_years
@@ -60,7 +58,7 @@ def attach(session, manifest: Manifest, uploads: list[Upload], *, service_day: d
     """Document rows and their lock entries, in the caller's transaction."""
     jurisdiction = session.get(Jurisdiction, manifest.jurisdiction_id)
     until = add_years(service_day, jurisdiction.retention_years)
-    have = {d.sha256 for d in session.scalars(select(Document).where(Document.manifest_id == manifest.id))}
+    have = {d.sha256 for d in manifest.documents}
     for upload in uploads:
         if upload.key in have:
             continue

@@ -8,6 +8,8 @@ from datetime import date, datetime, time, timezone
 from pathlib import Path
 
 CHUNK = 1024 * 1024
+# Scans up to this size go up in one PUT; larger ones in parts of this size, four at a time.
+MULTIPART_THRESHOLD = 16 * CHUNK
 
 
 class StoreUnavailable(Exception):
@@ -132,18 +134,39 @@ class S3Store(ObjectStore):
             return False
 
     def put_file(self, key, path, content_type):
+        if os.path.getsize(path) <= MULTIPART_THRESHOLD:
+            return self._put_once(key, path, content_type)
         if self.exists(key):
             return
         from boto3.s3.transfer import TransferConfig
         from botocore.exceptions import BotoCoreError, ClientError
 
-        # Multipart above 16 MiB, streamed from the spool file: memory does not grow with size.
-        config = TransferConfig(multipart_threshold=16 * CHUNK, multipart_chunksize=16 * CHUNK,
+        # Multipart above the threshold, streamed from the spool file: memory does not grow.
+        config = TransferConfig(multipart_threshold=MULTIPART_THRESHOLD, multipart_chunksize=MULTIPART_THRESHOLD,
                                 max_concurrency=4)
         try:
             self.client.upload_file(path, self.bucket, key, Config=config,
                                     ExtraArgs={"ContentType": content_type})
         except (BotoCoreError, ClientError) as error:
+            raise StoreUnavailable(str(error)) from error
+
+    def _put_once(self, key, path, content_type):
+        """One conditional PUT: written unless the key is there already (If-None-Match: *),
+        so a retried upload neither stores a second version nor costs a second request."""
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            with open(path, "rb") as body:
+                self.client.put_object(Bucket=self.bucket, Key=key, Body=body, ContentType=content_type,
+                                       IfNoneMatch="*")
+        except ClientError as error:
+            code = error.response.get("Error", {}).get("Code")
+            if code == "PreconditionFailed":
+                return  # the same bytes are stored already
+            if code == "ConditionalRequestConflict" and self.exists(key):
+                return  # another upload of the same bytes finished first
+            raise StoreUnavailable(str(error)) from error
+        except BotoCoreError as error:
             raise StoreUnavailable(str(error)) from error
 
     def open(self, key):

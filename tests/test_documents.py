@@ -195,6 +195,8 @@ def test_committed_scans_are_locked_in_compliance_mode_until_retention_ends(s3_a
         world = build(client, session)
     response = post_multipart(world, world.body(), [("scan.pdf", PDF)], client=client)
     assert response.status_code == 201
+    assert "ObjectLockMode" not in s3.head_object(Bucket=bucket, Key=sha(PDF))
+    response.close()  # the server has sent the receipt: the worker locks what it committed
     head = s3.head_object(Bucket=bucket, Key=sha(PDF))  # moto's GetObjectRetention is broken
     assert head["ObjectLockMode"] == "COMPLIANCE"
     service_day = NOW.date()  # Victorville keeps records 2 years (10.03.170(c))
@@ -206,6 +208,26 @@ def test_committed_scans_are_locked_in_compliance_mode_until_retention_ends(s3_a
     fetched = client.get(f"/v1/manifests/{response.json['id']}/documents/{response.json['documents'][0]['id']}",
                          headers=factories.bearer(world.hauler_token))
     assert fetched.data == PDF
+
+
+def test_the_same_scan_twice_in_s3_is_one_locked_version(s3_app, s3_bucket, frozen_clock):
+    """A bucket with Object Lock keeps versions: a second PUT of the same bytes would add an
+    unlocked one. The conditional PUT leaves the first, locked version alone."""
+    _, bucket, s3 = s3_bucket
+    frozen_clock(NOW)
+    client = https_client(s3_app)
+    from sqlalchemy.orm import Session
+
+    with Session(bind=s3_app.extensions["fogx.engine"], expire_on_commit=False) as session:
+        world = build(client, session)
+    first = post_multipart(world, world.body(), [("a.pdf", PDF)], client=client)
+    first.close()
+    second = post_multipart(world, world.body(), [("b.pdf", PDF)], client=client)
+    second.close()
+    assert (first.status_code, second.status_code) == (201, 201)
+    versions = s3.list_object_versions(Bucket=bucket, Prefix=sha(PDF)).get("Versions", [])
+    assert len(versions) == 1
+    assert s3.head_object(Bucket=bucket, Key=sha(PDF))["ObjectLockMode"] == "COMPLIANCE"
 
 
 def test_the_store_down_during_a_submission_is_503_and_nothing_is_stored(make_app, frozen_clock):
