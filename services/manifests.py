@@ -188,12 +188,12 @@ def surroundings(session, revision: ManifestRevision) -> Surroundings:
     parts = [
         ("service", here.where(device, others, ManifestRevision.service_completed_at.between(
             completed - window, completed + window))),
-        ("previous", here.where(device, others, ManifestRevision.qualifying.is_(True),
+        ("previous", here.where(device, others, ManifestRevision.qualifying,
                                 ManifestRevision.service_completed_at < completed - window)
          .order_by(ManifestRevision.service_completed_at.desc()).limit(1)),
         ("following", here.where(device, ManifestRevision.service_completed_at > completed + window)
          .order_by(ManifestRevision.service_completed_at).limit(1)),
-        ("latest", here.where(device, others, ManifestRevision.qualifying.is_(True))
+        ("latest", here.where(device, others, ManifestRevision.qualifying)
          .order_by(ManifestRevision.service_completed_at.desc()).limit(1)),
     ]
     if revision.disposal_ticket_number:
@@ -564,7 +564,7 @@ def due_of(session, device_id) -> tuple[checks.DeviceFacts, date | None]:
     if known is not None:
         return known
     last = current_revisions().with_only_columns(func.max(ManifestRevision.service_completed_at)).where(
-        ManifestRevision.device_id == Device.id, ManifestRevision.qualifying.is_(True)).scalar_subquery()
+        ManifestRevision.device_id == Device.id, ManifestRevision.qualifying).scalar_subquery()
     device, last = session.execute(select(Device, last).where(Device.id == device_id)).one()
     facts = device_facts(device)
     return facts, checks.due_by(last, facts)
@@ -572,7 +572,7 @@ def due_of(session, device_id) -> tuple[checks.DeviceFacts, date | None]:
 
 def last_qualifying(session, device_id, before=None):
     query = current_revisions().with_only_columns(func.max(ManifestRevision.service_completed_at)).where(
-        ManifestRevision.device_id == device_id, ManifestRevision.qualifying.is_(True))
+        ManifestRevision.device_id == device_id, ManifestRevision.qualifying)
     if before is not None:
         query = query.where(ManifestRevision.service_completed_at <= before)
     return session.scalar(query)

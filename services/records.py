@@ -99,7 +99,7 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
             select(func.max(ManifestRevision.service_completed_at))
             .join(Manifest, and_(Manifest.id == ManifestRevision.manifest_id,
                                  Manifest.current_revision == ManifestRevision.revision))
-            .where(ManifestRevision.device_id == device.id, ManifestRevision.qualifying.is_(True),
+            .where(ManifestRevision.device_id == device.id, ManifestRevision.qualifying,
                    func.date(ManifestRevision.service_completed_at) <= period_to))
         last_day = last.date() if last else None
         frequency = effective_frequency(device.kind, device.frequency_days,

@@ -76,7 +76,7 @@ def qualifying_services():
                Manifest.hauler_id.label("hauler_id"))
         .join(Manifest, and_(Manifest.id == ManifestRevision.manifest_id,
                              Manifest.current_revision == ManifestRevision.revision))
-        .where(ManifestRevision.qualifying.is_(True))
+        .where(ManifestRevision.qualifying)
     )
 
 
@@ -105,7 +105,7 @@ def _last_service(as_of: date, dialect: str):
                    Manifest.current_revision == ManifestRevision.revision)
     if dialect == "postgresql":
         last = (select(*columns).join(Manifest, current)
-                .where(ManifestRevision.device_id == Device.id, ManifestRevision.qualifying.is_(True),
+                .where(ManifestRevision.device_id == Device.id, ManifestRevision.qualifying,
                        ManifestRevision.service_completed_at < end)
                 .order_by(ManifestRevision.service_completed_at.desc()).limit(1).lateral("last"))
         return last, true()
@@ -113,7 +113,7 @@ def _last_service(as_of: date, dialect: str):
         partition_by=ManifestRevision.device_id,
         order_by=(ManifestRevision.service_completed_at.desc(), Manifest.id.desc())).label("rank"))
         .join(Manifest, current)
-        .where(ManifestRevision.qualifying.is_(True), ManifestRevision.service_completed_at < end)
+        .where(ManifestRevision.qualifying, ManifestRevision.service_completed_at < end)
         .subquery("ranked"))
     last = select(ranked).where(ranked.c.rank == 1).subquery("last")
     return last, last.c.device_id == Device.id
@@ -142,7 +142,10 @@ def device_due(as_of: date, dialect: str = "sqlite"):
             frequency.label("frequency_days"), Jurisdiction.grace_days.label("grace_days"),
             last.c.day.label("last_service_day"), last.c.manifest_id.label("last_manifest_id"),
             last.c.manifest_number.label("last_manifest_number"), last.c.hauler_id.label("last_hauler_id"),
-            Hauler.name.label("last_hauler_name"),
+            # A scalar subquery, not a join: it is evaluated for the rows returned only, after
+            # the sort and the page, not inside the probe of every device.
+            select(Hauler.name).where(Hauler.id == last.c.hauler_id).scalar_subquery()
+            .label("last_hauler_name"),
             due_day.label("due_day"), days_overdue.label("days_overdue"), status.label("status"),
         )
         .select_from(Device)
@@ -150,7 +153,6 @@ def device_due(as_of: date, dialect: str = "sqlite"):
         .join(Permit, Permit.id == Device.permit_id)
         .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
         .outerjoin(last, on)
-        .outerjoin(Hauler, Hauler.id == last.c.hauler_id)
         .where(Permit.issued_on <= as_of)
     )
 
@@ -292,7 +294,7 @@ def scorecard(jurisdiction_id, hauler_id, period_from: date, period_to: date):
             open_code("disposal_unconfirmed").label("late_disposals"),
             open_code("decant_returned").label("decants_returned"),
             open_code("vehicle_unregistered").label("unregistered_vehicles"),
-            func.count(func.distinct(case((ManifestRevision.qualifying.is_(True), Manifest.id)))).label(
+            func.count(func.distinct(case((ManifestRevision.qualifying, Manifest.id)))).label(
                 "qualifying"),
         )
         .select_from(Manifest)

@@ -103,6 +103,9 @@ class HttpsClient(FlaskClient):
 
     def open(self, *args, **kwargs):
         kwargs.setdefault("base_url", "https://localhost")
+        # Read the whole response and close it, as a server does once it has sent it (work
+        # queued for after the response, such as locking scans, runs then).
+        kwargs.setdefault("buffered", True)
         return super().open(*args, **kwargs)
 
 

@@ -195,8 +195,6 @@ def test_committed_scans_are_locked_in_compliance_mode_until_retention_ends(s3_a
         world = build(client, session)
     response = post_multipart(world, world.body(), [("scan.pdf", PDF)], client=client)
     assert response.status_code == 201
-    assert "ObjectLockMode" not in s3.head_object(Bucket=bucket, Key=sha(PDF))
-    response.close()  # the server has sent the receipt: the worker locks what it committed
     head = s3.head_object(Bucket=bucket, Key=sha(PDF))  # moto's GetObjectRetention is broken
     assert head["ObjectLockMode"] == "COMPLIANCE"
     service_day = NOW.date()  # Victorville keeps records 2 years (10.03.170(c))
@@ -210,6 +208,25 @@ def test_committed_scans_are_locked_in_compliance_mode_until_retention_ends(s3_a
     assert fetched.data == PDF
 
 
+def test_the_lock_follows_the_receipt(s3_app, s3_bucket, frozen_clock):
+    """The hauler does not wait on the lock: it is applied from the outbox once the receipt
+    has been sent (the response closed), by the worker that committed the scan."""
+    _, bucket, s3 = s3_bucket
+    frozen_clock(NOW)
+    client = https_client(s3_app)
+    from sqlalchemy.orm import Session
+
+    with Session(bind=s3_app.extensions["fogx.engine"], expire_on_commit=False) as session:
+        world = build(client, session)
+    response = client.post("/v1/manifests", content_type="multipart/form-data", buffered=False,
+                           headers=factories.bearer(world.hauler_token),
+                           data={"manifest": json.dumps(world.body()), "documents": [(io.BytesIO(PDF), "a.pdf")]})
+    assert response.status_code == 201
+    assert "ObjectLockMode" not in s3.head_object(Bucket=bucket, Key=sha(PDF))
+    response.close()
+    assert s3.head_object(Bucket=bucket, Key=sha(PDF))["ObjectLockMode"] == "COMPLIANCE"
+
+
 def test_the_same_scan_twice_in_s3_is_one_locked_version(s3_app, s3_bucket, frozen_clock):
     """A bucket with Object Lock keeps versions: a second PUT of the same bytes would add an
     unlocked one. The conditional PUT leaves the first, locked version alone."""
@@ -221,9 +238,7 @@ def test_the_same_scan_twice_in_s3_is_one_locked_version(s3_app, s3_bucket, froz
     with Session(bind=s3_app.extensions["fogx.engine"], expire_on_commit=False) as session:
         world = build(client, session)
     first = post_multipart(world, world.body(), [("a.pdf", PDF)], client=client)
-    first.close()
     second = post_multipart(world, world.body(), [("b.pdf", PDF)], client=client)
-    second.close()
     assert (first.status_code, second.status_code) == (201, 201)
     versions = s3.list_object_versions(Bucket=bucket, Prefix=sha(PDF)).get("Versions", [])
     assert len(versions) == 1
