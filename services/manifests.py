@@ -496,8 +496,11 @@ def get(session, principal, manifest_id) -> Manifest:
         manifest_id = uuid.UUID(str(manifest_id))
     except ValueError:
         manifest_id = None
-    manifest = manifest_id and session.scalar(select(Manifest).where(
-        Manifest.id == manifest_id, Manifest.id.in_(visible(principal))))
+    # Every caller renders the receipt: revisions, their findings and the scans come along.
+    manifest = manifest_id and session.scalars(select(Manifest).where(
+        Manifest.id == manifest_id, Manifest.id.in_(visible(principal))).options(
+        joinedload(Manifest.revisions).joinedload(ManifestRevision.findings),
+        joinedload(Manifest.documents))).unique().one_or_none()
     if manifest is None:
         raise NotFound("No such manifest within your reach.")
     return manifest

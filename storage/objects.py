@@ -8,8 +8,10 @@ from datetime import date, datetime, time, timezone
 from pathlib import Path
 
 CHUNK = 1024 * 1024
-# Scans up to this size go up in one PUT; larger ones in parts of this size, four at a time.
-MULTIPART_THRESHOLD = 16 * CHUNK
+# Scans up to this size go up in one PUT (S3 takes up to 5 GB so): one request, conditional,
+# with no parts to assemble at the end. Larger ones go in parts of 16 MiB, four at a time.
+MULTIPART_THRESHOLD = 128 * CHUNK
+MULTIPART_CHUNK = 16 * CHUNK
 
 
 class StoreUnavailable(Exception):
@@ -142,7 +144,7 @@ class S3Store(ObjectStore):
         from botocore.exceptions import BotoCoreError, ClientError
 
         # Multipart above the threshold, streamed from the spool file: memory does not grow.
-        config = TransferConfig(multipart_threshold=MULTIPART_THRESHOLD, multipart_chunksize=MULTIPART_THRESHOLD,
+        config = TransferConfig(multipart_threshold=MULTIPART_THRESHOLD, multipart_chunksize=MULTIPART_CHUNK,
                                 max_concurrency=4)
         try:
             self.client.upload_file(path, self.bucket, key, Config=config,
