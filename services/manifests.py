@@ -9,7 +9,7 @@ import weakref
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from sqlalchemy import and_, exists, func, literal, select, union_all
+from sqlalchemy import and_, bindparam, exists, func, literal, select, union_all
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import joinedload, selectinload
 
@@ -178,30 +178,38 @@ class Surroundings:
     latest_qualifying: datetime | None  # the device's latest qualifying service of another manifest
 
 
+def _surroundings_statement():
+    """One statement for every neighbour of a revision, built once: each filing only binds it."""
+    here = select(ManifestRevision.id, ManifestRevision.service_completed_at).join(Manifest, and_(
+        Manifest.id == ManifestRevision.manifest_id, Manifest.current_revision == ManifestRevision.revision))
+    completed = ManifestRevision.service_completed_at
+    device = ManifestRevision.device_id == bindparam("device_id")
+    others = ManifestRevision.manifest_id != bindparam("manifest_id")
+    parts = [
+        ("service", here.where(device, others, completed.between(bindparam("lo"), bindparam("hi")))),
+        ("previous", here.where(device, others, ManifestRevision.qualifying, completed < bindparam("lo"))
+         .order_by(completed.desc()).limit(1)),
+        ("following", here.where(device, completed > bindparam("hi")).order_by(completed).limit(1)),
+        ("latest", here.where(device, others, ManifestRevision.qualifying).order_by(completed.desc()).limit(1)),
+        # No ticket binds NULL, which matches nothing.
+        ("ticket", here.where(others, ManifestRevision.disposal_site_id == bindparam("site_id"),
+                              ManifestRevision.disposal_ticket_number == bindparam("ticket"))),
+    ]
+    return union_all(*(select(literal(role).label("role"), part.subquery()) for role, part in parts))
+
+
+SURROUNDINGS = _surroundings_statement()
+
+
 def surroundings(session, revision: ManifestRevision) -> Surroundings:
     """Every neighbour of `revision` in one round trip (ids), then the rows, if any."""
     completed, window = revision.service_completed_at, checks.SAME_SERVICE
-    here = select(ManifestRevision.id, ManifestRevision.service_completed_at).join(Manifest, and_(
-        Manifest.id == ManifestRevision.manifest_id, Manifest.current_revision == ManifestRevision.revision))
-    device, others = ManifestRevision.device_id == revision.device_id, \
-        ManifestRevision.manifest_id != revision.manifest_id
-    parts = [
-        ("service", here.where(device, others, ManifestRevision.service_completed_at.between(
-            completed - window, completed + window))),
-        ("previous", here.where(device, others, ManifestRevision.qualifying,
-                                ManifestRevision.service_completed_at < completed - window)
-         .order_by(ManifestRevision.service_completed_at.desc()).limit(1)),
-        ("following", here.where(device, ManifestRevision.service_completed_at > completed + window)
-         .order_by(ManifestRevision.service_completed_at).limit(1)),
-        ("latest", here.where(device, others, ManifestRevision.qualifying)
-         .order_by(ManifestRevision.service_completed_at.desc()).limit(1)),
-    ]
-    if revision.disposal_ticket_number:
-        parts.append(("ticket", here.where(
-            others, ManifestRevision.disposal_site_id == revision.disposal_site_id,
-            ManifestRevision.disposal_ticket_number == revision.disposal_ticket_number)))
-    probes = [select(literal(role).label("role"), part.subquery()) for role, part in parts]
-    found = session.execute(union_all(*probes)).all()
+    session.flush()  # what this request changed is part of the neighbourhood
+    found = session.connection().execute(SURROUNDINGS, {
+        "device_id": revision.device_id, "manifest_id": revision.manifest_id,
+        "lo": completed - window, "hi": completed + window,
+        "site_id": revision.disposal_site_id, "ticket": revision.disposal_ticket_number,
+    }).all()
     wanted = {row.id for row in found if row.role in ("service", "ticket", "following")}
     rows = {r.id: r for r in session.scalars(select(ManifestRevision).where(
         ManifestRevision.id.in_(wanted)))} if wanted else {}
