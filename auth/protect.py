@@ -9,7 +9,7 @@ from authlib.oauth2.rfc6750 import BearerTokenValidator
 from flask import g
 
 from api.errors import Forbidden, Unauthorized
-from auth.server import find_token
+from auth.server import find_bearer
 
 REALM = "fogx"
 
@@ -29,7 +29,7 @@ class Principal:
 
 class _Validator(BearerTokenValidator):
     def authenticate_token(self, token_string):
-        return find_token(token_string)
+        return find_bearer(token_string)
 
 
 class _Protector(ResourceProtector):
@@ -68,7 +68,7 @@ def require(*scopes):
                 token = protector.acquire_token(list(scopes))
             except OAuth2Error as error:
                 protector.raise_error_response(error)
-            g.principal = principal_of(token.row)
+            g.principal = principal_of(token)
             return view(*args, **kwargs)
 
         protected.required_scopes = scopes
@@ -77,17 +77,16 @@ def require(*scopes):
     return decorator
 
 
-def principal_of(token_row):
-    client = token_row.client
+def principal_of(token) -> Principal:
+    row = token.row
     return Principal(
-        client_pk=client.id,
-        client_id=client.client_id,
-        role=client.role,
-        scopes=frozenset(token_row.scope.split()),
-        hauler_id=client.hauler_id,
-        jurisdiction_id=client.jurisdiction_id,
-        # Only an operator's client is bound to FSEs; others spare the query.
-        fse_ids=frozenset(fse.id for fse in client.fses) if client.role == "fse" else frozenset(),
+        client_pk=row.client_pk,
+        client_id=row.client_id,
+        role=row.role,
+        scopes=frozenset(row.scope.split()),
+        hauler_id=row.hauler_id,
+        jurisdiction_id=row.jurisdiction_id,
+        fse_ids=token.fse_ids(),
     )
 
 
