@@ -29,6 +29,7 @@ from storage.models import (
     Manifest,
     ManifestRevision,
     Permit,
+    PermitStatusChange,
     RegistryGeneration,
     new_id,
 )
@@ -286,38 +287,76 @@ def refresh_neighbours(session, revision: ManifestRevision, now, around: Surroun
 # Submitting ---------------------------------------------------------------------------------
 
 
-def resolve(session, data, hauler_id) -> tuple[Permit, Device]:
+@dataclass(frozen=True)
+class Named:
+    """The permit and device a manifest names, resolved."""
+
+    permit_id: uuid.UUID
+    permit_number: str
+    jurisdiction_id: uuid.UUID
+    device_id: uuid.UUID
+    fse_id: uuid.UUID
+
+
+def _resolve_statement():
+    """Permits by number with the named device, their status history and their city's rules,
+    and the registry generation: built once, bound per filing."""
+    rules = [getattr(Jurisdiction, name) for name in (
+        "manifest_deadline_hours", "twenty_five_percent_rule", "full_pump_min_ratio", "grace_days",
+        "decant_return_allowed", "interceptor_max_interval_days", "citations")]
+    return (
+        select(Permit.id.label("permit_id"), Permit.permit_number, Permit.jurisdiction_id, Permit.issued_on,
+               Permit.expires_on, Device.id.label("device_id"), Device.fse_id, Device.kind,
+               Device.capacity_gallons, Device.liquid_depth_in, Device.frequency_days,
+               PermitStatusChange.effective_on, PermitStatusChange.status, *rules,
+               registry_generation().label("generation"))
+        .join(Jurisdiction, Jurisdiction.id == Permit.jurisdiction_id)
+        .outerjoin(Device, and_(Device.permit_id == Permit.id, Device.tag == bindparam("tag")))
+        .outerjoin(PermitStatusChange, PermitStatusChange.permit_id == Permit.id)
+        .where(Permit.permit_number == bindparam("number"))
+        .order_by(Permit.id, PermitStatusChange.effective_on, PermitStatusChange.recorded_at)
+    )
+
+
+RESOLVE = _resolve_statement()
+
+
+def resolve(session, data, hauler_id) -> Named:
     """The permit and device a manifest names, or a 422 naming the field.
 
     Permit numbers are unique within a jurisdiction; a number used in two cities is read in
     a city the hauler is registered in. One query brings the permit with its status history,
     its city's rules and the device; the facts the checks need are kept for the request.
     """
-    found = session.execute(
-        select(Permit, Device, registry_generation().label("generation"))
-        .outerjoin(Device, and_(Device.permit_id == Permit.id, Device.tag == data["device_tag"]))
-        .where(Permit.permit_number == data["permit_number"])
-        .options(joinedload(Permit.status_changes), joinedload(Permit.jurisdiction))).unique().all()
-    if found:
-        session.info.setdefault("fogx.facts", {})[("generation", None)] = found[0].generation
-    if len(found) > 1:
+    rows = session.connection().execute(
+        RESOLVE, {"number": data["permit_number"], "tag": data["device_tag"]}).all()
+    permits = {}
+    for row in rows:
+        permits.setdefault(row.permit_id, []).append(row)
+    if rows:
+        session.info.setdefault("fogx.facts", {})[("generation", None)] = rows[0].generation
+    if len(permits) > 1:
         hauler = _cached(session, "hauler", hauler_id, lambda: _hauler_facts(session, hauler_id))
         registered = {r.jurisdiction_id for r in hauler.registrations}
-        found = [row for row in found if row.Permit.jurisdiction_id in registered] or found
-    if not found:
+        permits = {k: v for k, v in permits.items() if v[0].jurisdiction_id in registered} or permits
+    if not permits:
         raise ValidationFailed("The manifest names an unknown permit.",
                                errors={"permit_number": ["No such permit."]})
-    if len(found) > 1:
+    if len(permits) > 1:
         raise ValidationFailed("The permit number is ambiguous.",
                                errors={"permit_number": ["Used in several jurisdictions."]})
-    permit, device, _ = found[0]
-    if device is None:
+    (first, *_), = permits.values()
+    history = permits[first.permit_id]
+    if first.device_id is None:
         raise ValidationFailed("The manifest names a device the permit does not list.",
                                errors={"device_tag": [f"No device {data['device_tag']!r} on permit "
-                                                      f"{permit.permit_number}."]})
-    _cached(session, "device", device.id, lambda: (device_facts(device), permit_facts(permit)))
-    _cached(session, "rules", permit.jurisdiction_id, lambda: rules_of(permit.jurisdiction))
-    return permit, device
+                                                      f"{first.permit_number}."]})
+    _cached(session, "device", first.device_id, lambda: (device_facts(first), checks.PermitFacts(
+        permit_number=first.permit_number, issued_on=first.issued_on, expires_on=first.expires_on,
+        changes=tuple(reg.Dated(r.effective_on, r.status) for r in history if r.effective_on is not None))))
+    _cached(session, "rules", first.jurisdiction_id, lambda: rules_of(first))
+    return Named(permit_id=first.permit_id, permit_number=first.permit_number,
+                 jurisdiction_id=first.jurisdiction_id, device_id=first.device_id, fse_id=first.fse_id)
 
 
 def _refuse_the_future(data, now):
@@ -331,10 +370,10 @@ def _refuse_the_future(data, now):
         raise ValidationFailed("The manifest is dated in the future.", errors=errors)
 
 
-def _columns(data, device: Device) -> dict:
+def _columns(data, named: Named) -> dict:
     disposal = data.get("disposal") or {}
     return dict(
-        device_id=device.id,
+        device_id=named.device_id,
         service_started_at=data["service_started_at"],
         service_completed_at=data["service_completed_at"],
         waste_type=data["waste_type"],
@@ -350,7 +389,7 @@ def _columns(data, device: Device) -> dict:
     )
 
 
-def _new_revision(manifest, number, body, data, device, *, received_at, reason, previous, client_pk):
+def _new_revision(manifest, number, body, data, named, *, received_at, reason, previous, client_pk):
     document = {
         "manifest_id": str(manifest.id),
         "hauler_id": str(manifest.hauler_id),
@@ -363,7 +402,7 @@ def _new_revision(manifest, number, body, data, device, *, received_at, reason, 
     return ManifestRevision(
         manifest_id=manifest.id, revision=number, body=document, sha256=chain.seal(document),
         previous_sha256=previous, reason=reason, received_at=received_at,
-        submitted_by_client_id=client_pk, findings=[], **_columns(data, device),
+        submitted_by_client_id=client_pk, findings=[], **_columns(data, named),
     )
 
 
@@ -392,16 +431,16 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
     """
     now = clock_now()
     _refuse_the_future(data, now)
-    permit, device = resolve(session, data, principal.hauler_id)
+    named = resolve(session, data, principal.hauler_id)
     body = canonical(data)
     if uploads:
         documents.check(uploads)
         documents.put_objects(store, uploads)
     manifest = Manifest(id=new_id(), hauler_id=principal.hauler_id, manifest_number=data["manifest_number"],
-                        jurisdiction_id=permit.jurisdiction_id, fse_id=device.fse_id,
-                        device_id=device.id, permit_id=permit.id, current_revision=1,
+                        jurisdiction_id=named.jurisdiction_id, fse_id=named.fse_id,
+                        device_id=named.device_id, permit_id=named.permit_id, current_revision=1,
                         created_at=now, documents=[])
-    revision = _new_revision(manifest, 1, body, data, device, received_at=now, reason=None,
+    revision = _new_revision(manifest, 1, body, data, named, received_at=now, reason=None,
                              previous=None, client_pk=principal.client_pk)
     manifest.revisions.append(revision)
     session.add(manifest)
@@ -421,7 +460,7 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
         if existing is None:
             raise
         return _repeat(session, existing, body, uploads), False
-    session.info.setdefault("fogx.due", {})[device.id] = due
+    session.info.setdefault("fogx.due", {})[named.device_id] = due
     return manifest, True
 
 
@@ -463,17 +502,17 @@ def correct(session, principal, manifest_id, data) -> tuple[Manifest, bool]:
         raise ValidationFailed("A correction keeps the manifest number.",
                                errors={"manifest_number": [f"Must be {manifest.manifest_number}."]})
     _refuse_the_future(data, now)
-    permit, device = resolve(session, data, principal.hauler_id)
+    named = resolve(session, data, principal.hauler_id)
     body = canonical(data)
     latest = current(manifest)
     if latest.body["manifest"] == body:
         return manifest, False
-    revision = _new_revision(manifest, latest.revision + 1, body, data, device, received_at=now,
+    revision = _new_revision(manifest, latest.revision + 1, body, data, named, received_at=now,
                              reason=reason, previous=latest.sha256, client_pk=principal.client_pk)
     session.add(revision)
     manifest.current_revision = revision.revision
-    manifest.device_id, manifest.permit_id, manifest.fse_id = device.id, permit.id, device.fse_id
-    manifest.jurisdiction_id = permit.jurisdiction_id
+    manifest.device_id, manifest.permit_id, manifest.fse_id = named.device_id, named.permit_id, named.fse_id
+    manifest.jurisdiction_id = named.jurisdiction_id
     try:
         session.flush()
     except IntegrityError:

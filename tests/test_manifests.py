@@ -253,6 +253,22 @@ def test_unknown_permit_or_device_is_422_naming_the_field(world):
     assert set(world.post(world.body(device_tag="GT-9")).json["errors"]) == {"device_tag"}
 
 
+def test_a_permit_number_used_in_two_cities_is_read_in_the_haulers_city(client, session, frozen_clock):
+    frozen_clock(NOW)
+    tracy = build(client, session, city="tracy")
+    twin = factories.permit(session, fse_row=factories.fse(session, city="victorville"),
+                            number=tracy.permit.permit_number)
+    factories.device(session, permit_row=twin)
+    filed = tracy.post(tracy.body())  # the hauler is registered in Tracy only
+    assert filed.status_code == 201, filed.json
+    assert filed.json["device_id"] == str(tracy.device.id)
+    both = factories.hauler(session, cities=("tracy", "victorville"), vehicles=(("TRK-1", 3000),))
+    token = factories.token(client, *factories.oauth_client(session, role="hauler", subject=[both.id]))
+    ambiguous = tracy.post(tracy.body(), token=token)
+    assert ambiguous.status_code == 422
+    assert ambiguous.json["errors"] == {"permit_number": ["Used in several jurisdictions."]}
+
+
 def test_only_hauler_clients_file(world, client, session):
     auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
     response = world.post(world.body(), token=auditor)
