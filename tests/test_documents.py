@@ -185,14 +185,19 @@ def test_the_database_failing_after_the_object_is_written_leaves_no_locked_orpha
     assert s3.list_objects_v2(Bucket=bucket).get("KeyCount") == 0
 
 
-def test_committed_scans_are_locked_in_compliance_mode_until_retention_ends(s3_app, s3_bucket, frozen_clock):
-    _, bucket, s3 = s3_bucket
-    frozen_clock(NOW)
-    client = https_client(s3_app)
+def s3_world(s3_app, frozen_clock):
+    """A client and a world of the app that keeps scans in moto's S3, at NOW."""
     from sqlalchemy.orm import Session
 
+    frozen_clock(NOW)
+    client = https_client(s3_app)
     with Session(bind=s3_app.extensions["fogx.engine"], expire_on_commit=False) as session:
-        world = build(client, session)
+        return client, build(client, session)
+
+
+def test_committed_scans_are_locked_in_compliance_mode_until_retention_ends(s3_app, s3_bucket, frozen_clock):
+    _, bucket, s3 = s3_bucket
+    client, world = s3_world(s3_app, frozen_clock)
     response = post_multipart(world, world.body(), [("scan.pdf", PDF)], client=client)
     assert response.status_code == 201
     head = s3.head_object(Bucket=bucket, Key=sha(PDF))  # moto's GetObjectRetention is broken
@@ -212,12 +217,7 @@ def test_the_lock_follows_the_receipt(s3_app, s3_bucket, frozen_clock):
     """The hauler does not wait on the lock: it is applied from the outbox once the receipt
     has been sent (the response closed), by the worker that committed the scan."""
     _, bucket, s3 = s3_bucket
-    frozen_clock(NOW)
-    client = https_client(s3_app)
-    from sqlalchemy.orm import Session
-
-    with Session(bind=s3_app.extensions["fogx.engine"], expire_on_commit=False) as session:
-        world = build(client, session)
+    client, world = s3_world(s3_app, frozen_clock)
     response = client.post("/v1/manifests", content_type="multipart/form-data", buffered=False,
                            headers=factories.bearer(world.hauler_token),
                            data={"manifest": json.dumps(world.body()), "documents": [(io.BytesIO(PDF), "a.pdf")]})
@@ -231,12 +231,7 @@ def test_the_same_scan_twice_in_s3_is_one_locked_version(s3_app, s3_bucket, froz
     """A bucket with Object Lock keeps versions: a second PUT of the same bytes would add an
     unlocked one. The conditional PUT leaves the first, locked version alone."""
     _, bucket, s3 = s3_bucket
-    frozen_clock(NOW)
-    client = https_client(s3_app)
-    from sqlalchemy.orm import Session
-
-    with Session(bind=s3_app.extensions["fogx.engine"], expire_on_commit=False) as session:
-        world = build(client, session)
+    client, world = s3_world(s3_app, frozen_clock)
     first = post_multipart(world, world.body(), [("a.pdf", PDF)], client=client)
     second = post_multipart(world, world.body(), [("b.pdf", PDF)], client=client)
     assert (first.status_code, second.status_code) == (201, 201)
