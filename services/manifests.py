@@ -168,7 +168,7 @@ def _site_facts(session, site_id):
     return site_facts(site)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Surroundings:
     """What one revision is checked against, and whose findings it can change."""
 
@@ -277,9 +277,6 @@ def refresh_neighbours(session, revision: ManifestRevision, now, around: Surroun
     if around.following is not None:
         neighbours.add(around.following)
     neighbours.discard(revision)
-    if not neighbours:
-        return
-    session.flush()
     for neighbour in sorted(neighbours, key=lambda r: r.service_completed_at):
         refresh(session, neighbour, now)
 
@@ -345,8 +342,8 @@ def resolve(session, data, hauler_id) -> Named:
     if len(permits) > 1:
         raise ValidationFailed("The permit number is ambiguous.",
                                errors={"permit_number": ["Used in several jurisdictions."]})
-    (first, *_), = permits.values()
-    history = permits[first.permit_id]
+    (history,) = permits.values()
+    first = history[0]
     if first.device_id is None:
         raise ValidationFailed("The manifest names a device the permit does not list.",
                                errors={"device_tag": [f"No device {data['device_tag']!r} on permit "
@@ -618,12 +615,4 @@ def due_of(session, device_id) -> tuple[checks.DeviceFacts, date | None]:
     device, last = session.execute(select(Device, last).where(Device.id == device_id)).one()
     facts = device_facts(device)
     return facts, checks.due_by(last, facts)
-
-
-def last_qualifying(session, device_id, before=None):
-    query = current_revisions().with_only_columns(func.max(ManifestRevision.service_completed_at)).where(
-        ManifestRevision.device_id == device_id, ManifestRevision.qualifying)
-    if before is not None:
-        query = query.where(ManifestRevision.service_completed_at <= before)
-    return session.scalar(query)
 
