@@ -9,9 +9,9 @@ import weakref
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from sqlalchemy import and_, bindparam, exists, func, literal, select, union_all
+from sqlalchemy import and_, bindparam, exists, func, insert, literal, select, union_all
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import joinedload, selectinload
+from sqlalchemy.orm import joinedload, make_transient_to_detached, selectinload
 
 from api.errors import Conflict, NotFound, ValidationFailed
 from domain import chain, checks
@@ -260,9 +260,9 @@ def refresh(session, revision: ManifestRevision, now, around: Surroundings | Non
     active = {f.code: f for f in revision.findings if f.cleared_at is None}
     for code, finding in raised.items():
         if code not in active:
-            revision.findings.append(Finding(code=code, severity=finding.severity,
+            revision.findings.append(Finding(id=new_id(), revision_id=revision.id, code=code, severity=finding.severity,
                                              message=finding.message, citation=finding.citation,
-                                             raised_at=now))
+                                             raised_at=now, cleared_at=None))
     for code, stored in active.items():
         if code not in raised:
             stored.cleared_at = now
@@ -397,7 +397,7 @@ def _new_revision(manifest, number, body, data, named, *, received_at, reason, p
         "manifest": body,
     }
     return ManifestRevision(
-        manifest_id=manifest.id, revision=number, body=document, sha256=chain.seal(document),
+        id=new_id(), manifest_id=manifest.id, revision=number, body=document, sha256=chain.seal(document),
         previous_sha256=previous, reason=reason, received_at=received_at,
         submitted_by_client_id=client_pk, findings=[], **_columns(data, named),
     )
@@ -440,11 +440,11 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
     revision = _new_revision(manifest, 1, body, data, named, received_at=now, reason=None,
                              previous=None, client_pk=principal.client_pk)
     manifest.revisions.append(revision)
-    session.add(manifest)
     try:
-        session.flush()
+        # The new rows are not in the database yet: nothing a neighbour query returns is them.
         around = surroundings(session, revision)
         refresh(session, revision, now, around)
+        _insert_new(session, manifest, revision)
         refresh_neighbours(session, revision, now, around)
         due = _due_after(session, revision, around)
         if uploads:
@@ -459,6 +459,29 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
         return _repeat(session, existing, body, uploads), False
     session.info.setdefault("fogx.due", {})[named.device_id] = due
     return manifest, True
+
+
+def _insert_new(session, manifest: Manifest, revision: ManifestRevision):
+    """A new manifest, its first revision and their findings: one INSERT a table, no unit of
+    work; the objects then join the session as the rows they are, not as pending ones."""
+    connection = session.connection()
+    connection.execute(INSERT_MANIFEST, _values(manifest))
+    connection.execute(INSERT_REVISION, _values(revision))
+    if revision.findings:
+        connection.execute(INSERT_FINDING, [_values(f) for f in revision.findings])
+    for instance in (manifest, revision, *revision.findings):
+        make_transient_to_detached(instance)
+    session.add(manifest)
+
+
+def _values(instance) -> dict:
+    """The column values set on a new ORM object (the table's defaults fill the rest)."""
+    columns = type(instance).__table__.columns
+    return {c.key: instance.__dict__[c.key] for c in columns if c.key in instance.__dict__}
+
+
+INSERT_MANIFEST, INSERT_REVISION, INSERT_FINDING = (
+    insert(model.__table__) for model in (Manifest, ManifestRevision, Finding))
 
 
 def _due_after(session, revision, around: Surroundings):
