@@ -1,4 +1,6 @@
 """Registry bodies (DESIGN.md section 6): FSEs, permits, devices, haulers, vehicles, sites."""
+import re
+
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
 PERMIT_KINDS = ("interim", "regular", "variance", "waiver")
@@ -7,11 +9,12 @@ DEVICE_KINDS = ("interceptor", "trap")
 WASTE_TYPES = ("grease_interceptor_waste", "grease_trap_waste")
 LICENCE_STATUSES = ("valid", "lapsed", "suspended", "revoked")
 SITE_STATUSES = ("approved", "suspended", "closed")
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def printable(value):
     """No control characters (tabs and newlines aside): they break CSVs, logs and PostgreSQL."""
-    if any(ord(ch) < 32 and ch not in "\t\n\r" or ord(ch) == 127 for ch in value):
+    if CONTROL.search(value):
         raise ValidationError("Must not contain control characters.")
 
 

@@ -4,6 +4,7 @@ A manifest is rejected only when it cannot be filed (schema errors, an unknown p
 device). Everything else is stored and flagged: a late or non-compliant manifest is
 evidence the city needs.
 """
+import functools
 import uuid
 import weakref
 from dataclasses import dataclass
@@ -462,26 +463,49 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
 
 
 def _insert_new(session, manifest: Manifest, revision: ManifestRevision):
-    """A new manifest, its first revision and their findings: one INSERT a table, no unit of
-    work; the objects then join the session as the rows they are, not as pending ones."""
+    """A new manifest, its first revision and their findings, with no unit of work: on
+    PostgreSQL one statement (data-modifying CTEs), elsewhere one INSERT a table. The objects
+    then join the session as the rows they are, not as pending ones."""
     connection = session.connection()
-    connection.execute(INSERT_MANIFEST, _values(manifest))
-    connection.execute(INSERT_REVISION, _values(revision))
-    if revision.findings:
-        connection.execute(INSERT_FINDING, [_values(f) for f in revision.findings])
-    for instance in (manifest, revision, *revision.findings):
+    findings = revision.findings
+    if connection.dialect.name == "postgresql":
+        params = {f"m_{key}": value for key, value in _values(manifest).items()}
+        params.update({f"r_{key}": value for key, value in _values(revision).items()})
+        for n, finding in enumerate(findings):
+            params.update({f"f{n}_{key}": value for key, value in _values(finding).items()})
+        connection.execute(_filing_statement(len(findings)), params)
+    else:
+        connection.execute(insert(Manifest.__table__), _values(manifest))
+        connection.execute(insert(ManifestRevision.__table__), _values(revision))
+        if findings:
+            connection.execute(insert(Finding.__table__), [_values(f) for f in findings])
+    for instance in (manifest, revision, *findings):
         make_transient_to_detached(instance)
     session.add(manifest)
 
 
 def _values(instance) -> dict:
-    """The column values set on a new ORM object (the table's defaults fill the rest)."""
-    columns = type(instance).__table__.columns
-    return {c.key: instance.__dict__[c.key] for c in columns if c.key in instance.__dict__}
+    """Every column of a new ORM object, as set on it (a column left unset is a KeyError)."""
+    return {c.key: instance.__dict__[c.key] for c in type(instance).__table__.columns}
 
 
-INSERT_MANIFEST, INSERT_REVISION, INSERT_FINDING = (
-    insert(model.__table__) for model in (Manifest, ManifestRevision, Finding))
+@functools.cache
+def _filing_statement(findings: int):
+    """One statement for a new manifest, its revision and `findings` findings: built once per
+    number of findings, bound per filing."""
+
+    def row(model, prefix):
+        return {c.key: bindparam(f"{prefix}_{c.key}", type_=c.type) for c in model.__table__.columns}
+
+    manifest = insert(Manifest.__table__).values(row(Manifest, "m")).cte("new_manifest")
+    revision = insert(ManifestRevision.__table__).values(row(ManifestRevision, "r")).cte("new_revision")
+    if not findings:
+        return select(literal(1)).add_cte(manifest, revision)
+    # A SELECT of bound rows, not a multi-row VALUES: the statement keeps a cache key.
+    rows = [select(*(value.label(key) for key, value in row(Finding, f"f{n}").items())) for n in range(findings)]
+    columns = [c.key for c in Finding.__table__.columns]
+    return insert(Finding.__table__).from_select(columns, union_all(*rows) if findings > 1 else rows[0]).add_cte(
+        manifest, revision)
 
 
 def _due_after(session, revision, around: Surroundings):

@@ -18,7 +18,7 @@ def make_engine(url):
     if url.drivername == "postgresql":
         url = url.set(drivername="postgresql+psycopg")
     # JIT compilation costs more than it saves on queries of this size (hundreds of ms).
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20,
+    return create_engine(url, pool_size=10, max_overflow=20,
                          connect_args={"options": "-c jit=off"})
 
 
