@@ -7,11 +7,11 @@ table is written into bench/README.md with the date and the machine.
                          local PostgreSQL, dropped and created)
     BENCH_SMALL=1        a smaller city, for trying the harness out
 """
-import asyncio
 import io
 import json
 import os
 import platform
+import selectors
 import signal
 import socket
 import statistics
@@ -179,34 +179,46 @@ def manifest_bodies(city, n, prefix, offset=0):
 def ingest_api(base, hauler_token, bodies):
     """`CLIENTS` connections posting `bodies`: manifests per second, p50 and p99 in ms.
 
-    The load comes from pre-encoded requests on plain asyncio sockets: the generator shares the
-    machine's cores with the app and PostgreSQL, and an HTTP library's own work per request would
-    be counted against the app.
+    The load comes from pre-encoded requests on non-blocking sockets driven by one selector:
+    the generator shares the machine's cores with the app and PostgreSQL, and an HTTP
+    library's own work per request would be counted against the app.
     """
     host, port = base.removeprefix("http://").split(":")
-    requests_ = [_post(host, port, "/v1/manifests", hauler_token, json.dumps(body).encode()) for body in bodies]
+    address = (host, int(port))
+    pending = [_post(host, port, "/v1/manifests", hauler_token, json.dumps(body).encode()) for body in reversed(bodies)]
     latencies = []
+    selector = selectors.DefaultSelector()
 
-    async def client(queue):
-        while queue:
-            request = queue.pop()
-            started = time.perf_counter()
-            reader, writer = await asyncio.open_connection(host, int(port))
-            writer.write(request)
-            head = await reader.readuntil(b"\r\n\r\n")
-            length = int(next(line.split(b":", 1)[1] for line in head.split(b"\r\n")
-                              if line.lower().startswith(b"content-length:")))
-            answer = await reader.readexactly(length)
-            writer.close()
-            latencies.append(time.perf_counter() - started)
-            assert head.startswith(b"HTTP/1.1 201"), head + answer
-
-    async def run():
-        queue = list(reversed(requests_))
-        await asyncio.gather(*(client(queue) for _ in range(CLIENTS)))
+    def start():
+        request = pending.pop()
+        sock = socket.socket()
+        sock.setblocking(False)
+        sock.connect_ex(address)
+        selector.register(sock, selectors.EVENT_WRITE, [request, bytearray(), time.perf_counter()])
 
     started = time.perf_counter()
-    asyncio.run(run())
+    for _ in range(min(CLIENTS, len(pending))):
+        start()
+    while selector.get_map():
+        for key, events in selector.select():
+            sock, (request, answer, begun) = key.fileobj, key.data
+            if events & selectors.EVENT_WRITE:
+                sent = sock.send(request)
+                key.data[0] = request[sent:]
+                if not key.data[0]:
+                    selector.modify(sock, selectors.EVENT_READ, key.data)
+                continue
+            chunk = sock.recv(65536)
+            answer += chunk
+            if chunk:
+                continue
+            # The app closes the connection after each answer (sync workers): EOF ends it.
+            selector.unregister(sock)
+            sock.close()
+            latencies.append(time.perf_counter() - begun)
+            assert answer.startswith(b"HTTP/1.1 201"), bytes(answer[:2000])
+            if pending:
+                start()
     elapsed = time.perf_counter() - started
     latencies.sort()
     return len(bodies) / elapsed, latencies[len(latencies) // 2] * 1000, latencies[int(len(latencies) * 0.99)] * 1000
