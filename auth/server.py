@@ -19,6 +19,7 @@ from auth.ratelimit import failed_auth_limiter
 from auth.scopes import ALL_SCOPES
 from storage.db import db
 from storage.models import OAuthClient, OAuthClientFse, OAuthToken
+from storage.prebuilt import Prebuilt
 
 AUTH_METHODS = ["client_secret_basic", "client_secret_post"]
 
@@ -105,7 +106,7 @@ def find_token(token_string):
 
 
 # A bearer token and its client in one row: what protecting a route needs, built once.
-_BEARER = (
+_BEARER = Prebuilt(
     select(OAuthToken.scope, OAuthToken.expires_at, OAuthToken.revoked_at,
            OAuthClient.id.label("client_pk"), OAuthClient.client_id, OAuthClient.role,
            OAuthClient.hauler_id, OAuthClient.jurisdiction_id,
@@ -139,7 +140,7 @@ class BearerToken:
 
 
 def find_bearer(token_string):
-    row = db.session.connection().execute(_BEARER, {"digest": sha256_hex(token_string)}).first()
+    row = _BEARER.first(db.session.connection(), {"digest": sha256_hex(token_string)})
     return BearerToken(row) if row else None
 
 

@@ -34,6 +34,7 @@ from storage.models import (
     RegistryGeneration,
     new_id,
 )
+from storage.prebuilt import Prebuilt
 
 # Facts --------------------------------------------------------------------------------------
 
@@ -200,18 +201,18 @@ def _surroundings_statement():
     return union_all(*(select(literal(role).label("role"), part.subquery()) for role, part in parts))
 
 
-SURROUNDINGS = _surroundings_statement()
+SURROUNDINGS = Prebuilt(_surroundings_statement())
 
 
 def surroundings(session, revision: ManifestRevision) -> Surroundings:
     """Every neighbour of `revision` in one round trip (ids), then the rows, if any."""
     completed, window = revision.service_completed_at, checks.SAME_SERVICE
     session.flush()  # what this request changed is part of the neighbourhood
-    found = session.connection().execute(SURROUNDINGS, {
+    found = SURROUNDINGS.all(session.connection(), {
         "device_id": revision.device_id, "manifest_id": revision.manifest_id,
         "lo": completed - window, "hi": completed + window,
         "site_id": revision.disposal_site_id, "ticket": revision.disposal_ticket_number,
-    }).all()
+    })
     wanted = {row.id for row in found if row.role in ("service", "ticket", "following")}
     rows = {r.id: r for r in session.scalars(select(ManifestRevision).where(
         ManifestRevision.id.in_(wanted)))} if wanted else {}
@@ -316,7 +317,7 @@ def _resolve_statement():
     )
 
 
-RESOLVE = _resolve_statement()
+RESOLVE = Prebuilt(_resolve_statement())
 
 
 def resolve(session, data, hauler_id) -> Named:
@@ -326,8 +327,7 @@ def resolve(session, data, hauler_id) -> Named:
     a city the hauler is registered in. One query brings the permit with its status history,
     its city's rules and the device; the facts the checks need are kept for the request.
     """
-    rows = session.connection().execute(
-        RESOLVE, {"number": data["permit_number"], "tag": data["device_tag"]}).all()
+    rows = RESOLVE.all(session.connection(), {"number": data["permit_number"], "tag": data["device_tag"]})
     permits = {}
     for row in rows:
         permits.setdefault(row.permit_id, []).append(row)
@@ -473,7 +473,7 @@ def _insert_new(session, manifest: Manifest, revision: ManifestRevision):
         params.update({f"r_{key}": value for key, value in _values(revision).items()})
         for n, finding in enumerate(findings):
             params.update({f"f{n}_{key}": value for key, value in _values(finding).items()})
-        connection.execute(_filing_statement(len(findings)), params)
+        _filing_statement(len(findings)).all(connection, params)
     else:
         connection.execute(insert(Manifest.__table__), _values(manifest))
         connection.execute(insert(ManifestRevision.__table__), _values(revision))
@@ -500,12 +500,12 @@ def _filing_statement(findings: int):
     manifest = insert(Manifest.__table__).values(row(Manifest, "m")).cte("new_manifest")
     revision = insert(ManifestRevision.__table__).values(row(ManifestRevision, "r")).cte("new_revision")
     if not findings:
-        return select(literal(1)).add_cte(manifest, revision)
+        return Prebuilt(select(literal(1)).add_cte(manifest, revision))
     # A SELECT of bound rows, not a multi-row VALUES: the statement keeps a cache key.
     rows = [select(*(value.label(key) for key, value in row(Finding, f"f{n}").items())) for n in range(findings)]
     columns = [c.key for c in Finding.__table__.columns]
-    return insert(Finding.__table__).from_select(columns, union_all(*rows) if findings > 1 else rows[0]).add_cte(
-        manifest, revision)
+    return Prebuilt(insert(Finding.__table__).from_select(
+        columns, union_all(*rows) if findings > 1 else rows[0]).add_cte(manifest, revision))
 
 
 def _due_after(session, revision, around: Surroundings):

@@ -1,0 +1,64 @@
+"""Prebuilt statements answer exactly as SQLAlchemy would, errors and lost connections included."""
+import pytest
+from sqlalchemy import bindparam, insert, select, text
+from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.orm import Session
+
+from tests import factories
+from services.manifests import RESOLVE
+from storage.models import Fse, Jurisdiction, Permit, new_id
+from storage.prebuilt import Prebuilt
+
+
+def test_rows_match_what_sqlalchemy_returns(app, session):
+    permit = factories.permit(session)
+    factories.device(session, permit_row=permit)
+    params = {"number": permit.permit_number, "tag": "GI-1"}
+
+    prebuilt = RESOLVE.all(session.connection(), params)
+    plain = session.connection().execute(RESOLVE.statement, params).all()
+
+    # Dates, UTC datetimes, floats, booleans, UUIDs and JSON (the city's citations) alike.
+    assert [row._asdict() for row in prebuilt] == [row._asdict() for row in plain]
+    assert prebuilt[0].citations["manifest_deadline_hours"].startswith("Victorville")
+    assert prebuilt[0].twenty_five_percent_rule == 0.25
+    assert RESOLVE.first(session.connection(), {"number": "no such permit", "tag": "GI-1"}) is None
+
+
+def test_datetimes_come_back_in_utc(app, session):
+    fse = factories.fse(session)
+    statement = Prebuilt(select(Fse.created_at).where(Fse.id == bindparam("id")))
+    (row,) = statement.all(session.connection(), {"id": fse.id})
+    assert row.created_at == fse.created_at
+    assert row.created_at.utcoffset().total_seconds() == 0
+
+
+def test_a_unique_violation_is_sqlalchemys_integrity_error(app, session):
+    permit = factories.permit(session)
+    duplicate = Prebuilt(insert(Permit.__table__).values(
+        id=bindparam("id"), jurisdiction_id=bindparam("jurisdiction_id"), fse_id=bindparam("fse_id"),
+        permit_number=bindparam("number"), kind="regular", issued_on=bindparam("issued_on"),
+        expires_on=bindparam("issued_on"), created_at=bindparam("created_at")))
+    with pytest.raises(IntegrityError):
+        duplicate.all(session.connection(), {
+            "id": new_id(), "jurisdiction_id": permit.jurisdiction_id, "fse_id": permit.fse_id,
+            "number": permit.permit_number, "issued_on": permit.issued_on, "created_at": permit.created_at})
+    session.rollback()
+    assert session.scalar(select(Permit.permit_number).where(Permit.id == permit.id)) == permit.permit_number
+
+
+@pytest.mark.postgresql_only
+def test_a_lost_connection_is_reported_and_the_pool_renewed(app, session):
+    engine = app.extensions["fogx.engine"]
+    factories.jurisdiction(session)
+    statement = Prebuilt(select(Jurisdiction.code))
+    with Session(bind=engine) as victim:
+        assert statement.all(victim.connection()) == [("victorville",)]
+        pid = victim.connection().execute(text("SELECT pg_backend_pid()")).scalar()
+        session.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+        session.commit()
+        with pytest.raises(DBAPIError) as raised:
+            statement.all(victim.connection())
+        assert raised.value.connection_invalidated
+    with Session(bind=engine) as next_one:
+        assert statement.all(next_one.connection()) == [("victorville",)]
