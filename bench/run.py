@@ -106,7 +106,7 @@ class Server:
                "EXPORTS_PER_MINUTE": "1000", "TOKEN_TTL_SECONDS": "7200", "MAX_UPLOAD_BYTES": str(200 * 2 ** 20)}
         self.process = subprocess.Popen(
             [str(BIN / "gunicorn"), "--bind", f"127.0.0.1:{self.port}", "--workers", str(workers),
-             "--timeout", "300", "--access-logfile", "/dev/null", "--error-logfile", "/dev/null", "wsgi:app"],
+             "--timeout", "300", "--error-logfile", "/dev/null", "wsgi:app"],
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         wait_for(f"{self.base}/health")
 

@@ -13,6 +13,7 @@ from datetime import date, datetime, timedelta
 from sqlalchemy import and_, bindparam, exists, func, insert, literal, select, union_all
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import joinedload, make_transient_to_detached, selectinload
+from sqlalchemy.orm.attributes import set_committed_value
 
 from api.errors import Conflict, NotFound, ValidationFailed
 from domain import chain, checks
@@ -33,6 +34,7 @@ from storage.models import (
     PermitStatusChange,
     RegistryGeneration,
     new_id,
+    unflushed,
 )
 from storage.prebuilt import Prebuilt
 
@@ -387,7 +389,8 @@ def _columns(data, named: Named) -> dict:
     )
 
 
-def _new_revision(manifest, number, body, data, named, *, received_at, reason, previous, client_pk):
+def _revision(manifest, number, body, data, named, *, received_at, reason, previous, client_pk) -> dict:
+    """A new revision's columns: the canonical document and its chained hash among them."""
     document = {
         "manifest_id": str(manifest.id),
         "hauler_id": str(manifest.hauler_id),
@@ -397,10 +400,10 @@ def _new_revision(manifest, number, body, data, named, *, received_at, reason, p
         "previous_sha256": previous,
         "manifest": body,
     }
-    return ManifestRevision(
+    return dict(
         id=new_id(), manifest_id=manifest.id, revision=number, body=document, sha256=chain.seal(document),
         previous_sha256=previous, reason=reason, received_at=received_at,
-        submitted_by_client_id=client_pk, findings=[], **_columns(data, named),
+        submitted_by_client_id=client_pk, **_columns(data, named),
     )
 
 
@@ -434,12 +437,13 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
     if uploads:
         documents.check(uploads)
         documents.put_objects(store, uploads)
-    manifest = Manifest(id=new_id(), hauler_id=principal.hauler_id, manifest_number=data["manifest_number"],
-                        jurisdiction_id=named.jurisdiction_id, fse_id=named.fse_id,
-                        device_id=named.device_id, permit_id=named.permit_id, current_revision=1,
-                        created_at=now, documents=[])
-    revision = _new_revision(manifest, 1, body, data, named, received_at=now, reason=None,
-                             previous=None, client_pk=principal.client_pk)
+    manifest = unflushed(Manifest, id=new_id(), hauler_id=principal.hauler_id,
+                         manifest_number=data["manifest_number"], jurisdiction_id=named.jurisdiction_id,
+                         fse_id=named.fse_id, device_id=named.device_id, permit_id=named.permit_id,
+                         current_revision=1, created_at=now, documents=[], revisions=[])
+    revision = unflushed(ManifestRevision, manifest=manifest, findings=[], **_revision(
+        manifest, 1, body, data, named, received_at=now, reason=None, previous=None,
+        client_pk=principal.client_pk))
     manifest.revisions.append(revision)
     try:
         # The new rows are not in the database yet: nothing a neighbour query returns is them.
@@ -449,6 +453,7 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
         refresh_neighbours(session, revision, now, around)
         due = _due_after(session, revision, around)
         if uploads:
+            _adopt(session, manifest)
             documents.attach(session, manifest, list(uploads), service_day=revision.service_completed_at.date())
         session.commit()
     except IntegrityError:
@@ -465,7 +470,7 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
 def _insert_new(session, manifest: Manifest, revision: ManifestRevision):
     """A new manifest, its first revision and their findings, with no unit of work: on
     PostgreSQL one statement (data-modifying CTEs), elsewhere one INSERT a table. The objects
-    then join the session as the rows they are, not as pending ones."""
+    stay out of the session (see `_adopt`)."""
     connection = session.connection()
     findings = revision.findings
     if connection.dialect.name == "postgresql":
@@ -479,7 +484,15 @@ def _insert_new(session, manifest: Manifest, revision: ManifestRevision):
         connection.execute(insert(ManifestRevision.__table__), _values(revision))
         if findings:
             connection.execute(insert(Finding.__table__), [_values(f) for f in findings])
-    for instance in (manifest, revision, *findings):
+
+
+def _adopt(session, manifest: Manifest):
+    """The inserted manifest joins the session as the rows it is, not as pending ones, so that
+    what is attached to it next is written beside it."""
+    for instance in (manifest, *manifest.revisions, *(f for r in manifest.revisions for f in r.findings)):
+        for relationship in type(instance).__mapper__.relationships:
+            if relationship.uselist and relationship.key in instance.__dict__:
+                set_committed_value(instance, relationship.key, list(instance.__dict__[relationship.key]))
         make_transient_to_detached(instance)
     session.add(manifest)
 
@@ -551,8 +564,9 @@ def correct(session, principal, manifest_id, data) -> tuple[Manifest, bool]:
     latest = current(manifest)
     if latest.body["manifest"] == body:
         return manifest, False
-    revision = _new_revision(manifest, latest.revision + 1, body, data, named, received_at=now,
-                             reason=reason, previous=latest.sha256, client_pk=principal.client_pk)
+    revision = ManifestRevision(findings=[], **_revision(
+        manifest, latest.revision + 1, body, data, named, received_at=now, reason=reason,
+        previous=latest.sha256, client_pk=principal.client_pk))
     session.add(revision)
     manifest.current_revision = revision.revision
     manifest.device_id, manifest.permit_id, manifest.fse_id = named.device_id, named.permit_id, named.fse_id

@@ -43,6 +43,15 @@ def new_id():
     return ULID().to_uuid()
 
 
+def unflushed(model, **values):
+    """An instance with its attributes set as plain values, without the ORM's change events:
+    for a row that a prebuilt statement writes rather than the unit of work. Its collections
+    are plain lists until the session adopts it (`set_committed_value`)."""
+    instance = model.__mapper__.class_manager.new_instance()
+    instance.__dict__.update(values)
+    return instance
+
+
 def utcnow():
     return datetime.now(timezone.utc)
 
