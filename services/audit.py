@@ -1,4 +1,5 @@
 """Audit use cases: each answers with rows from one set-based query in `storage.audit`."""
+import functools
 import re
 import uuid
 from datetime import date, datetime, timedelta
@@ -8,6 +9,7 @@ from domain.clock import now as clock_now
 from storage import audit as queries
 from storage.audit import from_day_number
 from storage.models import Hauler, HaulerRegistration, Manifest
+from storage.prebuilt import fetch_all
 from sqlalchemy import exists, select
 
 DAY_COLUMNS = ("last_service_day", "due_day", "from_day", "missed_day", "serviced_day")
@@ -25,6 +27,7 @@ def decode_offset(cursor: str | None) -> int:
     return int(cursor[1:])
 
 
+@functools.lru_cache(maxsize=8192)
 def _iso_day(number):
     return from_day_number(number).isoformat()
 
@@ -46,7 +49,7 @@ def plain_rows(rows) -> list[dict]:
     out, names = [], None
     for row in rows:
         if names is None:
-            keys = list(row._mapping.keys())
+            keys = list(row._fields)
             names = [key.replace("_day", "_on") if key in DAY_COLUMNS else key for key in keys]
             days = [key in DAY_COLUMNS for key in keys]
         item = {}
@@ -68,7 +71,7 @@ def run_page(session, query, *, cursor=None, limit=None):
     if limit is None:
         return plain_rows(session.execute(query)), None
     offset = decode_offset(cursor)
-    rows = session.execute(query.offset(offset).limit(limit + 1)).all()
+    rows = fetch_all(session.connection(), query.offset(offset).limit(limit + 1))
     more = len(rows) > limit
     return plain_rows(rows[:limit]), encode_offset(offset + limit) if more else None
 

@@ -131,11 +131,12 @@ def permit_status_sql(day: date):
         .limit(1)
         .scalar_subquery()
     )
-    recorded = func.coalesce(latest, "active")
+    # A recorded status other than active stands; an active one (or none recorded) lapses at
+    # expiry. The history is read once per permit: the subquery appears once.
     return case(
         (Permit.issued_on > day, "not_issued"),
-        (and_(recorded == "active", Permit.expires_on < day), "expired"),
-        else_=recorded,
+        else_=func.coalesce(func.nullif(latest, "active"),
+                            case((Permit.expires_on < day, "expired"), else_="active")),
     )
 
 

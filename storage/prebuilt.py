@@ -32,11 +32,30 @@ class Prebuilt:
         return rows[0] if rows else None
 
 
+_PLANNED = {}  # (dialect, cache key) -> _Plan: statements built per call, by their shape
+_PLANNED_LIMIT = 256
+
+
+def fetch_all(connection, statement) -> list:
+    """The rows of a statement built per call (its values bound inside it), run like a
+    `Prebuilt` one: compiled once per shape, as SQLAlchemy's own cache would."""
+    dialect = connection.dialect
+    key = statement._generate_cache_key() if dialect.name == "postgresql" else None
+    if key is None:
+        return connection.execute(statement).all()
+    plan = _PLANNED.get((dialect, key.key))
+    if plan is None:
+        if len(_PLANNED) >= _PLANNED_LIMIT:
+            _PLANNED.clear()
+        plan = _PLANNED[(dialect, key.key)] = _Plan(statement, dialect, key)
+    return plan.run(connection, {}, key.bindparams)
+
+
 class _Plan:
     """The SQL text, the bind processors and the row shape of one statement on one dialect."""
 
-    def __init__(self, statement, dialect):
-        compiled = statement.compile(dialect=dialect)
+    def __init__(self, statement, dialect, cache_key=None):
+        compiled = statement.compile(dialect=dialect, cache_key=cache_key)
         self.compiled = compiled
         self.sql = compiled.string
         self.binds = {name: processor for name, processor in compiled._bind_processors.items()}
@@ -44,8 +63,8 @@ class _Plan:
         self.row = namedtuple("Row", [c.keyname for c in self.columns], rename=True) if self.columns else None
         self.processors = None  # from the first result's column types (a number's depends on them)
 
-    def run(self, connection, params):
-        values = self.compiled.construct_params(params, _check=False)
+    def run(self, connection, params, extracted=None):
+        values = self.compiled.construct_params(params, extracted_parameters=extracted, _check=False)
         for name, processor in self.binds.items():
             values[name] = processor(values[name])
         cursor = connection.connection.driver_connection.cursor()

@@ -7,7 +7,7 @@ from sqlalchemy.orm import Session
 from tests import factories
 from services.manifests import RESOLVE
 from storage.models import Fse, Jurisdiction, Permit, new_id
-from storage.prebuilt import Prebuilt
+from storage.prebuilt import Prebuilt, fetch_all
 
 
 def test_rows_match_what_sqlalchemy_returns(app, session):
@@ -62,3 +62,15 @@ def test_a_lost_connection_is_reported_and_the_pool_renewed(app, session):
         assert raised.value.connection_invalidated
     with Session(bind=engine) as next_one:
         assert statement.all(next_one.connection()) == [("victorville",)]
+
+
+def test_statements_of_one_shape_keep_their_own_values(app, session):
+    first, second = factories.permit(session), factories.permit(session)
+
+    def number_of(permit):
+        statement = select(Permit.permit_number).where(Permit.id == permit.id).limit(5)
+        return fetch_all(session.connection(), statement)
+
+    # The second statement reuses the first one's compiled plan, with its own bound values.
+    assert number_of(first) == [(first.permit_number,)]
+    assert number_of(second) == [(second.permit_number,)]

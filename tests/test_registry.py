@@ -1,6 +1,10 @@
 """The registry API: what admins write, what auditors and haulers read, and as-of-date answers."""
-import pytest
+from datetime import date
 
+import pytest
+from sqlalchemy import select
+
+from storage.models import Permit, PermitStatusChange
 from tests import factories
 
 
@@ -257,3 +261,28 @@ def test_non_json_body_is_415_and_malformed_json_is_400(client, city):
     duplicate = call(client, city["admin"], "POST", "/v1/fses", data='{"name": "a", "name": "b"}',
                      content_type="application/json")
     assert duplicate.status_code == 400 and "repeats" in duplicate.json["detail"]
+
+
+def test_the_sql_permit_status_agrees_with_the_rule_on_every_day(app, session):
+    """`permit_status_sql` (audit lists, status filters) against domain.registry, day by day."""
+    from domain import registry as rules
+    from services.registry import permit_status_sql
+
+    histories = [[], [("active", date(2025, 1, 1))], [("active", date(2025, 1, 1)), ("suspended", date(2026, 3, 1))],
+                 [("suspended", date(2025, 6, 1)), ("active", date(2025, 9, 1))], [("revoked", date(2025, 2, 1))]]
+    fse = factories.fse(session)
+    permits = []
+    for n, history in enumerate(histories):
+        permit = Permit(jurisdiction_id=fse.jurisdiction_id, fse_id=fse.id, permit_number=f"H-{n}", kind="regular",
+                        issued_on=date(2025, 1, 1), expires_on=date(2026, 6, 30),
+                        status_changes=[PermitStatusChange(status=s, effective_on=d) for s, d in history])
+        session.add(permit)
+        permits.append(permit)
+    session.commit()
+    for day in (date(2024, 12, 31), date(2025, 1, 1), date(2025, 7, 1), date(2025, 10, 1), date(2026, 3, 1),
+                date(2026, 6, 30), date(2026, 7, 1)):
+        in_sql = dict(session.execute(select(Permit.id, permit_status_sql(day))).all())
+        for permit in permits:
+            changes = [rules.Dated(c.effective_on, c.status) for c in permit.status_changes]
+            assert in_sql[permit.id] == rules.permit_status_on(
+                issued_on=permit.issued_on, expires_on=permit.expires_on, changes=changes, day=day), (permit, day)
