@@ -10,7 +10,7 @@ import weakref
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from sqlalchemy import and_, bindparam, exists, func, insert, literal, select, union_all
+from sqlalchemy import Uuid, and_, bindparam, cast, exists, func, insert, literal, null, select, union_all
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import joinedload, make_transient_to_detached, selectinload
 from sqlalchemy.orm.attributes import set_committed_value
@@ -185,17 +185,20 @@ class Surroundings:
 
 def _surroundings_statement():
     """One statement for every neighbour of a revision, built once: each filing only binds it."""
-    here = select(ManifestRevision.id, ManifestRevision.service_completed_at).join(Manifest, and_(
-        Manifest.id == ManifestRevision.manifest_id, Manifest.current_revision == ManifestRevision.revision))
+    current = and_(Manifest.id == ManifestRevision.manifest_id, Manifest.current_revision == ManifestRevision.revision)
+    here = select(ManifestRevision.id, ManifestRevision.service_completed_at).join(Manifest, current)
+    # Only the moment of the previous and latest qualifying services is needed: those probes
+    # stay inside the partial index of qualifying services, off the revisions' heap.
+    when = select(cast(null(), Uuid).label("id"), ManifestRevision.service_completed_at).join(Manifest, current)
     completed = ManifestRevision.service_completed_at
     device = ManifestRevision.device_id == bindparam("device_id")
     others = ManifestRevision.manifest_id != bindparam("manifest_id")
     parts = [
         ("service", here.where(device, others, completed.between(bindparam("lo"), bindparam("hi")))),
-        ("previous", here.where(device, others, ManifestRevision.qualifying, completed < bindparam("lo"))
+        ("previous", when.where(device, others, ManifestRevision.qualifying, completed < bindparam("lo"))
          .order_by(completed.desc()).limit(1)),
         ("following", here.where(device, completed > bindparam("hi")).order_by(completed).limit(1)),
-        ("latest", here.where(device, others, ManifestRevision.qualifying).order_by(completed.desc()).limit(1)),
+        ("latest", when.where(device, others, ManifestRevision.qualifying).order_by(completed.desc()).limit(1)),
         # No ticket binds NULL, which matches nothing.
         ("ticket", here.where(others, ManifestRevision.disposal_site_id == bindparam("site_id"),
                               ManifestRevision.disposal_ticket_number == bindparam("ticket"))),
