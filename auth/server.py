@@ -8,7 +8,7 @@ from authlib.oauth2.rfc6749 import InsecureTransportError, InvalidScopeError, gr
 from authlib.oauth2.rfc6749.util import scope_to_list
 from authlib.oauth2.rfc7009 import RevocationEndpoint
 from authlib.oauth2.rfc7662 import IntrospectionEndpoint
-from flask import Blueprint, current_app, request
+from flask import Blueprint, current_app
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import joinedload
 

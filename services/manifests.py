@@ -185,7 +185,8 @@ class Surroundings:
 
 def _surroundings_statement():
     """One statement for every neighbour of a revision, built once: each filing only binds it."""
-    current = and_(Manifest.id == ManifestRevision.manifest_id, Manifest.current_revision == ManifestRevision.revision)
+    current = and_(Manifest.id == ManifestRevision.manifest_id,
+                   Manifest.current_revision == ManifestRevision.revision)
     here = select(ManifestRevision.id, ManifestRevision.service_completed_at).join(Manifest, current)
     # Only the moment of the previous and latest qualifying services is needed: those probes
     # stay inside the partial index of qualifying services, off the revisions' heap.
@@ -267,9 +268,9 @@ def refresh(session, revision: ManifestRevision, now, around: Surroundings | Non
     active = {f.code: f for f in revision.findings if f.cleared_at is None}
     for code, finding in raised.items():
         if code not in active:
-            revision.findings.append(Finding(id=new_id(), revision_id=revision.id, code=code, severity=finding.severity,
-                                             message=finding.message, citation=finding.citation,
-                                             raised_at=now, cleared_at=None))
+            revision.findings.append(Finding(
+                id=new_id(), revision_id=revision.id, code=code, severity=finding.severity,
+                message=finding.message, citation=finding.citation, raised_at=now, cleared_at=None))
     for code, stored in active.items():
         if code not in raised:
             stored.cleared_at = now
@@ -517,11 +518,8 @@ def _filing_statement(findings: int):
     revision = insert(ManifestRevision.__table__).values(row(ManifestRevision, "r")).cte("new_revision")
     if not findings:
         return Prebuilt(select(literal(1)).add_cte(manifest, revision))
-    # A SELECT of bound rows, not a multi-row VALUES: the statement keeps a cache key.
-    rows = [select(*(value.label(key) for key, value in row(Finding, f"f{n}").items())) for n in range(findings)]
-    columns = [c.key for c in Finding.__table__.columns]
-    return Prebuilt(insert(Finding.__table__).from_select(
-        columns, union_all(*rows) if findings > 1 else rows[0]).add_cte(manifest, revision))
+    return Prebuilt(insert(Finding.__table__).values([row(Finding, f"f{n}") for n in range(findings)])
+                    .add_cte(manifest, revision))
 
 
 def _due_after(session, revision, around: Surroundings):

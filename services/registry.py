@@ -7,7 +7,7 @@ import base64
 import uuid
 from datetime import date
 
-from sqlalchemy import and_, case, func, or_, select
+from sqlalchemy import case, func, or_, select
 from sqlalchemy.exc import IntegrityError
 
 from api.errors import Conflict, NotFound, ValidationFailed
