@@ -296,3 +296,26 @@ def test_the_sweeper_keeps_referenced_and_young_objects(app, world, tmp_path, fr
     swept = runner.invoke(args=["storage", "sweep", "--older-than-minutes", "0"])
     assert "removed 1" in swept.output and "kept 1 referenced" in swept.output
     assert objects(app) == [sha(PDF)]
+
+
+def test_a_scan_goes_to_s3_with_its_key_as_the_checksum_s3_verifies(s3_bucket, tmp_path):
+    """The PUT carries the content's SHA-256 (the key) as its checksum header, which S3 checks
+    against the bytes it receives; the body is not hashed again for the signature."""
+    import base64
+    import hashlib
+
+    from storage.objects import S3Store
+
+    endpoint, bucket, s3 = s3_bucket
+    store = S3Store(bucket=bucket, endpoint_url=endpoint, region="us-west-1")
+    sent = []
+    store.client.meta.events.register("before-send.s3.PutObject", lambda request, **_: sent.append(request))
+    scan = tmp_path / "scan.pdf"
+    scan.write_bytes(PDF)
+    store.put_file(sha(PDF), str(scan), "application/pdf")
+    (request,) = sent
+    headers = {k.lower(): v.decode() if isinstance(v, bytes) else v for k, v in request.headers.items()}
+    assert headers["x-amz-checksum-sha256"] == base64.b64encode(hashlib.sha256(PDF).digest()).decode()
+    assert "x-amz-checksum-sha256" in headers["authorization"]  # a signed header
+    assert headers["x-amz-content-sha256"] == "UNSIGNED-PAYLOAD"
+    assert s3.get_object(Bucket=bucket, Key=sha(PDF))["Body"].read() == PDF
