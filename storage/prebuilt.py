@@ -5,7 +5,8 @@ the compiled cache, building a result from the cursor's description) costs more 
 PostgreSQL spends answering. A `Prebuilt` statement is still written in SQLAlchemy Core and
 compiled by it, once per dialect; on PostgreSQL it is then bound and run on the session's
 own DBAPI connection and transaction, with the same type processing, and its errors come
-out as SQLAlchemy's. Other databases run it through SQLAlchemy as usual.
+out as SQLAlchemy's; it does not pass through the engine's events (nor its echo log). Other
+databases run it through SQLAlchemy as usual.
 """
 from collections import namedtuple
 
@@ -58,7 +59,7 @@ class _Plan:
         compiled = statement.compile(dialect=dialect, cache_key=cache_key)
         self.compiled = compiled
         self.sql = compiled.string
-        self.binds = {name: processor for name, processor in compiled._bind_processors.items()}
+        self.binds = dict(compiled._bind_processors)
         self.columns = compiled._result_columns
         self.row = namedtuple("Row", [c.keyname for c in self.columns], rename=True) if self.columns else None
         self.processors = None  # from the first result's column types (a number's depends on them)
