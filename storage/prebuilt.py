@@ -21,11 +21,11 @@ class Prebuilt:
     def all(self, connection, params=None) -> list:
         """The rows (attribute access by column label) for `params`, in `connection`'s transaction."""
         dialect = connection.dialect
-        if dialect.name != "postgresql":
-            return connection.execute(self.statement, params or {}).all()
         plan = self._plans.get(dialect)
-        if plan is None:
+        if plan is None and dialect.name == "postgresql":
             plan = self._plans[dialect] = _Plan(self.statement, dialect)
+        if plan is None or not plan.direct:
+            return connection.execute(self.statement, params or {}).all()
         return plan.run(connection, params or {})
 
     def first(self, connection, params=None):
@@ -49,6 +49,8 @@ def fetch_all(connection, statement) -> list:
         if len(_PLANNED) >= _PLANNED_LIMIT:
             _PLANNED.clear()
         plan = _PLANNED[(dialect, key.key)] = _Plan(statement, dialect, key)
+    if not plan.direct:
+        return connection.execute(statement).all()
     return plan.run(connection, {}, key.bindparams)
 
 
@@ -58,6 +60,9 @@ class _Plan:
     def __init__(self, statement, dialect, cache_key=None):
         compiled = statement.compile(dialect=dialect, cache_key=cache_key)
         self.compiled = compiled
+        # Lists bound to IN and values rendered inline are spliced into the SQL per execution:
+        # such a statement goes through SQLAlchemy.
+        self.direct = not (compiled.post_compile_params or compiled.literal_execute_params)
         self.sql = compiled.string
         self.binds = dict(compiled._bind_processors)
         self.columns = compiled._result_columns
@@ -87,7 +92,6 @@ class _Plan:
                 row[i] = processor(row[i])
             rows.append(self.row._make(row))
         return rows
-
 
     def _processors(self, dialect, description):
         found = [c.type._cached_result_processor(dialect, d.type_code) for c, d in zip(self.columns, description)]

@@ -26,7 +26,10 @@ def test_rows_match_what_sqlalchemy_returns(app, session):
 
 
 def test_datetimes_come_back_in_utc(app, session):
+    """Whatever time zone the connection is in: the driver answers in it, the column type in UTC."""
     fse = factories.fse(session)
+    if session.bind.dialect.name == "postgresql":
+        session.execute(text("SET TIME ZONE 'America/Los_Angeles'"))
     statement = Prebuilt(select(Fse.created_at).where(Fse.id == bindparam("id")))
     (row,) = statement.all(session.connection(), {"id": fse.id})
     assert row.created_at == fse.created_at
@@ -74,3 +77,14 @@ def test_statements_of_one_shape_keep_their_own_values(app, session):
     # The second statement reuses the first one's compiled plan, with its own bound values.
     assert number_of(first) == [(first.permit_number,)]
     assert number_of(second) == [(second.permit_number,)]
+
+
+def test_a_list_bound_to_in_goes_through_sqlalchemy(app, session):
+    """IN (list) is expanded per execution; the driver cannot take the compiled text as it is."""
+    first, second, third = (factories.permit(session) for _ in range(3))
+    wanted = Prebuilt(select(Permit.permit_number).where(Permit.id.in_([first.id, third.id]))
+                      .order_by(Permit.permit_number))
+    expected = sorted([(first.permit_number,), (third.permit_number,)])
+    assert [tuple(r) for r in wanted.all(session.connection())] == expected
+    built = select(Permit.permit_number).where(Permit.id.in_([second.id])).limit(5)
+    assert fetch_all(session.connection(), built) == [(second.permit_number,)]
