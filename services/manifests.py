@@ -478,10 +478,8 @@ def _insert_new(session, manifest: Manifest, revision: ManifestRevision):
     connection = session.connection()
     findings = revision.findings
     if connection.dialect.name == "postgresql":
-        params = {f"m_{key}": value for key, value in _values(manifest).items()}
-        params.update({f"r_{key}": value for key, value in _values(revision).items()})
-        for n, finding in enumerate(findings):
-            params.update({f"f{n}_{key}": value for key, value in _values(finding).items()})
+        rows = zip(_row_prefixes(len(findings)), (manifest, revision, *findings))
+        params = {f"{prefix}_{key}": value for prefix, row in rows for key, value in _values(row).items()}
         _filing_statement(len(findings)).all(connection, params)
     else:
         connection.execute(insert(Manifest.__table__), _values(manifest))
@@ -506,6 +504,11 @@ def _values(instance) -> dict:
     return {c.key: instance.__dict__[c.key] for c in type(instance).__table__.columns}
 
 
+def _row_prefixes(findings: int) -> tuple:
+    """How the filing statement names the parameters of its rows: manifest, revision, findings."""
+    return ("m", "r", *(f"f{n}" for n in range(findings)))
+
+
 @functools.cache
 def _filing_statement(findings: int):
     """One statement for a new manifest, its revision and `findings` findings: built once per
@@ -514,11 +517,12 @@ def _filing_statement(findings: int):
     def row(model, prefix):
         return {c.key: bindparam(f"{prefix}_{c.key}", type_=c.type) for c in model.__table__.columns}
 
-    manifest = insert(Manifest.__table__).values(row(Manifest, "m")).cte("new_manifest")
-    revision = insert(ManifestRevision.__table__).values(row(ManifestRevision, "r")).cte("new_revision")
+    manifest_prefix, revision_prefix, *finding_prefixes = _row_prefixes(findings)
+    manifest = insert(Manifest.__table__).values(row(Manifest, manifest_prefix)).cte("new_manifest")
+    revision = insert(ManifestRevision.__table__).values(row(ManifestRevision, revision_prefix)).cte("new_revision")
     if not findings:
         return Prebuilt(select(literal(1)).add_cte(manifest, revision))
-    return Prebuilt(insert(Finding.__table__).values([row(Finding, f"f{n}") for n in range(findings)])
+    return Prebuilt(insert(Finding.__table__).values([row(Finding, prefix) for prefix in finding_prefixes])
                     .add_cte(manifest, revision))
 
 

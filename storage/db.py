@@ -17,7 +17,9 @@ def make_engine(url):
         return engine
     if url.drivername == "postgresql":
         url = url.set(drivername="postgresql+psycopg")
-    # JIT compilation costs more than it saves on queries of this size (hundreds of ms).
+    # JIT compilation costs more than it saves on queries of this size (hundreds of ms). No
+    # pre-ping (a round trip per request): a request that finds its connection gone answers
+    # 503 and the pool is renewed (api/errors.py, storage/prebuilt.py).
     return create_engine(url, pool_size=10, max_overflow=20,
                          connect_args={"options": "-c jit=off"})
 
