@@ -15,6 +15,8 @@ from storage.objects import make_store
 from storage.uploads import HashingSpool
 
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,100}$")
+# A scan PUT as the raw body: its view streams it, within MAX_UPLOAD_BYTES.
+_STREAMED_PUT = re.compile(r"^/v1/manifests/[^/]+/documents/[^/]+/?$")
 
 
 class FogxRequest(Request):
@@ -98,7 +100,8 @@ class _SmallBodies:
 
     Werkzeug's form parser silently truncates a chunked body at the size limit; reading the
     body here instead turns "too large" into a 413, chunked or not, before any view or
-    Authlib sees a truncated body. Multipart uploads are streamed by their views.
+    Authlib sees a truncated body. Multipart uploads, and a scan PUT as a raw body, are
+    streamed by their views.
     """
 
     def __init__(self, wsgi_app, limit):
@@ -108,9 +111,10 @@ class _SmallBodies:
     def __call__(self, environ, start_response):
         if _BlockReads.wraps(environ.get("wsgi.input")):
             environ["wsgi.input"] = _BlockReads(environ["wsgi.input"])
-        if environ.get("REQUEST_METHOD") in ("POST", "PUT", "PATCH") and not environ.get(
-            "CONTENT_TYPE", ""
-        ).startswith("multipart/"):
+        method = environ.get("REQUEST_METHOD")
+        if method in ("POST", "PUT", "PATCH") and not environ.get("CONTENT_TYPE", "").startswith(
+            "multipart/"
+        ) and not (method == "PUT" and _STREAMED_PUT.match(environ.get("PATH_INFO", ""))):
             declared = environ.get("CONTENT_LENGTH")
             chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
             if declared and declared.isdigit():

@@ -2,6 +2,7 @@
 import logging
 
 from flask import Blueprint, Response, after_this_request, current_app, request, stream_with_context, url_for
+from werkzeug.http import parse_options_header
 
 from api.errors import ServiceUnavailable, UnsupportedMediaType, ValidationFailed
 from api.idempotency import idempotent
@@ -10,7 +11,7 @@ from auth.protect import current_principal, require
 from auth.ratelimit import per_client
 from auth.scopes import AUDIT_READ, MANIFESTS_READ, MANIFESTS_WRITE, RECORDS_READ
 from schemas.manifest import CorrectionIn, ManifestIn, ManifestQuery
-from schemas.manifest_views import receipt, revision_view
+from schemas.manifest_views import document_view, receipt, revision_view
 from services import documents, manifests, outbox
 from storage.db import db
 from storage.objects import StoreUnavailable
@@ -135,6 +136,23 @@ def add_documents(manifest_id):
     documents.add(db.session, current_principal(), _store(), manifest, _uploads())
     _drain_soon()
     return _receipt(manifest), 201
+
+
+@bp.put("/<manifest_id>/documents/<document_id>")
+@require(MANIFESTS_WRITE)
+@per_client("submissions")
+def put_document(manifest_id, document_id):
+    """One scan as the raw body, sent to its SHA-256 (which names the document as well as its
+    id does): stored while it arrives, then checked."""
+    _, options = parse_options_header(request.headers.get("Content-Disposition", ""))
+    document, created = documents.receive(
+        db.session, current_principal(), _store(), manifest_id, document_id, request.stream,
+        length=request.content_length, filename=options.get("filename"),
+        limit=current_app.config["MAX_UPLOAD_BYTES"])
+    if created:
+        _drain_soon()
+    location = url_for("manifests.get_document", manifest_id=document.manifest_id, document_id=document.id)
+    return document_view(document), 201 if created else 200, {"Location": location}
 
 
 @bp.get("/<manifest_id>/documents/<document_id>")

@@ -20,12 +20,19 @@ class StoreUnavailable(Exception):
 
 
 class ObjectStore:
+    # Whether `put_stream` can store a body while it arrives (before it is hashed and checked).
+    streams = False
+
     def ping(self):
         """Raise StoreUnavailable unless the store answers."""
         raise NotImplementedError
 
     def put_file(self, key, path, content_type):
         """Store the file at `path` under `key` (no-op when the key is already there)."""
+        raise NotImplementedError
+
+    def put_stream(self, key, body, length, content_type) -> bool:
+        """Store `length` bytes read from `body` under `key`; True when this call wrote them."""
         raise NotImplementedError
 
     def open(self, key):
@@ -97,6 +104,8 @@ class LocalStore(ObjectStore):
 class S3Store(ObjectStore):
     """S3 through boto3; any endpoint speaking the protocol (AWS, MinIO, Ceph)."""
 
+    streams = True
+
     def __init__(self, *, bucket, endpoint_url=None, region=None, object_lock="compliance"):
         import boto3
         from botocore.config import Config as BotoConfig
@@ -158,22 +167,28 @@ class S3Store(ObjectStore):
             raise StoreUnavailable(str(error)) from error
 
     def _put_once(self, key, path, content_type):
-        """One conditional PUT: written unless the key is there already (If-None-Match: *),
-        so a retried upload neither stores a second version nor costs a second request. The
-        key, the content's SHA-256, goes as the object's checksum: S3 refuses bytes that do
-        not hash to it."""
+        with open(path, "rb") as body:
+            return self.put_stream(key, body, os.path.getsize(path), content_type)
+
+    def put_stream(self, key, body, length, content_type):
+        """One conditional PUT of `length` bytes read from `body` as they come: written unless
+        the key is there already (If-None-Match: *), so a retried upload neither stores a second
+        version nor costs a second request. The key, the content's SHA-256, goes as the
+        object's checksum: S3 refuses bytes that do not hash to it. True when this call wrote
+        the object, False when the same bytes were stored already."""
         from botocore.exceptions import BotoCoreError, ClientError
 
         try:
-            with open(path, "rb") as body:
-                self.client.put_object(Bucket=self.bucket, Key=key, Body=body, ContentType=content_type,
-                                       IfNoneMatch="*", ChecksumSHA256=_base64_digest(key))
+            self.client.put_object(Bucket=self.bucket, Key=key, Body=body, ContentLength=length,
+                                   ContentType=content_type, IfNoneMatch="*",
+                                   ChecksumSHA256=_base64_digest(key))
+            return True
         except ClientError as error:
             code = error.response.get("Error", {}).get("Code")
             if code == "PreconditionFailed":
-                return  # the same bytes are stored already
+                return False  # the same bytes are stored already
             if code == "ConditionalRequestConflict" and self.exists(key):
-                return  # another upload of the same bytes finished first
+                return False  # another upload of the same bytes finished first
             raise StoreUnavailable(str(error)) from error
         except BotoCoreError as error:
             raise StoreUnavailable(str(error)) from error

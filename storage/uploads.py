@@ -23,8 +23,20 @@ MAX_PDF_PAGES = 2_000
 MAX_PDF_CONTENT_BYTES = 200 * 1024 * 1024
 
 
+def sniff(head):
+    """The content type a file's first bytes declare, or None."""
+    for magic, content_type in MAGIC:
+        if head.startswith(magic):
+            return content_type
+    return None
+
+
 class TooLarge(Exception):
     pass
+
+
+class ShortBody(Exception):
+    """The body ended before its declared Content-Length: the client went away mid-upload."""
 
 
 class HashingSpool:
@@ -53,10 +65,7 @@ class HashingSpool:
 
     def sniff(self):
         """The content type the bytes declare, or None."""
-        for magic, content_type in MAGIC:
-            if self.head.startswith(magic):
-                return content_type
-        return None
+        return sniff(self.head)
 
     def defect(self, content_type):
         """Why the file is not a sound scan of its type (a bomb, a polyglot, a torso), or None."""
@@ -113,6 +122,53 @@ class HashingSpool:
     @property
     def closed(self):
         return self._file.closed
+
+
+class Passing:
+    """A request body read once, by the object store, while it arrives: every byte the store
+    reads is also written to `spool` (hashed, counted, kept for the checks made afterwards).
+
+    `head` is what was read of the body already (to sniff it). The source is read in blocks
+    of at least `block` bytes, whatever smaller reads the HTTP client makes.
+    """
+
+    def __init__(self, source, spool, length, head=b"", block=256 * 1024):
+        self._source, self._spool, self._block = source, spool, block
+        self._left = length - len(head)
+        self._chunk = memoryview(head)
+        self._at = 0
+        spool.write(head)
+
+    def read(self, size=-1):
+        if self._at == len(self._chunk):
+            if self._left <= 0:
+                return b""
+            self._refill()
+        end = len(self._chunk) if size is None or size < 0 else min(self._at + size, len(self._chunk))
+        data = bytes(self._chunk[self._at:end])
+        self._at = end
+        return data
+
+    def _refill(self):
+        chunk = self._source.read(min(self._block, self._left))
+        if not chunk:
+            raise ShortBody(self._left)
+        self._left -= len(chunk)
+        self._spool.write(chunk)
+        self._chunk, self._at = memoryview(chunk), 0
+
+    def drain(self):
+        """Read what the store did not (it gave up early), so the whole body is hashed."""
+        self._at = len(self._chunk)
+        while self._left > 0:
+            self._refill()
+        self._at = len(self._chunk)
+
+    def readable(self):
+        return True
+
+    def seekable(self):
+        return False
 
 
 def _image_defect(path):

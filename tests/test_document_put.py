@@ -1,0 +1,248 @@
+"""A scan PUT as the raw body to its SHA-256: streamed into S3 while it arrives, then checked."""
+import hashlib
+import http.client
+import os
+import socket
+import threading
+from urllib.parse import urlsplit
+
+import pytest
+from sqlalchemy import func, select
+
+from storage.models import Document, OutboxEntry
+from tests import factories
+from tests.conftest import _free_port, https_client, serve
+from tests.manifest_world import NOW, build
+
+PDF = factories.pdf_bytes("PUT SCAN")
+PNG = factories.png_bytes()
+ELF = b"\x7fELF\x02\x01\x01" + b"\x00" * 64
+
+
+def sha(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def big_png(side=600):
+    """About a megabyte that does not compress: fresh bytes every call."""
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.frombytes("RGB", (side, side), os.urandom(side * side * 3)).save(out, format="PNG", compress_level=0)
+    return out.getvalue()
+
+
+def world_of(app, frozen_clock):
+    """(client, world, session) of an app, at NOW."""
+    from sqlalchemy.orm import Session
+
+    frozen_clock(NOW)
+    client = https_client(app)
+    session = Session(bind=app.extensions["fogx.engine"], expire_on_commit=False)
+    return client, build(client, session), session
+
+
+@pytest.fixture(params=["local", "s3"])
+def put_world(request, make_app, frozen_clock):
+    """The same checks against both stores: the local folder spools first, S3 streams."""
+    if request.param == "s3":
+        endpoint, bucket, _ = request.getfixturevalue("s3_bucket")
+        app = make_app(STORAGE_BACKEND="s3", S3_ENDPOINT_URL=endpoint, S3_BUCKET=bucket,
+                       S3_REGION="us-west-1", S3_OBJECT_LOCK="compliance")
+    else:
+        app = make_app()
+    client, world, session = world_of(app, frozen_clock)
+    manifest_id = world.post(world.body()).json["id"]
+    yield app, client, world, session, manifest_id
+    session.close()
+
+
+def put(client, world, manifest_id, key, data, **headers):
+    return client.put(f"/v1/manifests/{manifest_id}/documents/{key}", data=data,
+                      headers={**factories.bearer(world.hauler_token), "Content-Type": "application/pdf",
+                               **headers})
+
+
+def stored(app):
+    return sorted(key for key, _ in app.extensions["fogx.store"].keys())
+
+
+def test_a_scan_put_to_its_sha256_is_attached_locked_and_read_back(put_world):
+    app, client, world, session, manifest_id = put_world
+    response = put(client, world, manifest_id, sha(PDF), PDF,
+                   **{"Content-Disposition": 'attachment; filename="signed manifest.pdf"'})
+    assert response.status_code == 201, response.json
+    document = response.json
+    assert (document["sha256"], document["size_bytes"], document["content_type"], document["filename"]) == (
+        sha(PDF), len(PDF), "application/pdf", "signed manifest.pdf")
+    assert response.headers["Location"].endswith(f"/v1/manifests/{manifest_id}/documents/{document['id']}")
+    assert stored(app) == [sha(PDF)]
+    for name in (document["id"], sha(PDF)):
+        fetched = client.get(f"/v1/manifests/{manifest_id}/documents/{name}",
+                             headers=factories.bearer(world.hauler_token))
+        assert fetched.status_code == 200 and fetched.data == PDF
+    receipt = client.get(f"/v1/manifests/{manifest_id}", headers=factories.bearer(world.hauler_token)).json
+    assert [d["id"] for d in receipt["documents"]] == [document["id"]]
+    locks = session.scalars(select(OutboxEntry.payload)).all()
+    # Victorville keeps records two years (10.03.170(c)); the lock runs from the service day.
+    assert {"key": sha(PDF), "retain_until": NOW.date().replace(year=NOW.year + 2).isoformat()} in locks
+
+
+def test_the_same_sha256_again_answers_the_attached_document_without_reading_the_body(put_world):
+    app, client, world, session, manifest_id = put_world
+    first = put(client, world, manifest_id, sha(PDF), PDF)
+    again = put(client, world, manifest_id, sha(PDF), ELF)
+    assert (first.status_code, again.status_code) == (201, 200)
+    assert again.json == first.json
+    assert session.scalar(select(func.count()).select_from(Document)) == 1
+    assert stored(app) == [sha(PDF)]
+
+
+def test_bytes_that_do_not_hash_to_the_path_are_422_and_not_kept(put_world):
+    app, client, world, session, manifest_id = put_world
+    response = put(client, world, manifest_id, sha(PNG), PDF)
+    assert response.status_code == 422 and response.mimetype == "application/problem+json"
+    assert sha(PDF) in response.json["errors"]["sha256"][0]
+    assert stored(app) == []
+    assert session.scalar(select(func.count()).select_from(Document)) == 0
+    big, other = big_png(), big_png()  # more than is read before the store's PUT begins
+    assert put(client, world, manifest_id, sha(other), big).status_code == 422
+    assert stored(app) == []
+    # The key stays free for the right bytes.
+    assert put(client, world, manifest_id, sha(PNG), PNG).status_code == 201
+    assert stored(app) == [sha(PNG)]
+
+
+def test_a_truncated_pdf_under_its_own_hash_is_422_and_not_kept(put_world):
+    app, client, world, session, manifest_id = put_world
+    torso = PDF[: len(PDF) // 2]
+    response = put(client, world, manifest_id, sha(torso), torso)
+    assert response.status_code == 422 and "end-of-file" in response.json["errors"]["body"][0]
+    assert stored(app) == []
+    assert session.scalar(select(func.count()).select_from(Document)) == 0
+
+
+def test_what_is_no_scan_is_415_and_what_is_empty_is_422(put_world):
+    app, client, world, session, manifest_id = put_world
+    assert put(client, world, manifest_id, sha(ELF), ELF).status_code == 415
+    empty = put(client, world, manifest_id, sha(b""), b"")
+    assert empty.status_code == 422 and "body" in empty.json["errors"]
+    malformed = put(client, world, manifest_id, sha(PDF).upper(), PDF)
+    assert malformed.status_code == 422 and "sha256" in malformed.json["errors"]
+    assert stored(app) == []
+
+
+def test_only_the_manifests_hauler_may_put_a_scan(put_world):
+    app, client, world, session, manifest_id = put_world
+    rival = factories.token(client, *factories.oauth_client(session, role="hauler",
+                                                            subject=[factories.hauler(session).id]))
+    refused = client.put(f"/v1/manifests/{manifest_id}/documents/{sha(PDF)}", data=PDF,
+                         headers=factories.bearer(rival))
+    assert refused.status_code == 404
+    assert stored(app) == []
+
+
+def test_a_body_over_the_limit_is_413_declared_or_chunked(make_app, frozen_clock, tmp_path):
+    app = make_app(MAX_UPLOAD_BYTES=256 * 1024, STORAGE_DIR=str(tmp_path / "small"))
+    client, world, session = world_of(app, frozen_clock)
+    manifest_id = world.post(world.body()).json["id"]
+    big = big_png(400)
+    url = f"/v1/manifests/{manifest_id}/documents/{sha(big)}"
+    with serve(app) as base:
+        declared = _raw_put(base, url, world.hauler_token, [big], length=len(big))
+        chunked = _raw_put(base, url, world.hauler_token, [big[i:i + 65536] for i in range(0, len(big), 65536)])
+    assert declared[0] == 413 and chunked[0] == 413
+    assert stored(app) == []
+    assert session.scalar(select(func.count()).select_from(Document)) == 0
+    session.close()
+
+
+def test_a_chunked_scan_is_spooled_and_stored(s3_app, frozen_clock):
+    client, world, session = world_of(s3_app, frozen_clock)
+    manifest_id = world.post(world.body()).json["id"]
+    url = f"/v1/manifests/{manifest_id}/documents/{sha(PDF)}"
+    with serve(s3_app) as base:
+        status, _ = _raw_put(base, url, world.hauler_token, [PDF[:100], PDF[100:]])
+    assert status == 201
+    assert stored(s3_app) == [sha(PDF)]
+    session.close()
+
+
+def test_the_put_to_s3_starts_before_the_body_has_arrived(s3_app, frozen_clock):
+    """Half the scan is sent; the store's PUT must begin before the other half is."""
+    client, world, session = world_of(s3_app, frozen_clock)
+    manifest_id = world.post(world.body()).json["id"]
+    scan = big_png()
+    started = threading.Event()
+    s3 = s3_app.extensions["fogx.store"].client
+    s3.meta.events.register("before-send.s3.PutObject", lambda **_: started.set())
+    half = len(scan) // 2
+    with serve(s3_app) as base:
+        connection = _open_put(base, f"/v1/manifests/{manifest_id}/documents/{sha(scan)}",
+                               world.hauler_token, len(scan))
+        connection.send(scan[:half])
+        assert started.wait(timeout=20), "the PUT to S3 waited for the whole body"
+        connection.send(scan[half:])
+        response = connection.getresponse()
+        assert response.status == 201, response.read()
+    assert s3.get_object(Bucket=s3_app.config["S3_BUCKET"], Key=sha(scan))["Body"].read() == scan
+    session.close()
+
+
+def test_a_client_gone_mid_upload_is_400_and_nothing_is_stored(s3_app, frozen_clock):
+    client, world, session = world_of(s3_app, frozen_clock)
+    manifest_id = world.post(world.body()).json["id"]
+    scan = big_png()
+    with serve(s3_app) as base:
+        connection = _open_put(base, f"/v1/manifests/{manifest_id}/documents/{sha(scan)}",
+                               world.hauler_token, len(scan))
+        connection.send(scan[: len(scan) // 3])
+        connection.sock.shutdown(socket.SHUT_WR)  # no more bytes will come
+        response = connection.getresponse()
+        assert response.status == 400, response.read()
+    assert stored(s3_app) == []
+    assert session.scalar(select(func.count()).select_from(Document)) == 0
+    session.close()
+
+
+def test_the_store_down_is_503_and_bytes_that_do_not_match_are_still_422(make_app, frozen_clock):
+    app = make_app(STORAGE_BACKEND="s3", S3_ENDPOINT_URL=f"http://127.0.0.1:{_free_port()}",
+                   S3_BUCKET="nowhere", S3_REGION="us-west-1")
+    client, world, session = world_of(app, frozen_clock)
+    manifest_id = world.post(world.body()).json["id"]
+    down = put(client, world, manifest_id, sha(PDF), PDF)
+    assert down.status_code == 503 and int(down.headers["Retry-After"]) > 0
+    mismatched = put(client, world, manifest_id, sha(PNG), PDF)
+    assert mismatched.status_code == 422
+    assert session.scalar(select(func.count()).select_from(Document)) == 0
+    session.close()
+
+
+def _open_put(base, path, token, length):
+    address = urlsplit(base)
+    connection = http.client.HTTPConnection(address.hostname, address.port, timeout=30)
+    connection.putrequest("PUT", path)
+    connection.putheader("Authorization", f"Bearer {token}")
+    connection.putheader("Content-Type", "image/png")
+    connection.putheader("Content-Length", str(length))
+    connection.endheaders()
+    return connection
+
+
+def _raw_put(base, path, token, pieces, length=None):
+    """(status, body) of a PUT of `pieces`: with `length` declared, else chunked."""
+    address = urlsplit(base)
+    connection = http.client.HTTPConnection(address.hostname, address.port, timeout=30)
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "image/png"}
+    if length is not None:
+        headers["Content-Length"] = str(length)
+        connection.request("PUT", path, body=b"".join(pieces), headers=headers)
+    else:
+        connection.request("PUT", path, body=iter(pieces), headers=headers, encode_chunked=True)
+    response = connection.getresponse()
+    try:
+        return response.status, response.read()
+    finally:
+        connection.close()
