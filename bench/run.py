@@ -7,6 +7,8 @@ table is written into bench/README.md with the date and the machine.
                          local PostgreSQL, dropped and created)
     BENCH_SMALL=1        a smaller city, for trying the harness out
 """
+import hashlib
+import http.client
 import io
 import json
 import os
@@ -20,6 +22,7 @@ import sys
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import boto3
 import psycopg
@@ -341,7 +344,12 @@ def random_png(side):
 
 
 def uploads(server, hauler_token, s3, city, *, prefix="UP", runs=5):
-    """Each size `runs` times, fresh bytes each time (nothing deduplicated): the medians."""
+    """Each size `runs` times, fresh bytes each time (nothing deduplicated): the medians.
+
+    The API is sent the scan as a raw `PUT` to its SHA-256 from `http.client`, whose cost
+    per request is close to nothing; the hash is computed by the client inside the timing,
+    as boto3 hashes the body it signs for the direct `put_object`.
+    """
     body = manifest_bodies(city, 1, prefix, offset=len(city.devices) - 1)[0]
     receipt = requests.post(f"{server.base}/v1/manifests", json=body, timeout=60,
                             headers={"Authorization": f"Bearer {hauler_token}"}).json()
@@ -355,14 +363,26 @@ def uploads(server, hauler_token, s3, city, *, prefix="UP", runs=5):
             s3.put_object(Bucket="fogx-bench", Key=f"direct-{label}-{run}", Body=data)
             directs.append(size_mb / (time.perf_counter() - started))
             started = time.perf_counter()
-            response = requests.post(f"{server.base}/v1/manifests/{receipt['id']}/documents", timeout=300,
-                                     headers={"Authorization": f"Bearer {hauler_token}"},
-                                     files={"documents": (f"scan-{label}-{run}.png", data, "image/png")})
+            status, answer = put_scan(server.base, f"/v1/manifests/{receipt['id']}/documents", hauler_token, data)
             apis.append(size_mb / (time.perf_counter() - started))
-            assert response.status_code == 201, response.text
+            assert status == 201, answer
+            time.sleep(0.2)  # the lock the outbox applies after the receipt is not the next upload's
         figures[label] = (statistics.median(apis), statistics.median(directs), peak_rss_mb(server.worker_pids()),
                           size_mb)
     return figures
+
+
+def put_scan(base, documents, bearer, data):
+    key = hashlib.sha256(data).hexdigest()  # the client names the scan by its hash
+    address = urlsplit(base)
+    connection = http.client.HTTPConnection(address.hostname, address.port, timeout=300)
+    try:
+        connection.request("PUT", f"{documents}/{key}", body=data,
+                           headers={"Authorization": f"Bearer {bearer}", "Content-Type": "image/png"})
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
 
 
 def busy_fse_exports(base, fse_token, city, hauler_token):

@@ -1,17 +1,20 @@
 """Scans: checked by their bytes, stored content-addressed, attached, locked via the outbox."""
+import os
 import re
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from api.errors import BadRequest, NotFound, ServiceUnavailable, UnsupportedMediaType, ValidationFailed
 from domain.clock import now as clock_now
 from domain.dates import add_years
 from services import outbox
-from storage.models import Document, Jurisdiction, Manifest, ManifestRevision
+from storage.models import Document, Jurisdiction, Manifest, ManifestRevision, new_id
 from storage.objects import MULTIPART_THRESHOLD, StoreUnavailable
+from storage.prebuilt import Prebuilt
 from storage.uploads import HashingSpool, Passing, ShortBody, sniff
 
 SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -66,10 +69,10 @@ def _store_down():
                               headers={"Retry-After": "30"})
 
 
-def _document(manifest_id, upload: Upload) -> Document:
-    return Document(id=uuid.uuid4(), manifest_id=manifest_id, sha256=upload.key, size_bytes=upload.spool.size,
-                    content_type=upload.content_type, object_key=upload.key,
-                    filename=(upload.filename or None) and upload.filename[:255], uploaded_at=clock_now())
+def _document(manifest_id, *, key, size, content_type, filename) -> Document:
+    return Document(id=new_id(), manifest_id=manifest_id, sha256=key, size_bytes=size,
+                    content_type=content_type, object_key=key,
+                    filename=(filename or None) and filename[:255], uploaded_at=clock_now())
 
 
 def attach(session, manifest: Manifest, uploads: list[Upload], *, service_day: date):
@@ -81,7 +84,8 @@ def attach(session, manifest: Manifest, uploads: list[Upload], *, service_day: d
         if upload.key in have:
             continue
         have.add(upload.key)
-        manifest.documents.append(_document(manifest.id, upload))
+        manifest.documents.append(_document(manifest.id, key=upload.key, size=upload.spool.size,
+                                            content_type=upload.content_type, filename=upload.filename))
         outbox.enqueue_lock(session, key=upload.key, retain_until=until)
 
 
@@ -102,19 +106,16 @@ def receive(session, principal, store, manifest_id, key, body, *, length, filena
     """One scan sent as the whole body of a PUT to its SHA-256: `(document, created)`.
 
     Where the store can take a body while it arrives (S3) and its length is declared, the
-    bytes go up in one PUT as they are read, spooled and hashed on the way; the checks run on
-    the spool once the store has them. An object this request wrote and that fails them is
-    removed at once (it is unlocked and nothing references it); S3 itself refuses bytes that
-    do not hash to the key. Otherwise the body is spooled first, checked, then stored.
+    bytes go up in one PUT as they are read, spooled and hashed on the way, while the rows
+    are written beside it (uncommitted); the checks run on the spool once the store has the
+    bytes, and only then is the transaction committed. An object this request wrote and that
+    fails them is removed at once (it is unlocked and nothing references it); S3 itself
+    refuses bytes that do not hash to the key. Otherwise the body is spooled first, checked,
+    then stored.
     """
-    target = _own_manifest(session, principal, manifest_id)
-    if not SHA256.fullmatch(key):
-        raise ValidationFailed("The document is named by its SHA-256: 64 lowercase hex digits.",
-                               errors={"sha256": ["Must be 64 lowercase hex digits."]})
-    existing = session.scalar(select(Document).where(Document.manifest_id == target.id,
-                                                     Document.sha256 == key).limit(1))
-    if existing is not None:
-        return existing, False
+    target = _own_manifest(session, principal, manifest_id, key)
+    if target.document_id is not None:
+        return session.get(Document, target.document_id), False
     spool = HashingSpool(limit)
     try:
         upload = Upload(spool=spool, filename=filename, declared_sha256=key)
@@ -126,35 +127,62 @@ def receive(session, principal, store, manifest_id, key, body, *, length, filena
         if upload.content_type is None:
             raise UnsupportedMediaType("The body is not a PDF, JPEG, PNG or TIFF file.")
         if store.streams and length is not None and length <= MULTIPART_THRESHOLD:
-            _stream(store, upload, Passing(body, spool, length, head=head), length)
+            document = _stream(session, store, target, upload, Passing(body, spool, length, head=head), length)
         else:
             _spool_then_put(store, upload, body, head)
-        document = _document(target.id, upload)
-        session.add(document)
-        outbox.enqueue_lock(session, key=key, retain_until=add_years(target.service_day, target.retention_years))
+            document = _add_rows(session, target, upload, size=spool.size)
         session.commit()
         return document, True
+    except Exception:
+        session.rollback()
+        raise
     finally:
         spool.close()
 
 
-def _stream(store, upload: Upload, passing: Passing, length):
+def _stream(session, store, target, upload: Upload, passing: Passing, length) -> Document:
     spool, key = upload.spool, upload.declared_sha256  # the bytes are hashed only as they go
+    putting = _background().submit(store.put_stream, key, passing, length, upload.content_type)
     try:
+        document = _add_rows(session, target, upload, size=length)
+        if session.get_bind().dialect.name == "postgresql":
+            session.flush()  # SQLite would hold its one write lock for the whole upload
+    finally:
         try:
-            wrote = store.put_stream(key, passing, length, upload.content_type)
+            wrote = putting.result()  # the body is the request's: always wait for the store to read it
+            passing.drain()  # a store that answered before the body (the key is there) read none of it
         except StoreUnavailable:
             passing.drain()  # the whole body, to tell a refused checksum from a store that is down
             _check_one(upload)
             raise _store_down()
-    except ShortBody:
-        raise BadRequest(f"The body ended after {spool.size} of the {length} bytes declared.")
+        except ShortBody:
+            raise BadRequest(f"The body ended after {spool.size} of the {length} bytes declared.")
     try:
         _check_one(upload)
     except Exception:
         if wrote:
             store.delete(key)
         raise
+    return document
+
+
+_POOL = {"pid": None, "pool": None}
+
+
+def _background():
+    """This process's threads for store writes that run beside the database work."""
+    if _POOL["pid"] != os.getpid():  # threads do not survive a fork
+        _POOL.update(pid=os.getpid(), pool=ThreadPoolExecutor(max_workers=8, thread_name_prefix="fogx-put"))
+    return _POOL["pool"]
+
+
+def _add_rows(session, target, upload: Upload, *, size) -> Document:
+    document = _document(target.id, key=upload.declared_sha256, size=size, content_type=upload.content_type,
+                         filename=upload.filename)
+    session.add(document)
+    outbox.enqueue_lock(session, key=document.sha256,
+                        retain_until=add_years(target.service_day, target.retention_years))
+    return document
 
 
 def _spool_then_put(store, upload: Upload, body, head):
@@ -175,28 +203,40 @@ def _check_one(upload: Upload):
                                errors={"sha256": [f"The body's SHA-256 is {upload.spool.sha256}."]})
 
 
+# The hauler's own manifest, what a new scan's lock needs, and the scan if it is attached.
+_TARGET = Prebuilt(
+    select(Manifest.id, Jurisdiction.retention_years, ManifestRevision.service_completed_at,
+           Document.id.label("document_id"))
+    .join(Jurisdiction, Jurisdiction.id == Manifest.jurisdiction_id)
+    .join(ManifestRevision, (ManifestRevision.manifest_id == Manifest.id)
+          & (ManifestRevision.revision == Manifest.current_revision))
+    .outerjoin(Document, (Document.manifest_id == Manifest.id) & (Document.sha256 == bindparam("key")))
+    .where(Manifest.id == bindparam("manifest_id"), Manifest.hauler_id == bindparam("hauler_id"))
+    .limit(1))
+
+
 @dataclass
 class _Target:
     id: uuid.UUID
     retention_years: int
     service_day: date
+    document_id: uuid.UUID | None
 
 
-def _own_manifest(session, principal, manifest_id) -> _Target:
-    """The hauler's own manifest, with what a new scan's lock needs; 404 for anything else."""
+def _own_manifest(session, principal, manifest_id, key) -> _Target:
+    """The hauler's own manifest; 404 for anything else, then 422 for a malformed key."""
     try:
         manifest_id = uuid.UUID(str(manifest_id))
     except ValueError:
         manifest_id = None
-    row = manifest_id and principal.role == "hauler" and session.execute(
-        select(Manifest.id, Jurisdiction.retention_years, ManifestRevision.service_completed_at)
-        .join(Jurisdiction, Jurisdiction.id == Manifest.jurisdiction_id)
-        .join(ManifestRevision, (ManifestRevision.manifest_id == Manifest.id)
-              & (ManifestRevision.revision == Manifest.current_revision))
-        .where(Manifest.id == manifest_id, Manifest.hauler_id == principal.hauler_id)).one_or_none()
+    row = manifest_id and principal.role == "hauler" and _TARGET.first(
+        session.connection(), {"manifest_id": manifest_id, "hauler_id": principal.hauler_id, "key": key})
     if not row:
         raise NotFound("No such manifest within your reach.")
-    return _Target(row.id, row.retention_years, row.service_completed_at.date())
+    if not SHA256.fullmatch(key):
+        raise ValidationFailed("The document is named by its SHA-256: 64 lowercase hex digits.",
+                               errors={"sha256": ["Must be 64 lowercase hex digits."]})
+    return _Target(row.id, row.retention_years, row.service_completed_at.date(), row.document_id)
 
 
 def find(session, manifest, document_id) -> Document:

@@ -1,4 +1,5 @@
 """A scan PUT as the raw body to its SHA-256: streamed into S3 while it arrives, then checked."""
+import contextlib
 import hashlib
 import http.client
 import os
@@ -218,6 +219,62 @@ def test_the_store_down_is_503_and_bytes_that_do_not_match_are_still_422(make_ap
     assert mismatched.status_code == 422
     assert session.scalar(select(func.count()).select_from(Document)) == 0
     session.close()
+
+
+def test_a_store_that_answers_412_before_the_body_still_gets_the_scan_read_and_checked(
+        make_app, frozen_clock, monkeypatch):
+    """S3 may answer `Expect: 100-continue` with 412 at once when the key exists, before any
+    of the body is sent: the scan is still read whole from the client, hashed, checked and
+    attached (the object being there already)."""
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    with _answering_412() as endpoint:
+        app = make_app(STORAGE_BACKEND="s3", S3_ENDPOINT_URL=endpoint, S3_BUCKET="there",
+                       S3_REGION="us-west-1", OUTBOX_INTERVAL_SECONDS=0)
+        client, world, session = world_of(app, frozen_clock)
+        manifest_id = world.post(world.body()).json["id"]
+        scan = big_png(200)
+        response = put(client, world, manifest_id, sha(scan), scan)
+        assert response.status_code == 201, response.json
+        assert (response.json["sha256"], response.json["size_bytes"]) == (sha(scan), len(scan))
+        other = big_png(200)
+        assert put(client, world, manifest_id, sha(scan), other).status_code == 200  # attached already
+        wrong = put(client, world, manifest_id, sha(big_png(200)), other)
+        assert wrong.status_code == 422 and sha(other) in wrong.json["errors"]["sha256"][0]
+        session.close()
+
+
+@contextlib.contextmanager
+def _answering_412():
+    """An S3 endpoint for which every key exists: each PUT is answered 412 after its headers."""
+    error = (b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code>'
+             b"<Message>At least one of the pre-conditions you specified did not hold</Message></Error>")
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.2)
+    stop = threading.Event()
+
+    def serve_forever():
+        while not stop.is_set():
+            try:
+                connection, _ = listener.accept()
+            except TimeoutError:
+                continue
+            with connection:
+                connection.settimeout(5)
+                received = b""
+                while b"\r\n\r\n" not in received:
+                    received += connection.recv(65536)
+                connection.sendall(b"HTTP/1.1 412 Precondition Failed\r\nContent-Type: application/xml\r\n"
+                                   b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(error), error))
+
+    thread = threading.Thread(target=serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        stop.set()
+        thread.join()
+        listener.close()
 
 
 def _open_put(base, path, token, length):
