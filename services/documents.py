@@ -12,9 +12,9 @@ from api.errors import BadRequest, NotFound, ServiceUnavailable, UnsupportedMedi
 from domain.clock import now as clock_now
 from domain.dates import add_years
 from services import outbox
-from storage.models import Document, Jurisdiction, Manifest, ManifestRevision, new_id
+from storage.models import Document, Jurisdiction, Manifest, ManifestRevision, new_id, unflushed
 from storage.objects import MULTIPART_THRESHOLD, StoreUnavailable
-from storage.prebuilt import Prebuilt
+from storage.prebuilt import Prebuilt, insert_rows
 from storage.uploads import HashingSpool, Passing, ShortBody, sniff
 
 SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -69,10 +69,9 @@ def _store_down():
                               headers={"Retry-After": "30"})
 
 
-def _document(manifest_id, *, key, size, content_type, filename) -> Document:
-    return Document(id=new_id(), manifest_id=manifest_id, sha256=key, size_bytes=size,
-                    content_type=content_type, object_key=key,
-                    filename=(filename or None) and filename[:255], uploaded_at=clock_now())
+def _document(manifest_id, *, key, size, content_type, filename) -> dict:
+    return dict(id=new_id(), manifest_id=manifest_id, sha256=key, size_bytes=size, content_type=content_type,
+                object_key=key, filename=(filename or None) and filename[:255], uploaded_at=clock_now())
 
 
 def attach(session, manifest: Manifest, uploads: list[Upload], *, service_day: date):
@@ -84,8 +83,8 @@ def attach(session, manifest: Manifest, uploads: list[Upload], *, service_day: d
         if upload.key in have:
             continue
         have.add(upload.key)
-        manifest.documents.append(_document(manifest.id, key=upload.key, size=upload.spool.size,
-                                            content_type=upload.content_type, filename=upload.filename))
+        manifest.documents.append(Document(**_document(manifest.id, key=upload.key, size=upload.spool.size,
+                                                       content_type=upload.content_type, filename=upload.filename)))
         outbox.enqueue_lock(session, key=upload.key, retain_until=until)
 
 
@@ -144,9 +143,9 @@ def _stream(session, store, target, upload: Upload, passing: Passing, length) ->
     spool, key = upload.spool, upload.declared_sha256  # the bytes are hashed only as they go
     putting = _background().submit(store.put_stream, key, passing, length, upload.content_type)
     try:
-        document = _add_rows(session, target, upload, size=length)
+        # SQLite would hold its one write lock for the whole upload: its rows wait for the PUT.
         if session.get_bind().dialect.name == "postgresql":
-            session.flush()  # SQLite would hold its one write lock for the whole upload
+            document = _add_rows(session, target, upload, size=length)
     finally:
         try:
             wrote = putting.result()  # the body is the request's: always wait for the store to read it
@@ -163,6 +162,8 @@ def _stream(session, store, target, upload: Upload, passing: Passing, length) ->
         if wrote:
             store.delete(key)
         raise
+    if session.get_bind().dialect.name != "postgresql":
+        document = _add_rows(session, target, upload, size=length)
     return document
 
 
@@ -177,11 +178,11 @@ def _background():
 
 
 def _add_rows(session, target, upload: Upload, *, size) -> Document:
-    document = _document(target.id, key=upload.declared_sha256, size=size, content_type=upload.content_type,
-                         filename=upload.filename)
-    session.add(document)
-    outbox.enqueue_lock(session, key=document.sha256,
-                        retain_until=add_years(target.service_day, target.retention_years))
+    """The document and its lock entry, written (not committed) without the unit of work."""
+    document = unflushed(Document, retained_until=None, **_document(
+        target.id, key=upload.declared_sha256, size=size, content_type=upload.content_type, filename=upload.filename))
+    lock = outbox.lock_row(key=document.sha256, retain_until=add_years(target.service_day, target.retention_years))
+    insert_rows(session.connection(), (document, lock))
     return document
 
 

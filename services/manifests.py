@@ -4,13 +4,12 @@ A manifest is rejected only when it cannot be filed (schema errors, an unknown p
 device). Everything else is stored and flagged: a late or non-compliant manifest is
 evidence the city needs.
 """
-import functools
 import uuid
 import weakref
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from sqlalchemy import Uuid, and_, bindparam, cast, exists, func, insert, literal, null, select, union_all
+from sqlalchemy import Uuid, and_, bindparam, cast, exists, func, literal, null, select, union_all
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import joinedload, make_transient_to_detached, selectinload
 from sqlalchemy.orm.attributes import set_committed_value
@@ -36,7 +35,7 @@ from storage.models import (
     new_id,
     unflushed,
 )
-from storage.prebuilt import Prebuilt
+from storage.prebuilt import Prebuilt, insert_rows
 
 # Facts --------------------------------------------------------------------------------------
 
@@ -472,20 +471,9 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
 
 
 def _insert_new(session, manifest: Manifest, revision: ManifestRevision):
-    """A new manifest, its first revision and their findings, with no unit of work: on
-    PostgreSQL one statement (data-modifying CTEs), elsewhere one INSERT a table. The objects
-    stay out of the session (see `_adopt`)."""
-    connection = session.connection()
-    findings = revision.findings
-    if connection.dialect.name == "postgresql":
-        rows = zip(_row_prefixes(len(findings)), (manifest, revision, *findings))
-        params = {f"{prefix}_{key}": value for prefix, row in rows for key, value in _values(row).items()}
-        _filing_statement(len(findings)).all(connection, params)
-    else:
-        connection.execute(insert(Manifest.__table__), _values(manifest))
-        connection.execute(insert(ManifestRevision.__table__), _values(revision))
-        if findings:
-            connection.execute(insert(Finding.__table__), [_values(f) for f in findings])
+    """A new manifest, its first revision and their findings, with no unit of work (on
+    PostgreSQL in one statement). The objects stay out of the session (see `_adopt`)."""
+    insert_rows(session.connection(), (manifest, revision, *revision.findings))
 
 
 def _adopt(session, manifest: Manifest):
@@ -497,33 +485,6 @@ def _adopt(session, manifest: Manifest):
                 set_committed_value(instance, relationship.key, list(instance.__dict__[relationship.key]))
         make_transient_to_detached(instance)
     session.add(manifest)
-
-
-def _values(instance) -> dict:
-    """Every column of a new ORM object, as set on it (a column left unset is a KeyError)."""
-    return {c.key: instance.__dict__[c.key] for c in type(instance).__table__.columns}
-
-
-def _row_prefixes(findings: int) -> tuple:
-    """How the filing statement names the parameters of its rows: manifest, revision, findings."""
-    return ("m", "r", *(f"f{n}" for n in range(findings)))
-
-
-@functools.cache
-def _filing_statement(findings: int):
-    """One statement for a new manifest, its revision and `findings` findings: built once per
-    number of findings, bound per filing."""
-
-    def row(model, prefix):
-        return {c.key: bindparam(f"{prefix}_{c.key}", type_=c.type) for c in model.__table__.columns}
-
-    manifest_prefix, revision_prefix, *finding_prefixes = _row_prefixes(findings)
-    manifest = insert(Manifest.__table__).values(row(Manifest, manifest_prefix)).cte("new_manifest")
-    revision = insert(ManifestRevision.__table__).values(row(ManifestRevision, revision_prefix)).cte("new_revision")
-    if not findings:
-        return Prebuilt(select(literal(1)).add_cte(manifest, revision))
-    return Prebuilt(insert(Finding.__table__).values([row(Finding, prefix) for prefix in finding_prefixes])
-                    .add_cte(manifest, revision))
 
 
 def _due_after(session, revision, around: Surroundings):

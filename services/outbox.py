@@ -10,7 +10,7 @@ from datetime import date, timedelta
 from sqlalchemy import select, text
 
 from domain.clock import now as clock_now
-from storage.models import Document, OutboxEntry
+from storage.models import Document, OutboxEntry, new_id, unflushed
 from storage.objects import StoreUnavailable
 
 LOCK_OBJECT = "lock_object"
@@ -18,8 +18,18 @@ MAX_BACKOFF = timedelta(hours=1)
 
 
 def enqueue_lock(session, *, key: str, retain_until: date):
-    session.add(OutboxEntry(kind=LOCK_OBJECT, payload={"key": key, "retain_until": retain_until.isoformat()},
-                            next_attempt_at=clock_now()))
+    session.add(OutboxEntry(**_lock(key, retain_until)))
+
+
+def lock_row(*, key: str, retain_until: date) -> OutboxEntry:
+    """The same entry as a new row for `storage.prebuilt.insert_rows`, every column set."""
+    return unflushed(OutboxEntry, id=new_id(), created_at=clock_now(), attempts=0, done_at=None, last_error=None,
+                     **_lock(key, retain_until))
+
+
+def _lock(key, retain_until):
+    return {"kind": LOCK_OBJECT, "payload": {"key": key, "retain_until": retain_until.isoformat()},
+            "next_attempt_at": clock_now()}
 
 
 def _claim(session, limit, at):

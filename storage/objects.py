@@ -126,6 +126,7 @@ class S3Store(ObjectStore):
                 s3={"payload_signing_enabled": False},
             ),
         )
+        self.client.meta.events.register("before-sign.s3.PutObject", _no_wait_for_streams)
 
     def _call(self, method, **kwargs):
         from botocore.exceptions import BotoCoreError, ClientError
@@ -234,6 +235,15 @@ class S3Store(ObjectStore):
             if not page.get("IsTruncated"):
                 return
             token = page["NextContinuationToken"]
+
+
+def _no_wait_for_streams(request, **_):
+    """A body streamed from a client is read whole whatever S3 answers (it is hashed and
+    checked on the way), so waiting for `100 Continue` before sending it would only cost a
+    round trip. Files keep the wait: S3 may refuse one (412, stored already) unsent."""
+    body = request.body
+    if hasattr(body, "seekable") and not body.seekable() and "Expect" in request.headers:
+        del request.headers["Expect"]
 
 
 def _base64_digest(hex_digest):

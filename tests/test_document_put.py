@@ -2,6 +2,7 @@
 import contextlib
 import hashlib
 import http.client
+import io
 import os
 import socket
 import threading
@@ -275,6 +276,27 @@ def _answering_412():
         stop.set()
         thread.join()
         listener.close()
+
+
+def test_a_streamed_body_goes_up_without_waiting_for_100_continue(s3_bucket, tmp_path):
+    from storage.objects import S3Store
+    from storage.uploads import HashingSpool, Passing
+
+    endpoint, bucket, s3 = s3_bucket
+    store = S3Store(bucket=bucket, endpoint_url=endpoint, region="us-west-1")
+    sent = []
+    store.client.meta.events.register("before-send.s3.PutObject", lambda request, **_: sent.append(request.headers))
+    spool = HashingSpool(10 * 2 ** 20, directory=tmp_path)
+    try:
+        store.put_stream(sha(PNG), Passing(io.BytesIO(PNG), spool, len(PNG)), len(PNG), "image/png")
+    finally:
+        spool.close()
+    scan = tmp_path / "scan.pdf"
+    scan.write_bytes(PDF)
+    store.put_file(sha(PDF), str(scan), "application/pdf")
+    streamed, from_file = sent
+    assert "Expect" not in streamed and from_file["Expect"] == b"100-continue"
+    assert s3.get_object(Bucket=bucket, Key=sha(PNG))["Body"].read() == PNG
 
 
 def _open_put(base, path, token, length):
