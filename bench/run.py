@@ -44,6 +44,7 @@ STAGES = (10_000, 50_000) if SMALL else (100_000, 1_000_000)
 INGEST_N = 300 if SMALL else 1_500
 CLIENTS = 8
 WARM_UP = 4 * CLIENTS
+WARM_UP_UPLOADS = 8
 results = []
 
 
@@ -343,7 +344,7 @@ def random_png(side):
     return out.getvalue()
 
 
-def uploads(server, hauler_token, s3, city, *, prefix="UP", runs=5):
+def uploads(server, hauler_token, s3, city, *, prefix="UP", runs=9):
     """Each size `runs` times, fresh bytes each time (nothing deduplicated): the medians.
 
     The API is sent the scan as a raw `PUT` to its SHA-256 from `http.client`, whose cost
@@ -353,6 +354,9 @@ def uploads(server, hauler_token, s3, city, *, prefix="UP", runs=5):
     body = manifest_bodies(city, 1, prefix, offset=len(city.devices) - 1)[0]
     receipt = requests.post(f"{server.base}/v1/manifests", json=body, timeout=60,
                             headers={"Authorization": f"Bearer {hauler_token}"}).json()
+    documents = f"/v1/manifests/{receipt['id']}/documents"
+    for _ in range(WARM_UP_UPLOADS):  # each worker's first scan meets its S3 client and threads cold
+        put_scan(server.base, documents, hauler_token, random_png(100))
     figures = {}
     for label, side in (("1 MB", 580), ("50 MB", 4090)):
         apis, directs = [], []
@@ -363,7 +367,7 @@ def uploads(server, hauler_token, s3, city, *, prefix="UP", runs=5):
             s3.put_object(Bucket="fogx-bench", Key=f"direct-{label}-{run}", Body=data)
             directs.append(size_mb / (time.perf_counter() - started))
             started = time.perf_counter()
-            status, answer = put_scan(server.base, f"/v1/manifests/{receipt['id']}/documents", hauler_token, data)
+            status, answer = put_scan(server.base, documents, hauler_token, data)
             apis.append(size_mb / (time.perf_counter() - started))
             assert status == 201, answer
             time.sleep(0.2)  # the lock the outbox applies after the receipt is not the next upload's
