@@ -139,12 +139,18 @@ class _BlockReads:
 
     gunicorn's `Body.read(n)` gathers `n` bytes 1 KiB per call to its reader, copying its
     buffer on each: a 50 MB scan costs some 50,000 trips and most of the upload's time. Its
-    reader (length-delimited or chunked) reads the socket in whole blocks and honours any
-    size, so reads go to it directly whenever `Body` holds nothing buffered.
+    reader (length-delimited or chunked) honours any size, so reads go to it directly
+    whenever `Body` holds nothing buffered; and its socket is read up to `SOCKET_BLOCK` bytes
+    a call instead of gunicorn's 8 KiB (128 system calls and as many buffer copies a megabyte).
     """
+
+    SOCKET_BLOCK = 256 * 1024
 
     def __init__(self, body):
         self._body = body
+        unreader = getattr(body.reader, "unreader", None)
+        if isinstance(getattr(unreader, "mxchunk", None), int):
+            unreader.mxchunk = max(unreader.mxchunk, self.SOCKET_BLOCK)
 
     @staticmethod
     def wraps(stream):

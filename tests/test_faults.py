@@ -200,3 +200,43 @@ def test_dropped_database_connections_are_not_500s(app, world, session):
     if response.status_code == 503:
         assert response.headers["Retry-After"] and world.post(world.body()).status_code == 201
     assert client.get("/ready").status_code == 200
+
+
+def test_scans_arrive_whole_through_gunicorn(servers, world, tmp_path):
+    """gunicorn's request body is read in blocks of our choosing (`api.app._BlockReads`): a
+    scan PUT with its length, one PUT chunked, and one in a multipart body arrive byte for byte."""
+    import hashlib
+    import http.client
+    import io
+
+    from PIL import Image
+
+    def scan(side):
+        out = io.BytesIO()
+        Image.frombytes("RGB", (side, side), os.urandom(side * side * 3)).save(out, format="PNG", compress_level=0)
+        return out.getvalue()
+
+    server = servers()
+    manifest_id = post(server.base, world, world.body()).json()["id"]
+    documents = f"/v1/manifests/{manifest_id}/documents"
+    bearer = factories.bearer(world.hauler_token)
+    declared, chunked, multipart = scan(1000), scan(700), scan(900)
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+    connection.request("PUT", f"{documents}/{hashlib.sha256(declared).hexdigest()}", body=declared,
+                       headers={**bearer, "Content-Type": "image/png"})
+    assert connection.getresponse().status == 201
+    connection.close()
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+    pieces = (chunked[i:i + 100_000] for i in range(0, len(chunked), 100_000))
+    connection.request("PUT", f"{documents}/{hashlib.sha256(chunked).hexdigest()}", body=pieces,
+                       headers={**bearer, "Content-Type": "image/png"}, encode_chunked=True)
+    assert connection.getresponse().status == 201
+    connection.close()
+    response = requests.post(f"{server.base}{documents}", headers=bearer, timeout=60,
+                             files={"documents": ("scan.png", multipart, "image/png")})
+    assert response.status_code == 201, response.text
+    for data in (declared, chunked, multipart):
+        key = hashlib.sha256(data).hexdigest()
+        assert (tmp_path / "objects" / key[:2] / key).read_bytes() == data
+        fetched = requests.get(f"{server.base}{documents}/{key}", headers=bearer, timeout=60)
+        assert fetched.status_code == 200 and fetched.content == data
