@@ -148,14 +148,18 @@ def _stream(session, store, target, upload: Upload, passing: Passing, length) ->
             document = _add_rows(session, target, upload, size=length)
     finally:
         try:
-            wrote = putting.result()  # the body is the request's: always wait for the store to read it
-            passing.drain()  # a store that answered before the body (the key is there) read none of it
-        except StoreUnavailable:
-            passing.drain()  # the whole body, to tell a refused checksum from a store that is down
-            _check_one(upload)
-            raise _store_down()
+            try:
+                wrote = putting.result()  # the body is the request's: always wait for the store to read it
+            except StoreUnavailable:
+                wrote = None
+            # The rest of the body: none of it if the store answered first (the key is there), all
+            # of it after a failure, to tell a refused checksum from a store that is down.
+            passing.drain()
         except ShortBody:
             raise BadRequest(f"The body ended after {spool.size} of the {length} bytes declared.")
+        if wrote is None:
+            _check_one(upload)
+            raise _store_down()
     try:
         _check_one(upload)
     except Exception:

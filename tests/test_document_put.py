@@ -325,3 +325,20 @@ def _raw_put(base, path, token, pieces, length=None):
         return response.status, response.read()
     finally:
         connection.close()
+
+
+def test_a_client_gone_while_the_store_is_down_is_400(make_app, frozen_clock):
+    app = make_app(STORAGE_BACKEND="s3", S3_ENDPOINT_URL=f"http://127.0.0.1:{_free_port()}",
+                   S3_BUCKET="nowhere", S3_REGION="us-west-1")
+    client, world, session = world_of(app, frozen_clock)
+    manifest_id = world.post(world.body()).json["id"]
+    scan = big_png()
+    with serve(app) as base:
+        connection = _open_put(base, f"/v1/manifests/{manifest_id}/documents/{sha(scan)}",
+                               world.hauler_token, len(scan))
+        connection.send(scan[: len(scan) // 3])
+        connection.sock.shutdown(socket.SHUT_WR)
+        response = connection.getresponse()
+        assert response.status == 400, response.read()
+    assert session.scalar(select(func.count()).select_from(Document)) == 0
+    session.close()
