@@ -360,7 +360,7 @@ def uploads(server, hauler_token, s3, city, *, prefix="UP", runs=9):
     figures = {}
     for label, side in (("1 MB", 580), ("50 MB", 4090)):
         apis, directs = [], []
-        for run in range(runs if side < 1000 else 3):
+        for run in range(runs if side < 1000 else 5):
             data = random_png(side)
             size_mb = len(data) / 2 ** 20
             started = time.perf_counter()

@@ -196,22 +196,41 @@ def test_the_put_to_s3_starts_before_the_body_has_arrived(s3_app, frozen_clock):
 def test_a_client_gone_mid_upload_is_400_and_nothing_is_stored(s3_app, frozen_clock):
     client, world, session = world_of(s3_app, frozen_clock)
     manifest_id = world.post(world.body()).json["id"]
-    scan = big_png()
-    with serve(s3_app) as base:
-        connection = _open_put(base, f"/v1/manifests/{manifest_id}/documents/{sha(scan)}",
-                               world.hauler_token, len(scan))
-        connection.send(scan[: len(scan) // 3])
-        connection.sock.shutdown(socket.SHUT_WR)  # no more bytes will come
-        response = connection.getresponse()
-        assert response.status == 400, response.read()
+    assert gone_mid_upload(s3_app, manifest_id, world.hauler_token) == 400
     assert stored(s3_app) == []
     assert session.scalar(select(func.count()).select_from(Document)) == 0
     session.close()
 
 
+def test_a_client_gone_while_the_store_is_down_is_400(make_app, frozen_clock):
+    app = store_down(make_app)
+    client, world, session = world_of(app, frozen_clock)
+    manifest_id = world.post(world.body()).json["id"]
+    assert gone_mid_upload(app, manifest_id, world.hauler_token) == 400
+    assert session.scalar(select(func.count()).select_from(Document)) == 0
+    session.close()
+
+
+def gone_mid_upload(app, manifest_id, token):
+    """The status answered to a client that sends a third of a scan and stops."""
+    scan = big_png()
+    with serve(app) as base:
+        connection = _open_put(base, f"/v1/manifests/{manifest_id}/documents/{sha(scan)}", token, len(scan))
+        connection.send(scan[: len(scan) // 3])
+        connection.sock.shutdown(socket.SHUT_WR)  # no more bytes will come
+        response = connection.getresponse()
+        response.read()
+        return response.status
+
+
+def store_down(make_app):
+    """An app whose S3 endpoint is a port nobody listens on."""
+    return make_app(STORAGE_BACKEND="s3", S3_ENDPOINT_URL=f"http://127.0.0.1:{_free_port()}",
+                    S3_BUCKET="nowhere", S3_REGION="us-west-1")
+
+
 def test_the_store_down_is_503_and_bytes_that_do_not_match_are_still_422(make_app, frozen_clock):
-    app = make_app(STORAGE_BACKEND="s3", S3_ENDPOINT_URL=f"http://127.0.0.1:{_free_port()}",
-                   S3_BUCKET="nowhere", S3_REGION="us-west-1")
+    app = store_down(make_app)
     client, world, session = world_of(app, frozen_clock)
     manifest_id = world.post(world.body()).json["id"]
     down = put(client, world, manifest_id, sha(PDF), PDF)
@@ -326,19 +345,3 @@ def _raw_put(base, path, token, pieces, length=None):
     finally:
         connection.close()
 
-
-def test_a_client_gone_while_the_store_is_down_is_400(make_app, frozen_clock):
-    app = make_app(STORAGE_BACKEND="s3", S3_ENDPOINT_URL=f"http://127.0.0.1:{_free_port()}",
-                   S3_BUCKET="nowhere", S3_REGION="us-west-1")
-    client, world, session = world_of(app, frozen_clock)
-    manifest_id = world.post(world.body()).json["id"]
-    scan = big_png()
-    with serve(app) as base:
-        connection = _open_put(base, f"/v1/manifests/{manifest_id}/documents/{sha(scan)}",
-                               world.hauler_token, len(scan))
-        connection.send(scan[: len(scan) // 3])
-        connection.sock.shutdown(socket.SHUT_WR)
-        response = connection.getresponse()
-        assert response.status == 400, response.read()
-    assert session.scalar(select(func.count()).select_from(Document)) == 0
-    session.close()
