@@ -344,7 +344,7 @@ def random_png(side):
     return out.getvalue()
 
 
-def uploads(server, hauler_token, s3, city, *, prefix="UP", runs=9):
+def uploads(server, hauler_token, s3, city, *, prefix="UP", runs=15):
     """Each size `runs` times, fresh bytes each time (nothing deduplicated): the medians.
 
     The API is sent the scan as a raw `PUT` to its SHA-256 from `http.client`, whose cost

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from sqlalchemy import bindparam, select
+from sqlalchemy.exc import IntegrityError
 
 from api.errors import BadRequest, NotFound, ServiceUnavailable, UnsupportedMediaType, ValidationFailed
 from domain.clock import now as clock_now
@@ -97,8 +98,14 @@ def add(session, principal, store, manifest, uploads: list[Upload]):
     check(uploads)
     put_objects(store, uploads)
     service_day = manifest.revisions[manifest.current_revision - 1].service_completed_at.date()
-    attach(session, manifest, uploads, service_day=service_day)
-    session.commit()
+    try:
+        attach(session, manifest, uploads, service_day=service_day)
+        session.commit()
+    except IntegrityError:  # a scan attached by another request meanwhile: attach the rest
+        session.rollback()
+        session.refresh(manifest, ["documents"])
+        attach(session, manifest, uploads, service_day=service_day)
+        session.commit()
 
 
 def receive(session, principal, store, manifest_id, key, body, *, length, filename, limit):
@@ -132,6 +139,13 @@ def receive(session, principal, store, manifest_id, key, body, *, length, filena
             document = _add_rows(session, target, upload, size=spool.size)
         session.commit()
         return document, True
+    except IntegrityError:  # the same scan, attached by another request meanwhile
+        session.rollback()
+        existing = session.scalar(select(Document).where(Document.manifest_id == target.id,
+                                                         Document.sha256 == key))
+        if existing is None:
+            raise
+        return existing, False
     except Exception:
         session.rollback()
         raise
@@ -142,31 +156,35 @@ def receive(session, principal, store, manifest_id, key, body, *, length, filena
 def _stream(session, store, target, upload: Upload, passing: Passing, length) -> Document:
     spool, key = upload.spool, upload.declared_sha256  # the bytes are hashed only as they go
     putting = _background().submit(store.put_stream, key, passing, length, upload.content_type)
+    document = failure = None
     try:
         # SQLite would hold its one write lock for the whole upload: its rows wait for the PUT.
         if session.get_bind().dialect.name == "postgresql":
             document = _add_rows(session, target, upload, size=length)
-    finally:
+    except Exception as error:  # noqa: BLE001  raised once the body is read and checked
+        failure = error
+    try:
         try:
-            try:
-                wrote = putting.result()  # the body is the request's: always wait for the store to read it
-            except StoreUnavailable:
-                wrote = None
-            # The rest of the body: none of it if the store answered first (the key is there), all
-            # of it after a failure, to tell a refused checksum from a store that is down.
-            passing.drain()
-        except ShortBody:
-            raise BadRequest(f"The body ended after {spool.size} of the {length} bytes declared.")
-        if wrote is None:
-            _check_one(upload)
-            raise _store_down()
+            wrote = putting.result()  # the body is the request's: always wait for the store to read it
+        except StoreUnavailable:
+            wrote = None
+        # The rest of the body: none of it if the store answered first (the key is there), all
+        # of it after a failure, to tell a refused checksum from a store that is down.
+        passing.drain()
+    except ShortBody:
+        raise BadRequest(f"The body ended after {spool.size} of the {length} bytes declared.")
+    if wrote is None:
+        _check_one(upload)
+        raise _store_down()
     try:
         _check_one(upload)
     except Exception:
         if wrote:
             store.delete(key)
         raise
-    if session.get_bind().dialect.name != "postgresql":
+    if failure is not None:
+        raise failure
+    if document is None:
         document = _add_rows(session, target, upload, size=length)
     return document
 

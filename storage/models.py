@@ -413,6 +413,7 @@ class Document(Base):
     filename: Mapped[str | None] = mapped_column(String(255))
     uploaded_at: Mapped[datetime] = created()
     retained_until: Mapped[date | None] = mapped_column(Date)
+    __table_args__ = (Index("uq_documents_manifest_sha256", "manifest_id", "sha256", unique=True),)
 
 
 class LegalHold(Base):

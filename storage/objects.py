@@ -5,6 +5,7 @@ Keys are the content's SHA-256, so storing the same bytes twice stores them once
 import base64
 import os
 import shutil
+import uuid
 from datetime import date, datetime, time, timezone
 from pathlib import Path
 
@@ -76,7 +77,9 @@ class LocalStore(ObjectStore):
         if target.exists():
             return
         target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_suffix(".partial")
+        # A name of its own for each upload: two uploads of the same bytes at once each rename
+        # a whole copy into place, whichever is last.
+        partial = target.with_name(f"{key}.{uuid.uuid4().hex}.partial")
         shutil.copyfile(path, partial)
         os.replace(partial, target)
 

@@ -102,6 +102,21 @@ def test_the_same_sha256_again_answers_the_attached_document_without_reading_the
     assert stored(app) == [sha(PDF)]
 
 
+def test_the_same_scan_put_by_eight_clients_at_once_is_one_document(put_world):
+    """A dispatch client retrying a PUT it thinks lost races its first attempt."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    app, client, world, session, manifest_id = put_world
+    scan = big_png(300)
+    path = f"/v1/manifests/{manifest_id}/documents/{sha(scan)}"
+    with serve(app) as base, ThreadPoolExecutor(8) as pool:
+        statuses = sorted(pool.map(lambda _: _raw_put(base, path, world.hauler_token, [scan], len(scan))[0],
+                                   range(8)))
+    assert statuses == [200] * 7 + [201]
+    assert session.scalar(select(func.count()).select_from(Document)) == 1
+    assert stored(app) == [sha(scan)]
+
+
 def test_bytes_that_do_not_hash_to_the_path_are_422_and_not_kept(put_world):
     app, client, world, session, manifest_id = put_world
     response = put(client, world, manifest_id, sha(PNG), PDF)

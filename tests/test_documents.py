@@ -319,3 +319,19 @@ def test_a_scan_goes_to_s3_with_its_key_as_the_checksum_s3_verifies(s3_bucket, t
     assert "x-amz-checksum-sha256" in headers["authorization"]  # a signed header
     assert headers["x-amz-content-sha256"] == "UNSIGNED-PAYLOAD"
     assert s3.get_object(Bucket=bucket, Key=sha(PDF))["Body"].read() == PDF
+
+
+def test_the_same_scan_posted_by_four_clients_at_once_is_one_document(app, world, session):
+    from concurrent.futures import ThreadPoolExecutor
+
+    receipt = world.post(world.body()).json
+    path = f"/v1/manifests/{receipt['id']}/documents"
+
+    def post_scan(base):
+        return requests.post(f"{base}{path}", headers=factories.bearer(world.hauler_token), timeout=30,
+                             files={"documents": ("again.png", PNG, "image/png")}).status_code
+
+    with serve(app) as base, ThreadPoolExecutor(4) as pool:
+        statuses = list(pool.map(post_scan, [base] * 4))
+    assert statuses == [201] * 4
+    assert session.scalar(select(func.count()).select_from(Document)) == 1
