@@ -156,6 +156,7 @@ def receive(session, principal, store, manifest_id, key, body, *, length, filena
 def _stream(session, store, target, upload: Upload, passing: Passing, length) -> Document:
     spool, key = upload.spool, upload.declared_sha256  # the bytes are hashed only as they go
     putting = _background().submit(store.put_stream, key, passing, length, upload.content_type)
+    putting.add_done_callback(lambda _: passing.stop_handing())
     document = failure = None
     try:
         # SQLite would hold its one write lock for the whole upload: its rows wait for the PUT.
@@ -163,6 +164,8 @@ def _stream(session, store, target, upload: Upload, passing: Passing, length) ->
             document = _add_rows(session, target, upload, size=length)
     except Exception as error:  # noqa: BLE001  raised once the body is read and checked
         failure = error
+    passing.spool_as_read()
+    verdict = _verdict(upload) if passing.complete else None  # while S3 is still answering
     try:
         try:
             wrote = putting.result()  # the body is the request's: always wait for the store to read it
@@ -173,15 +176,14 @@ def _stream(session, store, target, upload: Upload, passing: Passing, length) ->
         passing.drain()
     except ShortBody:
         raise BadRequest(f"The body ended after {spool.size} of the {length} bytes declared.")
+    if verdict is None:
+        verdict = _verdict(upload)
     if wrote is None:
-        _check_one(upload)
-        raise _store_down()
-    try:
-        _check_one(upload)
-    except Exception:
+        raise verdict or _store_down()
+    if verdict:
         if wrote:
             store.delete(key)
-        raise
+        raise verdict
     if failure is not None:
         raise failure
     if document is None:
@@ -218,12 +220,19 @@ def _spool_then_put(store, upload: Upload, body, head):
 
 
 def _check_one(upload: Upload):
+    if verdict := _verdict(upload):
+        raise verdict
+
+
+def _verdict(upload: Upload) -> ValidationFailed | None:
+    """Why the spooled body is refused (no sound scan, or not the bytes of its SHA-256), or None."""
     defect = upload.spool.defect(upload.content_type)
     if defect:
-        raise ValidationFailed(f"The body is not a sound scan: {defect}.", errors={"body": [defect]})
+        return ValidationFailed(f"The body is not a sound scan: {defect}.", errors={"body": [defect]})
     if upload.declared_sha256 != upload.spool.sha256:
-        raise ValidationFailed("The body does not match the SHA-256 it was sent to.",
-                               errors={"sha256": [f"The body's SHA-256 is {upload.spool.sha256}."]})
+        return ValidationFailed("The body does not match the SHA-256 it was sent to.",
+                                errors={"sha256": [f"The body's SHA-256 is {upload.spool.sha256}."]})
+    return None
 
 
 # The hauler's own manifest, what a new scan's lock needs, and the scan if it is attached.

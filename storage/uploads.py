@@ -4,6 +4,7 @@ Memory stays flat whatever the file size: bytes go straight to a temporary file.
 """
 import hashlib
 import os
+import queue
 import tempfile
 
 # Scans are accepted by what their bytes are, not by what the client calls them.
@@ -125,18 +126,24 @@ class HashingSpool:
 
 
 class Passing:
-    """A request body read once, by the object store, while it arrives: every byte the store
-    reads is also written to `spool` (hashed, counted, kept for the checks made afterwards).
+    """A request body read once, by the object store, while it arrives.
 
-    `head` is what was read of the body already (to sniff it). The source is read in blocks
-    of at least `block` bytes, whatever smaller reads the HTTP client makes.
+    The store's thread reads the body through `read`; each block it reads is handed to the
+    request's own thread, which hashes and spools it (`spool_as_read`) while the store's
+    thread goes on sending: the hashing is not on the upload's path. At most `ahead` blocks
+    wait to be spooled, so memory stays bounded whatever the size (and the request's thread
+    must call `spool_as_read`, or the store's thread waits for it). `head` is what was read of
+    the body already (to sniff it). The source is read in blocks of at least `block` bytes,
+    whatever smaller reads the HTTP client makes.
     """
 
-    def __init__(self, source, spool, length, head=b"", block=256 * 1024):
+    def __init__(self, source, spool, length, head=b"", block=256 * 1024, ahead=4):
         self._source, self._spool, self._block = source, spool, block
         self._left = length - len(head)
         self._chunk = memoryview(head)
         self._at = 0
+        self._handed = queue.Queue(maxsize=ahead)
+        self._direct = False
         spool.write(head)
 
     def read(self, size=-1):
@@ -154,11 +161,40 @@ class Passing:
         if not chunk:
             raise ShortBody(self._left)
         self._left -= len(chunk)
-        self._spool.write(chunk)
+        if self._direct:
+            self._spool.write(chunk)
+        else:
+            self._handed.put(chunk)
+            if self._left <= 0:
+                self._handed.put(None)
         self._chunk, self._at = memoryview(chunk), 0
 
+    def stop_handing(self):
+        """The store has stopped reading (done, or failed): `spool_as_read` need wait no more."""
+        self._handed.put(None)
+
+    def spool_as_read(self):
+        """Hash and spool the blocks the store reads, as it reads them, until the body has
+        ended or the store has stopped reading."""
+        while (chunk := self._handed.get()) is not None:
+            self._spool.write(chunk)
+
+    @property
+    def complete(self):
+        """Whether the whole body is read (and, after `spool_as_read`, spooled)."""
+        return self._left <= 0
+
     def drain(self):
-        """Read what the store did not (it gave up early), so the whole body is hashed."""
+        """Once the store is done with it: spool what it left behind (it answered early, or
+        failed), so that the whole body is hashed."""
+        self._direct = True
+        while True:
+            try:
+                chunk = self._handed.get_nowait()
+            except queue.Empty:
+                break
+            if chunk is not None:
+                self._spool.write(chunk)
         self._at = len(self._chunk)
         while self._left > 0:
             self._refill()

@@ -191,7 +191,7 @@ def test_the_put_to_s3_starts_before_the_body_has_arrived(s3_app, frozen_clock):
     """Half the scan is sent; the store's PUT must begin before the other half is."""
     client, world, session = world_of(s3_app, frozen_clock)
     manifest_id = world.post(world.body()).json["id"]
-    scan = big_png()
+    scan = big_png(1200)  # 4 MiB: more blocks than may wait to be spooled at once
     started = threading.Event()
     s3 = s3_app.extensions["fogx.store"].client
     s3.meta.events.register("before-send.s3.PutObject", lambda **_: started.set())
