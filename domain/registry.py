@@ -26,8 +26,8 @@ def value_on(facts, day: date, default=None):
 def permit_status_on(*, issued_on: date, expires_on: date, changes, day: date) -> str:
     """`active`, `suspended`, `revoked` or `expired` on `day`; `not_issued` before issue.
 
-    A permit past its expiry date is expired whatever its last recorded status
-    (a permit lists the devices it covers only while it is in force).
+    An active permit past its expiry date is expired; a suspended or revoked one keeps that
+    status, which says more (either way it covers no device then).
     """
     if day < issued_on:
         return "not_issued"
