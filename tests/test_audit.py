@@ -21,9 +21,8 @@ import io
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
-from sqlalchemy import select
 
-from storage.models import Jurisdiction, PermitStatusChange
+from storage.models import PermitStatusChange
 from tests import factories
 from tests.manifest_world import iso
 
