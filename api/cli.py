@@ -41,7 +41,8 @@ def storage_sweep(older_than_minutes, dry_run):
                        progress=lambda _key: bar.update(1))
     verb = "would remove" if dry_run else "removed"
     click.echo(f"{verb} {counts['removed']} unreferenced object(s); kept {counts['kept']} referenced, "
-               f"{counts['young']} younger than {minutes} min, {counts['refused']} refused by the store")
+               f"{counts['young']} younger than {minutes} min, {counts['refused']} refused by the store; "
+               f"{verb} {counts['partials']} abandoned partial write(s)")
 
 
 @storage_cli.command("check")

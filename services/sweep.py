@@ -9,7 +9,8 @@ from storage.objects import StoreUnavailable
 
 
 def sweep(session, store, *, older_than: timedelta, dry_run=False, progress=None) -> dict:
-    """Delete unreferenced objects older than `older_than` (younger ones may be mid-commit)."""
+    """Delete unreferenced objects older than `older_than` (younger ones may be mid-commit),
+    and the store's abandoned partial writes as old."""
     referenced = set(session.scalars(select(Document.object_key)))
     cutoff = clock_now() - older_than
     counts = {"kept": 0, "removed": 0, "young": 0, "refused": 0}
@@ -28,4 +29,10 @@ def sweep(session, store, *, older_than: timedelta, dry_run=False, progress=None
                 counts["refused"] += 1  # locked: never ours to remove
         if progress:
             progress(key)
+    counts["partials"] = 0
+    for name, modified in store.abandoned():  # partial copies a crashed upload left behind
+        if modified <= cutoff:
+            if not dry_run:
+                store.discard(name)
+            counts["partials"] += 1
     return counts

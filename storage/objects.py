@@ -54,6 +54,14 @@ class ObjectStore:
         """(key, last modified, aware UTC) of every stored object."""
         raise NotImplementedError
 
+    def abandoned(self):
+        """(name, last modified, aware UTC) of writes that never finished; none by default."""
+        return iter(())
+
+    def discard(self, name):
+        """Remove an abandoned write named by `abandoned`."""
+        raise NotImplementedError
+
 
 class LocalStore(ObjectStore):
     """A folder; objects are fanned out by the first two hex digits of their key."""
@@ -80,8 +88,11 @@ class LocalStore(ObjectStore):
         # A name of its own for each upload: two uploads of the same bytes at once each rename
         # a whole copy into place, whichever is last.
         partial = target.with_name(f"{key}.{uuid.uuid4().hex}.partial")
-        shutil.copyfile(path, partial)
-        os.replace(partial, target)
+        try:
+            shutil.copyfile(path, partial)
+            os.replace(partial, target)
+        finally:
+            partial.unlink(missing_ok=True)  # left only when the copy failed
 
     def open(self, key):
         return open(self._path(key), "rb")
@@ -96,12 +107,21 @@ class LocalStore(ObjectStore):
         pass
 
     def keys(self):
-        if not self.root.exists():
-            return
-        for path in self.root.glob("??/*"):
+        for path in self._files():
             if not path.name.endswith(".partial"):
-                modified = datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc)
-                yield path.name, modified
+                yield path.name, _modified(path)
+
+    def abandoned(self):
+        """Partial copies a crashed or failed upload left behind."""
+        for path in self._files():
+            if path.name.endswith(".partial"):
+                yield path.name, _modified(path)
+
+    def discard(self, name):
+        (self.root / name[:2] / name).unlink(missing_ok=True)
+
+    def _files(self):
+        return self.root.glob("??/*") if self.root.exists() else iter(())
 
 
 class S3Store(ObjectStore):
@@ -238,6 +258,10 @@ class S3Store(ObjectStore):
             if not page.get("IsTruncated"):
                 return
             token = page["NextContinuationToken"]
+
+
+def _modified(path):
+    return datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc)
 
 
 def _no_wait_for_streams(request, **_):

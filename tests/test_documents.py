@@ -298,6 +298,23 @@ def test_the_sweeper_keeps_referenced_and_young_objects(app, world, tmp_path, fr
     assert objects(app) == [sha(PDF)]
 
 
+def test_the_sweeper_removes_partial_copies_a_crashed_upload_left(app, world, frozen_clock):
+    store = app.extensions["fogx.store"]
+    left = store.root / sha(PNG)[:2] / f"{sha(PNG)}.0a1b2c.partial"
+    left.parent.mkdir(parents=True, exist_ok=True)
+    left.write_bytes(PNG[:10])
+    assert objects(app) == []  # not an object
+    runner = app.test_cli_runner()
+    frozen_clock(datetime.now(timezone.utc) + timedelta(minutes=1))  # file times are real
+    young = runner.invoke(args=["storage", "sweep"])
+    assert "removed 0 abandoned partial write(s)" in young.output and left.exists()
+    dry = runner.invoke(args=["storage", "sweep", "--older-than-minutes", "0", "--dry-run"])
+    assert "would remove 1 abandoned partial write(s)" in dry.output and left.exists()
+    swept = runner.invoke(args=["storage", "sweep", "--older-than-minutes", "0"])
+    assert "removed 1 abandoned partial write(s)" in swept.output and not left.exists()
+
+
+
 def test_a_scan_goes_to_s3_with_its_key_as_the_checksum_s3_verifies(s3_bucket, tmp_path):
     """The PUT carries the content's SHA-256 (the key) as its checksum header, which S3 checks
     against the bytes it receives; the body is not hashed again for the signature."""
