@@ -70,7 +70,7 @@ def _store_down():
                               headers={"Retry-After": "30"})
 
 
-def _document(manifest_id, *, key, size, content_type, filename) -> dict:
+def _document_columns(manifest_id, *, key, size, content_type, filename) -> dict:
     return dict(id=new_id(), manifest_id=manifest_id, sha256=key, size_bytes=size, content_type=content_type,
                 object_key=key, filename=(filename or None) and filename[:255], uploaded_at=clock_now())
 
@@ -84,8 +84,9 @@ def attach(session, manifest: Manifest, uploads: list[Upload], *, service_day: d
         if upload.key in have:
             continue
         have.add(upload.key)
-        manifest.documents.append(Document(**_document(manifest.id, key=upload.key, size=upload.spool.size,
-                                                       content_type=upload.content_type, filename=upload.filename)))
+        manifest.documents.append(Document(**_document_columns(
+            manifest.id, key=upload.key, size=upload.spool.size, content_type=upload.content_type,
+            filename=upload.filename)))
         outbox.enqueue_lock(session, key=upload.key, retain_until=until)
 
 
@@ -203,7 +204,7 @@ def _background():
 
 def _add_rows(session, target, upload: Upload, *, size) -> Document:
     """The document and its lock entry, written (not committed) without the unit of work."""
-    document = unflushed(Document, retained_until=None, **_document(
+    document = unflushed(Document, retained_until=None, **_document_columns(
         target.id, key=upload.declared_sha256, size=size, content_type=upload.content_type, filename=upload.filename))
     lock = outbox.lock_row(key=document.sha256, retain_until=add_years(target.service_day, target.retention_years))
     insert_rows(session.connection(), (document, lock))
@@ -215,13 +216,9 @@ def _spool_then_put(store, upload: Upload, body, head):
     spool.write(head)
     while chunk := body.read(1024 * 1024):
         spool.write(chunk)
-    _check_one(upload)
-    put_objects(store, [upload])
-
-
-def _check_one(upload: Upload):
     if verdict := _verdict(upload):
         raise verdict
+    put_objects(store, [upload])
 
 
 def _verdict(upload: Upload) -> ValidationFailed | None:

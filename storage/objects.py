@@ -174,8 +174,11 @@ class S3Store(ObjectStore):
             return False
 
     def put_file(self, key, path, content_type):
-        if os.path.getsize(path) <= MULTIPART_THRESHOLD:
-            return self._put_once(key, path, content_type)
+        size = os.path.getsize(path)
+        if size <= MULTIPART_THRESHOLD:
+            with open(path, "rb") as body:
+                self.put_stream(key, body, size, content_type)
+            return
         if self.exists(key):
             return
         from boto3.s3.transfer import TransferConfig
@@ -189,10 +192,6 @@ class S3Store(ObjectStore):
                                     ExtraArgs={"ContentType": content_type})
         except (BotoCoreError, ClientError) as error:
             raise StoreUnavailable(str(error)) from error
-
-    def _put_once(self, key, path, content_type):
-        with open(path, "rb") as body:
-            return self.put_stream(key, body, os.path.getsize(path), content_type)
 
     def put_stream(self, key, body, length, content_type):
         """One conditional PUT of `length` bytes read from `body` as they come: written unless

@@ -143,11 +143,12 @@ def test_a_truncated_pdf_under_its_own_hash_is_422_and_not_kept(put_world):
 
 def test_what_is_no_scan_is_415_and_what_is_empty_is_422(put_world):
     app, client, world, session, manifest_id = put_world
-    assert put(client, world, manifest_id, sha(ELF), ELF).status_code == 415
+    no_scan = put(client, world, manifest_id, sha(ELF), ELF)
     empty = put(client, world, manifest_id, sha(b""), b"")
-    assert empty.status_code == 422 and "body" in empty.json["errors"]
     malformed = put(client, world, manifest_id, sha(PDF).upper(), PDF)
-    assert malformed.status_code == 422 and "sha256" in malformed.json["errors"]
+    assert (no_scan.status_code, empty.status_code, malformed.status_code) == (415, 422, 422)
+    assert {r.mimetype for r in (no_scan, empty, malformed)} == {"application/problem+json"}
+    assert "body" in empty.json["errors"] and "sha256" in malformed.json["errors"]
     assert stored(app) == []
 
 
@@ -170,7 +171,7 @@ def test_a_body_over_the_limit_is_413_declared_or_chunked(make_app, frozen_clock
     with serve(app) as base:
         declared = _raw_put(base, url, world.hauler_token, [big], length=len(big))
         chunked = _raw_put(base, url, world.hauler_token, [big[i:i + 65536] for i in range(0, len(big), 65536)])
-    assert declared[0] == 413 and chunked[0] == 413
+    assert declared[:2] == chunked[:2] == (413, "application/problem+json")
     assert stored(app) == []
     assert session.scalar(select(func.count()).select_from(Document)) == 0
     session.close()
@@ -181,7 +182,7 @@ def test_a_chunked_scan_is_spooled_and_stored(s3_app, frozen_clock):
     manifest_id = world.post(world.body()).json["id"]
     url = f"/v1/manifests/{manifest_id}/documents/{sha(PDF)}"
     with serve(s3_app) as base:
-        status, _ = _raw_put(base, url, world.hauler_token, [PDF[:100], PDF[100:]])
+        status, _, _ = _raw_put(base, url, world.hauler_token, [PDF[:100], PDF[100:]])
     assert status == 201
     assert stored(s3_app) == [sha(PDF)]
     session.close()
@@ -211,7 +212,7 @@ def test_the_put_to_s3_starts_before_the_body_has_arrived(s3_app, frozen_clock):
 def test_a_client_gone_mid_upload_is_400_and_nothing_is_stored(s3_app, frozen_clock):
     client, world, session = world_of(s3_app, frozen_clock)
     manifest_id = world.post(world.body()).json["id"]
-    assert gone_mid_upload(s3_app, manifest_id, world.hauler_token) == 400
+    assert gone_mid_upload(s3_app, manifest_id, world.hauler_token) == (400, "application/problem+json")
     assert stored(s3_app) == []
     assert session.scalar(select(func.count()).select_from(Document)) == 0
     session.close()
@@ -221,13 +222,13 @@ def test_a_client_gone_while_the_store_is_down_is_400(make_app, frozen_clock):
     app = store_down(make_app)
     client, world, session = world_of(app, frozen_clock)
     manifest_id = world.post(world.body()).json["id"]
-    assert gone_mid_upload(app, manifest_id, world.hauler_token) == 400
+    assert gone_mid_upload(app, manifest_id, world.hauler_token) == (400, "application/problem+json")
     assert session.scalar(select(func.count()).select_from(Document)) == 0
     session.close()
 
 
 def gone_mid_upload(app, manifest_id, token):
-    """The status answered to a client that sends a third of a scan and stops."""
+    """(status, content type) answered to a client that sends a third of a scan and stops."""
     scan = big_png()
     with serve(app) as base:
         connection = _open_put(base, f"/v1/manifests/{manifest_id}/documents/{sha(scan)}", token, len(scan))
@@ -235,7 +236,7 @@ def gone_mid_upload(app, manifest_id, token):
         connection.sock.shutdown(socket.SHUT_WR)  # no more bytes will come
         response = connection.getresponse()
         response.read()
-        return response.status
+        return response.status, response.getheader("Content-Type")
 
 
 def store_down(make_app):
@@ -345,7 +346,7 @@ def _open_put(base, path, token, length):
 
 
 def _raw_put(base, path, token, pieces, length=None):
-    """(status, body) of a PUT of `pieces`: with `length` declared, else chunked."""
+    """(status, content type, body) of a PUT of `pieces`: with `length` declared, else chunked."""
     address = urlsplit(base)
     connection = http.client.HTTPConnection(address.hostname, address.port, timeout=30)
     headers = {"Authorization": f"Bearer {token}", "Content-Type": "image/png"}
@@ -356,7 +357,7 @@ def _raw_put(base, path, token, pieces, length=None):
         connection.request("PUT", path, body=iter(pieces), headers=headers, encode_chunked=True)
     response = connection.getresponse()
     try:
-        return response.status, response.read()
+        return response.status, response.getheader("Content-Type"), response.read()
     finally:
         connection.close()
 
