@@ -405,7 +405,8 @@ class Document(Base):
 
     __tablename__ = "documents"
     id: Mapped[uuid.UUID] = pk()
-    manifest_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("manifests.id"), index=True)
+    # Looked up by manifest through the unique (manifest_id, sha256) index below.
+    manifest_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("manifests.id"))
     sha256: Mapped[str] = mapped_column(String(64), index=True)
     size_bytes: Mapped[int] = mapped_column(Integer)
     content_type: Mapped[str] = mapped_column(String(40))

@@ -4,8 +4,10 @@ import re
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import inspect
+from sqlalchemy import create_engine, inspect, text
 
+from storage import migrate
+from storage.db import make_engine
 from storage.models import Base
 from tests import factories
 from tests.conftest import https_client
@@ -116,6 +118,32 @@ def test_migrations_build_exactly_the_models(app):
         diff = compare_metadata(MigrationContext.configure(connection), Base.metadata)
     assert diff == []
     assert set(inspect(engine).get_table_names()) >= set(Base.metadata.tables)
+
+
+def test_every_migration_can_be_undone_and_done_again(database_url, tmp_path):
+    """A deploy rolled back runs the downgrades: down to nothing, up again, the models again."""
+    url = make_engine(database_url).url
+    if url.get_backend_name() == "postgresql":
+        with create_engine(url).begin() as connection:
+            connection.execute(text("DROP SCHEMA IF EXISTS migrations_undone CASCADE"))
+            connection.execute(text("CREATE SCHEMA migrations_undone"))
+        engine = create_engine(url, connect_args={"options": "-c search_path=migrations_undone"})
+    else:
+        engine = create_engine(f"sqlite:///{tmp_path / 'undone.sqlite3'}")
+    try:
+        migrate.upgrade(engine)
+        assert migrate.current(engine) is not None
+        migrate.downgrade(engine, "base")
+        assert migrate.current(engine) is None
+        assert set(inspect(engine).get_table_names()) <= {"alembic_version"}
+        migrate.upgrade(engine)
+        with engine.connect() as connection:
+            assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
+    finally:
+        if url.get_backend_name() == "postgresql":
+            with engine.begin() as connection:
+                connection.execute(text("DROP SCHEMA migrations_undone CASCADE"))
+        engine.dispose()
 
 
 def test_presets_cli_lists_all_five_with_citations(app):
