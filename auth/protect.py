@@ -9,9 +9,7 @@ from authlib.oauth2.rfc6750 import BearerTokenValidator
 from flask import g
 
 from api.errors import Forbidden, Unauthorized
-from auth.server import find_bearer
-
-REALM = "fogx"
+from auth.server import REALM, find_bearer
 
 
 @dataclass(frozen=True)

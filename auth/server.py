@@ -21,6 +21,7 @@ from storage.db import db
 from storage.models import OAuthClient, OAuthClientFse, OAuthToken
 from storage.prebuilt import Prebuilt
 
+REALM = "fogx"
 AUTH_METHODS = ["client_secret_basic", "client_secret_post"]
 
 
@@ -245,6 +246,13 @@ class AuthorizationServer(_AuthorizationServer):
         status, body, headers = error(self.get_error_uri(request, error))
         body = dict(body)
         code = body.get("error", "invalid_request")
+        if code == "invalid_client" and status == 400:
+            # Authlib answers 400 when the credentials came in the form (client_secret_post).
+            # A failed client authentication is 401 on every endpoint here, however the
+            # credentials were sent: RFC 6749 section 5.2 allows it for the token endpoint, and
+            # RFC 7662 section 2.3 asks it of introspection.
+            status = 401
+            headers = [*headers, ("WWW-Authenticate", f'Basic realm="{REALM}"')]
         response = problem_response(
             status,
             f"oauth-{code.replace('_', '-')}",

@@ -93,6 +93,23 @@ def test_wrong_secret_and_unknown_client_are_invalid_client(client, auditor):
         assert response.mimetype == "application/problem+json"
 
 
+@pytest.mark.parametrize("path", ["/oauth/token", "/oauth/revoke", "/oauth/introspect"])
+@pytest.mark.parametrize("credentials", [("known", "wrong"), ("nobody", "nothing")])
+def test_failed_client_authentication_is_401_however_the_credentials_came(client, auditor, path,
+                                                                          credentials):
+    client_id, secret = credentials
+    client_id = auditor[0] if client_id == "known" else client_id
+    access = factories.token(client, *auditor)
+    form = {"grant_type": "client_credentials", "token": access}
+    for response in (client.post(path, data=form, auth=(client_id, secret)),
+                     client.post(path, data={**form, "client_id": client_id, "client_secret": secret})):
+        assert response.status_code == 401, response.json
+        assert response.json["error"] == "invalid_client"
+        assert response.mimetype == "application/problem+json"
+        assert response.headers["WWW-Authenticate"].startswith("Basic")
+    assert client.get("/v1/jurisdictions", headers=factories.bearer(access)).status_code == 200
+
+
 def test_unsupported_grant_type(client, auditor):
     response = client.post("/oauth/token", data={"grant_type": "password"}, auth=auditor)
     assert response.status_code == 400

@@ -97,7 +97,10 @@ def main():
     work = Path(tempfile.mkdtemp(prefix="fogx-fuzz-"))
     env = {**os.environ,
            "DATABASE_URL": os.environ.get("FUZZ_DATABASE_URL") or f"sqlite:///{work / 'fuzz.sqlite3'}",
-           "STORAGE_DIR": str(work / "objects"), "TOKEN_TTL_SECONDS": "7200", "OUTBOX_INTERVAL_SECONDS": "0"}
+           "STORAGE_DIR": str(work / "objects"), "TOKEN_TTL_SECONDS": "7200", "OUTBOX_INTERVAL_SECONDS": "0",
+           # The limits would answer most generated requests with 429 and leave the routes behind
+           # them unexamined; tests/test_hostile_input.py checks the limits themselves.
+           "SUBMISSIONS_PER_MINUTE": "1000000", "EXPORTS_PER_MINUTE": "1000000", "AUTH_FAILURE_LIMIT": "1000000"}
     flask(env, "db", "upgrade")
     flask(env, "demo", "load")
     seed_peers(env)
