@@ -10,6 +10,8 @@ peers for the object-level authorization check. Run by `make fuzz` (and CI).
     FUZZ_MAX_EXAMPLES   examples per operation and phase (default 25)
     FUZZ_SEED           the generation seed (fixed by default, so a run can be repeated)
 """
+import hashlib
+import io
 import json
 import os
 import signal
@@ -74,10 +76,12 @@ def token(base, client_id):
 
 
 def file_manifests(base, tokens):
-    """Give each hauler a manifest of its own, so the peers have objects to keep apart."""
+    """Give each hauler a manifest of its own, so the peers have objects to keep apart, and
+    the first a scan: their ids, for the fuzzer to reach past the 404 of an unknown id."""
     site = requests.get(f"{base}/v1/disposal-sites", headers={"Authorization": f"Bearer {tokens['hauler']}"},
                         timeout=10).json()["items"][0]["id"]
     completed = datetime.now(timezone.utc) - timedelta(hours=3)
+    manifests = []
     for n, (role, permit, tag) in enumerate((("hauler", "VV-FOG-0001", "GI-1"), ("hauler-2", "VV-FOG-0002", "GI-1"))):
         body = {
             "manifest_number": f"FUZZ-{n}", "permit_number": permit, "device_tag": tag, "vehicle_id": "TRK-7",
@@ -91,6 +95,25 @@ def file_manifests(base, tokens):
         response = requests.post(f"{base}/v1/manifests", json=body, timeout=10,
                                  headers={"Authorization": f"Bearer {tokens[role]}"})
         assert response.status_code in (200, 201), response.text
+        manifests.append(response.json()["id"])
+    scan = _scan()
+    response = requests.put(f"{base}/v1/manifests/{manifests[0]}/documents/{hashlib.sha256(scan).hexdigest()}",
+                            data=scan, timeout=10, headers={"Authorization": f"Bearer {tokens['hauler']}",
+                                                            "Content-Type": "application/pdf"})
+    assert response.status_code in (200, 201), response.text
+    document = response.json()
+    return {"manifests": manifests, "documents": [document["id"], document["sha256"]], "scans": [document["sha256"]]}
+
+
+def _scan():
+    from reportlab.pdfgen import canvas
+
+    out = io.BytesIO()
+    page = canvas.Canvas(out)
+    page.drawString(72, 720, "Pump-out manifest FUZZ-0, signed")
+    page.showPage()
+    page.save()
+    return out.getvalue()
 
 
 def main():
@@ -117,12 +140,14 @@ def main():
             except requests.RequestException:  # not listening yet, or workers still booting
                 time.sleep(0.1)
         tokens = {role: token(base, f"demo-{role}") for role in ROLES}
-        file_manifests(base, tokens)
+        known = file_manifests(base, tokens)
         (work / "wfc.json").write_text(json.dumps({"auth": [
             {"name": role, "fixedHeaders": [{"name": "Authorization", "value": f"Bearer {tokens[role]}"}]}
             for role in ROLES]}))
         config = (ROOT / "tests" / "contract" / "schemathesis.toml").read_text().replace(
-            "WFC_PATH", str(work / "wfc.json"))
+            "WFC_PATH", str(work / "wfc.json")).replace(
+            "MANIFEST_IDS", json.dumps(known["manifests"])).replace("DOCUMENT_IDS", json.dumps(known["documents"])).replace(
+            "SCAN_SHA256", json.dumps(known["scans"]))
         (work / "schemathesis.toml").write_text(config)
         command = [str(BIN / "schemathesis"), "--config-file", str(work / "schemathesis.toml"), "run",
                    str(ROOT / "openapi.yaml"), "--url", base, "--checks", "all", "--workers", "1",
