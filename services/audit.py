@@ -71,7 +71,7 @@ def run_page(session, query, *, cursor=None, limit=None):
     if limit is None:
         return plain_rows(session.execute(query)), None
     offset = decode_offset(cursor)
-    rows = fetch_all(session.connection(), query.offset(offset).limit(limit + 1))
+    rows = fetch_all(session.connection(), query.offset(offset).limit(limit + 1), ids_as_text=True)
     more = len(rows) > limit
     return plain_rows(rows[:limit]), encode_offset(offset + limit) if more else None
 

@@ -79,6 +79,18 @@ def test_statements_of_one_shape_keep_their_own_values(app, session):
     assert number_of(second) == [(second.permit_number,)]
 
 
+def test_ids_read_as_text_are_the_text_of_the_ids(app, session):
+    """For rows bound for JSON: the id as its text where the driver can send it so (PostgreSQL),
+    a UUID elsewhere; the same id either way, and the next statement gets UUIDs again."""
+    permit = factories.permit(session)
+    statement = select(Permit.id, Permit.fse_id).where(Permit.id == permit.id).limit(1)
+    (as_text,) = fetch_all(session.connection(), statement, ids_as_text=True)
+    assert [str(value) for value in as_text] == [str(permit.id), str(permit.fse_id)]
+    if session.get_bind().dialect.name == "postgresql":
+        assert all(type(value) is str for value in as_text)
+    assert fetch_all(session.connection(), statement) == [(permit.id, permit.fse_id)]
+
+
 def test_a_list_bound_to_in_goes_through_sqlalchemy(app, session):
     """IN (list) is expanded per execution; the driver cannot take the compiled text as it is."""
     first, second, third = (factories.permit(session) for _ in range(3))
