@@ -258,7 +258,9 @@ def test_revoked_client_loses_its_tokens_and_cannot_get_new_ones(app, client, au
     assert token_response(client, auditor).status_code == 401
 
 
-def test_failed_authentication_is_rate_limited_per_client(make_app):
+@pytest.mark.parametrize("method", ["client_secret_basic", "client_secret_post"])
+def test_failed_authentication_is_rate_limited_per_client(make_app, method):
+    """Guesses count however the secret is sent (a form's used to answer 400 and went uncounted)."""
     from tests.conftest import https_client
 
     app = make_app(AUTH_FAILURE_LIMIT=3)
@@ -268,9 +270,16 @@ def test_failed_authentication_is_rate_limited_per_client(make_app):
 
         factories.jurisdiction(db.session, "victorville")
         client_id, secret = factories.oauth_client(db.session, role="auditor", subject=["victorville"])
+
+    def attempt(guess):
+        if method == "client_secret_basic":
+            return token_response(client, (client_id, guess))
+        return client.post("/oauth/token", data={"grant_type": "client_credentials", "client_id": client_id,
+                                                 "client_secret": guess})
+
     for _ in range(3):
-        assert token_response(client, (client_id, "guess")).status_code == 401
-    blocked = token_response(client, (client_id, secret))
+        assert attempt("guess").status_code == 401
+    blocked = attempt(secret)
     assert blocked.status_code == 429
     assert blocked.mimetype == "application/problem+json"
     assert int(blocked.headers["Retry-After"]) > 0
