@@ -11,7 +11,6 @@ peers for the object-level authorization check. Run by `make fuzz` (and CI).
     FUZZ_SEED           the generation seed (fixed by default, so a run can be repeated)
 """
 import hashlib
-import io
 import json
 import os
 import signal
@@ -26,6 +25,9 @@ from pathlib import Path
 import requests
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+from tests.factories import pdf_bytes  # noqa: E402
+
 BIN = Path(sys.executable).parent
 ROLES = ["admin", "auditor", "hauler", "hauler-2", "fse", "fse-2"]
 
@@ -77,7 +79,7 @@ def token(base, client_id):
 
 def file_manifests(base, tokens):
     """Give each hauler a manifest of its own, so the peers have objects to keep apart, and
-    the first a scan: their ids, for the fuzzer to reach past the 404 of an unknown id."""
+    the first a scan: their ids, by the placeholder in schemathesis.toml each fills in."""
     site = requests.get(f"{base}/v1/disposal-sites", headers={"Authorization": f"Bearer {tokens['hauler']}"},
                         timeout=10).json()["items"][0]["id"]
     completed = datetime.now(timezone.utc) - timedelta(hours=3)
@@ -96,24 +98,14 @@ def file_manifests(base, tokens):
                                  headers={"Authorization": f"Bearer {tokens[role]}"})
         assert response.status_code in (200, 201), response.text
         manifests.append(response.json()["id"])
-    scan = _scan()
+    scan = pdf_bytes("Pump-out manifest FUZZ-0, signed")
     response = requests.put(f"{base}/v1/manifests/{manifests[0]}/documents/{hashlib.sha256(scan).hexdigest()}",
                             data=scan, timeout=10, headers={"Authorization": f"Bearer {tokens['hauler']}",
                                                             "Content-Type": "application/pdf"})
     assert response.status_code in (200, 201), response.text
     document = response.json()
-    return {"manifests": manifests, "documents": [document["id"], document["sha256"]], "scans": [document["sha256"]]}
-
-
-def _scan():
-    from reportlab.pdfgen import canvas
-
-    out = io.BytesIO()
-    page = canvas.Canvas(out)
-    page.drawString(72, 720, "Pump-out manifest FUZZ-0, signed")
-    page.showPage()
-    page.save()
-    return out.getvalue()
+    return {"MANIFEST_IDS": manifests, "DOCUMENT_IDS": [document["id"], document["sha256"]],
+            "SCAN_SHA256": [document["sha256"]]}
 
 
 def main():
@@ -145,9 +137,9 @@ def main():
             {"name": role, "fixedHeaders": [{"name": "Authorization", "value": f"Bearer {tokens[role]}"}]}
             for role in ROLES]}))
         config = (ROOT / "tests" / "contract" / "schemathesis.toml").read_text().replace(
-            "WFC_PATH", str(work / "wfc.json")).replace(
-            "MANIFEST_IDS", json.dumps(known["manifests"])).replace("DOCUMENT_IDS", json.dumps(known["documents"])).replace(
-            "SCAN_SHA256", json.dumps(known["scans"]))
+            "WFC_PATH", str(work / "wfc.json"))
+        for placeholder, values in known.items():
+            config = config.replace(placeholder, json.dumps(values))
         (work / "schemathesis.toml").write_text(config)
         command = [str(BIN / "schemathesis"), "--config-file", str(work / "schemathesis.toml"), "run",
                    str(ROOT / "openapi.yaml"), "--url", base, "--checks", "all", "--workers", "1",
