@@ -135,21 +135,21 @@ class S3Store(ObjectStore):
 
         self.bucket = bucket
         self.object_lock = object_lock
-        self.client = boto3.client(
-            "s3",
+        self._session = boto3.session.Session()
+        self._client_args = dict(
             endpoint_url=endpoint_url,
             region_name=region,
             config=BotoConfig(
                 retries={"max_attempts": 3, "mode": "standard"},
                 connect_timeout=5,
                 read_timeout=30,
-                # A scan goes up with its SHA-256 as a signed checksum header that the store
-                # verifies; hashing the body a second time for the signature would only double
-                # the CPU spent per byte.
+                # Parts of large files go up unsigned: S3 checks each part's checksum, and
+                # hashing every byte a second time for the signature would only double the CPU.
                 s3={"payload_signing_enabled": False},
             ),
         )
-        self.client.meta.events.register("before-sign.s3.PutObject", _no_wait_for_streams)
+        self.client = self._session.client("s3", **self._client_args)
+        self._direct_put = None
 
     def _call(self, method, **kwargs):
         from botocore.exceptions import BotoCoreError, ClientError
@@ -198,23 +198,46 @@ class S3Store(ObjectStore):
         the key is there already (If-None-Match: *), so a retried upload neither stores a second
         version nor costs a second request. The key, the content's SHA-256, goes as the
         object's checksum: S3 refuses bytes that do not hash to it. True when this call wrote
-        the object, False when the same bytes were stored already."""
-        from botocore.exceptions import BotoCoreError, ClientError
+        the object, False when the same bytes were stored already.
 
+        A file may be refused unsent (412) after S3's `100 Continue`; a body streamed from a
+        client is read whole whatever S3 answers (it is hashed and checked on the way), so it
+        goes without waiting for one."""
+        from botocore.exceptions import BotoCoreError
+
+        from storage.s3put import PutRefused
+
+        headers = {"If-None-Match": "*", "x-amz-checksum-sha256": _base64_digest(key)}
+        if body.seekable():
+            headers["Expect"] = "100-continue"
         try:
-            self.client.put_object(Bucket=self.bucket, Key=key, Body=body, ContentLength=length,
-                                   ContentType=content_type, IfNoneMatch="*",
-                                   ChecksumSHA256=_base64_digest(key))
+            self._put()(key, body, length=length, content_type=content_type, headers=headers)
             return True
-        except ClientError as error:
-            code = error.response.get("Error", {}).get("Code")
-            if code == "PreconditionFailed":
+        except PutRefused as refusal:
+            if refusal.code == "PreconditionFailed":
                 return False  # the same bytes are stored already
-            if code == "ConditionalRequestConflict" and self.exists(key):
+            if refusal.code == "ConditionalRequestConflict" and self.exists(key):
                 return False  # another upload of the same bytes finished first
-            raise StoreUnavailable(str(error)) from error
+            raise StoreUnavailable(str(refusal)) from refusal
         except BotoCoreError as error:
             raise StoreUnavailable(str(error)) from error
+
+    def _put(self):
+        """The PUT of `storage.s3put`, made on first use (it needs the credentials)."""
+        if self._direct_put is None:
+            from botocore.exceptions import BotoCoreError
+
+            from storage.s3put import DirectPut
+
+            credentials = self._session.get_credentials()
+            if credentials is None:
+                raise StoreUnavailable("no AWS credentials are configured")
+            try:
+                probe = self._session.client("s3", **self._client_args)
+                self._direct_put = DirectPut(self.client, probe, self.bucket, credentials)
+            except (BotoCoreError, ValueError) as error:
+                raise StoreUnavailable(str(error)) from error
+        return self._direct_put
 
     def open(self, key):
         return self._call("get_object", Key=key)["Body"]
@@ -261,15 +284,6 @@ class S3Store(ObjectStore):
 
 def _modified(path):
     return datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc)
-
-
-def _no_wait_for_streams(request, **_):
-    """A body streamed from a client is read whole whatever S3 answers (it is hashed and
-    checked on the way), so waiting for `100 Continue` before sending it would only cost a
-    round trip. Files keep the wait: S3 may refuse one (412, stored already) unsent."""
-    body = request.body
-    if hasattr(body, "seekable") and not body.seekable() and "Expect" in request.headers:
-        del request.headers["Expect"]
 
 
 def _base64_digest(hex_digest):

@@ -1,9 +1,11 @@
 """A scan PUT as the raw body to its SHA-256: streamed into S3 while it arrives, then checked."""
+import base64
 import contextlib
 import hashlib
 import http.client
 import io
 import os
+import queue
 import socket
 import threading
 from urllib.parse import urlsplit
@@ -188,25 +190,71 @@ def test_a_chunked_scan_is_spooled_and_stored(s3_app, frozen_clock):
     session.close()
 
 
-def test_the_put_to_s3_starts_before_the_body_has_arrived(s3_app, frozen_clock):
+def test_the_put_to_s3_starts_before_the_body_has_arrived(make_app, s3_bucket, frozen_clock):
     """Half the scan is sent; the store's PUT must begin before the other half is."""
-    client, world, session = world_of(s3_app, frozen_clock)
-    manifest_id = world.post(world.body()).json["id"]
-    scan = big_png(1200)  # 4 MiB: more blocks than may wait to be spooled at once
-    started = threading.Event()
-    s3 = s3_app.extensions["fogx.store"].client
-    s3.meta.events.register("before-send.s3.PutObject", lambda **_: started.set())
-    half = len(scan) // 2
-    with serve(s3_app) as base:
-        connection = _open_put(base, f"/v1/manifests/{manifest_id}/documents/{sha(scan)}",
-                               world.hauler_token, len(scan))
-        connection.send(scan[:half])
-        assert started.wait(timeout=20), "the PUT to S3 waited for the whole body"
-        connection.send(scan[half:])
-        response = connection.getresponse()
-        assert response.status == 201, response.read()
-    assert s3.get_object(Bucket=s3_app.config["S3_BUCKET"], Key=sha(scan))["Body"].read() == scan
+    endpoint, bucket, s3 = s3_bucket
+    with _relay(endpoint) as (relayed, requests_seen):
+        app = make_app(STORAGE_BACKEND="s3", S3_ENDPOINT_URL=relayed, S3_BUCKET=bucket, S3_REGION="us-west-1",
+                       OUTBOX_INTERVAL_SECONDS=0)
+        client, world, session = world_of(app, frozen_clock)
+        manifest_id = world.post(world.body()).json["id"]
+        scan = big_png(1200)  # 4 MiB: more blocks than may wait to be spooled at once
+        half = len(scan) // 2
+        with serve(app) as base:
+            connection = _open_put(base, f"/v1/manifests/{manifest_id}/documents/{sha(scan)}",
+                                   world.hauler_token, len(scan))
+            connection.send(scan[:half])
+            while not (started := requests_seen.get(timeout=20)).startswith(b"PUT "):
+                pass  # the PUT waited for the whole body when none comes before the rest is sent
+            assert started.startswith(f"PUT /{bucket}/{sha(scan)} ".encode()), started
+            connection.send(scan[half:])
+            response = connection.getresponse()
+            assert response.status == 201, response.read()
+    assert s3.get_object(Bucket=bucket, Key=sha(scan))["Body"].read() == scan
     session.close()
+
+
+@contextlib.contextmanager
+def _relay(endpoint):
+    """A TCP relay in front of `endpoint`, and a queue of the first line of each connection's
+    first request as it arrives: what the store has begun to send, seen on the wire."""
+    target = urlsplit(endpoint)
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.2)
+    stop = threading.Event()
+    seen = queue.Queue()
+
+    def pump(source, sink, first_line=None):
+        try:
+            while data := source.recv(65536):
+                if first_line is not None and not first_line:
+                    first_line.append(data.split(b"\r\n", 1)[0])
+                    seen.put(first_line[0])
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            with contextlib.suppress(OSError):
+                sink.shutdown(socket.SHUT_WR)
+
+    def serve_forever():
+        while not stop.is_set():
+            try:
+                inbound, _ = listener.accept()
+            except TimeoutError:
+                continue
+            outbound = socket.create_connection((target.hostname, target.port))
+            threading.Thread(target=pump, args=(inbound, outbound, []), daemon=True).start()
+            threading.Thread(target=pump, args=(outbound, inbound), daemon=True).start()
+
+    thread = threading.Thread(target=serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}", seen
+    finally:
+        stop.set()
+        thread.join()
+        listener.close()
 
 
 def test_a_client_gone_mid_upload_is_400_and_nothing_is_stored(s3_app, frozen_clock):
@@ -283,11 +331,37 @@ def test_a_store_that_answers_412_before_the_body_still_gets_the_scan_read_and_c
 @contextlib.contextmanager
 def _answering_412():
     """An S3 endpoint for which every key exists: each PUT is answered 412 after its headers."""
+    with _fake_s3(stored_already=True) as (endpoint, _):
+        yield endpoint
+
+
+@contextlib.contextmanager
+def _fake_s3(stored_already=False):
+    """An S3 endpoint on a socket, and the (headers, body) of each PUT it was sent. Every key
+    exists (412 after the headers) or none does (100 Continue when asked, the body read, 200)."""
     error = (b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code>'
              b"<Message>At least one of the pre-conditions you specified did not hold</Message></Error>")
     listener = socket.create_server(("127.0.0.1", 0))
     listener.settimeout(0.2)
     stop = threading.Event()
+    received = []
+
+    def answer(connection):
+        data = b""
+        while b"\r\n\r\n" not in data:
+            data += connection.recv(65536)
+        head, body = data.split(b"\r\n\r\n", 1)
+        headers = dict(line.split(b": ", 1) for line in head.split(b"\r\n")[1:])
+        if stored_already:
+            connection.sendall(b"HTTP/1.1 412 Precondition Failed\r\nContent-Type: application/xml\r\n"
+                               b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(error), error))
+            return
+        if headers.get(b"Expect") == b"100-continue":
+            connection.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+        while len(body) < int(headers[b"Content-Length"]):
+            body += connection.recv(65536)
+        received.append((headers, body))
+        connection.sendall(b'HTTP/1.1 200 OK\r\nETag: "0"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')
 
     def serve_forever():
         while not stop.is_set():
@@ -297,41 +371,64 @@ def _answering_412():
                 continue
             with connection:
                 connection.settimeout(5)
-                received = b""
-                while b"\r\n\r\n" not in received:
-                    received += connection.recv(65536)
-                connection.sendall(b"HTTP/1.1 412 Precondition Failed\r\nContent-Type: application/xml\r\n"
-                                   b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(error), error))
+                answer(connection)
 
     thread = threading.Thread(target=serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}", received
     finally:
         stop.set()
         thread.join()
         listener.close()
 
 
-def test_a_streamed_body_goes_up_without_waiting_for_100_continue(s3_bucket, tmp_path):
+def test_a_put_is_signed_conditional_checksummed_and_only_a_file_waits_for_100_continue(tmp_path, monkeypatch):
+    """One signed PUT each, conditional, the content's SHA-256 (the key) as the checksum S3
+    verifies against the bytes it receives, the body not hashed again for the signature; a
+    file waits for `100 Continue` (S3 may refuse it unsent), a stream does not."""
     from storage.objects import S3Store
     from storage.uploads import HashingSpool, Passing
 
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    with _fake_s3() as (endpoint, received):
+        store = S3Store(bucket="scans", endpoint_url=endpoint, region="us-west-1")
+        spool = HashingSpool(10 * 2 ** 20, directory=tmp_path)
+        try:
+            assert store.put_stream(sha(PNG), Passing(io.BytesIO(PNG), spool, len(PNG)), len(PNG), "image/png")
+        finally:
+            spool.close()
+        scan = tmp_path / "scan.pdf"
+        scan.write_bytes(PDF)
+        store.put_file(sha(PDF), str(scan), "application/pdf")
+    (streamed, png), (from_file, pdf) = received
+    assert (png, pdf) == (PNG, PDF)
+    assert "Expect" not in streamed and from_file[b"Expect"] == b"100-continue"
+    for headers, data in received:
+        assert headers[b"If-None-Match"] == b"*"
+        assert headers[b"x-amz-checksum-sha256"] == base64.b64encode(hashlib.sha256(data).digest())
+        assert headers[b"X-Amz-Content-SHA256"] == b"UNSIGNED-PAYLOAD"
+        assert headers[b"Authorization"].startswith(b"AWS4-HMAC-SHA256 Credential=testing/")
+        assert b"/us-west-1/s3/aws4_request" in headers[b"Authorization"]
+        assert b"x-amz-checksum-sha256" in headers[b"Authorization"]  # a signed header
+
+
+def test_a_put_goes_where_the_client_addresses_the_bucket(s3_bucket, monkeypatch):
+    """Virtual-hosted on AWS, path-style on an endpoint of its own, as the boto3 client
+    resolves them; and the bytes land where the client reads them."""
+    from storage.objects import S3Store
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    on_aws = S3Store(bucket="fogx-scans", region="us-west-1")
+    assert on_aws._put().base == "https://fogx-scans.s3.us-west-1.amazonaws.com/"
     endpoint, bucket, s3 = s3_bucket
     store = S3Store(bucket=bucket, endpoint_url=endpoint, region="us-west-1")
-    sent = []
-    store.client.meta.events.register("before-send.s3.PutObject", lambda request, **_: sent.append(request.headers))
-    spool = HashingSpool(10 * 2 ** 20, directory=tmp_path)
-    try:
-        store.put_stream(sha(PNG), Passing(io.BytesIO(PNG), spool, len(PNG)), len(PNG), "image/png")
-    finally:
-        spool.close()
-    scan = tmp_path / "scan.pdf"
-    scan.write_bytes(PDF)
-    store.put_file(sha(PDF), str(scan), "application/pdf")
-    streamed, from_file = sent
-    assert "Expect" not in streamed and from_file["Expect"] == b"100-continue"
+    assert store._put().base == f"{endpoint}/{bucket}/"
+    assert store.put_stream(sha(PNG), io.BytesIO(PNG), len(PNG), "image/png") is True
     assert s3.get_object(Bucket=bucket, Key=sha(PNG))["Body"].read() == PNG
+    assert store.put_stream(sha(PNG), io.BytesIO(PNG), len(PNG), "image/png") is False  # stored already
 
 
 def _open_put(base, path, token, length):

@@ -314,30 +314,6 @@ def test_the_sweeper_removes_partial_copies_a_crashed_upload_left(app, world, fr
     assert "removed 1 abandoned partial write(s)" in swept.output and not left.exists()
 
 
-
-def test_a_scan_goes_to_s3_with_its_key_as_the_checksum_s3_verifies(s3_bucket, tmp_path):
-    """The PUT carries the content's SHA-256 (the key) as its checksum header, which S3 checks
-    against the bytes it receives; the body is not hashed again for the signature."""
-    import base64
-    import hashlib
-
-    from storage.objects import S3Store
-
-    endpoint, bucket, s3 = s3_bucket
-    store = S3Store(bucket=bucket, endpoint_url=endpoint, region="us-west-1")
-    sent = []
-    store.client.meta.events.register("before-send.s3.PutObject", lambda request, **_: sent.append(request))
-    scan = tmp_path / "scan.pdf"
-    scan.write_bytes(PDF)
-    store.put_file(sha(PDF), str(scan), "application/pdf")
-    (request,) = sent
-    headers = {k.lower(): v.decode() if isinstance(v, bytes) else v for k, v in request.headers.items()}
-    assert headers["x-amz-checksum-sha256"] == base64.b64encode(hashlib.sha256(PDF).digest()).decode()
-    assert "x-amz-checksum-sha256" in headers["authorization"]  # a signed header
-    assert headers["x-amz-content-sha256"] == "UNSIGNED-PAYLOAD"
-    assert s3.get_object(Bucket=bucket, Key=sha(PDF))["Body"].read() == PDF
-
-
 def test_the_same_scan_posted_by_four_clients_at_once_is_one_document(app, world, session):
     from concurrent.futures import ThreadPoolExecutor
 

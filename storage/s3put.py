@@ -1,0 +1,81 @@
+"""One S3 PUT of a body while it arrives, without the client's per-call machinery.
+
+A boto3 client's `put_object` spends about 2.5 ms of CPU before its first byte leaves: the
+endpoint rules evaluated again for every key, parameter validation and serialization, a
+dozen event hooks, the user agent. On a scan upload that sits on the critical path, between
+the last check of the request and the first byte S3 sees. `DirectPut` asks the client once
+where the bucket's objects go (path or virtual-hosted style, as the client resolves them for
+its endpoint and region, and the region it signs for), then per PUT builds the request, signs it with botocore's SigV4
+signer and sends it on the client's own HTTP session (its pool, proxies, TLS settings and
+timeouts): about 1 ms. What it leaves out does not apply to it: the body is a stream read
+once, so there is nothing to retry; its checksum is given, not computed.
+"""
+import re
+
+from botocore.auth import S3SigV4Auth
+from botocore.awsrequest import AWSRequest, AWSResponse
+
+_SCOPE = re.compile(r"Credential=[^/]+/\d{8}/([a-z0-9-]+)/s3/aws4_request")
+_CODE = re.compile(rb"<Code>([^<]{1,100})</Code>")
+_MESSAGE = re.compile(rb"<Message>([^<]{1,500})</Message>")
+
+
+class PutRefused(Exception):
+    """S3 answered the PUT with an error: its HTTP status and error code."""
+
+    def __init__(self, status, code, message):
+        super().__init__(f"PUT refused: {status} {code}: {message}")
+        self.status, self.code = status, code
+
+
+class _UnsignedPayload(S3SigV4Auth):
+    """SigV4 with the body left out of the signature: its SHA-256 goes as the object's
+    checksum, which S3 verifies; hashing it again for the signature would double the CPU
+    spent per byte (and a stream cannot be read twice)."""
+
+    def _should_sha256_sign_payload(self, request):
+        return False
+
+
+class DirectPut:
+    def __init__(self, client, probe, bucket, credentials):
+        """`probe` is a client made as `client` was, for this once: where and how it would send
+        a PutObject is seen on the way out and the request answered before it leaves."""
+        seen = {}
+
+        def see(request, **_):
+            seen.update(url=request.url, authorization=request.headers["Authorization"])
+            return AWSResponse(request.url, 200, {}, _NoBody())
+
+        probe.meta.events.register_first("before-send.s3.PutObject", see)
+        probe.put_object(Bucket=bucket, Key="-", Body=b"")
+        scope = _SCOPE.search(seen["authorization"].decode() if isinstance(seen["authorization"], bytes)
+                              else seen["authorization"])
+        if not seen["url"].endswith("/-") or scope is None:
+            raise ValueError(f"cannot PUT directly where the client sends {seen['url']} (signed as {scope})")
+        self.base = seen["url"][: -len("-")]
+        self.region = scope.group(1)
+        self._credentials = credentials
+        self._http = client._endpoint.http_session  # the client's pool, proxies and TLS
+
+    def __call__(self, key, body, *, length, content_type, headers=None):
+        """PUT `length` bytes read from `body` to `key`; returns None, raises `PutRefused`
+        for an answer other than 200, botocore's exceptions when S3 cannot be reached."""
+        request = AWSRequest(method="PUT", url=self.base + key, data=body, headers={
+            "Content-Type": content_type, "Content-Length": str(length), **(headers or {})})
+        credentials = self._credentials.get_frozen_credentials()
+        _UnsignedPayload(credentials, "s3", self.region).add_auth(request)
+        response = self._http.send(request.prepare())
+        if response.status_code != 200:
+            raise PutRefused(response.status_code, _first(_CODE, response.content),
+                             _first(_MESSAGE, response.content))
+
+
+class _NoBody:
+    def stream(self, *_, **__):
+        return iter(())
+
+
+def _first(pattern, content):
+    found = pattern.search(content or b"")
+    return found.group(1).decode("utf-8", "replace") if found else ""
