@@ -4,6 +4,7 @@ import logging
 from flask import Blueprint, Response, after_this_request, current_app, request, stream_with_context, url_for
 from werkzeug.http import parse_options_header
 
+from api import worker
 from api.errors import ServiceUnavailable, UnsupportedMediaType, ValidationFailed
 from api.idempotency import idempotent
 from api.validation import load, load_json, parse_json
@@ -67,8 +68,12 @@ def _manifest_body():
 
 def _drain_soon():
     """Lock what was just committed, once the receipt is on its way: the lock is the outbox's
-    job, not the hauler's wait. Whatever fails here the worker and `outbox run` retry."""
+    job, not the hauler's wait. The process's outbox thread does it where one runs; otherwise
+    the request does, after its response is sent. Whatever fails here the worker and
+    `outbox run` retry."""
     app = current_app._get_current_object()
+    if worker.wake(app):
+        return
 
     def drain():
         with app.app_context():

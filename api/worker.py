@@ -1,8 +1,12 @@
-"""A thread in each worker process that drains the outbox, so locks never wait for an operator."""
+"""A thread in each worker process that drains the outbox, so locks never wait for an operator.
+
+It drains every `OUTBOX_INTERVAL_SECONDS`, and at once when a request has just committed
+entries (`wake`): the lock of a new scan is the thread's work, not the request's, so the
+worker that took the upload is free for the next request as soon as the receipt is sent.
+"""
 import logging
 import os
 import threading
-import time
 
 log = logging.getLogger("fogx.outbox")
 
@@ -11,15 +15,16 @@ def start_outbox_worker(app):
     interval = app.config["OUTBOX_INTERVAL_SECONDS"]
     if interval <= 0:
         return
-    state = {"pid": None}
+    state = app.extensions["fogx.outbox_worker"] = {"pid": None, "wake": None}
     lock = threading.Lock()
 
-    def loop():
+    def loop(wake):
         from services import outbox
         from storage.db import db
 
         while True:
-            time.sleep(interval)
+            wake.wait(interval)
+            wake.clear()
             with app.app_context():
                 try:
                     outbox.drain(db.session, app.extensions["fogx.store"])
@@ -32,5 +37,15 @@ def start_outbox_worker(app):
         if state["pid"] != os.getpid():
             with lock:
                 if state["pid"] != os.getpid():
-                    state["pid"] = os.getpid()
-                    threading.Thread(target=loop, name="fogx-outbox", daemon=True).start()
+                    wake = threading.Event()
+                    threading.Thread(target=loop, args=(wake,), name="fogx-outbox", daemon=True).start()
+                    state.update(pid=os.getpid(), wake=wake)
+
+
+def wake(app) -> bool:
+    """Have this process's outbox thread drain now; False where none runs here."""
+    state = app.extensions.get("fogx.outbox_worker")
+    if state is None or state["pid"] != os.getpid():
+        return False
+    state["wake"].set()
+    return True
