@@ -5,10 +5,11 @@ endpoint rules evaluated again for every key, parameter validation and serializa
 dozen event hooks, the user agent. On a scan upload that sits on the critical path, between
 the last check of the request and the first byte S3 sees. `DirectPut` asks the client once
 where the bucket's objects go (path or virtual-hosted style, as the client resolves them for
-its endpoint and region, and the region it signs for), then per PUT builds the request, signs it with botocore's SigV4
-signer and sends it on the client's own HTTP session (its pool, proxies, TLS settings and
-timeouts): about 1 ms. What it leaves out does not apply to it: the body is a stream read
-once, so there is nothing to retry; its checksum is given, not computed.
+its endpoint and region) and which region it signs for, then per PUT builds the request,
+signs it with botocore's SigV4 signer and sends it on the client's own HTTP session (its
+pool, proxies, TLS settings and timeouts): about 1 ms (`bench/s3put.py`). What it leaves out
+does not apply to it: the body is a stream read once, so there is nothing to retry; its
+checksum is given, not computed; the keys are hex digests, with nothing to escape.
 """
 import re
 
@@ -44,13 +45,14 @@ class DirectPut:
         seen = {}
 
         def see(request, **_):
-            seen.update(url=request.url, authorization=request.headers["Authorization"])
+            authorization = request.headers["Authorization"]
+            seen.update(url=request.url, authorization=authorization.decode()
+                        if isinstance(authorization, bytes) else authorization)
             return AWSResponse(request.url, 200, {}, _NoBody())
 
         probe.meta.events.register_first("before-send.s3.PutObject", see)
         probe.put_object(Bucket=bucket, Key="-", Body=b"")
-        scope = _SCOPE.search(seen["authorization"].decode() if isinstance(seen["authorization"], bytes)
-                              else seen["authorization"])
+        scope = _SCOPE.search(seen["authorization"])
         if not seen["url"].endswith("/-") or scope is None:
             raise ValueError(f"cannot PUT directly where the client sends {seen['url']} (signed as {scope})")
         self.base = seen["url"][: -len("-")]
@@ -72,6 +74,8 @@ class DirectPut:
 
 
 class _NoBody:
+    """The body of the probe's answer: none."""
+
     def stream(self, *_, **__):
         return iter(())
 

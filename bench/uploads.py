@@ -1,0 +1,87 @@
+"""Scan uploads of two checkouts side by side: one gunicorn per checkout on the same small
+city, database and S3 server, each 1 MB scan sent to each in turns after one direct boto3
+`put_object` of the same size, so that both meet the machine in the same moods.
+
+    .venv/bin/python bench/uploads.py CHECKOUT [CHECKOUT ...] [--runs N]
+
+A checkout is a folder holding this project (e.g. `git worktree add /tmp/before HEAD~1`).
+Prints, per checkout, the median and mean of (direct time / API time), the ratio of
+`make bench`.
+"""
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+os.environ["BENCH_SMALL"] = "1"
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import bench.run as bench  # noqa: E402
+from sqlalchemy import create_engine  # noqa: E402
+from storage import migrate  # noqa: E402
+
+
+class Checkout(bench.Server):
+    """gunicorn serving the code of another folder (with this checkout's virtualenv)."""
+
+    def __init__(self, folder, dsn, endpoint):
+        keep, bench.ROOT = bench.ROOT, Path(folder).resolve()
+        try:
+            super().__init__(dsn, endpoint)
+        finally:
+            bench.ROOT = keep
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("checkouts", nargs="+")
+    parser.add_argument("--runs", type=int, default=40)
+    args = parser.parse_args()
+    dsn = bench.database()
+    engine = create_engine(dsn.replace("postgresql://", "postgresql+psycopg://"))
+    migrate.upgrade(engine)
+    engine.dispose()
+    city = bench.City(dsn, devices=bench.DEVICES)
+    city.build_registry()
+    bench.clients(dsn, city)
+    city.add_manifests(10_000)
+    s3_process, endpoint, s3 = bench.start_s3()
+    servers = []
+    try:
+        servers = [Checkout(folder, dsn, endpoint) for folder in args.checkouts]
+        token = bench.token(servers[0].base, "hauler")
+        body = bench.manifest_bodies(city, 1, "UPAB", offset=len(city.devices) - 1)[0]
+        receipt = bench.requests.post(f"{servers[0].base}/v1/manifests", json=body, timeout=60,
+                                      headers={"Authorization": f"Bearer {token}"}).json()
+        documents = f"/v1/manifests/{receipt['id']}/documents"
+        for server in servers:
+            for _ in range(bench.WARM_UP_UPLOADS):
+                bench.put_scan(server.base, documents, token, bench.random_png(100))
+        ratios = {server: [] for server in servers}
+        for run in range(args.runs):
+            data = bench.random_png(580)
+            started = time.perf_counter()
+            s3.put_object(Bucket="fogx-bench", Key=f"direct-{run}", Body=data)
+            direct = time.perf_counter() - started
+            for server in servers if run % 2 == 0 else servers[::-1]:
+                scan = bench.random_png(580)  # fresh bytes: nothing deduplicated
+                time.sleep(0.2)
+                started = time.perf_counter()
+                status, answer = bench.put_scan(server.base, documents, token, scan)
+                ratios[server].append(direct / (time.perf_counter() - started))
+                assert status == 201, answer
+            time.sleep(0.2)
+        for folder, server in zip(args.checkouts, servers):
+            print(f"{folder}: 1 MB upload ratio, median {statistics.median(ratios[server]):.3f}, "
+                  f"mean {statistics.mean(ratios[server]):.3f} ({args.runs} uploads)")
+    finally:
+        for server in servers:
+            server.stop()
+        s3_process.terminate()
+
+
+if __name__ == "__main__":
+    main()
