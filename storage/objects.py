@@ -8,12 +8,17 @@ import shutil
 import uuid
 from datetime import date, datetime, time, timezone
 from pathlib import Path
+from time import sleep
 
 CHUNK = 1024 * 1024
 # Scans up to this size go up in one PUT (S3 takes up to 5 GB so): one request, conditional,
 # with no parts to assemble at the end. Larger ones go in parts of 16 MiB, four at a time.
 MULTIPART_THRESHOLD = 128 * CHUNK
 MULTIPART_CHUNK = 16 * CHUNK
+# A PUT of a file that S3 answers 5xx, or that cannot reach it, is sent again, this many
+# times in all, waiting 0.1 s, then 0.2 s.
+PUT_ATTEMPTS = 3
+PUT_BACKOFF_SECONDS = 0.1
 
 
 class StoreUnavailable(Exception):
@@ -208,19 +213,29 @@ class S3Store(ObjectStore):
         from storage.s3put import PutRefused
 
         headers = {"If-None-Match": "*", "x-amz-checksum-sha256": _base64_digest(key)}
+        # A file can be sent again: S3 busy or gone for a moment is tried twice more, as
+        # boto3's standard retries would. A stream is read once: its failure is the caller's.
+        attempts, start = (PUT_ATTEMPTS, body.tell()) if body.seekable() else (1, None)
         if body.seekable():
             headers["Expect"] = "100-continue"
-        try:
-            self._put()(key, body, length=length, content_type=content_type, headers=headers)
-            return True
-        except PutRefused as refusal:
-            if refusal.code == "PreconditionFailed":
-                return False  # the same bytes are stored already
-            if refusal.code == "ConditionalRequestConflict" and self.exists(key):
-                return False  # another upload of the same bytes finished first
-            raise StoreUnavailable(str(refusal)) from refusal
-        except BotoCoreError as error:
-            raise StoreUnavailable(str(error)) from error
+        for attempt in range(1, attempts + 1):
+            if attempt > 1:
+                sleep(PUT_BACKOFF_SECONDS * 2 ** (attempt - 2))
+                body.seek(start)
+            try:
+                self._put()(key, body, length=length, content_type=content_type, headers=headers)
+                return True
+            except PutRefused as refusal:
+                if refusal.code == "PreconditionFailed":
+                    return False  # the same bytes are stored already
+                if refusal.code == "ConditionalRequestConflict" and self.exists(key):
+                    return False  # another upload of the same bytes finished first
+                if refusal.status < 500 or attempt == attempts:
+                    raise StoreUnavailable(str(refusal)) from refusal
+            except BotoCoreError as error:
+                if attempt == attempts:
+                    raise StoreUnavailable(str(error)) from error
+        raise AssertionError("unreachable")
 
     def _put(self):
         """The PUT of `storage.s3put`, made on first use (it needs the credentials)."""

@@ -8,8 +8,9 @@ where the bucket's objects go (path or virtual-hosted style, as the client resol
 its endpoint and region) and which region it signs for, then per PUT builds the request,
 signs it with botocore's SigV4 signer and sends it on the client's own HTTP session (its
 pool, proxies, TLS settings and timeouts): about 1 ms (`bench/s3put.py`). What it leaves out
-does not apply to it: the body is a stream read once, so there is nothing to retry; its
-checksum is given, not computed; the keys are hex digests, with nothing to escape.
+does not apply to it or is its caller's: a stream is read once and cannot be sent again (a
+file is, by `S3Store.put_stream`); the checksum is given, not computed; the keys are hex
+digests, with nothing to escape.
 """
 import re
 

@@ -336,9 +336,12 @@ def _answering_412():
 
 
 @contextlib.contextmanager
-def _fake_s3(stored_already=False):
+def _fake_s3(stored_already=False, busy=0):
     """An S3 endpoint on a socket, and the (headers, body) of each PUT it was sent. Every key
-    exists (412 after the headers) or none does (100 Continue when asked, the body read, 200)."""
+    exists (412 after the headers) or none does (100 Continue when asked, the body read, 200;
+    503 SlowDown to the first `busy` PUTs)."""
+    slow_down = (b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code>'
+                 b"<Message>Please reduce your request rate.</Message></Error>")
     error = (b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code>'
              b"<Message>At least one of the pre-conditions you specified did not hold</Message></Error>")
     listener = socket.create_server(("127.0.0.1", 0))
@@ -361,6 +364,10 @@ def _fake_s3(stored_already=False):
         while len(body) < int(headers[b"Content-Length"]):
             body += connection.recv(65536)
         received.append((headers, body))
+        if len(received) <= busy:
+            connection.sendall(b"HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\n"
+                               b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(slow_down), slow_down))
+            return
         connection.sendall(b'HTTP/1.1 200 OK\r\nETag: "0"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')
 
     def serve_forever():
@@ -412,6 +419,33 @@ def test_a_put_is_signed_conditional_checksummed_and_only_a_file_waits_for_100_c
         assert headers[b"Authorization"].startswith(b"AWS4-HMAC-SHA256 Credential=testing/")
         assert b"/us-west-1/s3/aws4_request" in headers[b"Authorization"]
         assert b"x-amz-checksum-sha256" in headers[b"Authorization"]  # a signed header
+
+
+def test_a_file_is_sent_again_when_s3_is_busy_and_a_stream_is_not(tmp_path, monkeypatch):
+    from storage.objects import S3Store, StoreUnavailable
+    from storage.uploads import HashingSpool, Passing
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    scan = tmp_path / "scan.pdf"
+    scan.write_bytes(PDF)
+    with _fake_s3(busy=2) as (endpoint, received):
+        S3Store(bucket="scans", endpoint_url=endpoint, region="us-west-1").put_file(sha(PDF), str(scan), "application/pdf")
+    assert [body for _, body in received] == [PDF, PDF, PDF]  # the whole file each time
+    with _fake_s3(busy=1) as (endpoint, received):
+        store = S3Store(bucket="scans", endpoint_url=endpoint, region="us-west-1")
+        spool = HashingSpool(10 * 2 ** 20, directory=tmp_path)
+        try:
+            with pytest.raises(StoreUnavailable, match="503 SlowDown"):
+                store.put_stream(sha(PNG), Passing(io.BytesIO(PNG), spool, len(PNG)), len(PNG), "image/png")
+        finally:
+            spool.close()
+    assert len(received) == 1
+    with _fake_s3(busy=3) as (endpoint, received):
+        with pytest.raises(StoreUnavailable, match="503 SlowDown"):
+            S3Store(bucket="scans", endpoint_url=endpoint, region="us-west-1").put_file(
+                sha(PDF), str(scan), "application/pdf")
+    assert len(received) == 3
 
 
 def test_a_put_goes_where_the_client_addresses_the_bucket(s3_bucket, monkeypatch):
