@@ -219,9 +219,6 @@ def _relay(endpoint):
     """A TCP relay in front of `endpoint`, and a queue of the first line of each connection's
     first request as it arrives: what the store has begun to send, seen on the wire."""
     target = urlsplit(endpoint)
-    listener = socket.create_server(("127.0.0.1", 0))
-    listener.settimeout(0.2)
-    stop = threading.Event()
     seen = queue.Queue()
 
     def pump(source, sink, first_line=None):
@@ -237,20 +234,35 @@ def _relay(endpoint):
             with contextlib.suppress(OSError):
                 sink.shutdown(socket.SHUT_WR)
 
+    def relay(inbound):
+        outbound = socket.create_connection((target.hostname, target.port))
+        threading.Thread(target=pump, args=(inbound, outbound, []), daemon=True).start()
+        threading.Thread(target=pump, args=(outbound, inbound), daemon=True).start()
+
+    with _listening(relay) as address:
+        yield address, seen
+
+
+@contextlib.contextmanager
+def _listening(handle):
+    """A listener on a free local port whose connections go to `handle` as they are accepted,
+    until the block ends; its address."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.2)
+    stop = threading.Event()
+
     def serve_forever():
         while not stop.is_set():
             try:
-                inbound, _ = listener.accept()
+                connection, _ = listener.accept()
             except TimeoutError:
                 continue
-            outbound = socket.create_connection((target.hostname, target.port))
-            threading.Thread(target=pump, args=(inbound, outbound, []), daemon=True).start()
-            threading.Thread(target=pump, args=(outbound, inbound), daemon=True).start()
+            handle(connection)
 
     thread = threading.Thread(target=serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}", seen
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
     finally:
         stop.set()
         thread.join()
@@ -344,9 +356,6 @@ def _fake_s3(stored_already=False, busy=0):
                  b"<Message>Please reduce your request rate.</Message></Error>")
     error = (b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code>'
              b"<Message>At least one of the pre-conditions you specified did not hold</Message></Error>")
-    listener = socket.create_server(("127.0.0.1", 0))
-    listener.settimeout(0.2)
-    stop = threading.Event()
     received = []
 
     def answer(connection):
@@ -370,24 +379,13 @@ def _fake_s3(stored_already=False, busy=0):
             return
         connection.sendall(b'HTTP/1.1 200 OK\r\nETag: "0"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')
 
-    def serve_forever():
-        while not stop.is_set():
-            try:
-                connection, _ = listener.accept()
-            except TimeoutError:
-                continue
-            with connection:
-                connection.settimeout(5)
-                answer(connection)
+    def serve(connection):
+        with connection:
+            connection.settimeout(5)
+            answer(connection)
 
-    thread = threading.Thread(target=serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}", received
-    finally:
-        stop.set()
-        thread.join()
-        listener.close()
+    with _listening(serve) as address:
+        yield address, received
 
 
 def test_a_put_is_signed_conditional_checksummed_and_only_a_file_waits_for_100_continue(tmp_path, monkeypatch):
