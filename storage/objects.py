@@ -218,10 +218,8 @@ class S3Store(ObjectStore):
         attempts, start = (PUT_ATTEMPTS, body.tell()) if body.seekable() else (1, None)
         if body.seekable():
             headers["Expect"] = "100-continue"
-        for attempt in range(1, attempts + 1):
-            if attempt > 1:
-                sleep(PUT_BACKOFF_SECONDS * 2 ** (attempt - 2))
-                body.seek(start)
+        attempt = 1
+        while True:
             try:
                 self._put()(key, body, length=length, content_type=content_type, headers=headers)
                 return True
@@ -235,7 +233,9 @@ class S3Store(ObjectStore):
             except BotoCoreError as error:
                 if attempt == attempts:
                     raise StoreUnavailable(str(error)) from error
-        raise AssertionError("unreachable")
+            sleep(PUT_BACKOFF_SECONDS * 2 ** (attempt - 1))
+            body.seek(start)
+            attempt += 1
 
     def _put(self):
         """The PUT of `storage.s3put`, made on first use (it needs the credentials)."""
