@@ -37,9 +37,11 @@ class City:
     def build_registry(self):
         with psycopg.connect(self.dsn) as conn:
             cur = conn.cursor()
+            towns = {}
             for row in preset_rows():
                 jid = new_id()
                 self.jurisdictions[row["code"]] = jid
+                towns[row["code"]] = row["name"].removeprefix("City of ")
                 cur.execute(
                     "INSERT INTO jurisdictions (id, code, name, manifest_deadline_hours, retention_years,"
                     " interceptor_default_frequency_days, interceptor_max_interval_days,"
@@ -60,8 +62,8 @@ class City:
                 code = self.random.choices(codes, weights)[0]
                 jid = self.jurisdictions[code]
                 fse_id, permit_id = new_id(), new_id()
-                fses.append((fse_id, jid, f"Restaurant {n}", f"{n} Main St, {code}", f"{n:03d}-{n % 997:03d}-00",
-                             "Operator", f"op{n}@example.com"))
+                fses.append((fse_id, jid, f"Restaurant {n}", f"{n} Main St, {towns[code]}, CA",
+                             f"{n:03d}-{n % 997:03d}-00", "Operator", f"op{n}@example.com"))
                 number = f"{code[:2].upper()}-{n:06d}"
                 permits.append((permit_id, jid, fse_id, number, "regular", issued, issued + timedelta(days=3650)))
                 changes.append((new_id(), permit_id, "active", issued))
