@@ -397,6 +397,7 @@ def test_a_put_is_signed_conditional_checksummed_and_only_a_file_waits_for_100_c
 
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_SESSION_TOKEN", "a-role-session")  # as an instance or task role has
     with _fake_s3() as (endpoint, received):
         store = S3Store(bucket="scans", endpoint_url=endpoint, region="us-west-1")
         spool = HashingSpool(10 * 2 ** 20, directory=tmp_path)
@@ -417,6 +418,7 @@ def test_a_put_is_signed_conditional_checksummed_and_only_a_file_waits_for_100_c
         assert headers[b"Authorization"].startswith(b"AWS4-HMAC-SHA256 Credential=testing/")
         assert b"/us-west-1/s3/aws4_request" in headers[b"Authorization"]
         assert b"x-amz-checksum-sha256" in headers[b"Authorization"]  # a signed header
+        assert headers[b"X-Amz-Security-Token"] == b"a-role-session"
 
 
 def test_a_file_is_sent_again_when_s3_is_busy_and_a_stream_is_not(tmp_path, monkeypatch):
