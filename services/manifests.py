@@ -452,7 +452,9 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
         # The new rows are not in the database yet: nothing a neighbour query returns is them.
         around = surroundings(session, revision)
         refresh(session, revision, now, around)
-        _insert_new(session, manifest, revision)
+        # No neighbour to refresh and no scan to attach: the new rows are all the filing writes.
+        alone = not (uploads or around.same_service or around.same_ticket or around.following)
+        _insert_new(session, manifest, revision, alone=alone)
         refresh_neighbours(session, revision, now, around)
         due = _due_after(session, revision, around)
         if uploads:
@@ -470,10 +472,11 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
     return manifest, True
 
 
-def _insert_new(session, manifest: Manifest, revision: ManifestRevision):
+def _insert_new(session, manifest: Manifest, revision: ManifestRevision, *, alone=False):
     """A new manifest, its first revision and their findings, with no unit of work (on
-    PostgreSQL in one statement). The objects stay out of the session (see `_adopt`)."""
-    insert_rows(session.connection(), (manifest, revision, *revision.findings))
+    PostgreSQL in one statement; `alone`: committed by itself where nothing else was written).
+    The objects stay out of the session (see `_adopt`)."""
+    insert_rows(session.connection(), (manifest, revision, *revision.findings), alone=alone)
 
 
 def _adopt(session, manifest: Manifest):

@@ -9,6 +9,7 @@ out as SQLAlchemy's; it does not pass through the engine's events (nor its echo 
 databases run it through SQLAlchemy as usual.
 """
 import functools
+import re
 from collections import namedtuple
 from itertools import groupby
 
@@ -21,30 +22,37 @@ class Prebuilt:
         self.statement = statement
         self._plans = {}
 
-    def all(self, connection, params=None) -> list:
-        """The rows (attribute access by column label) for `params`, in `connection`'s transaction."""
+    def all(self, connection, params=None, *, alone=False) -> list:
+        """The rows (attribute access by column label) for `params`, in `connection`'s transaction.
+
+        On PostgreSQL a statement that only reads, or one that is `alone` (all the writing its
+        transaction would do), runs without opening a transaction when none is open yet: psycopg
+        would otherwise send `BEGIN` first, and `COMMIT` after, each a round trip of its own.
+        Under READ COMMITTED a read sees what it would have seen inside; a single statement is
+        atomic by itself."""
         dialect = connection.dialect
         plan = self._plans.get(dialect)
         if plan is None and dialect.name == "postgresql":
             plan = self._plans[dialect] = _Plan(self.statement, dialect)
         if plan is None or not plan.direct:
             return connection.execute(self.statement, params or {}).all()
-        return plan.run(connection, params or {})
+        return plan.run(connection, params or {}, alone=alone)
 
     def first(self, connection, params=None):
         rows = self.all(connection, params)
         return rows[0] if rows else None
 
 
-def insert_rows(connection, rows):
+def insert_rows(connection, rows, *, alone=False):
     """Insert new rows, ORM instances with every column set (`storage.models.unflushed`),
     without the unit of work, in `connection`'s transaction: on PostgreSQL in one statement
     (a data-modifying CTE per row, planned once per sequence of tables), elsewhere one INSERT
-    per run of rows of a table. Rows go in the order given, so a row may refer to one before it."""
+    per run of rows of a table. Rows go in the order given, so a row may refer to one before it.
+    `alone`: these rows are all the transaction writes (see `Prebuilt.all`)."""
     if connection.dialect.name == "postgresql":
         tables = tuple(type(row).__table__ for row in rows)
         params = {f"r{n}_{key}": value for n, row in enumerate(rows) for key, value in _values(row).items()}
-        _inserting(tables).all(connection, params)
+        _inserting(tables).all(connection, params, alone=alone)
         return
     for table, run in groupby(rows, key=lambda row: type(row).__table__):
         connection.execute(insert(table), [_values(row) for row in run])
@@ -61,6 +69,12 @@ def _inserting(tables):
                .cte(f"row{n}") for n, table in enumerate(tables)]
     return Prebuilt(select(literal(1)).add_cte(*inserts))
 
+
+_READS = re.compile(r"\s*(SELECT|WITH)\b", re.IGNORECASE)
+# What writes, locks or moves a sequence stays in the transaction, whatever it starts with.
+_WRITES = re.compile(r"\b(INSERT|UPDATE|DELETE|MERGE|FOR\s+SHARE|FOR\s+KEY\s+SHARE|LOCK|NEXTVAL|SETVAL|"
+                     r"PG_ADVISORY_\w+|PG_TRY_ADVISORY_\w+)\b", re.IGNORECASE)
+_IDLE = 0  # psycopg.pq.TransactionStatus.IDLE: no transaction open on the connection
 
 _PLANNED = {}  # (dialect, cache key) -> _Plan: statements built per call, by their shape
 _PLANNED_LIMIT = 256
@@ -97,21 +111,26 @@ class _Plan:
         # such a statement goes through SQLAlchemy.
         self.direct = not (compiled.post_compile_params or compiled.literal_execute_params)
         self.sql = compiled.string
+        self.reads_only = _READS.match(self.sql) is not None and _WRITES.search(self.sql) is None
         self.binds = dict(compiled._bind_processors)
         self.columns = compiled._result_columns
         self.row = namedtuple("Row", [c.keyname for c in self.columns], rename=True) if self.columns else None
         self.processors = None  # from the first result's column types (a number's depends on them)
 
-    def run(self, connection, params, extracted=None, *, ids_as_text=False):
+    def run(self, connection, params, extracted=None, *, ids_as_text=False, alone=False):
         values = self.compiled.construct_params(params, extracted_parameters=extracted, _check=False)
         for name, processor in self.binds.items():
             values[name] = processor(values[name])
-        cursor = connection.connection.driver_connection.cursor()
+        driver = connection.connection.driver_connection
+        cursor = driver.cursor()
         if ids_as_text:
             from psycopg.types.string import TextLoader
 
             cursor.adapters.register_loader("uuid", TextLoader)
+        outside = (self.reads_only or alone) and not driver.autocommit and driver.info.transaction_status == _IDLE
         try:
+            if outside:
+                driver.autocommit = True
             cursor.execute(self.sql, values)
             fetched = cursor.fetchall() if self.row is not None else []
             if self.processors is None:
@@ -120,6 +139,8 @@ class _Plan:
             raise _translated(connection, error, self.sql, values) from error
         finally:
             cursor.close()
+            if outside and not driver.closed:  # a lost connection is reported as it is
+                driver.autocommit = False
         if not self.processors:
             return [self.row._make(r) for r in fetched] if self.row else []
         rows = []

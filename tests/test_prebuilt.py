@@ -6,8 +6,8 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from services.manifests import RESOLVE
-from storage.models import Fse, Jurisdiction, Permit, new_id
-from storage.prebuilt import Prebuilt, fetch_all
+from storage.models import Fse, Jurisdiction, Permit, new_id, unflushed
+from storage.prebuilt import Prebuilt, fetch_all, insert_rows
 
 
 def test_rows_match_what_sqlalchemy_returns(app, session):
@@ -100,3 +100,56 @@ def test_a_list_bound_to_in_goes_through_sqlalchemy(app, session):
     assert [tuple(r) for r in wanted.all(session.connection())] == expected
     built = select(Permit.permit_number).where(Permit.id.in_([second.id])).limit(5)
     assert fetch_all(session.connection(), built) == [(second.permit_number,)]
+
+
+@pytest.mark.postgresql_only
+def test_a_read_opens_no_transaction_and_a_lone_write_commits_by_itself(app, session):
+    """No BEGIN round trip for a read before anything is written, nor BEGIN and COMMIT for a
+    statement that is all a transaction would write; inside an open transaction both stay in it."""
+    from psycopg.pq import TransactionStatus
+
+    jurisdiction = factories.jurisdiction(session)
+    session.commit()
+    driver = session.connection().connection.driver_connection
+    codes = Prebuilt(select(Jurisdiction.code))
+    assert codes.all(session.connection()) == [("victorville",)]
+    assert driver.info.transaction_status == TransactionStatus.IDLE and not driver.autocommit
+    fse = _new_fse(jurisdiction, "Alone")
+    insert_rows(session.connection(), [fse], alone=True)
+    assert driver.info.transaction_status == TransactionStatus.IDLE
+    with Session(bind=app.extensions["fogx.engine"]) as elsewhere:
+        assert elsewhere.get(Fse, fse.id) is not None  # committed, before any commit of ours
+    session.rollback()
+    assert session.get(Fse, fse.id) is not None
+
+    # Once the transaction is open (a write), reads and lone writes stay in it.
+    second = _new_fse(jurisdiction, "Inside")
+    session.execute(text("UPDATE jurisdictions SET name = name WHERE id = :id"), {"id": jurisdiction.id})
+    driver = session.connection().connection.driver_connection  # the pool's, since the rollback
+    insert_rows(session.connection(), [second], alone=True)
+    names = Prebuilt(select(Fse.name).where(Fse.id == bindparam("id")))
+    assert names.all(session.connection(), {"id": second.id}) == [("Inside",)]  # its own write
+    assert driver.info.transaction_status == TransactionStatus.INTRANS
+    with Session(bind=app.extensions["fogx.engine"]) as elsewhere:
+        assert elsewhere.get(Fse, second.id) is None
+    session.rollback()
+    assert session.get(Fse, second.id) is None
+
+
+def _new_fse(jurisdiction, name):
+    return unflushed(Fse, id=new_id(), jurisdiction_id=jurisdiction.id, name=name, address="1 Main St, Victorville, CA",
+                     apn="001-001-00", operator_name="Operator", operator_email="op@example.com",
+                     created_at=jurisdiction.created_at, updated_at=jurisdiction.created_at)
+
+
+@pytest.mark.postgresql_only
+def test_a_locking_read_opens_the_transaction(app, session):
+    from psycopg.pq import TransactionStatus
+
+    factories.jurisdiction(session)
+    session.commit()
+    driver = session.connection().connection.driver_connection
+    locking = Prebuilt(select(Jurisdiction.code).with_for_update())
+    assert locking.all(session.connection()) == [("victorville",)]
+    assert driver.info.transaction_status == TransactionStatus.INTRANS
+    session.rollback()
