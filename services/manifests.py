@@ -276,15 +276,20 @@ def refresh(session, revision: ManifestRevision, now, around: Surroundings | Non
     revision.qualifying = checks.is_qualifying(raised)
 
 
-def refresh_neighbours(session, revision: ManifestRevision, now, around: Surroundings | None = None):
-    """Findings of other manifests that this revision can change: the same service's other
-    loads, the loads on the same disposal ticket, and the device's next service."""
-    around = around or surroundings(session, revision)
-    neighbours = {*around.same_service, *around.same_ticket}
+def neighbours(revision: ManifestRevision, around: Surroundings) -> set:
+    """The other manifests' revisions whose findings this revision can change: the same
+    service's other loads, the loads on the same disposal ticket, and the device's next service."""
+    found = {*around.same_service, *around.same_ticket}
     if around.following is not None:
-        neighbours.add(around.following)
-    neighbours.discard(revision)
-    for neighbour in sorted(neighbours, key=lambda r: r.service_completed_at):
+        found.add(around.following)
+    found.discard(revision)
+    return found
+
+
+def refresh_neighbours(session, revision: ManifestRevision, now, around: Surroundings | None = None):
+    """Bring the findings of the revision's `neighbours` in line with it."""
+    around = around or surroundings(session, revision)
+    for neighbour in sorted(neighbours(revision, around), key=lambda r: r.service_completed_at):
         refresh(session, neighbour, now)
 
 
@@ -453,8 +458,7 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
         around = surroundings(session, revision)
         refresh(session, revision, now, around)
         # No neighbour to refresh and no scan to attach: the new rows are all the filing writes.
-        alone = not (uploads or around.same_service or around.same_ticket or around.following)
-        _insert_new(session, manifest, revision, alone=alone)
+        _insert_new(session, manifest, revision, alone=not (uploads or neighbours(revision, around)))
         refresh_neighbours(session, revision, now, around)
         due = _due_after(session, revision, around)
         if uploads:

@@ -13,7 +13,7 @@ def sweep(session, store, *, older_than: timedelta, dry_run=False, progress=None
     and the store's abandoned partial writes as old."""
     referenced = set(session.scalars(select(Document.object_key)))
     cutoff = clock_now() - older_than
-    counts = {"kept": 0, "removed": 0, "young": 0, "refused": 0}
+    counts = {"kept": 0, "removed": 0, "young": 0, "refused": 0, "partials": 0}
     for key, modified in store.keys():
         if key in referenced:
             counts["kept"] += 1
@@ -29,7 +29,6 @@ def sweep(session, store, *, older_than: timedelta, dry_run=False, progress=None
                 counts["refused"] += 1  # locked: never ours to remove
         if progress:
             progress(key)
-    counts["partials"] = 0
     for name, modified in store.abandoned():  # partial copies a crashed upload left behind
         if modified <= cutoff:
             if not dry_run:

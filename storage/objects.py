@@ -213,11 +213,13 @@ class S3Store(ObjectStore):
         from storage.s3put import PutRefused
 
         headers = {"If-None-Match": "*", "x-amz-checksum-sha256": _base64_digest(key)}
-        # A file can be sent again: S3 busy or gone for a moment is tried twice more, as
-        # boto3's standard retries would. A stream is read once: its failure is the caller's.
-        attempts, start = (PUT_ATTEMPTS, body.tell()) if body.seekable() else (1, None)
         if body.seekable():
+            # A file can be sent again: S3 busy or gone for a moment is tried twice more, as
+            # boto3's standard retries would. A stream is read once: its failure is the caller's.
+            attempts, start = PUT_ATTEMPTS, body.tell()
             headers["Expect"] = "100-continue"
+        else:
+            attempts, start = 1, None
         attempt = 1
         while True:
             try:
