@@ -64,12 +64,21 @@ def init_app(app):
 
     @app.after_request
     def _log(response):
+        # Written once the response has been sent (gunicorn closes it then): the line is not
+        # on the client's wait, and its duration includes the sending.
         principal = g.get("principal")
-        access.info("request", extra={"fields": {
+        fields = {
+            "request_id": g.get("request_id"),
             "method": request.method,
             "path": request.path,
             "status": response.status_code,
-            "duration_ms": round((time.perf_counter() - g.get("started", time.perf_counter())) * 1000, 1),
             "client_id": principal.client_id if principal else None,
-        }})
+        }
+        started = g.get("started", time.perf_counter())
+
+        def write():
+            fields["duration_ms"] = round((time.perf_counter() - started) * 1000, 1)
+            access.info("request", extra={"fields": fields})
+
+        response.call_on_close(write)
         return response

@@ -67,15 +67,16 @@ def _manifest_body():
 
 
 def _drain_soon():
-    """Lock what was just committed, once the receipt is on its way: the lock is the outbox's
-    job, not the hauler's wait. The process's outbox thread does it where one runs; otherwise
-    the request does, after its response is sent. Whatever fails here the worker and
-    `outbox run` retry."""
+    """Lock what was just committed, once the receipt has been sent: the lock is the outbox's
+    job, not the hauler's wait. The process's outbox thread is woken then (woken earlier, it
+    would take the interpreter from the request at its first socket write and hold the
+    receipt back behind its own S3 requests); where no thread runs, the request drains after
+    its response. Whatever fails here the worker and `outbox run` retry."""
     app = current_app._get_current_object()
-    if worker.wake(app):
-        return
 
     def drain():
+        if worker.wake(app):
+            return
         with app.app_context():
             try:
                 outbox.drain(db.session, app.extensions["fogx.store"], limit=20)

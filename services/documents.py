@@ -137,7 +137,7 @@ def receive(session, principal, store, manifest_id, key, body, *, length, filena
             document = _stream(session, store, target, upload, Passing(body, spool, length, head=head), length)
         else:
             _spool_then_put(store, upload, body, head)
-            document = _add_rows(session, target, upload, size=spool.size)
+            document = _add_rows(session.connection(), target, upload, size=spool.size)
         session.commit()
         return document, True
     except IntegrityError:  # the same scan, attached by another request meanwhile
@@ -155,28 +155,27 @@ def receive(session, principal, store, manifest_id, key, body, *, length, filena
 
 
 def _stream(session, store, target, upload: Upload, passing: Passing, length) -> Document:
-    spool, key = upload.spool, upload.declared_sha256  # the bytes are hashed only as they go
-    putting = _background().submit(store.put_stream, key, passing, length, upload.content_type)
-    putting.add_done_callback(lambda _: passing.stop_handing())
-    document = failure = None
-    try:
-        # SQLite would hold its one write lock for the whole upload: its rows wait for the PUT.
-        if session.get_bind().dialect.name == "postgresql":
-            document = _add_rows(session, target, upload, size=length)
-    except Exception as error:  # noqa: BLE001  raised once the body is read and checked
-        failure = error
-    passing.spool_as_read()
-    verdict = _verdict(upload) if passing.complete else None  # while S3 is still answering
+    """The request's thread sends the PUT (the upload's critical path, with no hand-over to
+    another thread at either end); a helper writes the rows beside it and hashes and checks
+    the blocks as the PUT reads them."""
+    key = upload.declared_sha256
+    # SQLite would hold its one write lock for the whole upload: its rows wait for the PUT.
+    connection = session.connection() if session.get_bind().dialect.name == "postgresql" else None
+    beside = _background().submit(_beside_the_put, connection, target, upload, passing, length)
     try:
         try:
-            wrote = putting.result()  # the body is the request's: always wait for the store to read it
+            wrote = store.put_stream(key, passing, length, upload.content_type)
         except StoreUnavailable:
             wrote = None
+        finally:
+            passing.stop_handing()
+            # The helper uses the connection and the spool: it is done before either is used again.
+            document, failure, verdict = beside.result()
         # The rest of the body: none of it if the store answered first (the key is there), all
         # of it after a failure, to tell a refused checksum from a store that is down.
         passing.drain()
     except ShortBody:
-        raise BadRequest(f"The body ended after {spool.size} of the {length} bytes declared.")
+        raise BadRequest(f"The body ended after {upload.spool.size} of the {length} bytes declared.")
     if verdict is None:
         verdict = _verdict(upload)
     if wrote is None:
@@ -188,8 +187,22 @@ def _stream(session, store, target, upload: Upload, passing: Passing, length) ->
     if failure is not None:
         raise failure
     if document is None:
-        document = _add_rows(session, target, upload, size=length)
+        document = _add_rows(session.connection(), target, upload, size=length)
     return document
+
+
+def _beside_the_put(connection, target, upload: Upload, passing: Passing, length):
+    """`(document, failure, verdict)`: the rows written on `connection` (when given), then the
+    body hashed and spooled as the PUT reads it, and checked if it came whole (otherwise
+    `verdict` is None: the caller checks the body once it has drained it)."""
+    document = failure = None
+    try:
+        if connection is not None:
+            document = _add_rows(connection, target, upload, size=length)
+    except Exception as error:  # noqa: BLE001  raised once the body is read and checked
+        failure = error
+    passing.spool_as_read()
+    return document, failure, _verdict(upload) if passing.complete else None
 
 
 _POOL = {"pid": None, "pool": None}
@@ -202,12 +215,12 @@ def _background():
     return _POOL["pool"]
 
 
-def _add_rows(session, target, upload: Upload, *, size) -> Document:
+def _add_rows(connection, target, upload: Upload, *, size) -> Document:
     """The document and its lock entry, written (not committed) without the unit of work."""
     document = unflushed(Document, retained_until=None, **_document_columns(
         target.id, key=upload.declared_sha256, size=size, content_type=upload.content_type, filename=upload.filename))
     lock = outbox.lock_row(key=document.sha256, retain_until=add_years(target.service_day, target.retention_years))
-    insert_rows(session.connection(), (document, lock))
+    insert_rows(connection, (document, lock))
     return document
 
 

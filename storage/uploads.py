@@ -41,15 +41,31 @@ class ShortBody(Exception):
 
 
 class HashingSpool:
-    """A writable, readable temporary file that hashes and counts what is written to it."""
+    """A writable, readable temporary file that hashes and counts what is written to it.
+
+    The file is made on the first write (or read): until then a spool costs nothing, so a
+    request can hold one from its start without creating a file on its critical path."""
 
     def __init__(self, limit, directory=None):
         self.limit = limit
-        self._file = tempfile.NamedTemporaryFile(prefix="fogx-upload-", dir=directory, delete=False)
-        self.path = self._file.name
+        self._directory = directory
+        self._file = None
+        self._closed = False
         self._hash = hashlib.sha256()
         self.size = 0
         self.head = b""
+
+    @property
+    def file(self):
+        if self._file is None:
+            if self._closed:
+                raise ValueError("I/O operation on a closed spool")
+            self._file = tempfile.NamedTemporaryFile(prefix="fogx-upload-", dir=self._directory, delete=False)
+        return self._file
+
+    @property
+    def path(self):
+        return self.file.name
 
     def write(self, data):
         self.size += len(data)
@@ -58,7 +74,7 @@ class HashingSpool:
         if len(self.head) < 16:
             self.head += bytes(data[: 16 - len(self.head)])
         self._hash.update(data)
-        return self._file.write(data)
+        return self.file.write(data)
 
     @property
     def sha256(self):
@@ -86,10 +102,10 @@ class HashingSpool:
 
     # What Werkzeug needs of a file stream, and what callers read back.
     def read(self, *args):
-        return self._file.read(*args)
+        return self.file.read(*args)
 
     def read1(self, *args):
-        return self._file.read(*args)
+        return self.file.read(*args)
 
     def readable(self):
         return True
@@ -101,28 +117,31 @@ class HashingSpool:
         return True
 
     def readline(self, *args):
-        return self._file.readline(*args)
+        return self.file.readline(*args)
 
     def seek(self, *args):
-        return self._file.seek(*args)
+        return self.file.seek(*args)
 
     def tell(self):
-        return self._file.tell()
+        return self.file.tell()
 
     def flush(self):
-        return self._file.flush()
+        return self.file.flush()
 
     def close(self):
+        self._closed = True
+        if self._file is None:
+            return
         if not self._file.closed:
             self._file.close()
         try:
-            os.unlink(self.path)
+            os.unlink(self._file.name)
         except FileNotFoundError:
             pass
 
     @property
     def closed(self):
-        return self._file.closed
+        return self._closed
 
 
 class Passing:
@@ -144,7 +163,7 @@ class Passing:
         self._at = 0
         self._handed = queue.Queue(maxsize=ahead)
         self._direct = False
-        spool.write(head)
+        self._head = head  # spooled with the first block, by the thread that spools
 
     def read(self, size=-1):
         if self._at == len(self._chunk):
@@ -176,8 +195,14 @@ class Passing:
     def spool_as_read(self):
         """Hash and spool the blocks the store reads, as it reads them, until the body has
         ended or the store has stopped reading."""
+        self._spool_head()
         while (chunk := self._handed.get()) is not None:
             self._spool.write(chunk)
+
+    def _spool_head(self):
+        if self._head is not None:
+            self._spool.write(self._head)
+            self._head = None
 
     @property
     def complete(self):
@@ -187,6 +212,7 @@ class Passing:
     def drain(self):
         """Once the store is done with it: spool what it left behind (it answered early, or
         failed), so that the whole body is hashed."""
+        self._spool_head()
         self._direct = True
         while True:
             try:

@@ -2,6 +2,7 @@
 import hashlib
 import io
 import json
+import threading
 import time
 from datetime import date, datetime, timedelta, timezone
 
@@ -229,22 +230,30 @@ def test_the_lock_follows_the_receipt(s3_app, s3_bucket, frozen_clock):
 
 
 def test_where_the_outbox_thread_runs_the_lock_is_its_work(make_app, s3_bucket, frozen_clock):
-    """With the process's outbox thread running (its next round an hour away), a commit wakes
-    it and it applies the lock; the request's thread has no part in it: the response is
-    never closed here, and the lock comes all the same."""
+    """With the process's outbox thread running (its next round an hour away), the receipt
+    sent (the response closed) wakes it and it applies the lock; not before, so that it does
+    not take the interpreter from the request while the receipt is on its way, and not the
+    request's thread."""
     endpoint, bucket, s3 = s3_bucket
     app = make_app(STORAGE_BACKEND="s3", S3_ENDPOINT_URL=endpoint, S3_BUCKET=bucket, S3_REGION="us-west-1",
                    OUTBOX_INTERVAL_SECONDS=3600)
+    store = app.extensions["fogx.store"]
+    locked_by, lock = [], store.set_retention
+    store.set_retention = lambda *args: (locked_by.append(threading.current_thread().name), lock(*args))
     client, world = s3_world(app, frozen_clock)
     response = client.post("/v1/manifests", content_type="multipart/form-data", buffered=False,
                            headers=factories.bearer(world.hauler_token),
                            data={"manifest": json.dumps(world.body()), "documents": [(io.BytesIO(PDF), "a.pdf")]})
     assert response.status_code == 201
+    time.sleep(0.5)
+    assert "ObjectLockMode" not in s3.head_object(Bucket=bucket, Key=sha(PDF))
+    response.close()
     deadline = time.monotonic() + 20
     while "ObjectLockMode" not in (head := s3.head_object(Bucket=bucket, Key=sha(PDF))):
         assert time.monotonic() < deadline, "the outbox thread did not apply the lock"
         time.sleep(0.05)
     assert head["ObjectLockMode"] == "COMPLIANCE"
+    assert locked_by == ["fogx-outbox"]
 
 
 def test_the_same_scan_twice_in_s3_is_one_locked_version(s3_app, s3_bucket, frozen_clock):
