@@ -64,7 +64,7 @@ class DirectPut:
     def __call__(self, key, body, *, length, content_type, headers=None):
         """PUT `length` bytes read from `body` to `key`; returns None, raises `PutRefused`
         for an answer other than 200, botocore's exceptions when S3 cannot be reached."""
-        request = AWSRequest(method="PUT", url=self.base + key, data=body, headers={
+        request = AWSRequest(method="PUT", url=self.base + key, data=_blocks(body), headers={
             "Content-Type": content_type, "Content-Length": str(length), **(headers or {})})
         credentials = self._credentials.get_frozen_credentials()
         _UnsignedPayload(credentials, "s3", self.region).add_auth(request)
@@ -72,6 +72,13 @@ class DirectPut:
         if response.status_code != 200:
             raise PutRefused(response.status_code, _first(_CODE, response.content),
                              _first(_MESSAGE, response.content))
+
+
+def _blocks(body, size=256 * 1024):
+    """The body in blocks of up to `size` bytes: given a file, the HTTP connection would read
+    it 16 KiB at a time, a read and a system call each (64 of them a megabyte)."""
+    while block := body.read(size):
+        yield block
 
 
 class _NoBody:

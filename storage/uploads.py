@@ -159,6 +159,7 @@ class Passing:
     def __init__(self, source, spool, length, head=b"", block=256 * 1024, ahead=4):
         self._source, self._spool, self._block = source, spool, block
         self._left = length - len(head)
+        self._bytes = head
         self._chunk = memoryview(head)
         self._at = 0
         self._handed = queue.Queue(maxsize=ahead)
@@ -171,7 +172,8 @@ class Passing:
                 return b""
             self._refill()
         end = len(self._chunk) if size is None or size < 0 else min(self._at + size, len(self._chunk))
-        data = bytes(self._chunk[self._at:end])
+        # A whole block goes as it came, uncopied.
+        data = self._bytes if self._at == 0 and end == len(self._bytes) else bytes(self._chunk[self._at:end])
         self._at = end
         return data
 
@@ -186,7 +188,7 @@ class Passing:
             self._handed.put(chunk)
             if self._left <= 0:
                 self._handed.put(None)
-        self._chunk, self._at = memoryview(chunk), 0
+        self._bytes, self._chunk, self._at = chunk, memoryview(chunk), 0
 
     def stop_handing(self):
         """The store has stopped reading (done, or failed): `spool_as_read` need wait no more."""
