@@ -145,7 +145,7 @@ def add_documents(manifest_id):
 
 
 @bp.put("/<manifest_id>/documents/<document_id>")
-@require(MANIFESTS_WRITE)
+@require(MANIFESTS_WRITE, alongside=documents.TARGET_ALONGSIDE)
 @per_client("submissions")
 def put_document(manifest_id, document_id):
     """One scan as the raw body, sent to its SHA-256 (which names the document as well as its

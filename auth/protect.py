@@ -55,13 +55,16 @@ protector = _Protector()
 protector.register_token_validator(_Validator(realm=REALM))
 
 
-def require(*scopes):
-    """Protect a view: a valid bearer token holding any one of `scopes`."""
+def require(*scopes, alongside=None):
+    """Protect a view: a valid bearer token holding any one of `scopes`. `alongside`
+    (`auth.server.Alongside`): the view's first question, asked with the token's."""
 
     def decorator(view):
         @functools.wraps(view)
         def protected(*args, **kwargs):
             g.required_scopes = scopes
+            if alongside is not None:
+                g.alongside = (alongside, kwargs)
             try:
                 token = protector.acquire_token(list(scopes))
             except OAuth2Error as error:

@@ -10,6 +10,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.exc import IntegrityError
 
 from api.errors import BadRequest, NotFound, ServiceUnavailable, UnsupportedMediaType, ValidationFailed
+from auth.server import NOT_ASKED, Alongside, alongside_answer
 from domain.clock import now as clock_now
 from domain.dates import add_years
 from services import outbox
@@ -246,15 +247,29 @@ def _verdict(upload: Upload) -> ValidationFailed | None:
 
 
 # The hauler's own manifest, what a new scan's lock needs, and the scan if it is attached.
-_TARGET = Prebuilt(
-    select(Manifest.id, Jurisdiction.retention_years, ManifestRevision.service_completed_at,
-           Document.id.label("document_id"))
-    .join(Jurisdiction, Jurisdiction.id == Manifest.jurisdiction_id)
-    .join(ManifestRevision, (ManifestRevision.manifest_id == Manifest.id)
-          & (ManifestRevision.revision == Manifest.current_revision))
-    .outerjoin(Document, (Document.manifest_id == Manifest.id) & (Document.sha256 == bindparam("key")))
-    .where(Manifest.id == bindparam("manifest_id"), Manifest.hauler_id == bindparam("hauler_id"))
-    .limit(1))
+def _target(hauler_id):
+    """The manifest a scan is sent to, if it is the hauler's, and its document of that key."""
+    return (
+        select(Manifest.id, Jurisdiction.retention_years, ManifestRevision.service_completed_at,
+               Document.id.label("document_id"))
+        .join(Jurisdiction, Jurisdiction.id == Manifest.jurisdiction_id)
+        .join(ManifestRevision, (ManifestRevision.manifest_id == Manifest.id)
+              & (ManifestRevision.revision == Manifest.current_revision))
+        .outerjoin(Document, (Document.manifest_id == Manifest.id) & (Document.sha256 == bindparam("key")))
+        .where(Manifest.id == bindparam("manifest_id"), Manifest.hauler_id == hauler_id)
+        .limit(1))
+
+
+def _target_params(manifest_id, document_id):
+    try:
+        return {"manifest_id": uuid.UUID(str(manifest_id)), "key": document_id}
+    except ValueError:
+        return None
+
+
+_TARGET = Prebuilt(_target(bindparam("hauler_id")))
+# A scan's manifest, looked up in the round trip that finds the hauler's token.
+TARGET_ALONGSIDE = Alongside(lambda bearer: _target(bearer.c.hauler_id), _target_params)
 
 
 @dataclass
@@ -266,14 +281,14 @@ class _Target:
 
 
 def _own_manifest(session, principal, manifest_id, key) -> _Target:
-    """The hauler's own manifest; 404 for anything else, then 422 for a malformed key."""
-    try:
-        manifest_id = uuid.UUID(str(manifest_id))
-    except ValueError:
-        manifest_id = None
-    row = manifest_id and principal.role == "hauler" and _TARGET.first(
-        session.connection(), {"manifest_id": manifest_id, "hauler_id": principal.hauler_id, "key": key})
-    if not row:
+    """The hauler's own manifest (as asked beside the token, or asked now); 404 for anything
+    else, then 422 for a malformed key."""
+    params = _target_params(manifest_id, key)
+    row = alongside_answer()
+    if row is NOT_ASKED:
+        row = params and principal.role == "hauler" and _TARGET.first(
+            session.connection(), {**params, "hauler_id": principal.hauler_id})
+    if not (row and params and principal.role == "hauler"):
         raise NotFound("No such manifest within your reach.")
     if not SHA256.fullmatch(key):
         raise ValidationFailed("The document is named by its SHA-256: 64 lowercase hex digits.",

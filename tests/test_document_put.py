@@ -8,6 +8,7 @@ import os
 import queue
 import socket
 import threading
+from datetime import timedelta
 from urllib.parse import urlsplit
 
 import pytest
@@ -492,3 +493,39 @@ def _raw_put(base, path, token, pieces, length=None):
     finally:
         connection.close()
 
+
+
+def test_the_scans_manifest_is_found_with_the_token_and_answers_as_if_asked_apart(put_world, monkeypatch,
+                                                                                  frozen_clock):
+    """On PostgreSQL the manifest a scan is sent to is found by the statement that finds the
+    bearer token (a round trip less on the upload's path); elsewhere it is asked apart. The
+    answers are the same: the hauler's own manifest, its scan attached already, 404 for
+    another hauler or an id that is none; and a token expired or revoked is refused."""
+    from services import documents
+
+    app, client, world, session, manifest_id = put_world
+    asked_apart, target = [], documents._TARGET
+
+    class Counted:
+        def first(self, *args):
+            asked_apart.append(args)
+            return target.first(*args)
+
+    monkeypatch.setattr(documents, "_TARGET", Counted())
+    assert put(client, world, manifest_id, sha(PDF), PDF).status_code == 201
+    again = put(client, world, manifest_id, sha(PDF), PDF)
+    assert again.status_code == 200 and again.json["sha256"] == sha(PDF)
+    rival = factories.token(client, *factories.oauth_client(session, role="hauler",
+                                                            subject=[factories.hauler(session).id]))
+    assert client.put(f"/v1/manifests/{manifest_id}/documents/{sha(PNG)}", data=PNG,
+                      headers=factories.bearer(rival)).status_code == 404
+    assert put(client, world, "not-a-manifest", sha(PNG), PNG).status_code == 404
+    expected = 0 if session.get_bind().dialect.name == "postgresql" else 3
+    assert len(asked_apart) == expected
+    frozen_clock(NOW + timedelta(hours=2))  # the token has expired
+    expired = put(client, world, manifest_id, sha(PNG), PNG)
+    assert expired.status_code == 401 and 'error="invalid_token"' in expired.headers["WWW-Authenticate"]
+    frozen_clock(NOW)
+    assert client.post("/oauth/revoke", data={"token": world.hauler_token}, auth=world.credentials).status_code == 200
+    assert put(client, world, manifest_id, sha(PNG), PNG).status_code == 401
+    assert stored(app) == [sha(PDF)]
