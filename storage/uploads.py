@@ -1,8 +1,10 @@
-"""Uploaded scans on their way in: spooled to disk while hashed and counted, then sniffed.
+"""Uploaded scans on their way in: spooled while hashed and counted, then sniffed.
 
-Memory stays flat whatever the file size: bytes go straight to a temporary file.
+Memory stays bounded whatever the file size: past a couple of megabytes, bytes go to a
+temporary file.
 """
 import hashlib
+import io
 import os
 import queue
 import tempfile
@@ -41,14 +43,19 @@ class ShortBody(Exception):
 
 
 class HashingSpool:
-    """A writable, readable temporary file that hashes and counts what is written to it.
+    """A writable, readable spool that hashes and counts what is written to it.
 
-    The file is made on the first write (or read): until then a spool costs nothing, so a
-    request can hold one from its start without creating a file on its critical path."""
+    Up to `memory` bytes are kept in memory; past that (or once a path is asked for) the
+    spool is a temporary file. A scan of a page or two never touches the disk, and memory
+    stays bounded whatever the size."""
 
-    def __init__(self, limit, directory=None):
+    MEMORY_BYTES = 2 * 1024 * 1024
+
+    def __init__(self, limit, directory=None, memory=MEMORY_BYTES):
         self.limit = limit
         self._directory = directory
+        self._memory_limit = memory
+        self._memory = io.BytesIO()
         self._file = None
         self._closed = False
         self._hash = hashlib.sha256()
@@ -56,12 +63,25 @@ class HashingSpool:
         self.head = b""
 
     @property
+    def _current(self):
+        if self._closed:
+            raise ValueError("I/O operation on a closed spool")
+        return self._memory if self._file is None else self._file
+
+    @property
     def file(self):
+        """The spool on disk: what was kept in memory is moved there, at the same position."""
         if self._file is None:
-            if self._closed:
-                raise ValueError("I/O operation on a closed spool")
+            at = self._current.tell()
             self._file = tempfile.NamedTemporaryFile(prefix="fogx-upload-", dir=self._directory, delete=False)
+            self._file.write(self._memory.getbuffer())
+            self._file.seek(at)
+            self._memory = None
         return self._file
+
+    @property
+    def on_disk(self):
+        return self._file is not None
 
     @property
     def path(self):
@@ -74,6 +94,8 @@ class HashingSpool:
         if len(self.head) < 16:
             self.head += bytes(data[: 16 - len(self.head)])
         self._hash.update(data)
+        if self._file is None and self.size <= self._memory_limit:
+            return self._current.write(data)
         return self.file.write(data)
 
     @property
@@ -87,25 +109,34 @@ class HashingSpool:
     def defect(self, content_type):
         """Why the file is not a sound scan of its type (a bomb, a polyglot, a torso), or None."""
         self.flush()
-        with open(self.path, "rb") as handle:
-            handle.seek(max(self.size - 1024, 0))
-            tail = handle.read()
+        tail = self._tail(1024)
         if content_type == "application/pdf":
             if not tail.rstrip(b"\x00\r\n\t ").endswith(b"%%EOF"):
                 return "the PDF has no end-of-file marker (truncated, or something else appended)"
-            return _pdf_defect(self.path)
+            return _pdf_defect(self._readable())
         if content_type == "image/jpeg" and not tail.rstrip(b"\x00\r\n ").endswith(b"\xff\xd9"):
             return "the JPEG does not end where a JPEG ends (truncated, or something appended)"
         if content_type == "image/png" and not tail.endswith(b"IEND\xaeB`\x82"):
             return "the PNG does not end with its IEND chunk (truncated, or something appended)"
-        return _image_defect(self.path)
+        return _image_defect(self._readable())
+
+    def _tail(self, n):
+        if self._file is None:
+            return bytes(self._memory.getbuffer()[max(self.size - n, 0):])
+        with open(self._file.name, "rb") as handle:
+            handle.seek(max(self.size - n, 0))
+            return handle.read()
+
+    def _readable(self):
+        """What a parser may read the bytes from, without moving the spool's position."""
+        return io.BytesIO(self._memory.getvalue()) if self._file is None else self._file.name
 
     # What Werkzeug needs of a file stream, and what callers read back.
     def read(self, *args):
-        return self.file.read(*args)
+        return self._current.read(*args)
 
     def read1(self, *args):
-        return self.file.read(*args)
+        return self._current.read(*args)
 
     def readable(self):
         return True
@@ -117,19 +148,20 @@ class HashingSpool:
         return True
 
     def readline(self, *args):
-        return self.file.readline(*args)
+        return self._current.readline(*args)
 
     def seek(self, *args):
-        return self.file.seek(*args)
+        return self._current.seek(*args)
 
     def tell(self):
-        return self.file.tell()
+        return self._current.tell()
 
     def flush(self):
-        return self.file.flush()
+        return self._current.flush()
 
     def close(self):
         self._closed = True
+        self._memory = None
         if self._file is None:
             return
         if not self._file.closed:
@@ -235,11 +267,11 @@ class Passing:
         return False
 
 
-def _image_defect(path):
+def _image_defect(source):
     from PIL import Image, UnidentifiedImageError
 
     try:
-        with Image.open(path) as image:  # reads the header only
+        with Image.open(source) as image:  # reads the header only
             width, height = image.size
     except (UnidentifiedImageError, OSError, ValueError) as error:
         return f"the image cannot be read ({error})"
@@ -250,13 +282,13 @@ def _image_defect(path):
     return None
 
 
-def _pdf_defect(path):
+def _pdf_defect(source):
     """Open the PDF and decompress its page contents, within bounds."""
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError, PyPdfError
 
     try:
-        reader = PdfReader(path, strict=False)
+        reader = PdfReader(source, strict=False)
         if len(reader.pages) > MAX_PDF_PAGES:
             return f"the PDF has more than {MAX_PDF_PAGES} pages"
         total = 0

@@ -529,3 +529,87 @@ def test_the_scans_manifest_is_found_with_the_token_and_answers_as_if_asked_apar
     assert client.post("/oauth/revoke", data={"token": world.hauler_token}, auth=world.credentials).status_code == 200
     assert put(client, world, manifest_id, sha(PNG), PNG).status_code == 401
     assert stored(app) == [sha(PDF)]
+
+
+def test_a_stream_goes_to_s3_in_blocks_of_256_kib_as_it_came(monkeypatch):
+    """The HTTP connection would read a file-like body 16 KiB a call; the PUT asks for whole
+    blocks, and the blocks `Passing` read from the request go on uncopied."""
+    from storage.objects import S3Store
+    from storage.uploads import HashingSpool, Passing
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    data = os.urandom(700 * 1024)
+
+    class Source(io.BytesIO):
+        blocks = []
+
+        def read(self, size=-1):
+            block = super().read(size)
+            self.blocks.append(block)
+            return block
+
+    class Watched(Passing):
+        given = []
+
+        def read(self, size=-1):
+            block = super().read(size)
+            self.given.append((size, block))
+            return block
+
+    spool = HashingSpool(10 * 2 ** 20)
+    try:
+        passing = Watched(Source(data), spool, len(data))
+        with _fake_s3() as (endpoint, received):
+            store = S3Store(bucket="scans", endpoint_url=endpoint, region="us-west-1")
+            assert store.put_stream(sha(data), passing, len(data), "image/png")
+    finally:
+        spool.close()
+    assert received[0][1] == data
+    sizes = {size for size, _ in Watched.given}
+    assert sizes == {256 * 1024}
+    sent = [block for _, block in Watched.given if block]
+    assert [len(block) for block in sent] == [256 * 1024, 256 * 1024, 188 * 1024]
+    assert all(out is read for out, read in zip(sent, Source.blocks))
+
+
+def test_a_small_scan_is_spooled_in_memory_and_a_large_one_on_disk(tmp_path):
+    """Up to the spool's memory the bytes never touch the disk; past it, or once a path is
+    asked for, they move to a file at the same position, and closing removes it. The checks
+    read either."""
+    from storage.uploads import HashingSpool
+
+    png = big_png(300)
+    small = HashingSpool(10 * 2 ** 20, directory=tmp_path, memory=len(png))
+    small.write(png[:1000])
+    small.write(png[1000:])
+    assert not small.on_disk and list(tmp_path.iterdir()) == []
+    assert small.sha256 == sha(png) and small.size == len(png)
+    assert small.defect("image/png") is None
+    small.seek(0)
+    assert small.read() == png
+    small.close()
+
+    large = HashingSpool(10 * 2 ** 20, directory=tmp_path, memory=len(png) - 1)
+    large.write(png[:-100])
+    assert not large.on_disk
+    large.write(png[-100:])
+    assert large.on_disk and large.tell() == len(png)
+    large.flush()
+    (spooled,) = tmp_path.iterdir()
+    assert spooled.read_bytes() == png and large.path == str(spooled)
+    assert large.defect("image/png") is None
+    large.close()
+    assert list(tmp_path.iterdir()) == []
+
+    torso = HashingSpool(10 * 2 ** 20, directory=tmp_path)
+    torso.write(PDF[:-20])
+    assert torso.defect("application/pdf").startswith("the PDF has no end-of-file marker")
+    asked = HashingSpool(10 * 2 ** 20, directory=tmp_path)
+    asked.write(PNG)
+    path = asked.path  # a path moves it to disk
+    asked.flush()
+    assert open(path, "rb").read() == PNG
+    torso.close()
+    asked.close()
+    assert list(tmp_path.iterdir()) == []

@@ -189,3 +189,21 @@ def test_logs_are_json_with_the_request_id(world, capfd):
     access = [line for line in lines if line.get("request_id") == "trace-me-42"]
     assert access and access[0]["logger"] == "fogx.access" and access[0]["status"] == 200
     assert access[0]["path"] == "/health"
+
+
+def test_the_access_line_is_written_once_the_response_is_sent(world, capfd):
+    """Not on the client's wait: the line comes when the server closes the response, with
+    the request id, status and the duration including the sending."""
+    capfd.readouterr()
+    response = world.client.get("/health", headers={"X-Request-Id": "sent-then-logged"}, buffered=False)
+    assert response.status_code == 200
+
+    def access():
+        lines = [json.loads(line) for line in capfd.readouterr().err.splitlines() if line.startswith("{")]
+        return [line for line in lines if line.get("request_id") == "sent-then-logged"]
+
+    assert access() == []
+    response.close()
+    (line,) = access()
+    assert (line["logger"], line["status"], line["path"]) == ("fogx.access", 200, "/health")
+    assert line["duration_ms"] >= 0
