@@ -160,7 +160,7 @@ class Alongside:
                                    .select_from(bearer.outerjoin(asked, true())))
 
     def ask(self, connection, digest, view_kwargs):
-        """The bearer's row, with the route's answer kept for `answer()`; None where not asked."""
+        """The bearer's row, the route's answer kept for `alongside_answer()`; None where not asked."""
         params = self.params(**view_kwargs)
         if params is None or connection.dialect.name != "postgresql":
             return None
