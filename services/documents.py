@@ -124,7 +124,7 @@ def receive(session, principal, store, manifest_id, key, body, *, length, filena
     target = _own_manifest(session, principal, manifest_id, key)
     if target.document_id is not None:
         return session.get(Document, target.document_id), False
-    spool = HashingSpool(limit)
+    spool = HashingSpool(limit, memory=HashingSpool.ONE_SCAN_MEMORY)
     try:
         upload = Upload(spool=spool, filename=filename, declared_sha256=key)
         head = body.read(HEAD if length is None else min(HEAD, length))

@@ -46,12 +46,14 @@ class HashingSpool:
     """A writable, readable spool that hashes and counts what is written to it.
 
     Up to `memory` bytes are kept in memory; past that (or once a path is asked for) the
-    spool is a temporary file. A scan of a page or two never touches the disk, and memory
-    stays bounded whatever the size."""
+    spool is a temporary file. A request that spools one scan keeps up to `ONE_SCAN_MEMORY`
+    in memory, so a scan of a page or two never touches the disk; a form, which may carry
+    any number of files, spools them all to disk (memory=0): memory stays bounded whatever
+    the sizes."""
 
-    MEMORY_BYTES = 2 * 1024 * 1024
+    ONE_SCAN_MEMORY = 2 * 1024 * 1024
 
-    def __init__(self, limit, directory=None, memory=MEMORY_BYTES):
+    def __init__(self, limit, directory=None, memory=0):
         self.limit = limit
         self._directory = directory
         self._memory_limit = memory

@@ -602,14 +602,18 @@ def test_a_small_scan_is_spooled_in_memory_and_a_large_one_on_disk(tmp_path):
     large.close()
     assert list(tmp_path.iterdir()) == []
 
-    torso = HashingSpool(10 * 2 ** 20, directory=tmp_path)
+    torso = HashingSpool(10 * 2 ** 20, directory=tmp_path, memory=len(PDF))
     torso.write(PDF[:-20])
     assert torso.defect("application/pdf").startswith("the PDF has no end-of-file marker")
-    asked = HashingSpool(10 * 2 ** 20, directory=tmp_path)
+    asked = HashingSpool(10 * 2 ** 20, directory=tmp_path, memory=len(PNG))
     asked.write(PNG)
+    assert not asked.on_disk
     path = asked.path  # a path moves it to disk
     asked.flush()
     assert open(path, "rb").read() == PNG
-    torso.close()
-    asked.close()
+    form_part = HashingSpool(10 * 2 ** 20, directory=tmp_path)  # a form's files: any number of them
+    form_part.write(PNG)
+    assert form_part.on_disk
+    for spool in (torso, asked, form_part):
+        spool.close()
     assert list(tmp_path.iterdir()) == []
