@@ -3,12 +3,15 @@
 Keys are the content's SHA-256, so storing the same bytes twice stores them once.
 """
 import base64
+import logging
 import os
 import shutil
 import uuid
 from datetime import date, datetime, time, timezone
 from pathlib import Path
 from time import sleep
+
+log = logging.getLogger("fogx.storage")
 
 CHUNK = 1024 * 1024
 # Scans up to this size go up in one PUT (S3 takes up to 5 GB so): one request, conditional,
@@ -155,6 +158,7 @@ class S3Store(ObjectStore):
         )
         self.client = self._session.client("s3", **self._client_args)
         self._direct_put = None
+        self._put_region = None
 
     def _call(self, method, **kwargs):
         from botocore.exceptions import BotoCoreError, ClientError
@@ -228,6 +232,15 @@ class S3Store(ObjectStore):
             except PutRefused as refusal:
                 if refusal.code == "PreconditionFailed":
                     return False  # the same bytes are stored already
+                if refusal.region and refusal.status in (301, 307, 400):
+                    # The bucket is in another region than S3_REGION (boto3's own calls follow
+                    # such redirects by themselves): the PUTs go there from now on. A file is
+                    # sent again at once; a stream was read, and its client retries.
+                    self._follow(refusal.region)
+                    if start is None:
+                        raise StoreUnavailable(str(refusal)) from refusal
+                    body.seek(start)
+                    continue
                 if refusal.code == "ConditionalRequestConflict" and self.exists(key):
                     return False  # another upload of the same bytes finished first
                 if refusal.status < 500 or attempt == attempts:
@@ -239,8 +252,14 @@ class S3Store(ObjectStore):
             body.seek(start)
             attempt += 1
 
+    def _follow(self, region):
+        log.warning("the bucket %s answers from region %s, not %s: scan PUTs go there from now on",
+                    self.bucket, region, self._put_region or self._client_args["region_name"])
+        self._put_region, self._direct_put = region, None
+
     def _put(self):
-        """The PUT of `storage.s3put`, made on first use (it needs the credentials)."""
+        """The PUT of `storage.s3put`, made on first use (it needs the credentials), for the
+        bucket's region (the configured one until S3 names another)."""
         if self._direct_put is None:
             from botocore.exceptions import BotoCoreError
 
@@ -250,7 +269,8 @@ class S3Store(ObjectStore):
             if credentials is None:
                 raise StoreUnavailable("no AWS credentials are configured")
             try:
-                probe = self._session.client("s3", **self._client_args)
+                probe = self._session.client("s3", **{**self._client_args, "region_name": self._put_region}
+                                             if self._put_region else self._client_args)
                 self._direct_put = DirectPut(self.client, probe, self.bucket, credentials)
             except (BotoCoreError, ValueError) as error:
                 raise StoreUnavailable(str(error)) from error

@@ -22,12 +22,16 @@ _CODE = re.compile(rb"<Code>([^<]{1,100})</Code>")
 _MESSAGE = re.compile(rb"<Message>([^<]{1,500})</Message>")
 
 
-class PutRefused(Exception):
-    """S3 answered the PUT with an error: its HTTP status and error code."""
+_REGION = re.compile(rb"<Region>([a-z0-9-]{1,50})</Region>")
 
-    def __init__(self, status, code, message):
+
+class PutRefused(Exception):
+    """S3 answered the PUT with an error: its HTTP status and error code, and the bucket's
+    region where S3 names one (a bucket elsewhere than the PUT was signed for)."""
+
+    def __init__(self, status, code, message, region=None):
         super().__init__(f"PUT refused: {status} {code}: {message}")
-        self.status, self.code = status, code
+        self.status, self.code, self.region = status, code, region
 
 
 class _UnsignedPayload(S3SigV4Auth):
@@ -70,8 +74,10 @@ class DirectPut:
         _UnsignedPayload(credentials, "s3", self.region).add_auth(request)
         response = self._http.send(request.prepare())
         if response.status_code != 200:
-            raise PutRefused(response.status_code, _first(_CODE, response.content),
-                             _first(_MESSAGE, response.content))
+            content = response.content
+            region = response.headers.get("x-amz-bucket-region") or _first(_REGION, content) or None
+            raise PutRefused(response.status_code, _first(_CODE, content), _first(_MESSAGE, content),
+                             region=region if region != self.region else None)
 
 
 def _blocks(body, size=256 * 1024):

@@ -6,6 +6,7 @@ import http.client
 import io
 import os
 import queue
+import re
 import socket
 import threading
 from datetime import timedelta
@@ -349,14 +350,20 @@ def _answering_412():
 
 
 @contextlib.contextmanager
-def _fake_s3(stored_already=False, busy=0):
+def _fake_s3(stored_already=False, busy=0, region=None):
     """An S3 endpoint on a socket, and the (headers, body) of each PUT it was sent. Every key
     exists (412 after the headers) or none does (100 Continue when asked, the body read, 200;
-    503 SlowDown to the first `busy` PUTs)."""
+    503 SlowDown to the first `busy` PUTs). With `region`, the bucket is there: a PUT signed
+    for another region is answered 301 PermanentRedirect naming it (before a body it was
+    asked to wait for is sent)."""
     slow_down = (b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code>'
                  b"<Message>Please reduce your request rate.</Message></Error>")
     error = (b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code>'
              b"<Message>At least one of the pre-conditions you specified did not hold</Message></Error>")
+    moved = (b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>PermanentRedirect</Code><Message>The bucket '
+             b"you are attempting to access must be addressed using the specified endpoint.</Message></Error>")
+    redirect = (b"HTTP/1.1 301 Moved Permanently\r\nx-amz-bucket-region: %s\r\nContent-Type: application/xml\r\n"
+                b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % ((region or "").encode(), len(moved), moved))
     received = []
 
     def answer(connection):
@@ -369,11 +376,19 @@ def _fake_s3(stored_already=False, busy=0):
             connection.sendall(b"HTTP/1.1 412 Precondition Failed\r\nContent-Type: application/xml\r\n"
                                b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(error), error))
             return
+        elsewhere = region is not None and f"/{region}/s3/".encode() not in headers[b"Authorization"]
+        if elsewhere and headers.get(b"Expect") == b"100-continue":
+            received.append((headers, b""))
+            connection.sendall(redirect)
+            return
         if headers.get(b"Expect") == b"100-continue":
             connection.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
         while len(body) < int(headers[b"Content-Length"]):
             body += connection.recv(65536)
         received.append((headers, body))
+        if elsewhere:
+            connection.sendall(redirect)
+            return
         if len(received) <= busy:
             connection.sendall(b"HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\n"
                                b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(slow_down), slow_down))
@@ -617,3 +632,39 @@ def test_a_small_scan_is_spooled_in_memory_and_a_large_one_on_disk(tmp_path):
     for spool in (torso, asked, form_part):
         spool.close()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_puts_follow_the_bucket_to_the_region_s3_names(tmp_path, monkeypatch):
+    """Configured for us-west-1 with the bucket in eu-west-1, S3 answers the first PUT with
+    the bucket's region: a file is sent again at once, signed for it; a stream, read once, is
+    refused for its client to retry, and the PUTs after it are signed for eu-west-1."""
+    from storage.objects import S3Store, StoreUnavailable
+    from storage.uploads import HashingSpool, Passing
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    scan = tmp_path / "scan.pdf"
+    scan.write_bytes(PDF)
+
+    def signed_for(headers):
+        return re.search(rb"/\d{8}/([a-z0-9-]+)/s3/", headers[b"Authorization"]).group(1).decode()
+
+    with _fake_s3(region="eu-west-1") as (endpoint, received):
+        S3Store(bucket="scans", endpoint_url=endpoint, region="us-west-1").put_file(sha(PDF), str(scan),
+                                                                                   "application/pdf")
+    assert [(signed_for(headers), body) for headers, body in received] == [("us-west-1", b""), ("eu-west-1", PDF)]
+
+    with _fake_s3(region="eu-west-1") as (endpoint, received):
+        store = S3Store(bucket="scans", endpoint_url=endpoint, region="us-west-1")
+        for attempt in range(2):
+            spool = HashingSpool(10 * 2 ** 20)
+            try:
+                passing = Passing(io.BytesIO(PNG), spool, len(PNG))
+                if attempt == 0:
+                    with pytest.raises(StoreUnavailable, match="PermanentRedirect"):
+                        store.put_stream(sha(PNG), passing, len(PNG), "image/png")
+                else:
+                    assert store.put_stream(sha(PNG), passing, len(PNG), "image/png")
+            finally:
+                spool.close()
+    assert [(signed_for(headers), body) for headers, body in received] == [("us-west-1", PNG), ("eu-west-1", PNG)]
