@@ -1,11 +1,13 @@
 """Faults on purpose: a worker killed mid-load, a client that gives up and retries, two app
 instances on one database, database connections dropped under the app."""
+import itertools
 import os
 import signal
 import subprocess
 import sys
 import threading
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,7 @@ from sqlalchemy.orm import Session
 from storage.models import Manifest, ManifestRevision, OutboxEntry
 from tests import factories
 from tests.conftest import _free_port, https_client
-from tests.manifest_world import build
+from tests.manifest_world import NOW, build
 
 BIN = Path(sys.executable).parent
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,11 +94,16 @@ def test_sigkill_under_load_loses_nothing_acknowledged(world, session, servers):
     lock = threading.Lock()
     stop = threading.Event()
 
+    services = itertools.count()
+
     def sender(lane):
         n = 0
         while not stop.is_set():
             n += 1
-            body = world.body(manifest_number=f"K-{lane}-{n:04d}")
+            with lock:
+                # Each a service of its own, a day apart: one service takes at most 12 loads.
+                completed = NOW - timedelta(hours=2 + 25 * next(services))
+            body = world.body(manifest_number=f"K-{lane}-{n:04d}", completed=completed)
             with lock:
                 sent[body["manifest_number"]] = body
             try:
