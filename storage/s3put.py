@@ -9,8 +9,9 @@ its endpoint and region) and which region it signs for, then per PUT builds the 
 signs it with botocore's SigV4 signer and sends it on the client's own HTTP session (its
 pool, proxies, TLS settings and timeouts): about 1 ms (`bench/s3put.py`). What it leaves out
 does not apply to it or is its caller's: a stream is read once and cannot be sent again (a
-file is, by `S3Store.put_stream`); the checksum is given, not computed; the keys are hex
-digests, with nothing to escape.
+file is, by `S3Store.put_stream`); a bucket in another region is named in the refusal,
+and `S3Store.put_stream` makes a `DirectPut` for that region; the checksum is given, not
+computed; the keys are hex digests, with nothing to escape.
 """
 import re
 
@@ -20,8 +21,6 @@ from botocore.awsrequest import AWSRequest, AWSResponse
 _SCOPE = re.compile(r"Credential=[^/]+/\d{8}/([a-z0-9-]+)/s3/aws4_request")
 _CODE = re.compile(rb"<Code>([^<]{1,100})</Code>")
 _MESSAGE = re.compile(rb"<Message>([^<]{1,500})</Message>")
-
-
 _REGION = re.compile(rb"<Region>([a-z0-9-]{1,50})</Region>")
 
 

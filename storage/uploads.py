@@ -179,15 +179,16 @@ class HashingSpool:
 
 
 class Passing:
-    """A request body read once, by the object store, while it arrives.
+    """A request body read once, by the object store's PUT, while it arrives.
 
-    The store's thread reads the body through `read`; each block it reads is handed to the
-    request's own thread, which hashes and spools it (`spool_as_read`) while the store's
-    thread goes on sending: the hashing is not on the upload's path. At most `ahead` blocks
-    wait to be spooled, so memory stays bounded whatever the size (and the request's thread
-    must call `spool_as_read`, or the store's thread waits for it). `head` is what was read of
-    the body already (to sniff it). The source is read in blocks of at least `block` bytes,
-    whatever smaller reads the HTTP client makes.
+    The PUT reads the body through `read` (on the request's thread); each block it reads is
+    handed to another thread, which hashes and spools it (`spool_as_read`) while the PUT goes
+    on sending: the hashing is not on the upload's path. At most `ahead` blocks wait to be
+    spooled, so memory stays bounded whatever the size (and `spool_as_read` must run, or the
+    PUT waits for it). `head` is what was read of the body already (to sniff it); it is
+    spooled first, by whichever thread spools. The source is read in blocks of at least
+    `block` bytes, whatever smaller reads the HTTP client makes, and a whole block is handed
+    on as read, uncopied.
     """
 
     def __init__(self, source, spool, length, head=b"", block=256 * 1024, ahead=4):
