@@ -367,37 +367,6 @@ def resolve(session, data, hauler_id) -> Named:
                  jurisdiction_id=first.jurisdiction_id, device_id=first.device_id, fse_id=first.fse_id)
 
 
-# Bounds on what one filing may stand beside: each neighbour's findings are refreshed with it.
-# Generous for the trade (a big interceptor takes a few truckloads; a route truck tips a
-# day's loads on one ticket), they keep a filing's work, and the neighbourhood's, bounded.
-MAX_LOADS_PER_SERVICE = 12
-MAX_LOADS_PER_TICKET = 100
-
-
-def _refuse_crowding(manifest: Manifest, around: Surroundings):
-    """A 422 where the device already has `MAX_LOADS_PER_SERVICE` loads within a day, or the
-    disposal ticket `MAX_LOADS_PER_TICKET` loads: other manifests', not a stored filing of this
-    one's number (a retry finds it and is answered with it)."""
-
-    def others(loads, bound):
-        if len(loads) < bound:
-            return len(loads)  # well within: no need to read whose they are
-        return sum(1 for load in loads if (load.manifest.hauler_id, load.manifest.manifest_number)
-                   != (manifest.hauler_id, manifest.manifest_number))
-
-    errors = {}
-    if (count := others(around.same_service, MAX_LOADS_PER_SERVICE)) >= MAX_LOADS_PER_SERVICE:
-        errors["service_completed_at"] = [
-            f"The device has {count} other loads within {int(checks.SAME_SERVICE.total_seconds() // 3600)} "
-            f"hours of this one; one service takes at most {MAX_LOADS_PER_SERVICE}."]
-    if (count := others(around.same_ticket, MAX_LOADS_PER_TICKET)) >= MAX_LOADS_PER_TICKET:
-        errors["disposal.ticket_number"] = [
-            f"The ticket already covers {count} other loads; one ticket covers at most {MAX_LOADS_PER_TICKET}."]
-    if errors:
-        raise ValidationFailed("The manifest would be one load too many for its service or its ticket.",
-                               errors=errors)
-
-
 def _refuse_the_future(data, now):
     skew = timedelta(minutes=5)
     errors = {}
@@ -487,7 +456,6 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
     try:
         # The new rows are not in the database yet: nothing a neighbour query returns is them.
         around = surroundings(session, revision)
-        _refuse_crowding(manifest, around)
         refresh(session, revision, now, around)
         # No neighbour to refresh and no scan to attach: the new rows are all the filing writes.
         _insert_new(session, manifest, revision, alone=not (uploads or neighbours(revision, around)))
@@ -582,9 +550,7 @@ def correct(session, principal, manifest_id, data) -> tuple[Manifest, bool]:
         session.rollback()
         raise Conflict("Another correction of this manifest arrived at the same time; read it and retry.")
     session.refresh(manifest)
-    around = surroundings(session, revision)
-    _refuse_crowding(manifest, around)
-    refresh(session, revision, now, around)
+    refresh(session, revision, now)
     refresh_neighbours(session, latest, now)
     refresh_neighbours(session, revision, now)
     session.commit()

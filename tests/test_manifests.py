@@ -414,36 +414,3 @@ def test_listing_filters(world, client, session):
     assert [m["id"] for m in dated["items"]] == [late["id"]]
     auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
     assert len(client.get("/v1/manifests", headers=factories.bearer(auditor)).json["items"]) == 2
-
-
-def test_one_service_takes_at_most_twelve_loads_and_a_ticket_at_most_a_hundred(world, monkeypatch):
-    """Each filing refreshes the findings of the loads beside it; bounding them bounds its
-    work. A retry of a stored load is still answered with it, and a correction into a full
-    service is refused with the manifest left as it was."""
-    from services import manifests as service
-
-    loads = [world.body(completed=NOW - timedelta(hours=6, minutes=n), gallons_removed=125)
-             for n in range(service.MAX_LOADS_PER_SERVICE)]
-    assert [world.post(body).status_code for body in loads] == [201] * service.MAX_LOADS_PER_SERVICE
-    one_more = world.post(world.body(completed=NOW - timedelta(hours=5), gallons_removed=125))
-    assert one_more.status_code == 422
-    assert one_more.headers["Content-Type"] == "application/problem+json"
-    assert "12 other loads" in one_more.json["errors"]["service_completed_at"][0]
-    assert world.post(loads[-1]).status_code == 200  # the retry of a stored load
-
-    elsewhere = world.body(completed=NOW - timedelta(hours=40), gallons_removed=125)
-    filed = world.post(elsewhere)
-    assert filed.status_code == 201
-    path, headers = f"/v1/manifests/{filed.json['id']}", factories.bearer(world.hauler_token)
-    moved = dict(elsewhere, service_completed_at=iso(NOW - timedelta(hours=4)),
-                 service_started_at=iso(NOW - timedelta(hours=5)), reason="wrong day")
-    refused = world.client.post(f"{path}/corrections", json=moved, headers=headers)
-    assert refused.status_code == 422 and "service_completed_at" in refused.json["errors"]
-    assert world.client.get(path, headers=headers).json["revision"] == 1
-
-    monkeypatch.setattr(service, "MAX_LOADS_PER_TICKET", 3)  # the same check, with fewer filings
-    shared = {"site_id": str(world.site.id), "ticket_number": "ROUTE-7", "gallons_delivered": 125}
-    days = [NOW - timedelta(hours=60 + 25 * n) for n in range(4)]
-    statuses = [world.post(world.body(completed=day, gallons_removed=125, disposal={
-        **shared, "delivered_at": iso(NOW - timedelta(hours=1))})).status_code for day in days]
-    assert statuses == [201, 201, 201, 422]
