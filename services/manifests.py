@@ -6,12 +6,14 @@ evidence the city needs.
 """
 import uuid
 import weakref
+from collections import deque
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from sqlalchemy import Uuid, and_, bindparam, cast, exists, func, literal, null, select, union_all
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import joinedload, make_transient_to_detached, selectinload
+from sqlalchemy.orm.util import identity_key
 from sqlalchemy.orm.attributes import set_committed_value
 
 from api.errors import Conflict, NotFound, ValidationFailed
@@ -218,9 +220,7 @@ def surroundings(session, revision: ManifestRevision) -> Surroundings:
         "lo": completed - window, "hi": completed + window,
         "site_id": revision.disposal_site_id, "ticket": revision.disposal_ticket_number,
     })
-    wanted = {row.id for row in found if row.role in ("service", "ticket", "following")}
-    rows = {r.id: r for r in session.scalars(select(ManifestRevision).where(
-        ManifestRevision.id.in_(wanted)))} if wanted else {}
+    rows = _revisions(session, {row.id for row in found if row.role in ("service", "ticket", "following")})
 
     def moment(role):
         return next((row.service_completed_at for row in found if row.role == role), None)
@@ -232,6 +232,29 @@ def surroundings(session, revision: ManifestRevision) -> Surroundings:
         following=next((rows[row.id] for row in found if row.role == "following"), None),
         latest_qualifying=moment("latest"),
     )
+
+
+_HELD_REVISIONS = 1_000
+
+
+def _revisions(session, ids) -> dict:
+    """The revisions of `ids` by id: those the session holds already as they are, the rest in
+    one query with their manifests and findings (what refreshing them reads). Refreshing the
+    loads of one service asks for the same neighbours again for each of them, so the last
+    revisions loaded are kept referenced (the session's identity map alone would let them go)."""
+    rows, missing = {}, []
+    for revision_id in ids:
+        held = session.identity_map.get(identity_key(ManifestRevision, revision_id))
+        if held is None:
+            missing.append(revision_id)
+        else:
+            rows[revision_id] = held
+    if missing:
+        loaded = session.scalars(select(ManifestRevision).where(ManifestRevision.id.in_(missing)).options(
+            joinedload(ManifestRevision.manifest), selectinload(ManifestRevision.findings))).unique().all()
+        session.info.setdefault("fogx.held_revisions", deque(maxlen=_HELD_REVISIONS)).extend(loaded)
+        rows.update((r.id, r) for r in loaded)
+    return rows
 
 
 def evaluate(session, revision: ManifestRevision, now, around: Surroundings | None = None) -> list[checks.Finding]:

@@ -414,3 +414,33 @@ def test_listing_filters(world, client, session):
     assert [m["id"] for m in dated["items"]] == [late["id"]]
     auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
     assert len(client.get("/v1/manifests", headers=factories.bearer(auditor)).json["items"]) == 2
+
+
+def test_the_loads_of_one_service_are_read_once_a_filing_as_their_findings_are_refreshed(app, world):
+    """A load refreshes the findings of every other load of its service, and each of those is
+    checked against the whole service again: the service's revisions are read once for the
+    filing, not once for each of them (which made a crowded service quadratic). The fourth
+    load completes the pump-down, and the partial findings of the first three clear."""
+    from sqlalchemy import event
+
+    bodies = [world.body(completed=NOW - timedelta(hours=6, minutes=n), gallons_removed=375, full_pump_down=False)
+              for n in range(4)]
+    for body in bodies[:3]:
+        assert world.codes(body) == ["partial_pump_down"]
+    reads = []
+
+    def count(_conn, _cursor, statement, *_):
+        if "WHERE manifest_revisions.id IN (" in statement:  # revisions read whole, by id
+            reads.append(statement)
+
+    engine = app.extensions["fogx.engine"]
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        last = world.post(dict(bodies[3], full_pump_down=True))
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    assert last.status_code == 201 and last.json["findings"] == []
+    assert len(reads) <= 2, reads
+    headers = factories.bearer(world.hauler_token)
+    listed = world.client.get("/v1/manifests", headers=headers).json["items"]
+    assert [item["findings"] for item in listed] == [[]] * 4
