@@ -107,6 +107,8 @@ def find_token(token_string):
     return Token(row) if row else None
 
 
+NOT_ASKED = object()
+
 # A bearer token and its client in one row: what protecting a route needs, built once.
 _BEARER = Prebuilt(
     select(OAuthToken.scope, OAuthToken.expires_at, OAuthToken.revoked_at,
@@ -160,18 +162,16 @@ class Alongside:
                                    .select_from(bearer.outerjoin(asked, true())))
 
     def ask(self, connection, digest, view_kwargs):
-        """The bearer's row, the route's answer kept for `alongside_answer()`; None where not asked."""
+        """The bearer's row (None: no such token), the route's answer kept for
+        `alongside_answer()`; `NOT_ASKED` where the two cannot be asked together."""
         params = self.params(**view_kwargs)
         if params is None or connection.dialect.name != "postgresql":
-            return None
+            return NOT_ASKED
         row = self._statement.first(connection, {"digest": digest, **params})
         if row is not None:
             g.alongside_answer = (self.row(*(getattr(row, f"asked_{name}") for name in self.names))
                                   if row.asked_found else None)
         return row
-
-
-NOT_ASKED = object()
 
 
 def alongside_answer(default=NOT_ASKED):
@@ -183,8 +183,8 @@ def alongside_answer(default=NOT_ASKED):
 def find_bearer(token_string):
     connection, digest = db.session.connection(), sha256_hex(token_string)
     pending = g.pop("alongside", None)
-    row = pending[0].ask(connection, digest, pending[1]) if pending else None
-    if row is None:
+    row = pending[0].ask(connection, digest, pending[1]) if pending else NOT_ASKED
+    if row is NOT_ASKED:
         row = _BEARER.first(connection, {"digest": digest})
     return BearerToken(row) if row else None
 

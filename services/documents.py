@@ -284,11 +284,12 @@ def _own_manifest(session, principal, manifest_id, key) -> _Target:
     """The hauler's own manifest (as asked beside the token, or asked now); 404 for anything
     else, then 422 for a malformed key."""
     params = _target_params(manifest_id, key)
-    row = alongside_answer()
-    if row is NOT_ASKED:
-        row = params and principal.role == "hauler" and _TARGET.first(
-            session.connection(), {**params, "hauler_id": principal.hauler_id})
-    if not (row and params and principal.role == "hauler"):
+    row = None
+    if params is not None and principal.role == "hauler":
+        row = alongside_answer()
+        if row is NOT_ASKED:
+            row = _TARGET.first(session.connection(), {**params, "hauler_id": principal.hauler_id})
+    if row is None:
         raise NotFound("No such manifest within your reach.")
     if not SHA256.fullmatch(key):
         raise ValidationFailed("The document is named by its SHA-256: 64 lowercase hex digits.",

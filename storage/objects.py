@@ -235,15 +235,13 @@ class S3Store(ObjectStore):
                 if refusal.region and refusal.status in (301, 307, 400):
                     # The bucket is in another region than S3_REGION (boto3's own calls follow
                     # such redirects by themselves): the PUTs go there from now on. A file is
-                    # sent again at once; a stream was read, and its client retries.
+                    # sent again as after a 5xx; a stream was read, and its client retries.
                     self._follow(refusal.region)
-                    if start is None:
+                    if attempt == attempts:
                         raise StoreUnavailable(str(refusal)) from refusal
-                    body.seek(start)
-                    continue
-                if refusal.code == "ConditionalRequestConflict" and self.exists(key):
+                elif refusal.code == "ConditionalRequestConflict" and self.exists(key):
                     return False  # another upload of the same bytes finished first
-                if refusal.status < 500 or attempt == attempts:
+                elif refusal.status < 500 or attempt == attempts:
                     raise StoreUnavailable(str(refusal)) from refusal
             except BotoCoreError as error:
                 if attempt == attempts:
@@ -269,8 +267,8 @@ class S3Store(ObjectStore):
             if credentials is None:
                 raise StoreUnavailable("no AWS credentials are configured")
             try:
-                probe = self._session.client("s3", **{**self._client_args, "region_name": self._put_region}
-                                             if self._put_region else self._client_args)
+                probe = self._session.client("s3", **{
+                    **self._client_args, "region_name": self._put_region or self._client_args["region_name"]})
                 self._direct_put = DirectPut(self.client, probe, self.bucket, credentials)
             except (BotoCoreError, ValueError) as error:
                 raise StoreUnavailable(str(error)) from error
