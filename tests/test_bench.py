@@ -1,0 +1,101 @@
+"""The benchmark's own parts: the synthetic city it measures in, and the hand-written statement
+the API's missed-services answer is measured against (a limit that asked another question
+would flatter or shame the API for nothing). The city is bulk-loaded with COPY: PostgreSQL.
+"""
+from datetime import date, datetime, timedelta, timezone
+
+import psycopg
+import pytest
+from psycopg.rows import namedtuple_row
+
+from bench.city import City
+from bench.run import HAND_WRITTEN_AS_OF
+from storage.db import make_engine
+from tests import factories
+from tests.conftest import _empty
+
+pytestmark = pytest.mark.postgresql_only
+
+TODAY = datetime(2026, 6, 1, 12, tzinfo=timezone.utc)
+DEVICES, MANIFESTS = 80, 800
+
+CONTENTS = """
+SELECT m.manifest_number, p.permit_number, d.tag, j.code, r.service_completed_at, r.received_at,
+       r.gallons_removed, r.full_pump_down, r.decant_returned_gallons, r.disposal_ticket_number,
+       r.qualifying, ARRAY(SELECT f.code FROM findings f WHERE f.revision_id = r.id ORDER BY f.code) AS codes
+FROM manifests m JOIN manifest_revisions r ON r.manifest_id = m.id
+JOIN devices d ON d.id = m.device_id JOIN permits p ON p.id = m.permit_id
+JOIN jurisdictions j ON j.id = m.jurisdiction_id
+ORDER BY m.manifest_number
+"""
+
+
+def _dsn(database_url):
+    return database_url.replace("postgresql+psycopg://", "postgresql://")
+
+
+def _city(database_url, seed):
+    city = City(_dsn(database_url), seed=seed, devices=DEVICES, today=TODAY)
+    city.build_registry()
+    city.add_manifests(MANIFESTS)
+    return city
+
+
+def _contents(database_url):
+    """What the city holds, without the ids generated for it."""
+    with psycopg.connect(_dsn(database_url), row_factory=namedtuple_row) as conn:
+        return conn.execute(CONTENTS).fetchall()
+
+
+def _start_over(database_url):
+    engine = make_engine(database_url)
+    _empty(engine)
+    engine.dispose()
+
+
+def test_the_city_is_the_same_from_the_same_seed_and_realistic(app, database_url):
+    _city(database_url, seed=7)
+    first = _contents(database_url)
+    _start_over(database_url)
+    _city(database_url, seed=7)
+    again = _contents(database_url)
+    _start_over(database_url)
+    _city(database_url, seed=8)
+    other = _contents(database_url)
+
+    assert len(first) == MANIFESTS
+    assert again == first
+    assert other != first
+
+    def share(code):
+        return sum(code in row.codes for row in first) / len(first)
+
+    # The proportions the harness promises (bench/README.md), within what 800 draws allow.
+    assert 0.04 <= share("late_submission") <= 0.13
+    assert 0.02 <= share("partial_pump_down") <= 0.09
+    assert 0.01 <= share("disposal_unconfirmed") <= 0.06
+    assert sum(row.decant_returned_gallons > 0 for row in first) >= 1
+    assert sum(row.code == "victorville" for row in first) / len(first) >= 0.6
+    assert {row.code for row in first} == {"victorville", "placentia", "colusa", "san-clemente", "tracy"}
+    completed = [row.service_completed_at for row in first]
+    assert min(completed) >= TODAY - timedelta(days=3 * 365) and max(completed) < TODAY
+    # A manifest qualifies unless it was partial or decanted, as the checks decide.
+    assert all(row.qualifying == (row.full_pump_down and not row.decant_returned_gallons) for row in first)
+
+
+@pytest.mark.parametrize("as_of", [date(2026, 6, 1), date(2025, 3, 1)])
+def test_the_hand_written_as_of_statement_asks_what_the_api_answers(client, session, database_url, as_of):
+    city = _city(database_url, seed=11)
+    auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
+    answer = client.get("/v1/audit/missed-services", query_string={"as_of": as_of.isoformat(), "limit": 1000},
+                        headers=factories.bearer(auditor))
+    assert answer.status_code == 200, answer.json
+    api = {(item["device_id"], item["days_overdue"]) for item in answer.json["items"]}
+
+    with psycopg.connect(_dsn(database_url)) as conn:
+        rows = conn.execute(HAND_WRITTEN_AS_OF, {"as_of": as_of, "end": as_of + timedelta(days=1),
+                                                 "jurisdiction": city.jurisdictions["victorville"]}).fetchall()
+    hand_written = {(str(row[0]), row[-1]) for row in rows}
+
+    assert len(api) >= 5  # a question with answers, not two empty lists agreeing
+    assert api == hand_written
