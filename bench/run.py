@@ -360,7 +360,7 @@ def ingest(server, hauler_token, dsn, city, stage, rounds=3):
             _percentile(paced, 50), _percentile(paced, 99))
 
 
-def growth(first, last, city, rounds=4):
+def growth(first, last, city, rounds=10):
     """Milliseconds per manifest ingested through the API at the first stage's size and at the
     last's (servers on a copy of the database as it stood then, and on the grown one), the
     same filings posted to each in turns, each round first to the one that went second in the
