@@ -364,9 +364,10 @@ def growth(first, last, city, rounds=10):
     """Milliseconds per manifest ingested through the API at the first stage's size and at the
     last's (servers on a copy of the database as it stood then, and on the grown one), the
     same filings posted to each in turns, each round first to the one that went second in the
-    round before; then the missed-services answer from each, in turns. The stages' own
-    figures are minutes apart, and this machine's speed moves between them by more than the
-    database's size moves the filing."""
+    round before. The stages' own figures are minutes apart, and this machine's speed moves
+    between them by more than the database's size moves the filing. (The missed-services
+    answer is not compared so: asked of both in turns, the two databases' pages evict each
+    other's from the server's shared buffers, which the larger one pays for.)"""
     size = INGEST_N // rounds
     base = (2 * len(STAGES) + 4) * INGEST_N
     bearers = {server: token(server.base, "hauler") for server in (first, last)}
@@ -378,12 +379,7 @@ def growth(first, last, city, rounds=10):
         bodies = manifest_bodies(city, size, f"G{n}", offset=base + n * size)
         for server in ((first, last) if n % 2 == 0 else (last, first)):
             seconds[server] += ingest_api(server.base, bearers[server], bodies)[0]
-    as_of = datetime.now(timezone.utc).date()
-    auditors = [(server.base, token(server.base, "auditor")) for server in (first, last)]
-    listed = [as_of_api(*at, as_of) for at in auditors]  # fewer services, more devices past due
-    as_of_first, as_of_last = in_turns(*(lambda at=at: as_of_api(*at, as_of) for at in auditors))
-    return {"ingest": (seconds[first] / (size * rounds) * 1000, seconds[last] / (size * rounds) * 1000),
-            "as_of": (as_of_first * 1000, as_of_last * 1000), "listed": listed}
+    return seconds[first] / (size * rounds) * 1000, seconds[last] / (size * rounds) * 1000
 
 
 def _percentile(ordered, p):
@@ -583,17 +579,11 @@ def main():
                 if stage:
                     first_server = Server(first, endpoint)
                     try:
-                        grown = growth(first_server, server, city)
+                        at_first, at_last = growth(first_server, server, city)
                     finally:
                         first_server.stop()
-                    at_first, at_last = grown["ingest"]
                     record(f"time per manifest ingested at {total:,} vs {STAGES[0]:,} (in turns)", at_last, "ms",
                            at_first, f"at {STAGES[0]:,}", "ratio <= 1.2")
-                    at_first, at_last = grown["as_of"]
-                    listed_first, listed_last = grown["listed"]
-                    record(f"missed services as of today at {total:,} vs {STAGES[0]:,} (in turns; "
-                           f"{listed_last:,} and {listed_first:,} devices listed)", at_last, "ms",
-                           at_first, f"at {STAGES[0]:,}")
                 api_ms, sql_ms = as_of_query(server.base, auditor_token, dsn, city)
                 record(f"missed services as of today, {int(DEVICES * 0.8):,} devices, {total:,} manifests",
                        api_ms, "ms", sql_ms, "hand-written SQL", "ratio <= 1.5, < 500 ms")
