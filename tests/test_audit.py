@@ -18,10 +18,13 @@ due 2025-04-01, 409 days late), A, D and B; E is within its grace.
 """
 import csv
 import io
+import uuid
+from collections import namedtuple
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
+from services.audit import plain_rows
 from storage.models import PermitStatusChange
 from tests import factories
 from tests.manifest_world import iso
@@ -193,3 +196,22 @@ def test_auditors_only_and_their_city_only(client, session, scenario):
     factories.jurisdiction(session, "tracy")
     tracy = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["tracy"]))
     assert get(client, tracy, "/v1/audit/missed-services").json["items"] == []
+
+
+def test_rows_read_as_json_each_column_as_its_values_call_for():
+    """A column's conversion is taken from its first value that is not null, whichever row
+    holds it; day numbers read as dates under their `_on` names; nulls stay null."""
+    Row = namedtuple("Row", "device_id due_day serviced_day completed_at issued note count")
+    device = uuid.UUID("01a23af9-7246-0831-4749-5654b8e5795f")
+    rows = [Row(None, 9000, None, None, None, "first", 1),
+            Row(device, 9001, 9002, datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc), date(2025, 1, 1), None, 2),
+            Row(None, None, 9002, None, date(2025, 2, 1), "third", 3)]
+    assert plain_rows(rows) == [
+        {"device_id": None, "due_on": "2024-08-22", "serviced_on": None, "completed_at": None, "issued": None,
+         "note": "first", "count": 1},
+        {"device_id": str(device), "due_on": "2024-08-23", "serviced_on": "2024-08-24",
+         "completed_at": "2026-01-02T03:04:05Z", "issued": "2025-01-01", "note": None, "count": 2},
+        {"device_id": None, "due_on": None, "serviced_on": "2024-08-24", "completed_at": None,
+         "issued": "2025-02-01", "note": "third", "count": 3},
+    ]
+    assert plain_rows([]) == []
