@@ -4,7 +4,9 @@ Every figure is printed with the limit measured in the same run and their ratio,
 table is written into bench/README.md with the date and the machine.
 
     BENCH_DATABASE_URL   an empty database to build the city in (default: fogx_bench on the
-                         local PostgreSQL, dropped and created)
+                         local PostgreSQL, dropped and created); a copy of it as it stands at
+                         100,000 manifests is made beside it (its name + `_at_100000`, by a
+                         role that may create databases) and dropped at the end
     BENCH_SMALL=1        a smaller city, for trying the harness out
 """
 import hashlib
