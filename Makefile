@@ -28,9 +28,18 @@ test: venv
 fuzz: venv
 	$(BIN)/python tests/contract/fuzz.py
 
-# the benchmarks of bench/README.md, against the local PostgreSQL and a local S3 server
-bench: venv
-	$(BIN)/python bench/run.py
+# the benchmarks of bench/README.md, against the local PostgreSQL and a local S3 server, in a
+# venv of their own on the fastest build of this Python found here (bench/interpreter.py)
+BENCH_VENV := .venv-bench
+BENCH_PYTHON ?= $(shell $(PYTHON) bench/interpreter.py)
+
+$(BENCH_VENV)/.installed: requirements.txt
+	$(BENCH_PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+bench: $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python bench/run.py
 
 clean:
-	rm -rf $(VENV) instance .pytest_cache
+	rm -rf $(VENV) $(BENCH_VENV) instance .pytest_cache

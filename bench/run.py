@@ -529,7 +529,7 @@ def machine():
                       if line.startswith("MemTotal"))) / 2 ** 20
     with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres") as conn:
         pg = conn.execute("SHOW server_version").fetchone()[0]
-    return f"{os.cpu_count()} cores ({model}), {memory:.0f} GiB, Python {platform.python_version()}, PostgreSQL {pg}"
+    return f"{os.cpu_count()} cores ({model}), {memory:.0f} GiB, Python {platform.python_version()} ({os.path.realpath(sys.executable)}), PostgreSQL {pg}"
 
 
 def write_readme(started, elapsed):
