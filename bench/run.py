@@ -81,18 +81,17 @@ def database():
     url = os.environ.get("BENCH_DATABASE_URL")
     if url:
         return url
-    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as conn:
-        conn.execute("DROP DATABASE IF EXISTS fogx_bench WITH (FORCE)")
-        conn.execute("CREATE DATABASE fogx_bench")
-    return "postgresql://postgres@127.0.0.1:5432/fogx_bench"
+    url = "postgresql://postgres@127.0.0.1:5432/fogx_bench"
+    create(url)
+    return url
 
 
-def snapshot(dsn, copy):
-    """`copy` (a database URL on the same server) made a copy of the database `dsn` as it
-    stands. Nothing may be connected to `dsn` meanwhile."""
+def create(dsn, template=None):
+    """The database of `dsn` made anew: empty, or a copy of the database `template` (a URL on
+    the same server, which nothing may be connected to meanwhile)."""
     with _server(dsn) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{_name(copy)}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{_name(copy)}" TEMPLATE "{_name(dsn)}"')
+        conn.execute(f'DROP DATABASE IF EXISTS "{_name(dsn)}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{_name(dsn)}"' + (f' TEMPLATE "{_name(template)}"' if template else ""))
 
 
 def drop(dsn):
@@ -562,7 +561,7 @@ def main():
         for stage, total in enumerate(STAGES):
             if stage:
                 # The database as the first stage left it, for ingest in turns with the grown one.
-                snapshot(dsn, first)
+                create(first, template=dsn)
             t = time.perf_counter()
             city.add_manifests(total)
             say(f"{total:,} manifests in the database ({time.perf_counter() - t:.0f} s to generate)")

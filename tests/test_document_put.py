@@ -509,7 +509,6 @@ def _raw_put(base, path, token, pieces, length=None):
         connection.close()
 
 
-
 def test_the_scans_manifest_is_found_with_the_token_and_answers_as_if_asked_apart(put_world, monkeypatch,
                                                                                   frozen_clock):
     """On PostgreSQL the manifest a scan is sent to is found by the statement that finds the

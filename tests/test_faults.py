@@ -104,8 +104,7 @@ def test_sigkill_under_load_loses_nothing_acknowledged(world, session, servers):
                 # Each a service of its own, a day apart: hundreds of loads in one service would
                 # each refresh all the others' findings, and slow the load this test needs.
                 completed = NOW - timedelta(hours=2 + 25 * next(services))
-            body = world.body(manifest_number=f"K-{lane}-{n:04d}", completed=completed)
-            with lock:
+                body = world.body(manifest_number=f"K-{lane}-{n:04d}", completed=completed)
                 sent[body["manifest_number"]] = body
             try:
                 response = post(server.base, world, body, timeout=10)
