@@ -31,14 +31,16 @@ fuzz: venv
 # the benchmarks of bench/README.md, against the local PostgreSQL and a local S3 server, in a
 # venv of their own on the fastest build of this Python found here (bench/interpreter.py)
 BENCH_VENV := .venv-bench
-BENCH_PYTHON ?= $(shell $(PYTHON) bench/interpreter.py)
 
-$(BENCH_VENV)/.installed: requirements.txt
-	$(BENCH_PYTHON) -m venv $(BENCH_VENV)
-	$(BENCH_VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
-	touch $@
-
-bench: $(BENCH_VENV)/.installed
+# The venv is made again when the fastest build found is another (or requirements.txt changed).
+bench:
+	@python="$${BENCH_PYTHON:-$$($(PYTHON) bench/interpreter.py)}"; \
+	if [ "$$(readlink -f $(BENCH_VENV)/bin/python)" != "$$(readlink -f "$$python")" ] \
+	   || [ requirements.txt -nt $(BENCH_VENV)/.installed ]; then \
+	  rm -rf $(BENCH_VENV) && "$$python" -m venv $(BENCH_VENV) \
+	  && $(BENCH_VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements.txt \
+	  && touch $(BENCH_VENV)/.installed; \
+	fi
 	$(BENCH_VENV)/bin/python bench/run.py
 
 clean:

@@ -53,8 +53,16 @@ def timed(interpreter):
     return float(done.stdout) if done.returncode == 0 else None
 
 
-def main():
-    times = {interpreter: timed(interpreter) for interpreter in candidates()}
+def main(rounds=3):
+    # In turns, each interpreter's best: a single timing each can be taken in one of this
+    # shared machine's slow moments and crown the slower build (seen: 102 against 110 ms,
+    # where the same two usually time 105 against 80).
+    times = dict.fromkeys(candidates(), float("inf"))
+    for _ in range(rounds):
+        for interpreter, best in times.items():
+            if best is not None:
+                seconds = timed(interpreter)
+                times[interpreter] = None if seconds is None else min(best, seconds)
     usable = {interpreter: seconds for interpreter, seconds in times.items() if seconds is not None}
     for interpreter, seconds in times.items():
         print(f"{interpreter}: {'unusable' if seconds is None else f'{seconds * 1000:.0f} ms'}", file=sys.stderr)
