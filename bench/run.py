@@ -161,6 +161,48 @@ def peak_rss_mb(pids):
     return max(peaks)
 
 
+def cpu_seconds(pids):
+    """The user and system CPU time processes `pids` have used, in seconds."""
+    total = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def busy_seconds():
+    """CPU time the whole machine has spent working (user, system, interrupts; not idle, not
+    waiting on the disk, not stolen by the hypervisor), in seconds over all cores."""
+    user, nice, system, _idle, _iowait, irq, softirq = map(int, Path("/proc/stat").read_text().split()[1:8])
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
+
+
+class CPU:
+    """Where the machine's CPU went while blocks ran: processes `pids`' own, this process's
+    (the load generator, or the plain loop), and the rest (PostgreSQL, the kernel's share of
+    the network, anything else running), each in ms an item."""
+
+    def __init__(self, pids=()):
+        self.pids = pids
+        self.spent = {"processes": 0.0, "own": 0.0, "rest": 0.0}
+        self.count = 0
+
+    def measure(self, block, count):
+        """`block()`'s result; what it used is added to the account, for `count` items."""
+        before = (cpu_seconds(self.pids), time.process_time(), busy_seconds())
+        result = block()
+        processes, own, busy = (cpu_seconds(self.pids) - before[0], time.process_time() - before[1],
+                                busy_seconds() - before[2])
+        self.spent["processes"] += processes
+        self.spent["own"] += own
+        self.spent["rest"] += max(0.0, busy - processes - own)
+        self.count += count
+        return result
+
+    def ms(self, part):
+        return self.spent[part] / self.count * 1000
+
+
 def clients(dsn, city):
     """OAuth clients for one hauler and the Victorville auditor; their tokens."""
     from api import create_app
@@ -331,7 +373,8 @@ def ingest_plain(dsn, city, bodies):
 def ingest(server, hauler_token, dsn, city, stage, rounds=3):
     """The API and the plain loop in alternating rounds, so that both meet this shared machine
     in the same moods, then the API paced at half the plain loop's rate: (API manifests/s, p50
-    ms, p99 ms, plain loop manifests/s, the paced rate, its p50 ms and p99 ms).
+    ms, p99 ms, plain loop manifests/s, the paced rate, its p50 ms and p99 ms, and the `CPU`
+    each side's rounds used).
 
     Each round services devices no other round or stage touches: a real dispatch day.
     """
@@ -342,13 +385,14 @@ def ingest(server, hauler_token, dsn, city, stage, rounds=3):
         city, WARM_UP, f"W{stage}", offset=(2 * len(STAGES) + 1) * INGEST_N + stage * WARM_UP))
     api_seconds = plain_seconds = 0.0
     latencies = []
+    api_cpu, plain_cpu = CPU(server.worker_pids()), CPU()
     for n in range(rounds):
         bodies = manifest_bodies(city, size, f"S{stage}-{n}", offset=(2 * stage + 1) * INGEST_N + n * size)
-        seconds, each = ingest_api(server.base, hauler_token, bodies)
+        seconds, each = api_cpu.measure(lambda: ingest_api(server.base, hauler_token, bodies), size)
         api_seconds += seconds
         latencies += each
-        plain_seconds += ingest_plain(dsn, city, manifest_bodies(
-            city, size, f"P{stage}-{n}", offset=(2 * stage + 2) * INGEST_N + n * size))
+        rows = manifest_bodies(city, size, f"P{stage}-{n}", offset=(2 * stage + 2) * INGEST_N + n * size)
+        plain_seconds += plain_cpu.measure(lambda: ingest_plain(dsn, city, rows), size)
     latencies.sort()
     count = size * rounds
     rate, plain = count / api_seconds, count / plain_seconds
@@ -358,7 +402,7 @@ def ingest(server, hauler_token, dsn, city, stage, rounds=3):
     paced = sorted(ingest_paced(server.base, hauler_token, manifest_bodies(
         city, 2 * size, f"Q{stage}", offset=(2 * len(STAGES) + 2) * INGEST_N + stage * 2 * size), plain / 2))
     return (rate, _percentile(latencies, 50), _percentile(latencies, 99), plain, plain / 2,
-            _percentile(paced, 50), _percentile(paced, 99))
+            _percentile(paced, 50), _percentile(paced, 99), api_cpu, plain_cpu)
 
 
 def growth(first, last, city, rounds=10):
@@ -521,24 +565,24 @@ def busy_fse_exports(base, fse_token, city, hauler_token):
     return times, count
 
 
-def machine():
+def machine(dsn):
     model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                   if line.startswith("model name")), platform.processor())
     memory = int(next(line.split()[1] for line in Path("/proc/meminfo").read_text().splitlines()
                       if line.startswith("MemTotal"))) / 2 ** 20
-    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres") as conn:
+    with psycopg.connect(dsn) as conn:
         pg = conn.execute("SHOW server_version").fetchone()[0]
     return f"{os.cpu_count()} cores ({model}), {memory:.0f} GiB, Python {platform.python_version()} ({os.path.realpath(sys.executable)}), PostgreSQL {pg}"
 
 
-def write_readme(started, elapsed):
+def write_readme(started, elapsed, dsn):
     readme = ROOT / "bench" / "README.md"
     text = readme.read_text() if readme.exists() else ""
     marker = "<!-- results -->"
     head = text.split(marker)[0] if marker in text else text
     table = ["| measurement | fogx | limit (same run) | ratio | target |", "| --- | --- | --- | --- | --- |"]
     table += [f"| {name} | {value} | {limit} | {ratio} | {target} |" for name, value, limit, ratio, target in results]
-    body = (f"{marker}\n\nLast run: {started:%Y-%m-%d %H:%M} UTC on {machine()}; "
+    body = (f"{marker}\n\nLast run: {started:%Y-%m-%d %H:%M} UTC on {machine(dsn)}; "
             f"{'small city (BENCH_SMALL=1)' if SMALL else f'{DEVICES:,} devices'}; {elapsed / 60:.1f} minutes.\n\n"
             + "\n".join(table) + "\n")
     readme.write_text(head.rstrip() + "\n\n" + body)
@@ -568,9 +612,16 @@ def main():
             server = Server(dsn, endpoint)
             try:
                 hauler_token, auditor_token = token(server.base, "hauler"), token(server.base, "auditor")
-                rate, p50, p99, plain, paced, paced_p50, paced_p99 = ingest(server, hauler_token, dsn, city, stage)
+                rate, p50, p99, plain, paced, paced_p50, paced_p99, api_cpu, plain_cpu = ingest(
+                    server, hauler_token, dsn, city, stage)
                 record(f"ingest via API at {total:,} manifests ({CLIENTS} clients)", rate, "manifests/s", plain,
                        "plain psycopg loop", "ratio >= 0.5")
+                record(f"CPU a manifest via the API at {total:,} (workers {api_cpu.ms('processes'):.2f}, PostgreSQL"
+                       f" and the rest {api_cpu.ms('rest'):.2f}; load generator {api_cpu.ms('own'):.2f} more)",
+                       api_cpu.ms("processes") + api_cpu.ms("rest"), "ms",
+                       plain_cpu.ms("own") + plain_cpu.ms("rest"),
+                       f"plain loop: its own {plain_cpu.ms('own'):.2f}, PostgreSQL and the rest"
+                       f" {plain_cpu.ms('rest'):.2f}")
                 record(f"ingest latency p50 at {total:,}, {CLIENTS} clients", p50, "ms")
                 record(f"ingest latency p99 at {total:,}, {CLIENTS} clients", p99, "ms")
                 record(f"ingest latency p50 at {total:,}, {paced:,.0f} manifests/s offered (half the plain loop)",
@@ -605,7 +656,7 @@ def main():
     finally:
         s3_process.terminate()
         drop(first)
-    write_readme(started_at, time.perf_counter() - t0)
+    write_readme(started_at, time.perf_counter() - t0, dsn)
     say(f"done in {(time.perf_counter() - t0) / 60:.1f} minutes; results in bench/README.md")
 
 
