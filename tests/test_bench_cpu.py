@@ -1,0 +1,43 @@
+"""The benchmark's CPU account: what the API's workers, the harness itself and the rest of the
+machine spend a manifest, read from /proc (the figure that explains the ingest ratio)."""
+import subprocess
+import sys
+import time
+
+import pytest
+
+from bench.run import CPU, busy_seconds, cpu_seconds
+
+BURN = """
+import sys, time
+started = time.process_time()
+while time.process_time() - started < 0.3:
+    pass
+print("burnt", flush=True)
+sys.stdin.read()
+"""
+
+
+def _burn(seconds):
+    started = time.process_time()
+    while time.process_time() - started < seconds:
+        pass
+
+
+def test_a_process_that_works_is_counted_as_its_own_and_the_machine_as_busy():
+    child = subprocess.Popen([sys.executable, "-c", BURN], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        account = CPU([child.pid])
+        before = busy_seconds()
+        account.measure(lambda: child.stdout.readline(), count=10)
+        account.measure(lambda: _burn(0.2), count=10)
+        busy = busy_seconds() - before
+        # Per item, over 20 items: the child's 0.3 s is 15 ms, this process's 0.2 s is 10 ms.
+        assert account.ms("processes") == pytest.approx(15, abs=3)
+        assert account.ms("own") == pytest.approx(10, abs=3)
+        assert account.ms("rest") >= 0
+        assert busy >= 0.45
+        assert cpu_seconds([child.pid]) == pytest.approx(0.3, abs=0.06)
+    finally:
+        child.stdin.close()
+        child.wait(timeout=10)
