@@ -5,9 +5,9 @@ from flask import Blueprint, Response, after_this_request, current_app, request,
 from werkzeug.http import parse_options_header
 
 from api import worker
-from api.errors import ServiceUnavailable, UnsupportedMediaType, ValidationFailed
+from api.errors import ApiError, ServiceUnavailable, UnsupportedMediaType, ValidationFailed
 from api.idempotency import idempotent
-from api.validation import load, load_json, parse_json
+from api.validation import json_body, load, load_json, parse_json
 from auth.protect import current_principal, require
 from auth.ratelimit import per_client
 from auth.scopes import AUDIT_READ, MANIFESTS_READ, MANIFESTS_WRITE, RECORDS_READ
@@ -90,8 +90,23 @@ def _drain_soon():
         return response
 
 
+def _named_in_body():
+    """The permit and device a JSON filing names, to be found with the bearer token; None
+    where the body does not name them plainly (the view says why, once the token is checked)."""
+    if request.mimetype != "application/json":
+        return None
+    try:
+        data = json_body()
+    except ApiError:
+        return None
+    number, tag = data.get("permit_number"), data.get("device_tag")
+    if not (isinstance(number, str) and isinstance(tag, str)):
+        return None
+    return manifests.resolve_params(number, tag)
+
+
 @bp.post("")
-@require(MANIFESTS_WRITE)
+@require(MANIFESTS_WRITE, alongside=manifests.resolving_alongside(_named_in_body))
 @per_client("submissions")
 @idempotent
 def submit():

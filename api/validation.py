@@ -1,7 +1,7 @@
 """Reading request bodies: JSON only, parsed strictly, loaded through a marshmallow schema."""
 import json
 
-from flask import request
+from flask import g, request
 from marshmallow import ValidationError
 
 from api.errors import BadRequest, UnsupportedMediaType, ValidationFailed
@@ -55,7 +55,10 @@ def parse_json(raw: bytes):
 def json_body():
     if request.mimetype != "application/json":
         raise UnsupportedMediaType("Send the body as application/json.")
-    data = parse_json(request.get_data(cache=True))
+    # Parsed once a request: a route may read the body before its view does (auth.server.Alongside).
+    data = g.get("json_body")
+    if data is None:
+        data = g.json_body = parse_json(request.get_data(cache=True))
     if not isinstance(data, dict):
         raise ValidationFailed("The body must be a JSON object.", errors={"$": ["Must be an object."]})
     return data

@@ -9,7 +9,7 @@ from authlib.oauth2.rfc6749 import InsecureTransportError, InvalidScopeError, gr
 from authlib.oauth2.rfc6749.util import scope_to_list
 from authlib.oauth2.rfc7009 import RevocationEndpoint
 from authlib.oauth2.rfc7662 import IntrospectionEndpoint
-from flask import Blueprint, current_app, g
+from flask import Blueprint, current_app, g, has_app_context
 from sqlalchemy import bindparam, select, true
 from sqlalchemy.orm import joinedload
 
@@ -147,19 +147,22 @@ class Alongside:
     """A route's first question, asked in the round trip that finds the bearer token.
 
     `build(bearer)` makes the SELECT of the route's row from the bearer's columns (e.g.
-    `bearer.c.hauler_id`), at most one row; `params(**view_kwargs)` binds it for a request,
-    or is None where the request cannot have an answer (the route then asks nothing of its
-    own). On PostgreSQL the two are one statement (the route's as a LATERAL subquery: a
-    round trip less on the route's path); elsewhere the route asks its question itself."""
+    `bearer.c.hauler_id`), at most one row, or rows in the order of its columns `order_by`;
+    `params(**view_kwargs)` binds it for a request, or is None where the request cannot have
+    an answer (the route then asks nothing of its own, or asks itself). On PostgreSQL the two
+    are one statement (the route's as a LATERAL subquery: a round trip less on the route's
+    path); elsewhere the route asks its question itself."""
 
-    def __init__(self, build, params):
+    def __init__(self, build, params, *, order_by=()):
         bearer = _BEARER.statement.subquery("bearer")
         asked = build(bearer).add_columns(true().label("found")).lateral("asked")
         self.names = [column.key for column in asked.c if column.key != "found"]
         self.row = namedtuple("Asked", self.names)
         self.params = params
+        self.many = bool(order_by)
         self._statement = Prebuilt(select(bearer, *(column.label(f"asked_{column.key}") for column in asked.c))
-                                   .select_from(bearer.outerjoin(asked, true())))
+                                   .select_from(bearer.outerjoin(asked, true()))
+                                   .order_by(*(asked.c[name] for name in order_by)))
 
     def ask(self, connection, digest, view_kwargs):
         """The bearer's row (None: no such token), the route's answer kept for
@@ -167,17 +170,23 @@ class Alongside:
         params = self.params(**view_kwargs)
         if params is None or connection.dialect.name != "postgresql":
             return NOT_ASKED
-        row = self._statement.first(connection, {"digest": digest, **params})
-        if row is not None:
-            g.alongside_answer = (self.row(*(getattr(row, f"asked_{name}") for name in self.names))
-                                  if row.asked_found else None)
-        return row
+        rows = self._statement.all(connection, {"digest": digest, **params})
+        if not rows:
+            return None
+        answers = [self.row(*(getattr(row, f"asked_{name}") for name in self.names))
+                   for row in rows if row.asked_found]
+        g.alongside_answer = (params, answers if self.many else next(iter(answers), None))
+        return rows[0]
 
 
-def alongside_answer(default=NOT_ASKED):
-    """The route's row asked beside the bearer token (None: there is none), or `default`
-    where it was not asked (the route asks itself)."""
-    return g.get("alongside_answer", default)
+def alongside_answer(params=None, default=NOT_ASKED):
+    """The route's row asked beside the bearer token (None: there is none), or its rows, or
+    `default` where it was not asked, or was asked of other values than `params` (the route
+    asks itself)."""
+    asked = g.get("alongside_answer") if has_app_context() else None
+    if asked is None or (params is not None and asked[0] != params):
+        return default
+    return asked[1]
 
 
 def find_bearer(token_string):

@@ -17,6 +17,7 @@ from sqlalchemy.orm.util import identity_key
 from sqlalchemy.orm.attributes import set_committed_value
 
 from api.errors import Conflict, NotFound, ValidationFailed
+from auth.server import NOT_ASKED, Alongside, alongside_answer
 from domain import chain, checks
 from domain import registry as reg
 from domain.clock import now as clock_now
@@ -330,27 +331,41 @@ class Named:
     fse_id: uuid.UUID
 
 
-def _resolve_statement():
+def _resolve_statement(*, ordered=True):
     """Permits by number with the named device, their status history and their city's rules,
     and the registry generation: built once, bound per filing."""
     rules = [getattr(Jurisdiction, name) for name in (
         "manifest_deadline_hours", "twenty_five_percent_rule", "full_pump_min_ratio", "grace_days",
         "decant_return_allowed", "interceptor_max_interval_days", "citations")]
-    return (
+    statement = (
         select(Permit.id.label("permit_id"), Permit.permit_number, Permit.jurisdiction_id, Permit.issued_on,
                Permit.expires_on, Device.id.label("device_id"), Device.fse_id, Device.kind,
                Device.capacity_gallons, Device.liquid_depth_in, Device.frequency_days,
-               PermitStatusChange.effective_on, PermitStatusChange.status, *rules,
-               registry_generation().label("generation"))
+               PermitStatusChange.effective_on, PermitStatusChange.status, PermitStatusChange.recorded_at,
+               *rules, registry_generation().label("generation"))
         .join(Jurisdiction, Jurisdiction.id == Permit.jurisdiction_id)
         .outerjoin(Device, and_(Device.permit_id == Permit.id, Device.tag == bindparam("tag")))
         .outerjoin(PermitStatusChange, PermitStatusChange.permit_id == Permit.id)
         .where(Permit.permit_number == bindparam("number"))
-        .order_by(Permit.id, PermitStatusChange.effective_on, PermitStatusChange.recorded_at)
     )
+    if not ordered:
+        return statement
+    return statement.order_by(Permit.id, PermitStatusChange.effective_on, PermitStatusChange.recorded_at)
 
 
 RESOLVE = Prebuilt(_resolve_statement())
+
+
+def resolving_alongside(params) -> Alongside:
+    """`resolve`'s question, for a route to ask in the round trip that finds the bearer token
+    (a filing's body names its permit and device before anything is checked): `params()` is
+    the request's `resolve_params`, or None."""
+    return Alongside(lambda _bearer: _resolve_statement(ordered=False), params,
+                     order_by=("permit_id", "effective_on", "recorded_at"))
+
+
+def resolve_params(permit_number, device_tag) -> dict:
+    return {"number": permit_number, "tag": device_tag}
 
 
 def resolve(session, data, hauler_id) -> Named:
@@ -358,9 +373,13 @@ def resolve(session, data, hauler_id) -> Named:
 
     Permit numbers are unique within a jurisdiction; a number used in two cities is read in
     a city the hauler is registered in. One query brings the permit with its status history,
-    its city's rules and the device; the facts the checks need are kept for the request.
+    its city's rules and the device (asked beside the token where the route did so); the
+    facts the checks need are kept for the request.
     """
-    rows = RESOLVE.all(session.connection(), {"number": data["permit_number"], "tag": data["device_tag"]})
+    params = resolve_params(data["permit_number"], data["device_tag"])
+    rows = alongside_answer(params)
+    if rows is NOT_ASKED:
+        rows = RESOLVE.all(session.connection(), params)
     permits = {}
     for row in rows:
         permits.setdefault(row.permit_id, []).append(row)

@@ -1,12 +1,13 @@
 """Statements on a request's hot path, compiled once and run straight on the driver.
 
-A filing runs four statements. For each, SQLAlchemy's per-execution work (binding through
-the compiled cache, building a result from the cursor's description) costs more CPU than
-PostgreSQL spends answering. A `Prebuilt` statement is still written in SQLAlchemy Core and
-compiled by it, once per dialect; on PostgreSQL it is then bound and run on the session's
-own DBAPI connection and transaction, with the same type processing, and its errors come
-out as SQLAlchemy's; it does not pass through the engine's events (nor its echo log). Other
-databases run it through SQLAlchemy as usual.
+A filing runs three statements (the token and the permit it names are one). For each,
+SQLAlchemy's per-execution work (binding through the compiled cache, building a result from
+the cursor's description) costs more CPU than PostgreSQL spends answering. A `Prebuilt`
+statement is still written in SQLAlchemy Core and compiled by it, once per dialect; on
+PostgreSQL it is then bound and run on the session's own DBAPI connection and transaction,
+with the same type processing, and its errors come out as SQLAlchemy's; it does not pass
+through the engine's events (nor its echo log). Other databases run it through SQLAlchemy as
+usual.
 """
 import functools
 import re

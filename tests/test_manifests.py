@@ -269,6 +269,53 @@ def test_a_permit_number_used_in_two_cities_is_read_in_the_haulers_city(client, 
     assert ambiguous.json["errors"] == {"permit_number": ["Used in several jurisdictions."]}
 
 
+def test_the_permit_is_found_with_the_token_and_answers_as_if_asked_apart(world, client, session, monkeypatch,
+                                                                         frozen_clock):
+    """On PostgreSQL the permit and device a JSON filing names are found by the statement that
+    finds the bearer token (a round trip less on every filing), and a token that is none is
+    found none by it, not looked up again; elsewhere each is asked apart. The answers are the
+    same: the filing, 422 naming an unknown permit or device, 401 for an unknown, expired or
+    revoked token, and the schema's 422 where the body does not name them plainly."""
+    from auth import server
+    from services import manifests
+
+    asked_apart = {"token": 0, "permit": 0}
+
+    def count(module, name, counted):
+        prebuilt = getattr(module, name)
+
+        class Counted:
+            def first(self, *args):
+                asked_apart[counted] += 1
+                return prebuilt.first(*args)
+
+            def all(self, *args):
+                asked_apart[counted] += 1
+                return prebuilt.all(*args)
+
+        monkeypatch.setattr(module, name, Counted())
+
+    count(server, "_BEARER", "token")
+    count(manifests, "RESOLVE", "permit")
+    filed = world.post(world.body())
+    assert filed.status_code == 201 and filed.json["device_id"] == str(world.device.id)
+    assert set(world.post(world.body(permit_number="NOPE")).json["errors"]) == {"permit_number"}
+    assert set(world.post(world.body(device_tag="GT-9")).json["errors"]) == {"device_tag"}
+    assert world.post(world.body(), token="never-issued").status_code == 401
+    together = (0, 0) if session.get_bind().dialect.name == "postgresql" else (4, 3)
+    assert (asked_apart["token"], asked_apart["permit"]) == together
+    not_plain = world.post(world.body(permit_number=7))
+    assert not_plain.status_code == 422 and set(not_plain.json["errors"]) == {"permit_number"}
+    assert asked_apart["token"] == together[0] + 1  # the token alone: nothing to ask beside it
+    frozen_clock(NOW + timedelta(hours=2))  # the token has expired
+    assert world.post(world.body()).status_code == 401
+    frozen_clock(NOW)
+    assert client.post("/oauth/revoke", data={"token": world.hauler_token},
+                       auth=world.credentials).status_code == 200
+    assert world.post(world.body()).status_code == 401
+    assert world.session.scalar(select(func.count()).select_from(Manifest)) == 1
+
+
 def test_only_hauler_clients_file(world, client, session):
     auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
     response = world.post(world.body(), token=auditor)
