@@ -72,6 +72,7 @@ def _rounds(checkouts, dsn, city, args, offset, rates, accounts):
     servers = {}
     try:
         for checkout in checkouts:
+            # Filings without scans: nothing is sent to S3, so no S3 server is started.
             servers[checkout] = Checkout(checkout[1], dsn, "http://127.0.0.1:1")
         tokens = {checkout: bench.token(server.base, "hauler") for checkout, server in servers.items()}
         for checkout, server in servers.items():
