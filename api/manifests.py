@@ -26,7 +26,7 @@ manifest_in, correction_in, manifest_query = ManifestIn(), CorrectionIn(), Manif
 
 
 def _receipt(manifest, due_by_device=None):
-    """The receipt; `due_by_device` spares a list the device lookups it already made."""
+    """The receipt; `due_by_device`: the due days a list read for all its devices at once."""
     due_by_device = {} if due_by_device is None else due_by_device
     if manifest.device_id not in due_by_device:
         due_by_device[manifest.device_id] = manifests.due_of(db.session, manifest.device_id)
@@ -125,7 +125,7 @@ def submit():
 def list_manifests():
     args = load(manifest_query, request.args.to_dict())
     rows, cursor = manifests.listing(db.session, current_principal(), **args)
-    due_by_device = {}
+    due_by_device = manifests.dues(db.session, {row.device_id for row in rows})
     return {"items": [_receipt(row, due_by_device) for row in rows], "next_cursor": cursor}
 
 

@@ -652,7 +652,8 @@ def listing(session, principal, *, fse_id=None, permit_number=None, device_id=No
         ManifestRevision.manifest_id == Manifest.id,
         ManifestRevision.revision == Manifest.current_revision))
         .where(Manifest.id.in_(visible(principal)))
-        .options(selectinload(Manifest.revisions).selectinload(ManifestRevision.findings)))
+        .options(selectinload(Manifest.revisions).selectinload(ManifestRevision.findings),
+                 selectinload(Manifest.documents)))
     if fse_id:
         query = query.where(Manifest.fse_id == fse_id)
     if device_id:
@@ -683,12 +684,19 @@ def listing(session, principal, *, fse_id=None, permit_number=None, device_id=No
 def due_of(session, device_id) -> tuple[checks.DeviceFacts, date | None]:
     """The device and the day its next service is due: known already to the filing that just
     committed in this session, else one query."""
-    known = session.info.get("fogx.due", {}).get(device_id)
-    if known is not None:
-        return known
-    last = current_revisions().with_only_columns(func.max(ManifestRevision.service_completed_at)).where(
-        ManifestRevision.device_id == Device.id, ManifestRevision.qualifying).scalar_subquery()
-    device, last = session.execute(select(Device, last).where(Device.id == device_id)).one()
-    facts = device_facts(device)
-    return facts, checks.due_by(last, facts)
+    return dues(session, [device_id])[device_id]
 
+
+def dues(session, device_ids) -> dict:
+    """`due_of` for each of `device_ids`, by id: the ones a filing in this session has not
+    already worked out are read in one query."""
+    known = session.info.get("fogx.due", {})
+    found = {device_id: known[device_id] for device_id in device_ids if device_id in known}
+    missing = set(device_ids) - found.keys()
+    if missing:
+        last = current_revisions().with_only_columns(func.max(ManifestRevision.service_completed_at)).where(
+            ManifestRevision.device_id == Device.id, ManifestRevision.qualifying).scalar_subquery()
+        for device, completed in session.execute(select(Device, last).where(Device.id.in_(missing))).all():
+            facts = device_facts(device)
+            found[device.id] = (facts, checks.due_by(completed, facts))
+    return found

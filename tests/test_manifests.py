@@ -463,6 +463,37 @@ def test_listing_filters(world, client, session):
     assert len(client.get("/v1/manifests", headers=factories.bearer(auditor)).json["items"]) == 2
 
 
+def test_a_page_of_manifests_is_read_in_a_few_statements_however_long(app, world, client, session):
+    """A listing reads its page, the revisions, findings and scans of all of it, and the due
+    day of all its devices, each in one statement: not two more for each manifest (which
+    made a page of 50 a hundred round trips). Each item says what reading it alone says."""
+    from sqlalchemy import event
+
+    devices = [world.device] + [factories.device(session, permit_row=world.permit, tag=f"GI-{n}",
+                                                 frequency_days=30 * n) for n in range(2, 7)]
+    for n, device in enumerate(devices):
+        body = world.body(device_tag=device.tag, completed=NOW - timedelta(days=n, hours=2))
+        assert world.post(body).status_code == 201
+    statements = []
+
+    def count(_conn, _cursor, statement, *_):
+        statements.append(statement)
+
+    engine = app.extensions["fogx.engine"]
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        headers = factories.bearer(world.hauler_token)
+        page = client.get("/v1/manifests", query_string={"limit": 50}, headers=headers)
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    assert page.status_code == 200 and len(page.json["items"]) == len(devices)
+    assert len(statements) <= 6, statements  # the token's too, where it goes through SQLAlchemy
+    for item in page.json["items"]:
+        alone = client.get(f"/v1/manifests/{item['id']}", headers=headers).json
+        assert item == alone
+    assert len({item["due_by"] for item in page.json["items"]}) == len(devices)
+
+
 def test_the_loads_of_one_service_are_read_once_a_filing_as_their_findings_are_refreshed(app, world):
     """A load refreshes the findings of every other load of its service, and each of those is
     checked against the whole service again: the service's revisions are read once for the
