@@ -9,6 +9,7 @@ from datetime import date
 
 from sqlalchemy import case, func, or_, select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import selectinload
 
 from api.errors import Conflict, NotFound, ValidationFailed
 from domain import registry as rules
@@ -91,11 +92,13 @@ def decode_cursor(cursor: str) -> uuid.UUID:
                                errors={"cursor": ["Not a valid cursor."]})
 
 
-def page(session, query, model, *, cursor=None, limit=50):
-    """Rows after `cursor` in id order (ids are time-ordered), and the next cursor."""
+def page(session, query, model, *, cursor=None, limit=50, shown=()):
+    """Rows after `cursor` in id order (ids are time-ordered), and the next cursor. `shown`:
+    loader options for what the rows' views read, so that a page is read in a statement for
+    each, not one for each row."""
     if cursor:
         query = query.where(model.id > decode_cursor(cursor))
-    rows = session.scalars(query.order_by(model.id).limit(limit + 1)).all()
+    rows = session.scalars(query.options(*shown).order_by(model.id).limit(limit + 1)).all()
     more = len(rows) > limit
     rows = rows[:limit]
     return rows, encode_cursor(rows[-1].id) if more and rows else None
@@ -149,13 +152,14 @@ def list_permits(session, principal, *, q=None, jurisdiction=None, status=None, 
         query = _search(query, q, Permit.permit_number, Fse.name, Fse.address)
     if status:
         query = query.where(permit_status_sql(as_of or today()) == status)
-    return page(session, query, Permit, cursor=cursor, limit=limit)
+    return page(session, query, Permit, cursor=cursor, limit=limit, shown=(
+        selectinload(Permit.fse).joinedload(Fse.jurisdiction), selectinload(Permit.status_changes)))
 
 
 def list_devices(session, principal, fse_id, *, cursor=None, limit=50, **_filters):
     fse = get_fse(session, principal, fse_id)
     return page(session, select(Device).where(Device.fse_id == fse.id), Device, cursor=cursor,
-                limit=limit)
+                limit=limit, shown=(selectinload(Device.permit),))
 
 
 def list_haulers(session, principal, *, q=None, jurisdiction=None, status=None, cursor=None,
@@ -171,7 +175,8 @@ def list_haulers(session, principal, *, q=None, jurisdiction=None, status=None, 
             Hauler.id.in_(select(HaulerLicence.hauler_id).where(
                 func.lower(HaulerLicence.licence_number).like(f"%{q.lower()}%"))),
         ))
-    return page(session, query, Hauler, cursor=cursor, limit=limit)
+    return page(session, query, Hauler, cursor=cursor, limit=limit, shown=(
+        selectinload(Hauler.licences), selectinload(Hauler.registrations).joinedload(HaulerRegistration.jurisdiction)))
 
 
 def list_vehicles(session, principal, hauler_id, *, cursor=None, limit=50, **_filters):
@@ -189,7 +194,8 @@ def list_sites(session, principal, *, q=None, jurisdiction=None, status=None, cu
         ))
     query = _search(query, q, DisposalSite.name, DisposalSite.address,
                     DisposalSite.facility_permit_number)
-    rows, next_cursor = page(session, query, DisposalSite, cursor=cursor, limit=limit)
+    rows, next_cursor = page(session, query, DisposalSite, cursor=cursor, limit=limit, shown=(
+        selectinload(DisposalSite.status_changes), selectinload(DisposalSite.jurisdictions)))
     if status:
         day = as_of or today()
         rows = [row for row in rows if site_status_on(row, day) == status]
