@@ -93,11 +93,9 @@ def _drain_soon():
 def _named_in_body():
     """The permit and device a JSON filing names, to be found with the bearer token; None
     where the body does not name them plainly (the view says why, once the token is checked)."""
-    if request.mimetype != "application/json":
-        return None
     try:
         data = json_body()
-    except ApiError:
+    except ApiError:  # not JSON, or not an object: the view answers for it
         return None
     number, tag = data.get("permit_number"), data.get("device_tag")
     if not (isinstance(number, str) and isinstance(tag, str)):

@@ -9,7 +9,7 @@ from authlib.oauth2.rfc6749 import InsecureTransportError, InvalidScopeError, gr
 from authlib.oauth2.rfc6749.util import scope_to_list
 from authlib.oauth2.rfc7009 import RevocationEndpoint
 from authlib.oauth2.rfc7662 import IntrospectionEndpoint
-from flask import Blueprint, current_app, g, has_app_context
+from flask import Blueprint, current_app, g
 from sqlalchemy import bindparam, select, true
 from sqlalchemy.orm import joinedload
 
@@ -183,7 +183,7 @@ def alongside_answer(params=None, default=NOT_ASKED):
     """The route's row asked beside the bearer token (None: there is none), or its rows, or
     `default` where it was not asked, or was asked of other values than `params` (the route
     asks itself)."""
-    asked = g.get("alongside_answer") if has_app_context() else None
+    asked = g.get("alongside_answer")
     if asked is None or (params is not None and asked[0] != params):
         return default
     return asked[1]

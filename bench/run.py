@@ -89,8 +89,8 @@ def database():
 def create(dsn, template=None):
     """The database of `dsn` made anew: empty, or a copy of the database `template` (a URL on
     the same server, which nothing may be connected to meanwhile)."""
+    drop(dsn)
     with _server(dsn) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{_name(dsn)}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{_name(dsn)}"' + (f' TEMPLATE "{_name(template)}"' if template else ""))
 
 

@@ -350,9 +350,11 @@ def _resolve_statement(*, ordered=True):
     )
     if not ordered:
         return statement
-    return statement.order_by(Permit.id, PermitStatusChange.effective_on, PermitStatusChange.recorded_at)
+    return statement.order_by(*(statement.selected_columns[name] for name in _RESOLVE_ORDER))
 
 
+# A permit's rows, its status changes in the order they took effect (and were recorded).
+_RESOLVE_ORDER = ("permit_id", "effective_on", "recorded_at")
 RESOLVE = Prebuilt(_resolve_statement())
 
 
@@ -360,8 +362,7 @@ def resolving_alongside(params) -> Alongside:
     """`resolve`'s question, for a route to ask in the round trip that finds the bearer token
     (a filing's body names its permit and device before anything is checked): `params()` is
     the request's `resolve_params`, or None."""
-    return Alongside(lambda _bearer: _resolve_statement(ordered=False), params,
-                     order_by=("permit_id", "effective_on", "recorded_at"))
+    return Alongside(lambda _bearer: _resolve_statement(ordered=False), params, order_by=_RESOLVE_ORDER)
 
 
 def resolve_params(permit_number, device_tag) -> dict:

@@ -60,6 +60,19 @@ def test_permit_not_active(world):
     assert "permit_not_active" not in world.codes(february)
 
 
+def test_of_two_permit_changes_on_one_day_the_later_recorded_stands(world):
+    """A suspension lifted the same day: the reinstatement, recorded later, is what a filing
+    reads, whichever row the database happens to hold first (here the reinstatement)."""
+    day, morning = date(2026, 5, 1), NOW.replace(month=5, day=1, hour=8)
+    world.session.add(PermitStatusChange(permit_id=world.permit.id, status="active", effective_on=day,
+                                         recorded_at=morning + timedelta(hours=4)))
+    world.session.commit()
+    world.session.add(PermitStatusChange(permit_id=world.permit.id, status="suspended", effective_on=day,
+                                         recorded_at=morning))
+    world.session.commit()
+    assert "permit_not_active" not in world.codes(world.body())
+
+
 def test_waste_type_mismatch(world):
     assert world.codes(world.body(waste_type="grease_trap_waste")) == ["waste_type_mismatch"]
     assert world.codes(world.body(waste_type="grease_interceptor_waste")) == []
