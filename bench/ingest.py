@@ -22,7 +22,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import bench.run as bench  # noqa: E402
-from bench.uploads import Checkout  # noqa: E402
 from sqlalchemy import create_engine  # noqa: E402
 from storage import migrate  # noqa: E402
 
@@ -73,7 +72,7 @@ def _rounds(checkouts, dsn, city, args, offset, rates, accounts):
     try:
         for checkout in checkouts:
             # Filings without scans: nothing is sent to S3, so no S3 server is started.
-            servers[checkout] = Checkout(checkout[1], dsn, "http://127.0.0.1:1")
+            servers[checkout] = bench.Server(dsn, "http://127.0.0.1:1", root=Path(checkout[1]).resolve())
         tokens = {checkout: bench.token(server.base, "hauler") for checkout, server in servers.items()}
         for checkout, server in servers.items():
             bench.ingest_api(server.base, tokens[checkout], bench.manifest_bodies(

@@ -129,7 +129,8 @@ def start_s3():
 class Server:
     # One sync worker per core: with a filing down to a few queries the work is CPU-bound, and
     # more workers than cores only add switching (measured: lower throughput, longer tail).
-    def __init__(self, dsn, endpoint, workers=os.cpu_count()):
+    # `root`: the checkout whose code it serves (bench/ingest.py and bench/uploads.py compare two).
+    def __init__(self, dsn, endpoint, workers=os.cpu_count(), root=ROOT):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "DATABASE_URL": dsn, "STORAGE_BACKEND": "s3", "S3_ENDPOINT_URL": endpoint,
@@ -139,7 +140,7 @@ class Server:
         self.process = subprocess.Popen(
             [str(BIN / "gunicorn"), "--bind", f"127.0.0.1:{self.port}", "--workers", str(workers),
              "--timeout", "300", "--error-logfile", "/dev/null", "wsgi:app"],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+            cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         wait_for(f"{self.base}/health")
 
     def worker_pids(self):
@@ -340,16 +341,18 @@ def _post(host, port, path, bearer, body):
             ).encode() + body
 
 
-def ingest_plain(dsn, city, bodies):
-    """The limit: the same rows (manifest, revision) by a plain psycopg loop, a transaction each;
-    the seconds it takes."""
+def ingest_plain(dsn, city, bodies, findings, client_pk):
+    """The limit: the rows the API writes for a filing (manifest, revision, findings) by a plain
+    psycopg loop, a transaction each; the seconds it takes. `findings`: each body's rows of
+    findings (code, severity, message, citation), those the API raised for a filing beside it
+    (`api_findings`); `client_pk`: the OAuth client the revisions are filed by."""
     devices = {(d[6], d[7]): d for d in city.devices}
     hauler_id = city.haulers[0][0]
     with psycopg.connect(dsn) as conn:
         started = time.perf_counter()
-        for body in bodies:
+        for body, raised in zip(bodies, findings, strict=True):
             device_id, fse_id, permit_id, jid, *_ = devices[(body["permit_number"], body["device_tag"])]
-            manifest_id, received = new_id(), datetime.now(timezone.utc)
+            manifest_id, revision_id, received = new_id(), new_id(), datetime.now(timezone.utc)
             document = {"manifest_id": str(manifest_id), "hauler_id": str(hauler_id), "revision": 1,
                         "received_at": iso(received), "reason": None, "previous_sha256": None, "manifest": body}
             with conn.transaction():
@@ -358,16 +361,41 @@ def ingest_plain(dsn, city, bodies):
                              (manifest_id, hauler_id, "P" + body["manifest_number"], jid, fse_id, device_id,
                               permit_id, received))
                 conn.execute(
-                    "INSERT INTO manifest_revisions (id, manifest_id, revision, body, sha256, received_at, device_id,"
-                    " service_started_at, service_completed_at, waste_type, gallons_removed, decant_returned_gallons,"
-                    " full_pump_down, vehicle_id, disposal_site_id, disposal_ticket_number, disposal_delivered_at,"
-                    " disposal_gallons_delivered, qualifying) VALUES (%s,%s,1,%s,%s,%s,%s,%s,%s,%s,%s,0,true,%s,%s,%s,%s,%s,true)",
-                    (new_id(), manifest_id, json.dumps(document), chain.seal(document), received, device_id,
-                     body["service_started_at"], body["service_completed_at"], body["waste_type"],
+                    "INSERT INTO manifest_revisions (id, manifest_id, revision, body, sha256, received_at,"
+                    " submitted_by_client_id, device_id, service_started_at, service_completed_at, waste_type,"
+                    " gallons_removed, decant_returned_gallons, full_pump_down, vehicle_id, disposal_site_id,"
+                    " disposal_ticket_number, disposal_delivered_at, disposal_gallons_delivered, qualifying)"
+                    " VALUES (%s,%s,1,%s,%s,%s,%s,%s,%s,%s,%s,%s,0,true,%s,%s,%s,%s,%s,true)",
+                    (revision_id, manifest_id, json.dumps(document), chain.seal(document), received, client_pk,
+                     device_id, body["service_started_at"], body["service_completed_at"], body["waste_type"],
                      body["gallons_removed"], body["vehicle_id"], body["disposal"]["site_id"],
                      body["disposal"]["ticket_number"], body["disposal"]["delivered_at"],
                      body["disposal"]["gallons_delivered"]))
+                for code, severity, message, citation in raised:
+                    conn.execute("INSERT INTO findings (id, revision_id, code, severity, message, citation,"
+                                 " raised_at) VALUES (%s,%s,%s,%s,%s,%s,%s)",
+                                 (new_id(), revision_id, code, severity, message, citation, received))
         return time.perf_counter() - started
+
+
+def api_findings(dsn, hauler_id, bodies):
+    """The findings the API raised on filing `bodies` (by `hauler_id`), each body's in a list:
+    (code, severity, message, citation)."""
+    with psycopg.connect(dsn) as conn:
+        rows = conn.execute(
+            "SELECT m.manifest_number, f.code, f.severity, f.message, f.citation FROM manifests m"
+            " JOIN manifest_revisions r ON r.manifest_id = m.id JOIN findings f ON f.revision_id = r.id"
+            " WHERE m.hauler_id = %s AND m.manifest_number = ANY(%s) ORDER BY f.code",
+            (hauler_id, [body["manifest_number"] for body in bodies])).fetchall()
+    raised = {body["manifest_number"]: [] for body in bodies}
+    for number, *finding in rows:
+        raised[number].append(tuple(finding))
+    return [raised[body["manifest_number"]] for body in bodies]
+
+
+def client_pk(dsn, client_id):
+    with psycopg.connect(dsn) as conn:
+        return conn.execute("SELECT id FROM oauth_clients WHERE client_id = %s", (client_id,)).fetchone()[0]
 
 
 def ingest(server, hauler_token, dsn, city, stage, rounds=3):
@@ -386,13 +414,17 @@ def ingest(server, hauler_token, dsn, city, stage, rounds=3):
     api_seconds = plain_seconds = 0.0
     latencies = []
     api_cpu, plain_cpu = CPU(server.worker_pids()), CPU()
+    filer = client_pk(dsn, "bench-hauler")
     for n in range(rounds):
         bodies = manifest_bodies(city, size, f"S{stage}-{n}", offset=(2 * stage + 1) * INGEST_N + n * size)
         seconds, each = api_cpu.measure(lambda: ingest_api(server.base, hauler_token, bodies), size)
         api_seconds += seconds
         latencies += each
+        # The plain loop writes what the API wrote: each of its manifests gets the findings the
+        # API raised on the one filed beside it in the round.
+        raised = api_findings(dsn, city.haulers[0][0], bodies)
         rows = manifest_bodies(city, size, f"P{stage}-{n}", offset=(2 * stage + 2) * INGEST_N + n * size)
-        plain_seconds += plain_cpu.measure(lambda: ingest_plain(dsn, city, rows), size)
+        plain_seconds += plain_cpu.measure(lambda: ingest_plain(dsn, city, rows, raised, filer), size)
     latencies.sort()
     count = size * rounds
     rate, plain = count / api_seconds, count / plain_seconds

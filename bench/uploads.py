@@ -24,17 +24,6 @@ from sqlalchemy import create_engine  # noqa: E402
 from storage import migrate  # noqa: E402
 
 
-class Checkout(bench.Server):
-    """gunicorn serving the code of another folder (with this checkout's virtualenv)."""
-
-    def __init__(self, folder, dsn, endpoint):
-        keep, bench.ROOT = bench.ROOT, Path(folder).resolve()
-        try:
-            super().__init__(dsn, endpoint)
-        finally:
-            bench.ROOT = keep
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("checkouts", nargs="+")
@@ -51,7 +40,7 @@ def main():
     s3_process, endpoint, s3 = bench.start_s3()
     servers = []
     try:
-        servers = [Checkout(folder, dsn, endpoint) for folder in args.checkouts]
+        servers = [bench.Server(dsn, endpoint, root=Path(folder).resolve()) for folder in args.checkouts]
         token = bench.token(servers[0].base, "hauler")
         body = bench.manifest_bodies(city, 1, "UPAB", offset=len(city.devices) - 1)[0]
         receipt = bench.requests.post(f"{servers[0].base}/v1/manifests", json=body, timeout=60,
