@@ -22,6 +22,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections import namedtuple
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -341,16 +342,16 @@ def _post(host, port, path, bearer, body):
             ).encode() + body
 
 
-def ingest_plain(dsn, city, bodies, findings, client_pk):
+def ingest_plain(dsn, city, bodies, beside, client_pk):
     """The limit: the rows the API writes for a filing (manifest, revision, findings) by a plain
-    psycopg loop, a transaction each; the seconds it takes. `findings`: each body's rows of
-    findings (code, severity, message, citation), those the API raised for a filing beside it
-    (`api_findings`); `client_pk`: the OAuth client the revisions are filed by."""
+    psycopg loop, a transaction each; the seconds it takes. `beside`: for each body, what the
+    API made of a filing beside it (`Filed`: whether it qualifies, its findings);
+    `client_pk`: the OAuth client the revisions are filed by."""
     devices = {(d[6], d[7]): d for d in city.devices}
     hauler_id = city.haulers[0][0]
     with psycopg.connect(dsn) as conn:
         started = time.perf_counter()
-        for body, raised in zip(bodies, findings, strict=True):
+        for body, filed in zip(bodies, beside, strict=True):
             device_id, fse_id, permit_id, jid, *_ = devices[(body["permit_number"], body["device_tag"])]
             manifest_id, revision_id, received = new_id(), new_id(), datetime.now(timezone.utc)
             document = {"manifest_id": str(manifest_id), "hauler_id": str(hauler_id), "revision": 1,
@@ -365,32 +366,37 @@ def ingest_plain(dsn, city, bodies, findings, client_pk):
                     " submitted_by_client_id, device_id, service_started_at, service_completed_at, waste_type,"
                     " gallons_removed, decant_returned_gallons, full_pump_down, vehicle_id, disposal_site_id,"
                     " disposal_ticket_number, disposal_delivered_at, disposal_gallons_delivered, qualifying)"
-                    " VALUES (%s,%s,1,%s,%s,%s,%s,%s,%s,%s,%s,%s,0,true,%s,%s,%s,%s,%s,true)",
+                    " VALUES (%s,%s,1,%s,%s,%s,%s,%s,%s,%s,%s,%s,0,true,%s,%s,%s,%s,%s,%s)",
                     (revision_id, manifest_id, json.dumps(document), chain.seal(document), received, client_pk,
                      device_id, body["service_started_at"], body["service_completed_at"], body["waste_type"],
                      body["gallons_removed"], body["vehicle_id"], body["disposal"]["site_id"],
                      body["disposal"]["ticket_number"], body["disposal"]["delivered_at"],
-                     body["disposal"]["gallons_delivered"]))
-                for code, severity, message, citation in raised:
+                     body["disposal"]["gallons_delivered"], filed.qualifying))
+                for code, severity, message, citation in filed.findings:
                     conn.execute("INSERT INTO findings (id, revision_id, code, severity, message, citation,"
                                  " raised_at) VALUES (%s,%s,%s,%s,%s,%s,%s)",
                                  (new_id(), revision_id, code, severity, message, citation, received))
         return time.perf_counter() - started
 
 
-def api_findings(dsn, hauler_id, bodies):
-    """The findings the API raised on filing `bodies` (by `hauler_id`), each body's in a list:
-    (code, severity, message, citation)."""
+Filed = namedtuple("Filed", "qualifying findings")
+
+
+def api_filed(dsn, hauler_id, bodies):
+    """What the API made of `bodies` filed by `hauler_id`, each a `Filed`: whether the revision
+    qualifies, and its findings (code, severity, message, citation)."""
     with psycopg.connect(dsn) as conn:
         rows = conn.execute(
-            "SELECT m.manifest_number, f.code, f.severity, f.message, f.citation FROM manifests m"
-            " JOIN manifest_revisions r ON r.manifest_id = m.id JOIN findings f ON f.revision_id = r.id"
+            "SELECT m.manifest_number, r.qualifying, f.code, f.severity, f.message, f.citation FROM manifests m"
+            " JOIN manifest_revisions r ON r.manifest_id = m.id LEFT JOIN findings f ON f.revision_id = r.id"
             " WHERE m.hauler_id = %s AND m.manifest_number = ANY(%s) ORDER BY f.code",
             (hauler_id, [body["manifest_number"] for body in bodies])).fetchall()
-    raised = {body["manifest_number"]: [] for body in bodies}
-    for number, *finding in rows:
-        raised[number].append(tuple(finding))
-    return [raised[body["manifest_number"]] for body in bodies]
+    filed = {}
+    for number, qualifying, *finding in rows:
+        filed.setdefault(number, Filed(qualifying, []))
+        if finding[0] is not None:
+            filed[number].findings.append(tuple(finding))
+    return [filed[body["manifest_number"]] for body in bodies]
 
 
 def client_pk(dsn, client_id):
@@ -420,11 +426,11 @@ def ingest(server, hauler_token, dsn, city, stage, rounds=3):
         seconds, each = api_cpu.measure(lambda: ingest_api(server.base, hauler_token, bodies), size)
         api_seconds += seconds
         latencies += each
-        # The plain loop writes what the API wrote: each of its manifests gets the findings the
-        # API raised on the one filed beside it in the round.
-        raised = api_findings(dsn, city.haulers[0][0], bodies)
+        # The plain loop writes what the API wrote: each of its manifests as the API made the one
+        # filed beside it in the round (qualifying or not, its findings).
+        beside = api_filed(dsn, city.haulers[0][0], bodies)
         rows = manifest_bodies(city, size, f"P{stage}-{n}", offset=(2 * stage + 2) * INGEST_N + n * size)
-        plain_seconds += plain_cpu.measure(lambda: ingest_plain(dsn, city, rows, raised, filer), size)
+        plain_seconds += plain_cpu.measure(lambda: ingest_plain(dsn, city, rows, beside, filer), size)
     latencies.sort()
     count = size * rounds
     rate, plain = count / api_seconds, count / plain_seconds

@@ -10,7 +10,7 @@ import pytest
 from psycopg.rows import namedtuple_row
 
 from bench.city import City
-from bench.run import HAND_WRITTEN_AS_OF, api_findings, ingest_plain, manifest_bodies
+from bench.run import HAND_WRITTEN_AS_OF, api_filed, ingest_plain, manifest_bodies
 from storage.db import make_engine
 from tests import factories
 from tests.conftest import _empty
@@ -122,17 +122,19 @@ def test_the_plain_loop_writes_the_rows_the_api_writes(client, session, database
     client_id, secret = factories.oauth_client(session, role="hauler", subject=[hauler_id])
     bearer = factories.bearer(factories.token(client, client_id, secret))
     filed = manifest_bodies(city, 8, "API")
+    filed[0]["full_pump_down"] = False  # a partial pump-down: its revision does not qualify
     for body in filed:
         answer = client.post("/v1/manifests", json=body, headers=bearer)
         assert answer.status_code == 201, answer.json
-    raised = api_findings(_dsn(database_url), hauler_id, filed)
+    beside = api_filed(_dsn(database_url), hauler_id, filed)
     # Services months after the city's last: the API raised findings the loop must write too.
-    assert sum(len(findings) for findings in raised) >= len(filed)
+    assert sum(len(each.findings) for each in beside) >= len(filed)
+    assert [each.qualifying for each in beside] == [False] + [True] * (len(filed) - 1)
 
     with psycopg.connect(_dsn(database_url)) as conn:
         pk = conn.execute("SELECT id FROM oauth_clients WHERE client_id = %s", (client_id,)).fetchone()[0]
         plain = manifest_bodies(city, 8, "LOOP", offset=8)
-        ingest_plain(_dsn(database_url), city, plain, raised, pk)
+        ingest_plain(_dsn(database_url), city, plain, beside, pk)
         by_api = conn.execute(SHAPES, ([b["manifest_number"] for b in filed],)).fetchall()
         by_loop = conn.execute(SHAPES, (["P" + b["manifest_number"] for b in plain],)).fetchall()
 
