@@ -10,7 +10,7 @@ import pytest
 from psycopg.rows import namedtuple_row
 
 from bench.city import City
-from bench.run import HAND_WRITTEN_AS_OF, api_filed, ingest_plain, manifest_bodies
+from bench.run import HAND_WRITTEN_AS_OF, api_filed, client_pk, ingest_plain, manifest_bodies
 from storage.db import make_engine
 from tests import factories
 from tests.conftest import _empty
@@ -131,10 +131,10 @@ def test_the_plain_loop_writes_the_rows_the_api_writes(client, session, database
     assert sum(len(each.findings) for each in beside) >= len(filed)
     assert [each.qualifying for each in beside] == [False] + [True] * (len(filed) - 1)
 
+    pk = client_pk(_dsn(database_url), client_id)
+    plain = manifest_bodies(city, 8, "LOOP", offset=8)
+    ingest_plain(_dsn(database_url), city, plain, beside, pk)
     with psycopg.connect(_dsn(database_url)) as conn:
-        pk = conn.execute("SELECT id FROM oauth_clients WHERE client_id = %s", (client_id,)).fetchone()[0]
-        plain = manifest_bodies(city, 8, "LOOP", offset=8)
-        ingest_plain(_dsn(database_url), city, plain, beside, pk)
         by_api = conn.execute(SHAPES, ([b["manifest_number"] for b in filed],)).fetchall()
         by_loop = conn.execute(SHAPES, (["P" + b["manifest_number"] for b in plain],)).fetchall()
 
