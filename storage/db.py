@@ -19,9 +19,11 @@ def make_engine(url):
         url = url.set(drivername="postgresql+psycopg")
     # JIT compilation costs more than it saves on queries of this size (hundreds of ms). No
     # pre-ping (a round trip per request): a request that finds its connection gone answers
-    # 503 and the pool is renewed (api/errors.py, storage/prebuilt.py).
+    # 503 and the pool is renewed (api/errors.py, storage/prebuilt.py). psycopg prepares
+    # nothing of its own: the statements a request runs often are prepared by
+    # storage/prebuilt.py, and psycopg deallocates every prepared statement on a rollback.
     return create_engine(url, pool_size=10, max_overflow=20,
-                         connect_args={"options": "-c jit=off"})
+                         connect_args={"options": "-c jit=off", "prepare_threshold": None})
 
 
 def _sqlite_pragmas(dbapi_connection, _record):

@@ -4,10 +4,10 @@ A filing runs three statements (the token and the permit it names are one). For 
 SQLAlchemy's per-execution work (binding through the compiled cache, building a result from
 the cursor's description) costs more CPU than PostgreSQL spends answering. A `Prebuilt`
 statement is still written in SQLAlchemy Core and compiled by it, once per dialect; on
-PostgreSQL it is then bound and run on the session's own DBAPI connection and transaction,
-with the same type processing, and its errors come out as SQLAlchemy's; it does not pass
-through the engine's events (nor its echo log). Other databases run it through SQLAlchemy as
-usual.
+PostgreSQL it is then bound with SQLAlchemy's type processing, prepared once on each
+connection, and run on libpq's connection under the session's own transaction, with psycopg's
+adapters and errors (raised as SQLAlchemy's); it does not pass through the engine's events
+(nor its echo log). Other databases run it through SQLAlchemy as usual.
 """
 import functools
 import re
@@ -16,6 +16,13 @@ from itertools import groupby
 
 from sqlalchemy import bindparam, insert, literal, select
 from sqlalchemy.exc import DBAPIError
+
+try:
+    from psycopg import errors
+    from psycopg.adapt import PyFormat, Transformer
+    from psycopg.types.string import TextLoader
+except ImportError:  # SQLite only: nothing here runs
+    pass
 
 
 class Prebuilt:
@@ -76,6 +83,66 @@ _READS = re.compile(r"\s*(SELECT|WITH)\b", re.IGNORECASE)
 _WRITES = re.compile(r"\b(INSERT|UPDATE|DELETE|MERGE|FOR\s+SHARE|FOR\s+KEY\s+SHARE|LOCK|NEXTVAL|SETVAL|"
                      r"PG_ADVISORY_\w+|PG_TRY_ADVISORY_\w+)\b", re.IGNORECASE)
 _IDLE = 0  # psycopg.pq.TransactionStatus.IDLE: no transaction open on the connection
+_ANSWERED = (1, 2)  # psycopg.pq.ExecStatus.COMMAND_OK, TUPLES_OK
+_PLACEHOLDER = re.compile(r"%\(([^)]+)\)s|%%")
+
+
+def _numbered(sql):
+    """SQLAlchemy's psycopg text (`%(name)s`, `%%`) as libpq takes it (`$1`, `%`), and the
+    names in the order of their numbers."""
+    names = []
+
+    def number(match):
+        name = match.group(1)
+        if name is None:
+            return "%"
+        if name not in names:
+            names.append(name)
+        return f"${names.index(name) + 1}"
+
+    return _PLACEHOLDER.sub(number, sql).encode(), names
+
+
+class _Wire:
+    """What one psycopg connection keeps for the statements run on it here: the names of
+    those it has prepared (by SQL and parameter types: a number's type depends on its size,
+    a null's is left to the server), and a transformer each way of reading UUIDs, which keeps
+    the dumpers and loaders it has found."""
+
+    LIMIT = 500  # statements prepared on one connection; past it, run unnamed
+
+    @classmethod
+    def of(cls, driver):
+        # Kept on the connection, and gone with it.
+        state = getattr(driver, "_fogx_wire", None)
+        if state is None:
+            state = driver._fogx_wire = cls(driver)
+        return state
+
+    def __init__(self, driver):
+        self.encoding = driver.info.encoding
+        self.names = {}
+        self.transformers = {}
+
+    def transformer(self, driver, ids_as_text):
+        transformer = self.transformers.get(ids_as_text)
+        if transformer is None:
+            context = driver.cursor()  # never executed: its adapters, and the connection's time zone
+            if ids_as_text:
+                context.adapters.register_loader("uuid", TextLoader)
+            transformer = self.transformers[ids_as_text] = Transformer(context)
+        return transformer
+
+    def prepared(self, pgconn, sql, types):
+        name = self.names.get((sql, types))
+        if name is None:
+            name = f"fogx_{len(self.names)}".encode() if len(self.names) < self.LIMIT else b""
+            result = pgconn.prepare(name, sql, types)
+            if result.status not in _ANSWERED:
+                raise errors.error_from_result(result, encoding=self.encoding)
+            if name:
+                self.names[(sql, types)] = name
+        return name
 
 _PLANNED = {}  # (dialect, cache key) -> _Plan: statements built per call, by their shape
 _PLANNED_LIMIT = 256
@@ -117,31 +184,23 @@ class _Plan:
         self.columns = compiled._result_columns
         self.row = namedtuple("Row", [c.keyname for c in self.columns], rename=True) if self.columns else None
         self.processors = None  # from the first result's column types (a number's depends on them)
+        if dialect.name == "postgresql":
+            self.wire_sql, self.names = _numbered(self.sql)
+            self.formats = [PyFormat.AUTO] * len(self.names)
 
     def run(self, connection, params, extracted=None, *, ids_as_text=False, alone=False):
         values = self.compiled.construct_params(params, extracted_parameters=extracted, _check=False)
         for name, processor in self.binds.items():
             values[name] = processor(values[name])
         driver = connection.connection.driver_connection
-        cursor = driver.cursor()
-        if ids_as_text:
-            from psycopg.types.string import TextLoader
-
-            cursor.adapters.register_loader("uuid", TextLoader)
-        outside = (self.reads_only or alone) and not driver.autocommit and driver.info.transaction_status == _IDLE
-        try:
-            if outside:
-                driver.autocommit = True
-            cursor.execute(self.sql, values)
-            fetched = cursor.fetchall() if self.row is not None else []
-            if self.processors is None:
-                self.processors = self._processors(connection.dialect, cursor.description or ())
-        except connection.dialect.loaded_dbapi.Error as error:
-            raise _translated(connection, error, self.sql, values) from error
-        finally:
-            cursor.close()
-            if outside and not driver.closed:  # a lost connection is reported as it is
-                driver.autocommit = False
+        opens = not (self.reads_only or alone or driver.autocommit)
+        if opens and driver.pgconn.transaction_status == _IDLE:
+            # The first write of a transaction: psycopg opens it as the connection is set to.
+            fetched, types = self._through_cursor(connection, driver, values, ids_as_text)
+        else:
+            fetched, types = self._on_the_wire(connection, driver, values, ids_as_text)
+        if self.processors is None:
+            self.processors = self._processors(connection.dialect, types)
         if not self.processors:
             return [self.row._make(r) for r in fetched] if self.row else []
         rows = []
@@ -152,8 +211,41 @@ class _Plan:
             rows.append(self.row._make(row))
         return rows
 
-    def _processors(self, dialect, description):
-        found = [c.type._cached_result_processor(dialect, d.type_code) for c, d in zip(self.columns, description)]
+    def _on_the_wire(self, connection, driver, values, ids_as_text):
+        """The rows and their column types, the statement prepared once per connection and run
+        on libpq's connection itself: a cursor's own work per execution (finding the dumpers
+        for each value and the loaders for each column, its prepared-statement bookkeeping)
+        cost as much CPU as the round trip. Outside a transaction this runs by itself."""
+        state = _Wire.of(driver)
+        transformer = state.transformer(driver, ids_as_text)
+        try:
+            arguments = transformer.dump_sequence([values[name] for name in self.names], self.formats)
+            name = state.prepared(driver.pgconn, self.wire_sql, transformer.types)
+            result = driver.pgconn.exec_prepared(name, arguments, transformer.formats)
+            if result.status not in _ANSWERED:
+                raise errors.error_from_result(result, encoding=state.encoding)
+        except connection.dialect.loaded_dbapi.Error as error:
+            raise _translated(connection, error, self.sql, values) from error
+        if self.row is None:
+            return [], ()
+        transformer.set_pgresult(result)
+        return transformer.load_rows(0, result.ntuples, tuple), [result.ftype(i) for i in range(result.nfields)]
+
+    def _through_cursor(self, connection, driver, values, ids_as_text):
+        cursor = driver.cursor()
+        if ids_as_text:
+            cursor.adapters.register_loader("uuid", TextLoader)
+        try:
+            cursor.execute(self.sql, values)
+            fetched = cursor.fetchall() if self.row is not None else []
+            return fetched, [column.type_code for column in cursor.description or ()]
+        except connection.dialect.loaded_dbapi.Error as error:
+            raise _translated(connection, error, self.sql, values) from error
+        finally:
+            cursor.close()
+
+    def _processors(self, dialect, types):
+        found = [c.type._cached_result_processor(dialect, oid) for c, oid in zip(self.columns, types)]
         return [(i, p) for i, p in enumerate(found) if p is not None]
 
 

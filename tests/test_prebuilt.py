@@ -1,6 +1,6 @@
 """Prebuilt statements answer exactly as SQLAlchemy would, errors and lost connections included."""
 import pytest
-from sqlalchemy import bindparam, insert, select, text
+from sqlalchemy import BigInteger, String, bindparam, insert, literal_column, select, text
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
@@ -153,3 +153,53 @@ def test_a_locking_read_opens_the_transaction(app, session):
     assert locking.all(session.connection()) == [("victorville",)]
     assert driver.info.transaction_status == TransactionStatus.INTRANS
     session.rollback()
+
+
+@pytest.mark.postgresql_only
+def test_a_statement_is_prepared_once_per_connection_and_outlives_a_rollback(app, session):
+    """A prebuilt statement is prepared on a connection the first time it runs there and
+    reused after. psycopg deallocates every prepared statement on a rollback once it has
+    prepared any of its own (after a few runs of one statement): it must prepare none, or the
+    next prebuilt statement would be asked of a name the server has forgotten."""
+    jurisdiction = factories.jurisdiction(session)
+    session.commit()
+    codes = Prebuilt(select(Jurisdiction.code).where(Jurisdiction.id == bindparam("id")))
+
+    def prepared():
+        return session.execute(text("SELECT count(*) FROM pg_prepared_statements")).scalar()
+
+    assert codes.all(session.connection(), {"id": jurisdiction.id}) == [("victorville",)]
+    before = prepared()
+    assert codes.all(session.connection(), {"id": jurisdiction.id}) == [("victorville",)]
+    assert prepared() == before
+    for _ in range(8):  # often enough that psycopg would prepare it, if it prepared anything
+        session.execute(select(Jurisdiction.name).where(Jurisdiction.id == jurisdiction.id)).scalar()
+    session.execute(text("UPDATE jurisdictions SET name = name"))
+    session.rollback()
+    assert codes.all(session.connection(), {"id": jurisdiction.id}) == [("victorville",)]
+
+
+@pytest.mark.postgresql_only
+def test_values_of_one_parameter_in_types_of_their_own(app, session):
+    """The type a value is sent as depends on the value (a small integer, a large one, a
+    null): each combination is its own prepared statement, and all of them answer."""
+    echo = Prebuilt(select(bindparam("n", type_=BigInteger).label("n"), bindparam("word", type_=String).label("word"),
+                           literal_column("'100%'").label("percent")))
+    for n, word in ((1, "a"), (2 ** 40, "b"), (None, None), (7, None), (-(2 ** 20), "c")):
+        (row,) = echo.all(session.connection(), {"n": n, "word": word})
+        assert (row.n, row.word, row.percent) == (n, word, "100%")
+
+
+@pytest.mark.postgresql_only
+def test_past_the_limit_statements_run_unnamed(app, session, monkeypatch):
+    from storage.prebuilt import _Wire
+
+    monkeypatch.setattr(_Wire, "LIMIT", 0)
+    factories.jurisdiction(session)
+    session.commit()
+    with Session(bind=app.extensions["fogx.engine"]) as fresh:
+        fresh.connection().connection.driver_connection._fogx_wire = None  # as on a new connection
+        for _ in range(3):
+            assert Prebuilt(select(Jurisdiction.code)).all(fresh.connection()) == [("victorville",)]
+        names = fresh.execute(text("SELECT name FROM pg_prepared_statements")).scalars().all()
+        assert not [name for name in names if name.startswith("fogx_")]
