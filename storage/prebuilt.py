@@ -109,7 +109,7 @@ class _Wire:
     a null's is left to the server), and a transformer each way of reading UUIDs, which keeps
     the dumpers and loaders it has found."""
 
-    LIMIT = 500  # statements prepared on one connection; past it, run unnamed
+    LIMIT = 100  # statements prepared on one connection (as psycopg would keep); past it, run unnamed
 
     @classmethod
     def of(cls, driver):
