@@ -57,7 +57,7 @@ def main(rounds=7):
     # In turns, each interpreter's best: a single timing each can be taken in one of this
     # shared machine's slow moments and crown the slower build (seen: 102 against 110 ms,
     # where the same two usually time 105 against 80), and so could the best of three
-    # (12-03 14:37: 160 against 178 ms, where the same two had timed 179 against 132 minutes
+    # (12-03 14:41: 160 against 178 ms, where the same two had timed 179 against 132 minutes
     # before).
     times = dict.fromkeys(candidates(), float("inf"))
     for _ in range(rounds):
