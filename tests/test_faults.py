@@ -209,6 +209,19 @@ def test_dropped_database_connections_are_not_500s(app, world, session):
     assert client.get("/ready").status_code == 200
 
 
+@pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="no /dev/shm on this system")
+def test_workers_mark_themselves_alive_in_memory(servers):
+    """gunicorn.conf.py: each worker's heartbeat file, touched after every request, is in
+    /dev/shm, not on the disk PostgreSQL commits to."""
+    server = servers()
+    workers = subprocess.run(["pgrep", "-P", str(server.process.pid)], capture_output=True, text=True).stdout.split()
+    assert len(workers) == server.workers
+    for pid in workers:
+        files = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")]
+        heartbeats = [name for name in files if "wgunicorn-" in name]
+        assert heartbeats and all(name.startswith("/dev/shm/") for name in heartbeats), files
+
+
 def test_scans_arrive_whole_through_gunicorn(servers, world, tmp_path):
     """gunicorn's request body is read in blocks of our choosing (`api.app._BlockReads`): a
     scan PUT with its length, one PUT chunked, and one in a multipart body arrive byte for byte."""
