@@ -144,6 +144,7 @@ class _Wire:
                 self.names[(sql, types)] = name
         return name
 
+
 _PLANNED = {}  # (dialect, cache key) -> _Plan: statements built per call, by their shape
 _PLANNED_LIMIT = 256
 
