@@ -1,8 +1,9 @@
 """Scan uploads of two checkouts side by side: one gunicorn per checkout on the same small
-city, database and S3 server, each 1 MB scan sent to each in turns after one direct boto3
-`put_object` of the same size, so that both meet the machine in the same moods.
+city, database and S3 server, each scan (1 MB, or `--side 4090` for 48 MiB) sent to each in
+turns after one direct boto3 `put_object` of the same size, so that both meet the machine in
+the same moods.
 
-    .venv/bin/python bench/uploads.py CHECKOUT [CHECKOUT ...] [--runs N]
+    .venv/bin/python bench/uploads.py CHECKOUT [CHECKOUT ...] [--runs N] [--side PIXELS]
 
 A checkout is a folder holding this project (e.g. `git worktree add /tmp/before HEAD~1`).
 Prints, per checkout, the median and mean of (direct time / API time), the ratio of
@@ -28,6 +29,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("checkouts", nargs="+")
     parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument("--side", type=int, default=580, help="the PNG's side: 580 is 1 MB, 4090 is 48 MiB")
     args = parser.parse_args()
     dsn = bench.database()
     engine = create_engine(dsn.replace("postgresql://", "postgresql+psycopg://"))
@@ -51,12 +53,12 @@ def main():
                 bench.put_scan(server.base, documents, token, bench.random_png(100))
         ratios = {server: [] for server in servers}
         for run in range(args.runs):
-            data = bench.random_png(580)
+            data = bench.random_png(args.side)
             started = time.perf_counter()
             s3.put_object(Bucket="fogx-bench", Key=f"direct-{run}", Body=data)
             direct = time.perf_counter() - started
             for server in servers if run % 2 == 0 else servers[::-1]:
-                scan = bench.random_png(580)  # fresh bytes: nothing deduplicated
+                scan = bench.random_png(args.side)  # fresh bytes: nothing deduplicated
                 time.sleep(0.2)
                 started = time.perf_counter()
                 status, answer = bench.put_scan(server.base, documents, token, scan)
@@ -64,7 +66,7 @@ def main():
                 assert status == 201, answer
             time.sleep(0.2)
         for folder, server in zip(args.checkouts, servers):
-            print(f"{folder}: 1 MB upload ratio, median {statistics.median(ratios[server]):.3f}, "
+            print(f"{folder}: {len(data) / 2 ** 20:.0f} MiB upload ratio, median {statistics.median(ratios[server]):.3f}, "
                   f"mean {statistics.mean(ratios[server]):.3f} ({args.runs} uploads)")
     finally:
         for server in servers:

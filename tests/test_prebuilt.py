@@ -192,14 +192,18 @@ def test_values_of_one_parameter_in_types_of_their_own(app, session):
 
 @pytest.mark.postgresql_only
 def test_past_the_limit_statements_run_unnamed(app, session, monkeypatch):
+    from storage.db import make_engine
     from storage.prebuilt import _Wire
 
     monkeypatch.setattr(_Wire, "LIMIT", 0)
     factories.jurisdiction(session)
     session.commit()
-    with Session(bind=app.extensions["fogx.engine"]) as fresh:
-        fresh.connection().connection.driver_connection._fogx_wire = None  # as on a new connection
-        for _ in range(3):
-            assert Prebuilt(select(Jurisdiction.code)).all(fresh.connection()) == [("victorville",)]
-        names = fresh.execute(text("SELECT name FROM pg_prepared_statements")).scalars().all()
-        assert not [name for name in names if name.startswith("fogx_")]
+    engine = make_engine(app.config["DATABASE_URL"])  # connections of its own, new
+    try:
+        with Session(bind=engine) as fresh:
+            for _ in range(3):
+                assert Prebuilt(select(Jurisdiction.code)).all(fresh.connection()) == [("victorville",)]
+            names = fresh.execute(text("SELECT name FROM pg_prepared_statements")).scalars().all()
+            assert not [name for name in names if name.startswith("fogx_")]
+    finally:
+        engine.dispose()
