@@ -546,7 +546,7 @@ def uploads(server, hauler_token, s3, city, *, prefix="UP", runs=15):
     figures = {}
     for label, side in (("1 MB", 580), ("50 MB", 4090)):
         apis, directs = [], []
-        for run in range(runs if side < 1000 else 5):
+        for run in range(runs if side < 1000 else 7):
             data = random_png(side)
             size_mb = len(data) / 2 ** 20
             started = time.perf_counter()
