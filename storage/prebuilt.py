@@ -17,12 +17,9 @@ from itertools import groupby
 from sqlalchemy import bindparam, insert, literal, select
 from sqlalchemy.exc import DBAPIError
 
-try:
-    from psycopg import errors
-    from psycopg.adapt import PyFormat, Transformer
-    from psycopg.types.string import TextLoader
-except ImportError:  # SQLite only: nothing here runs
-    pass
+from psycopg import errors
+from psycopg.adapt import PyFormat, Transformer
+from psycopg.types.string import TextLoader
 
 
 class Prebuilt:
@@ -171,7 +168,7 @@ def fetch_all(connection, statement, *, ids_as_text=False) -> list:
 
 
 class _Plan:
-    """The SQL text, the bind processors and the row shape of one statement on one dialect."""
+    """The SQL text, the bind processors and the row shape of one statement on PostgreSQL."""
 
     def __init__(self, statement, dialect, cache_key=None):
         compiled = statement.compile(dialect=dialect, cache_key=cache_key)
@@ -185,9 +182,8 @@ class _Plan:
         self.columns = compiled._result_columns
         self.row = namedtuple("Row", [c.keyname for c in self.columns], rename=True) if self.columns else None
         self.processors = None  # from the first result's column types (a number's depends on them)
-        if dialect.name == "postgresql":
-            self.wire_sql, self.names = _numbered(self.sql)
-            self.formats = [PyFormat.AUTO] * len(self.names)
+        self.wire_sql, self.names = _numbered(self.sql)
+        self.formats = [PyFormat.AUTO] * len(self.names)
 
     def run(self, connection, params, extracted=None, *, ids_as_text=False, alone=False):
         values = self.compiled.construct_params(params, extracted_parameters=extracted, _check=False)
@@ -197,11 +193,9 @@ class _Plan:
         opens = not (self.reads_only or alone or driver.autocommit)
         if opens and driver.pgconn.transaction_status == _IDLE:
             # The first write of a transaction: psycopg opens it as the connection is set to.
-            fetched, types = self._through_cursor(connection, driver, values, ids_as_text)
+            fetched = self._through_cursor(connection, driver, values, ids_as_text)
         else:
-            fetched, types = self._on_the_wire(connection, driver, values, ids_as_text)
-        if self.processors is None:
-            self.processors = self._processors(connection.dialect, types)
+            fetched = self._on_the_wire(connection, driver, values, ids_as_text)
         if not self.processors:
             return [self.row._make(r) for r in fetched] if self.row else []
         rows = []
@@ -213,7 +207,7 @@ class _Plan:
         return rows
 
     def _on_the_wire(self, connection, driver, values, ids_as_text):
-        """The rows and their column types, the statement prepared once per connection and run
+        """The rows, the statement prepared once per connection and run
         on libpq's connection itself: a cursor's own work per execution (finding the dumpers
         for each value and the loaders for each column, its prepared-statement bookkeeping)
         cost as much CPU as the round trip. Outside a transaction this runs by itself."""
@@ -228,9 +222,11 @@ class _Plan:
         except connection.dialect.loaded_dbapi.Error as error:
             raise _translated(connection, error, self.sql, values) from error
         if self.row is None:
-            return [], ()
+            return []
+        if self.processors is None:
+            self._learn(connection.dialect, [result.ftype(i) for i in range(result.nfields)])
         transformer.set_pgresult(result)
-        return transformer.load_rows(0, result.ntuples, tuple), [result.ftype(i) for i in range(result.nfields)]
+        return transformer.load_rows(0, result.ntuples, tuple)
 
     def _through_cursor(self, connection, driver, values, ids_as_text):
         cursor = driver.cursor()
@@ -238,16 +234,20 @@ class _Plan:
             cursor.adapters.register_loader("uuid", TextLoader)
         try:
             cursor.execute(self.sql, values)
-            fetched = cursor.fetchall() if self.row is not None else []
-            return fetched, [column.type_code for column in cursor.description or ()]
+            if self.row is None:
+                return []
+            if self.processors is None:
+                self._learn(connection.dialect, [column.type_code for column in cursor.description])
+            return cursor.fetchall()
         except connection.dialect.loaded_dbapi.Error as error:
             raise _translated(connection, error, self.sql, values) from error
         finally:
             cursor.close()
 
-    def _processors(self, dialect, types):
+    def _learn(self, dialect, types):
+        """The result processors of the columns, from the first result's column types."""
         found = [c.type._cached_result_processor(dialect, oid) for c, oid in zip(self.columns, types)]
-        return [(i, p) for i, p in enumerate(found) if p is not None]
+        self.processors = [(i, p) for i, p in enumerate(found) if p is not None]
 
 
 def _translated(connection, error, sql, values):
