@@ -66,7 +66,8 @@ def main():
                 assert status == 201, answer
             time.sleep(0.2)
         for folder, server in zip(args.checkouts, servers):
-            print(f"{folder}: {len(data) / 2 ** 20:.0f} MiB upload ratio, median {statistics.median(ratios[server]):.3f}, "
+            print(f"{folder}: {len(data) / 2 ** 20:.0f} MiB upload ratio, "
+                  f"median {statistics.median(ratios[server]):.3f}, "
                   f"mean {statistics.mean(ratios[server]):.3f} ({args.runs} uploads)")
     finally:
         for server in servers:
