@@ -58,3 +58,52 @@ def test_protected_routes_declare_the_scopes_the_app_requires(app):
                     f"{method} {path}: spec and app disagree on scopes"
                 )
                 assert "401" in operation["responses"] and "403" in operation["responses"]
+
+
+def _json_bodies(spec):
+    for path, item in spec["paths"].items():
+        for method, operation in item.items():
+            media = operation.get("requestBody", {}).get("content", {}).get("application/json") if method in METHODS else None
+            if media is not None:
+                yield f"{method.upper()} {path}", media
+
+
+def test_every_json_body_has_an_example_that_its_schema_accepts():
+    from jsonschema import Draft202012Validator
+
+    spec = load_spec()
+    bodies = dict(_json_bodies(spec))
+    assert len(bodies) >= 12
+    for operation, media in bodies.items():
+        assert "example" in media, f"{operation} has no example"
+        schema = {**media["schema"], "components": spec["components"]}
+        validator = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+        errors = [error.message for error in validator.iter_errors(media["example"])]
+        assert errors == [], f"{operation}: {errors}"
+    # The validator can fail: a body the schema refuses is caught.
+    manifest = dict(bodies["POST /v1/manifests"]["example"], gallons_removed="1500")
+    schema = {**bodies["POST /v1/manifests"]["schema"], "components": spec["components"]}
+    assert list(Draft202012Validator(schema).iter_errors(manifest))
+
+
+def test_the_manifest_examples_file_and_correct_against_the_demo_data(app, client):
+    """What the documentation shows a dispatch vendor is a filing the app accepts: the demo
+    hauler files the example for the demo permit (the disposal site named by the demo's id),
+    then corrects it with the correction's example."""
+    from tests import factories
+
+    assert app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
+    spec = load_spec()
+    bodies = dict(_json_bodies(spec))
+    headers = factories.bearer(factories.token(client, "demo-hauler", "demo-hauler-secret"))
+    site = client.get("/v1/disposal-sites", headers=headers).json["items"][0]["id"]
+    filing = bodies["POST /v1/manifests"]["example"]
+    filed = client.post("/v1/manifests", headers=headers,
+                        json={**filing, "disposal": {**filing["disposal"], "site_id": site}})
+    assert filed.status_code == 201, filed.json
+    assert filed.json["manifest_number"] == filing["manifest_number"]
+    correction = bodies["POST /v1/manifests/{manifest_id}/corrections"]["example"]
+    corrected = client.post(f"/v1/manifests/{filed.json['id']}/corrections", headers=headers,
+                            json={**correction, "disposal": {**correction["disposal"], "site_id": site}})
+    assert corrected.status_code == 201, corrected.json
+    assert corrected.json["revision"] == 2 and corrected.json["manifest"]["gallons_removed"] == 1450
