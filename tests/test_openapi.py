@@ -102,6 +102,8 @@ def test_the_manifest_examples_file_and_correct_against_the_demo_data(app, clien
                         json={**filing, "disposal": {**filing["disposal"], "site_id": site}})
     assert filed.status_code == 201, filed.json
     assert filed.json["manifest_number"] == filing["manifest_number"]
+    # A compliant service: filed after the city's deadline it is late, and nothing else.
+    assert {finding["code"] for finding in filed.json["findings"]} <= {"late_submission"}
     correction = bodies["POST /v1/manifests/{manifest_id}/corrections"]["example"]
     corrected = client.post(f"/v1/manifests/{filed.json['id']}/corrections", headers=headers,
                             json={**correction, "disposal": {**correction["disposal"], "site_id": site}})
