@@ -109,3 +109,53 @@ def test_the_manifest_examples_file_and_correct_against_the_demo_data(app, clien
                             json={**correction, "disposal": {**correction["disposal"], "site_id": site}})
     assert corrected.status_code == 201, corrected.json
     assert corrected.json["revision"] == 2 and corrected.json["manifest"]["gallons_removed"] == 1450
+
+
+SCHEMA_KEYWORDS = {
+    "$ref", "type", "properties", "required", "additionalProperties", "items", "prefixItems", "enum",
+    "const", "format", "description", "title", "default", "example", "examples", "minLength",
+    "maxLength", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+    "minItems", "maxItems", "uniqueItems", "minProperties", "maxProperties", "oneOf", "anyOf", "allOf",
+    "not", "contentMediaType", "contentEncoding", "readOnly", "writeOnly", "deprecated", "discriminator",
+}
+
+
+def _schema_keyword_slips(schema, where):
+    """Keys of `schema` (and the schemas inside it) that no schema keyword spells: a slip of
+    YAML (an unquoted comma in a flow mapping makes a key of the rest) or of the pen."""
+    if not isinstance(schema, dict):
+        return []
+    slips = [f"{where}: {key!r}" for key in schema if key not in SCHEMA_KEYWORDS]
+    for name, sub in schema.get("properties", {}).items():
+        slips += _schema_keyword_slips(sub, f"{where}.{name}")
+    for key in ("items", "additionalProperties", "not"):
+        slips += _schema_keyword_slips(schema.get(key), f"{where}[{key}]")
+    for key in ("oneOf", "anyOf", "allOf", "prefixItems"):
+        for n, sub in enumerate(schema.get(key, [])):
+            slips += _schema_keyword_slips(sub, f"{where}[{key}][{n}]")
+    return slips
+
+
+def _schemas_in(node, where):
+    """Every schema the document holds outside components/schemas: the values of `schema`."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "schema":
+                yield where, value
+            else:
+                yield from _schemas_in(value, f"{where}/{key}")
+    elif isinstance(node, list):
+        for n, value in enumerate(node):
+            yield from _schemas_in(value, f"{where}/{n}")
+
+
+def test_schemas_use_only_schema_keywords():
+    spec = load_spec()
+    schemas = [(f"components/schemas/{name}", schema) for name, schema in spec["components"]["schemas"].items()]
+    schemas += list(_schemas_in(spec["paths"], "paths"))
+    schemas += list(_schemas_in({k: v for k, v in spec["components"].items() if k != "schemas"}, "components"))
+    assert len(schemas) > 100
+    assert [slip for where, schema in schemas for slip in _schema_keyword_slips(schema, where)] == []
+    # It catches the slip it was written for.
+    slipped = yaml.safe_load("{type: object, description: The manifest as filed, times in UTC.}")
+    assert _schema_keyword_slips(slipped, "manifest") == ["manifest: 'times in UTC.'"]
