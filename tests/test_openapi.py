@@ -68,6 +68,15 @@ def _json_bodies(spec):
                 yield f"{method.upper()} {path}", media
 
 
+def _response_examples(spec):
+    for path, item in spec["paths"].items():
+        for method, operation in item.items():
+            for status, response in (operation.get("responses", {}) if method in METHODS else {}).items():
+                media = response.get("content", {}).get("application/json", {})
+                if "example" in media:
+                    yield f"{method.upper()} {path}", status, media
+
+
 def test_every_json_body_has_an_example_that_its_schema_accepts():
     from jsonschema import Draft202012Validator
 
@@ -80,6 +89,11 @@ def test_every_json_body_has_an_example_that_its_schema_accepts():
         validator = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
         errors = [error.message for error in validator.iter_errors(media["example"])]
         assert errors == [], f"{operation}: {errors}"
+    for operation, status, media in _response_examples(spec):
+        schema = {**media["schema"], "components": spec["components"]}
+        validator = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+        errors = [error.message for error in validator.iter_errors(media["example"])]
+        assert errors == [], f"{operation} {status}: {errors}"
     # The validator can fail: a body the schema refuses is caught.
     manifest = dict(bodies["POST /v1/manifests"]["example"], gallons_removed="1500")
     schema = {**bodies["POST /v1/manifests"]["schema"], "components": spec["components"]}
@@ -104,6 +118,11 @@ def test_the_manifest_examples_file_and_correct_against_the_demo_data(app, clien
     assert filed.json["manifest_number"] == filing["manifest_number"]
     # A compliant service: filed after the city's deadline it is late, and nothing else.
     assert {finding["code"] for finding in filed.json["findings"]} <= {"late_submission"}
+    # The documented receipt has the shape of the one the app sends.
+    documented = spec["paths"]["/v1/manifests"]["post"]["responses"]["201"]["content"]["application/json"]["example"]
+    assert list(filed.json) == list(documented)
+    assert list(filed.json["manifest"]) == list(documented["manifest"])
+    assert filed.json["manifest"]["service_completed_at"] == documented["manifest"]["service_completed_at"]
     correction = bodies["POST /v1/manifests/{manifest_id}/corrections"]["example"]
     corrected = client.post(f"/v1/manifests/{filed.json['id']}/corrections", headers=headers,
                             json={**correction, "disposal": {**correction["disposal"], "site_id": site}})
