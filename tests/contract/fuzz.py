@@ -137,7 +137,7 @@ def main():
             {"name": role, "fixedHeaders": [{"name": "Authorization", "value": f"Bearer {tokens[role]}"}]}
             for role in ROLES]}))
         config = (ROOT / "tests" / "contract" / "schemathesis.toml").read_text().replace(
-            "WFC_PATH", str(work / "wfc.json"))
+            "WFC_PATH", str(work / "wfc.json")).replace("HAULER_TOKEN", tokens["hauler"])
         for placeholder, values in known.items():
             config = config.replace(placeholder, json.dumps(values))
         (work / "schemathesis.toml").write_text(config)
