@@ -3,8 +3,11 @@ from pathlib import Path
 
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import make_url
-from flask import current_app
+from flask import current_app, has_request_context, request
 from sqlalchemy.orm import Session, scoped_session
+
+# Requests that only read: the API never writes on them.
+READING_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 def make_engine(url):
@@ -35,7 +38,20 @@ def _sqlite_pragmas(dbapi_connection, _record):
 
 
 def _new_session():
+    """A request that only reads runs each statement on its own (autocommit): it is spared
+    `BEGIN` and `ROLLBACK`, two round trips of its own, and sees what it would inside a READ
+    COMMITTED transaction, where every statement takes a fresh snapshot anyway. Its session
+    refuses to write."""
+    if has_request_context() and request.method in READING_METHODS:
+        session = Session(bind=current_app.extensions["fogx.reading_engine"], expire_on_commit=False)
+        event.listen(session, "before_flush", _refuse_writes)
+        return session
     return Session(bind=current_app.extensions["fogx.engine"], expire_on_commit=False)
+
+
+def _refuse_writes(session, _context, _instances):
+    if session.new or session.dirty or session.deleted:
+        raise RuntimeError("A request that only reads tried to write.")
 
 
 class Database:
@@ -49,7 +65,9 @@ class Database:
         return current_app.extensions["fogx.engine"]
 
     def init_app(self, app):
-        app.extensions["fogx.engine"] = make_engine(app.config["DATABASE_URL"])
+        engine = app.extensions["fogx.engine"] = make_engine(app.config["DATABASE_URL"])
+        # The same pool; each connection in autocommit while a reading request holds it.
+        app.extensions["fogx.reading_engine"] = engine.execution_options(isolation_level="AUTOCOMMIT")
 
         @app.teardown_appcontext
         def _remove_session(_exc):

@@ -213,3 +213,53 @@ def test_clients_cli_round_trip(app, session):
     refused = runner.invoke(args=["clients", "create", "--role", "auditor", "--subject",
                                   "victorville", "--scope", "manifests:write"])
     assert refused.exit_code != 0 and "cannot hold manifests:write" in refused.output
+
+
+def test_reading_requests_run_without_a_transaction(app, live_server):
+    """storage/db.py: a GET runs each statement on its own (no `BEGIN`, no `ROLLBACK`: two
+    round trips spared); a POST still runs in a transaction. (On SQLite the driver opens no
+    transaction for a read either way; on PostgreSQL the read fails without autocommit.)"""
+    import requests
+    from sqlalchemy import event
+
+    assert app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
+    engine = app.extensions["fogx.engine"]
+    in_transaction = []
+
+    def record(conn, _cursor, statement, _parameters, _context, _executemany):
+        driver = conn.connection.driver_connection
+        opened = driver.in_transaction if engine.dialect.name == "sqlite" else driver.info.transaction_status != 0
+        in_transaction.append((statement.split()[0].upper(), opened))
+
+    event.listen(engine, "after_cursor_execute", record)
+    try:
+        token = requests.post(f"{live_server}/oauth/token", data={"grant_type": "client_credentials"},
+                              auth=("demo-admin", "demo-admin-secret"), timeout=10).json()["access_token"]
+        headers = {"Authorization": f"Bearer {token}"}
+        in_transaction.clear()
+        listed = requests.get(f"{live_server}/v1/fses", headers=headers, timeout=10)
+        assert listed.status_code == 200 and listed.json()["items"]
+        fse = requests.get(f"{live_server}/v1/fses/{listed.json()['items'][0]['id']}", headers=headers, timeout=10)
+        assert fse.status_code == 200
+        assert in_transaction and not any(opened for _, opened in in_transaction), in_transaction
+        in_transaction.clear()
+        created = requests.post(f"{live_server}/v1/fses", headers=headers, timeout=10, json={
+            "name": "Casa Lupita", "address": "15080 Palmdale Rd, Victorville, CA 92392", "apn": "3093-381-14",
+            "jurisdiction": "victorville", "operator_name": "Lupe Ortega", "operator_email": "lupe@example.com"})
+        assert created.status_code == 201, created.text
+        assert ("INSERT", True) in in_transaction
+    finally:
+        event.remove(engine, "after_cursor_execute", record)
+
+
+def test_a_reading_session_refuses_to_write(app):
+    import pytest
+
+    from storage.db import db
+    from storage.models import Jurisdiction
+
+    with app.test_request_context("/v1/fses", method="GET"):
+        db.session.add(Jurisdiction(code="gotham", name="Gotham"))
+        with pytest.raises(RuntimeError, match="only reads"):
+            db.session.flush()
+        db.session.rollback()
