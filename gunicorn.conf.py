@@ -12,7 +12,6 @@ app and PostgreSQL share the cores, a backend is then seldom interrupted in the 
 statement or a commit by the worker that is waiting on it; filings a second rose 3 to 10%
 and the workers' CPU a filing fell 4 to 7% (bench/README.md).
 """
-import logging
 import os
 
 if os.path.isdir("/dev/shm"):
@@ -25,4 +24,4 @@ def post_fork(server, worker):
     try:
         os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
     except OSError as error:  # a sandbox that forbids it: the default policy serves as well
-        logging.getLogger("gunicorn.error").warning("workers keep the default scheduling: %s", error)
+        worker.log.warning("workers keep the default scheduling: %s", error)

@@ -48,6 +48,10 @@ class Gunicorn:
                 time.sleep(0.05)
         raise RuntimeError("gunicorn did not start")
 
+    def worker_pids(self):
+        listed = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout
+        return [int(pid) for pid in listed.split()]
+
     def kill(self):
         os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait()
@@ -214,7 +218,7 @@ def test_workers_mark_themselves_alive_in_memory(servers):
     """gunicorn.conf.py: each worker's heartbeat file, touched after every request, is in
     /dev/shm, not on the disk PostgreSQL commits to."""
     server = servers()
-    workers = subprocess.run(["pgrep", "-P", str(server.process.pid)], capture_output=True, text=True).stdout.split()
+    workers = server.worker_pids()
     assert len(workers) == server.workers
     for pid in workers:
         files = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")]
@@ -227,9 +231,9 @@ def test_workers_run_as_batch_work(servers):
     """gunicorn.conf.py: the workers run under SCHED_BATCH (they do not preempt the
     PostgreSQL backend they wait on); the server that started them does not."""
     server = servers()
-    workers = subprocess.run(["pgrep", "-P", str(server.process.pid)], capture_output=True, text=True).stdout.split()
+    workers = server.worker_pids()
     assert len(workers) == server.workers
-    assert [os.sched_getscheduler(int(pid)) for pid in workers] == [os.SCHED_BATCH] * server.workers
+    assert [os.sched_getscheduler(pid) for pid in workers] == [os.SCHED_BATCH] * server.workers
     assert os.sched_getscheduler(server.process.pid) == os.SCHED_OTHER
 
 
