@@ -62,6 +62,18 @@ class Gunicorn:
             self.process.wait(timeout=30)
 
 
+def open_files(pid):
+    """What a process has open, read from /proc; a descriptor closed while it is listed
+    (a worker still importing, a connection ending) is left out."""
+    files = []
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            files.append(os.readlink(f"/proc/{pid}/fd/{fd}"))
+        except FileNotFoundError:
+            continue
+    return files
+
+
 @pytest.fixture
 def world(app, client, session):
     return build(client, session)
@@ -221,7 +233,7 @@ def test_workers_mark_themselves_alive_in_memory(servers):
     workers = server.worker_pids()
     assert len(workers) == server.workers
     for pid in workers:
-        files = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")]
+        files = open_files(pid)
         heartbeats = [name for name in files if "wgunicorn-" in name]
         assert heartbeats and all(name.startswith("/dev/shm/") for name in heartbeats), files
 
