@@ -469,21 +469,40 @@ def _percentile(ordered, p):
     return ordered[min(len(ordered) - 1, int(len(ordered) * p / 100))] * 1000
 
 
+# The question the API answers, field for field, as one statement written by hand: each
+# device's last qualifying service by one probe of the partial index, its permit's status on
+# the day, the last hauler's name, and where it stands (overdue within the grace, missed
+# beyond it, never serviced).
 HAND_WRITTEN_AS_OF = """
-SELECT d.id, f.name, f.address, p.permit_number, d.tag, d.frequency_days, last.service_completed_at,
-       COALESCE((last.service_completed_at AT TIME ZONE 'UTC')::date, p.issued_on) + d.frequency_days AS due_on,
-       %(as_of)s::date - (COALESCE((last.service_completed_at AT TIME ZONE 'UTC')::date, p.issued_on)
-                          + d.frequency_days) AS days_overdue
+SELECT f.id AS fse_id, f.name AS fse_name, f.address, j.code AS jurisdiction, p.permit_number,
+       CASE WHEN p.issued_on > %(as_of)s THEN 'not_issued'
+            ELSE COALESCE(NULLIF((SELECT s.status FROM permit_status_changes s
+                                  WHERE s.permit_id = p.id AND s.effective_on <= %(as_of)s
+                                  ORDER BY s.effective_on DESC, s.recorded_at DESC LIMIT 1), 'active'),
+                          CASE WHEN p.expires_on < %(as_of)s THEN 'expired' ELSE 'active' END)
+       END AS permit_status,
+       d.id AS device_id, d.tag AS device_tag, d.kind AS device_kind, freq.days AS frequency_days, j.grace_days,
+       last.service_on AS last_service_on, last.manifest_id AS last_manifest_id,
+       last.manifest_number AS last_manifest_number, last.hauler_id AS last_hauler_id,
+       (SELECT h.name FROM haulers h WHERE h.id = last.hauler_id) AS last_hauler_name,
+       COALESCE(last.service_on, p.issued_on) + freq.days AS due_on,
+       %(as_of)s::date - (COALESCE(last.service_on, p.issued_on) + freq.days) AS days_overdue,
+       CASE WHEN last.manifest_id IS NULL THEN 'never_serviced'
+            WHEN %(as_of)s::date - (COALESCE(last.service_on, p.issued_on) + freq.days) <= j.grace_days
+            THEN 'overdue' ELSE 'missed' END AS status
 FROM devices d JOIN fses f ON f.id = d.fse_id JOIN permits p ON p.id = d.permit_id
+JOIN jurisdictions j ON j.id = f.jurisdiction_id
+CROSS JOIN LATERAL (SELECT CASE WHEN d.kind = 'interceptor' AND j.interceptor_max_interval_days < d.frequency_days
+                                THEN j.interceptor_max_interval_days ELSE d.frequency_days END AS days) freq
 LEFT JOIN LATERAL (
-  SELECT r.service_completed_at, m.id AS manifest_id, m.hauler_id
+  SELECT (r.service_completed_at AT TIME ZONE 'UTC')::date AS service_on, m.id AS manifest_id,
+         m.manifest_number, m.hauler_id
   FROM manifest_revisions r JOIN manifests m ON m.id = r.manifest_id AND m.current_revision = r.revision
   WHERE r.device_id = d.id AND r.qualifying AND r.service_completed_at < %(end)s
   ORDER BY r.service_completed_at DESC LIMIT 1
 ) last ON true
 WHERE f.jurisdiction_id = %(jurisdiction)s AND p.issued_on <= %(as_of)s
-  AND %(as_of)s::date - (COALESCE((last.service_completed_at AT TIME ZONE 'UTC')::date, p.issued_on)
-                         + d.frequency_days) > 0
+  AND %(as_of)s::date - (COALESCE(last.service_on, p.issued_on) + freq.days) > 0
 ORDER BY days_overdue DESC, d.id
 LIMIT 1000
 """
