@@ -2,6 +2,7 @@
 
 The demo clients have fixed, documented credentials; nothing else creates fixed secrets.
 """
+import uuid
 from datetime import date
 
 from sqlalchemy import select
@@ -23,6 +24,9 @@ from storage.models import (
     Vehicle,
 )
 
+# The site the filing examples in openapi.yaml name: a vendor trying them on `make run` files
+# a compliant manifest, not one raising an unknown disposal site.
+DEMO_SITE_ID = uuid.UUID("6b1f3c2e-8d4a-4f7e-9a51-2c9e0d7b4a13")
 DEMO_CLIENTS = {
     # client_id: (role, secret)
     "demo-hauler": ("hauler", "demo-hauler-secret"),
@@ -75,7 +79,7 @@ def load(session):
                                                        registered_on=date(2024, 7, 1)))
     hauler.vehicles.append(Vehicle(vehicle_id="TRK-7", tank_capacity_gallons=3000))
     site = DisposalSite(
-        name="High Desert Renewables", address="17150 Smoke Tree St, Hesperia, CA 92345",
+        id=DEMO_SITE_ID, name="High Desert Renewables", address="17150 Smoke Tree St, Hesperia, CA 92345",
         facility_permit_number="HDR-22-0091",
         waste_types=["grease_interceptor_waste", "grease_trap_waste"],
         approved_from=date(2024, 1, 1), approved_until=None,

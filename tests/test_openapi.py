@@ -100,19 +100,17 @@ def test_every_json_body_has_an_example_that_its_schema_accepts():
 
 
 def test_the_manifest_examples_file_and_correct_against_the_demo_data(app, client):
-    """What the documentation shows a dispatch vendor is a filing the app accepts: the demo
-    hauler files the example for the demo permit (the disposal site named by the demo's id),
-    then corrects it with the correction's example."""
+    """What the documentation shows a dispatch vendor is a filing the app accepts as it stands:
+    the demo hauler files the example for the demo permit and site, then corrects it with the
+    correction's example."""
     from tests import factories
 
     assert app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
     spec = load_spec()
     bodies = dict(_json_bodies(spec))
     headers = factories.bearer(factories.token(client, "demo-hauler", "demo-hauler-secret"))
-    site = client.get("/v1/disposal-sites", headers=headers).json["items"][0]["id"]
     filing = bodies["POST /v1/manifests"]["example"]
-    filed = client.post("/v1/manifests", headers=headers,
-                        json={**filing, "disposal": {**filing["disposal"], "site_id": site}})
+    filed = client.post("/v1/manifests", headers=headers, json=filing)
     assert filed.status_code == 201, filed.json
     assert filed.json["manifest_number"] == filing["manifest_number"]
     # A compliant service: filed after the city's deadline it is late, and nothing else.
@@ -123,8 +121,7 @@ def test_the_manifest_examples_file_and_correct_against_the_demo_data(app, clien
     assert list(filed.json["manifest"]) == list(documented["manifest"])
     assert filed.json["manifest"]["service_completed_at"] == documented["manifest"]["service_completed_at"]
     correction = bodies["POST /v1/manifests/{manifest_id}/corrections"]["example"]
-    corrected = client.post(f"/v1/manifests/{filed.json['id']}/corrections", headers=headers,
-                            json={**correction, "disposal": {**correction["disposal"], "site_id": site}})
+    corrected = client.post(f"/v1/manifests/{filed.json['id']}/corrections", headers=headers, json=correction)
     assert corrected.status_code == 201, corrected.json
     assert corrected.json["revision"] == 2 and corrected.json["manifest"]["gallons_removed"] == 1450
 
