@@ -1,6 +1,7 @@
 """The OAuth2 authorization server (client credentials, RFC 7009, RFC 7662, RFC 8414)."""
 import hashlib
 import hmac
+import re
 from collections import namedtuple
 from datetime import timedelta
 
@@ -24,6 +25,7 @@ from storage.prebuilt import Prebuilt
 
 REALM = "fogx"
 AUTH_METHODS = ["client_secret_basic", "client_secret_post"]
+SCOPE_TOKEN = re.compile(r"[\x21\x23-\x5B\x5D-\x7E]+")
 
 
 def sha256_hex(value: str) -> str:
@@ -225,8 +227,13 @@ class ClientCredentialsGrant(grants.ClientCredentialsGrant):
         requested = scope_to_list(self.request.payload.scope) or []
         held = set(self.client.row.scope.split())
         unknown = [s for s in requested if s not in held]
-        if unknown:
+        if not unknown:
+            return
+        # RFC 6749 section 3.3: a scope token is printable ASCII but for `"` and `\`, the
+        # characters an error's description may carry; any other is refused without an echo.
+        if all(SCOPE_TOKEN.fullmatch(s) for s in unknown):
             raise InvalidScopeError(f"The client does not hold: {' '.join(unknown)}")
+        raise InvalidScopeError("A scope may hold only printable ASCII, without quotes or backslashes.")
 
     def create_token_response(self):
         scope = self.request.payload.scope or self.client.row.scope

@@ -84,6 +84,17 @@ def test_unknown_or_foreign_scope_is_refused(client, auditor, scope):
     assert token_response(client, auditor, scope=scope).json["error"] == "invalid_scope"
 
 
+@pytest.mark.parametrize("scope", ["\u00c5\u0094", "audit:read caf\u00e9", 'say "please"', "back\\slash"])
+def test_a_scope_outside_printable_ascii_is_refused_not_a_500(client, auditor, scope):
+    """RFC 6749 section 3.3 allows a scope only printable ASCII without quotes or backslashes,
+    and an error's description no more: a scope asked outside it is refused, not echoed."""
+    response = token_response(client, auditor, scope=scope)
+    assert response.status_code == 400, response.get_data(as_text=True)
+    assert response.mimetype == "application/problem+json"
+    assert response.json["error"] == "invalid_scope"
+    assert response.json["detail"].isascii()
+
+
 def test_wrong_secret_and_unknown_client_are_invalid_client(client, auditor):
     client_id, _ = auditor
     for credentials in ((client_id, "wrong"), ("nobody", "nothing")):
