@@ -3,6 +3,7 @@ import uuid
 
 from flask import Blueprint, Response, request, stream_with_context
 
+from api.downloads import disposition
 from api.errors import NotFound
 
 from api.validation import load
@@ -25,7 +26,7 @@ def _wants_csv(args):
 
 def _csv(rows, name):
     response = Response(stream_with_context(table_csv.render(rows)), mimetype="text/csv")
-    response.headers["Content-Disposition"] = f'attachment; filename="{name}.csv"'
+    response.headers["Content-Disposition"] = disposition(f"{name}.csv")
     response.headers["Cache-Control"] = "no-store"
     return response
 

@@ -5,6 +5,7 @@ from flask import Blueprint, Response, after_this_request, current_app, request,
 from werkzeug.http import parse_options_header
 
 from api import worker
+from api.downloads import disposition
 from api.errors import ApiError, ServiceUnavailable, UnsupportedMediaType, ValidationFailed
 from api.idempotency import idempotent
 from api.validation import json_body, load, load_json, parse_json
@@ -188,7 +189,7 @@ def get_document(manifest_id, document_id):
     response.headers["Content-Length"] = str(document.size_bytes)
     response.headers["ETag"] = f'"{document.sha256}"'
     response.headers["Cache-Control"] = "no-store"
-    response.headers["Content-Disposition"] = f'inline; filename="{document.sha256[:12]}"'
+    response.headers["Content-Disposition"] = disposition(document.sha256[:12], "inline")
     return response
 
 

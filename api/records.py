@@ -1,6 +1,7 @@
 """`GET /v1/fses/{fse_id}/records`: an FSE's record as JSON, CSV, a PDF binder or a ZIP."""
 from flask import Blueprint, Response, current_app, request, stream_with_context
 
+from api.downloads import disposition
 from api.errors import NotAcceptable
 from api.validation import load
 from auth.protect import current_principal, require
@@ -37,7 +38,7 @@ def _chunks(handle, size=256 * 1024):
 
 def _attachment(response, record, extension):
     name = f"fogx-records-{record.fse.apn}-{record.period_from}-{record.period_to}.{extension}"
-    response.headers["Content-Disposition"] = f'attachment; filename="{name}"'
+    response.headers["Content-Disposition"] = disposition(name)
     response.headers["Cache-Control"] = "no-store"
     return response
 

@@ -3,13 +3,16 @@ import csv
 import hashlib
 import io
 import json
+import uuid
 import zipfile
 from datetime import timedelta
 
 import pytest
 from pypdf import PdfReader
+from werkzeug.http import parse_options_header
 
 from domain import chain
+from storage.models import Fse
 from tests import factories
 from tests.manifest_world import NOW, build
 
@@ -76,6 +79,22 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_quoted(client, filed):
     rows = list(csv.DictReader(io.StringIO(get(client, filed, fmt="csv").get_data(as_text=True))))
     assert rows[-1]["driver_name"] == "'=HYPERLINK(\"http://evil\",\"x\")"
     assert rows[-1]["gallons_removed"] == "1400"
+
+
+@pytest.mark.parametrize("fmt", ["csv", "pdf", "zip"])
+def test_a_download_named_by_what_users_typed_keeps_an_ascii_header(client, session, filed, fmt):
+    """The file is named by the FSE's APN, which is typed in: a name outside printable ASCII
+    goes whole in `filename*` (RFC 8187) beside an ASCII `filename`. A header the server
+    cannot encode would lose the response (gunicorn closes the connection without one)."""
+    session.get(Fse, uuid.UUID(filed["fse_id"])).apn = 'Parcela "Ñ" 12\\3'
+    session.commit()
+    response = get(client, filed, fmt=fmt)
+    assert response.status_code == 200
+    header = response.headers["Content-Disposition"]
+    assert header.isascii(), header
+    assert f'filename="fogx-records-Parcela ___ 12_3-2024-06-01-2026-06-01.{fmt}"' in header
+    _, options = parse_options_header(header)
+    assert options["filename"] == f'fogx-records-Parcela "Ñ" 12\\3-2024-06-01-2026-06-01.{fmt}'
 
 
 def test_pdf_binder_reads_back(client, filed):
