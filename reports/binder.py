@@ -3,6 +3,7 @@ one page per manifest, and the scans appended, each page footed with the FSE and
 import io
 import tempfile
 from datetime import date, timedelta
+from pathlib import Path
 
 from pypdf import PdfReader, PdfWriter, Transformation
 from reportlab.graphics.shapes import Circle, Drawing, Line, Rect, String
@@ -12,6 +13,8 @@ from reportlab.lib.pagesizes import LETTER
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import inch
 from reportlab.lib.utils import ImageReader
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen import canvas as pdfcanvas
 from reportlab.platypus import (
     BaseDocTemplate,
@@ -39,14 +42,25 @@ STATUS_COLOURS = {"compliant": GOOD, "due_soon": ACCENT, "overdue": WARN, "misse
 PAGE_W, PAGE_H = LETTER
 MARGIN = 0.75 * inch
 
+# DejaVu, embedded (subset) in every binder: PDF's standard fonts know Western European
+# letters only, and a restaurant's name is as often Vietnamese ("Phở"), Armenian or Greek
+# (reports/fonts/LICENSE). Chinese, Japanese and Korean are beyond DejaVu too.
+FONTS = Path(__file__).parent / "fonts"
+SANS, SANS_BOLD, MONO_FONT = "DejaVuSans", "DejaVuSans-Bold", "DejaVuSansMono"
+for _name in (SANS, SANS_BOLD, MONO_FONT):
+    pdfmetrics.registerFont(TTFont(_name, str(FONTS / f"{_name}.ttf")))
+pdfmetrics.registerFontFamily(SANS, normal=SANS, bold=SANS_BOLD, italic=SANS, boldItalic=SANS_BOLD)
+
 styles = getSampleStyleSheet()
-H1 = ParagraphStyle("H1", parent=styles["Heading1"], textColor=INK, fontSize=18, spaceAfter=6)
-H2 = ParagraphStyle("H2", parent=styles["Heading2"], textColor=ACCENT, fontSize=13, spaceBefore=8,
-                    spaceAfter=4)
-BODY = ParagraphStyle("Body", parent=styles["BodyText"], textColor=INK, fontSize=9.5, leading=12.5)
+H1 = ParagraphStyle("H1", parent=styles["Heading1"], fontName=SANS_BOLD, textColor=INK, fontSize=18,
+                    spaceAfter=6)
+H2 = ParagraphStyle("H2", parent=styles["Heading2"], fontName=SANS_BOLD, textColor=ACCENT, fontSize=13,
+                    spaceBefore=8, spaceAfter=4)
+BODY = ParagraphStyle("Body", parent=styles["BodyText"], fontName=SANS, textColor=INK, fontSize=9.5,
+                      leading=12.5)
 SMALL = ParagraphStyle("Small", parent=BODY, fontSize=8, leading=10, textColor=colors.HexColor("#4b5b68"))
 CELL = ParagraphStyle("Cell", parent=BODY, fontSize=8, leading=10)
-MONO = ParagraphStyle("Mono", parent=CELL, fontName="Courier", fontSize=7, leading=9)
+MONO = ParagraphStyle("Mono", parent=CELL, fontName=MONO_FONT, fontSize=7, leading=9)
 TITLE = ParagraphStyle("Title", parent=H1, fontSize=28, leading=34, alignment=TA_CENTER, spaceAfter=14)
 SUBTITLE = ParagraphStyle("Subtitle", parent=BODY, fontSize=13, leading=17, alignment=TA_CENTER,
                           textColor=ACCENT)
@@ -63,7 +77,7 @@ def human(code):
 def table(rows, widths, header=True, zebra=True):
     t = Table(rows, colWidths=widths, repeatRows=1 if header else 0)
     style = [
-        ("FONT", (0, 0), (-1, -1), "Helvetica", 8),
+        ("FONT", (0, 0), (-1, -1), SANS, 8),
         ("TEXTCOLOR", (0, 0), (-1, -1), INK),
         ("VALIGN", (0, 0), (-1, -1), "TOP"),
         ("LINEBELOW", (0, 0), (-1, -1), 0.25, RULE),
@@ -72,7 +86,7 @@ def table(rows, widths, header=True, zebra=True):
     ]
     if header:
         style += [("BACKGROUND", (0, 0), (-1, 0), ACCENT), ("TEXTCOLOR", (0, 0), (-1, 0), colors.white),
-                  ("FONT", (0, 0), (-1, 0), "Helvetica-Bold", 8)]
+                  ("FONT", (0, 0), (-1, 0), SANS_BOLD, 8)]
     if zebra:
         style += [("ROWBACKGROUNDS", (0, 1), (-1, -1), [colors.white, PALE])]
     t.setStyle(TableStyle(style))
@@ -110,7 +124,7 @@ def services_chart(record, width=6.9 * inch):
                              strokeColor=RULE if not major else colors.HexColor("#9fb3b3"),
                              strokeWidth=0.8 if major else 0.4))
             drawing.add(String(x(marker), 7, marker.strftime("%Y" if major else "%b"), fontSize=6.5,
-                               fontName="Helvetica-Bold" if major else "Helvetica", fillColor=INK,
+                               fontName=SANS_BOLD if major else SANS, fillColor=INK,
                                textAnchor="middle"))
         month = marker.month + 3
         marker = date(marker.year + (month - 1) // 12, (month - 1) % 12 + 1, 1)
@@ -121,7 +135,7 @@ def services_chart(record, width=6.9 * inch):
             (revision.service_completed_at.date(), revision.qualifying))
     for index, line in enumerate(lanes):
         y = height - top - lane_h * index - lane_h / 2 + 4
-        drawing.add(String(4, y - 3, line.device.tag, fontSize=8, fillColor=INK, fontName="Helvetica-Bold"))
+        drawing.add(String(4, y - 3, line.device.tag, fontSize=8, fillColor=INK, fontName=SANS_BOLD))
         drawing.add(Line(left, y, width - right, y, strokeColor=RULE, strokeWidth=0.6))
         for day, qualifying in qualifying_days.get(line.device.id, []):
             if start <= day <= end:
@@ -146,7 +160,7 @@ def legend(width=6.9 * inch):
             drawing.add(Circle(x + 3, 6, 3, fillColor=colors.white, strokeColor=WARN, strokeWidth=1))
         else:
             drawing.add(Line(x + 3, 1, x + 3, 11, strokeColor=BAD, strokeWidth=0.9 if symbol == "tick" else 1.8))
-        drawing.add(String(x + 10, 3, text, fontSize=7, fontName="Helvetica", fillColor=INK))
+        drawing.add(String(x + 10, 3, text, fontSize=7, fontName=SANS, fillColor=INK))
         x += 18 + 3.6 * len(text)
     return drawing
 
@@ -322,7 +336,7 @@ def draw_footer(canvas, text, page, total):
     canvas.setStrokeColor(RULE)
     canvas.setLineWidth(0.5)
     canvas.line(MARGIN, 0.6 * inch, PAGE_W - MARGIN, 0.6 * inch)
-    canvas.setFont("Helvetica", 7.5)
+    canvas.setFont(SANS, 7.5)
     canvas.setFillColor(INK)
     canvas.drawString(MARGIN, 0.45 * inch, text[:110])
     canvas.drawRightString(PAGE_W - MARGIN, 0.45 * inch, f"Page {page} of {total}")
@@ -357,7 +371,7 @@ def _header(canvas, doc):
     canvas.setFillColor(ACCENT)
     canvas.rect(0, PAGE_H - 0.32 * inch, PAGE_W, 0.32 * inch, stroke=0, fill=1)
     canvas.setFillColor(colors.white)
-    canvas.setFont("Helvetica-Bold", 8)
+    canvas.setFont(SANS_BOLD, 8)
     canvas.drawString(MARGIN, PAGE_H - 0.21 * inch, "FOG PUMP-OUT RECORDS")
     canvas.drawRightString(PAGE_W - MARGIN, PAGE_H - 0.21 * inch, doc.fogx_title[:80])
     canvas.restoreState()
@@ -426,10 +440,10 @@ def render(record, open_object):
             stamp.setStrokeColor(RULE)
             stamp.line(MARGIN / 2, band - 4, width - MARGIN / 2, band - 4)
             stamp.setFillColor(INK)
-            stamp.setFont("Helvetica", 7)
+            stamp.setFont(SANS, 7)
             stamp.drawString(MARGIN / 2, band - 16, f"Scan of manifest {manifest.manifest_number} · "
                                                     f"sha256 {document.sha256}")
-            stamp.setFont("Helvetica", 7.5)
+            stamp.setFont(SANS, 7.5)
             stamp.drawString(MARGIN / 2, band - 30, footer_text(record)[:100])
             stamp.drawRightString(width - MARGIN / 2, band - 30, f"Page {page_number} of {total}")
             stamp.save()

@@ -97,6 +97,18 @@ def test_a_download_named_by_what_users_typed_keeps_an_ascii_header(client, sess
     assert options["filename"] == f'fogx-records-Parcela "Ñ" 12\\3-2024-06-01-2026-06-01.{fmt}'
 
 
+def test_the_binder_writes_a_vietnamese_name_as_it_is(client, session, filed):
+    """A restaurant's name outside Western European letters is drawn with the embedded font,
+    not as a box: the text read back from the cover is the name."""
+    session.get(Fse, uuid.UUID(filed["fse_id"])).name = "Phở Hòa Ωmega Кафе"
+    session.commit()
+    reader = PdfReader(io.BytesIO(get(client, filed, fmt="pdf").data))
+    assert "Phở Hòa Ωmega Кафе" in reader.pages[0].extract_text()
+    fonts = {font["/BaseFont"].split("+")[-1] for page in reader.pages[:4]
+             for font in page["/Resources"]["/Font"].values()}
+    assert "DejaVuSans" in fonts and "Helvetica" not in fonts
+
+
 def test_pdf_binder_reads_back(client, filed):
     response = get(client, filed, fmt="pdf")
     assert response.status_code == 200 and response.mimetype == "application/pdf"
