@@ -313,6 +313,10 @@ class AuthorizationServer(_AuthorizationServer):
             # RFC 7662 section 2.3 asks it of introspection.
             status = 401
             headers = [*headers, ("WWW-Authenticate", f'Basic realm="{REALM}"')]
+        elif code == "unsupported_token_type":
+            # Authlib answers it 401 (as a ForbiddenError); the client authenticated, and
+            # RFC 7009 section 2.2.1 answers it as RFC 6749 section 5.2 does its errors: 400.
+            status = 400
         response = problem_response(
             status,
             f"oauth-{code.replace('_', '-')}",

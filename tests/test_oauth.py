@@ -180,6 +180,18 @@ def test_a_client_cannot_revoke_another_clients_token(client, auditor, other_aud
     assert client.get("/v1/jurisdictions", headers=factories.bearer(victim)).status_code == 200
 
 
+@pytest.mark.parametrize("endpoint", ["/oauth/revoke", "/oauth/introspect"])
+def test_a_token_type_hint_other_than_access_token_is_a_400(client, auditor, endpoint):
+    """RFC 7009 section 2.2.1: `unsupported_token_type` is an error response of RFC 6749
+    section 5.2, a 400, not a failed client authentication."""
+    token = token_response(client, auditor).json["access_token"]
+    response = client.post(endpoint, data={"token": token, "token_type_hint": "refresh_token"}, auth=auditor)
+    assert response.status_code == 400
+    assert response.mimetype == "application/problem+json"
+    assert response.json["error"] == "unsupported_token_type"
+    assert "WWW-Authenticate" not in response.headers
+
+
 def test_revoke_requires_client_authentication(client, auditor):
     access = factories.token(client, *auditor)
     response = client.post("/oauth/revoke", data={"token": access})
