@@ -327,8 +327,30 @@ def image_page(manifest, document, data):
 # Assembly -----------------------------------------------------------------------------------
 
 
-def footer_text(record):
-    return f"{record.fse.name} · {record.period_from.isoformat()} to {record.period_to.isoformat()}"
+FOOTER_SIZE = 7.5
+PAGE_LABEL_ROOM = pdfmetrics.stringWidth("Page 9999 of 9999", SANS, FOOTER_SIZE) + 12
+
+
+def fit(text, font, size, width):
+    """`text` as drawn in `width` points: whole, or cut with an ellipsis (a name may be 200
+    characters; the period and the page number beside it must stay legible)."""
+    if pdfmetrics.stringWidth(text, font, size) <= width:
+        return text
+    low, high = 0, len(text)
+    while low < high:  # the longest start that fits with the ellipsis
+        middle = (low + high + 1) // 2
+        if pdfmetrics.stringWidth(text[:middle].rstrip() + "…", font, size) <= width:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low].rstrip() + "…"
+
+
+def footer_text(record, width=PAGE_W - 2 * MARGIN):
+    """The FSE and the period, in `width` points beside the page number: the name gives way."""
+    period = f" · {record.period_from.isoformat()} to {record.period_to.isoformat()}"
+    room = width - PAGE_LABEL_ROOM - pdfmetrics.stringWidth(period, SANS, FOOTER_SIZE)
+    return fit(record.fse.name, SANS, FOOTER_SIZE, room) + period
 
 
 def draw_footer(canvas, text, page, total):
@@ -336,9 +358,9 @@ def draw_footer(canvas, text, page, total):
     canvas.setStrokeColor(RULE)
     canvas.setLineWidth(0.5)
     canvas.line(MARGIN, 0.6 * inch, PAGE_W - MARGIN, 0.6 * inch)
-    canvas.setFont(SANS, 7.5)
+    canvas.setFont(SANS, FOOTER_SIZE)
     canvas.setFillColor(INK)
-    canvas.drawString(MARGIN, 0.45 * inch, text[:110])
+    canvas.drawString(MARGIN, 0.45 * inch, text)
     canvas.drawRightString(PAGE_W - MARGIN, 0.45 * inch, f"Page {page} of {total}")
     canvas.restoreState()
 
@@ -373,7 +395,7 @@ def _header(canvas, doc):
     canvas.setFillColor(colors.white)
     canvas.setFont(SANS_BOLD, 8)
     canvas.drawString(MARGIN, PAGE_H - 0.21 * inch, "FOG PUMP-OUT RECORDS")
-    canvas.drawRightString(PAGE_W - MARGIN, PAGE_H - 0.21 * inch, doc.fogx_title[:80])
+    canvas.drawRightString(PAGE_W - MARGIN, PAGE_H - 0.21 * inch, doc.fogx_title)
     canvas.restoreState()
 
 
@@ -412,8 +434,9 @@ def render(record, open_object):
     doc = BaseDocTemplate(main, pagesize=LETTER, leftMargin=MARGIN, rightMargin=MARGIN,
                           topMargin=0.7 * inch, bottomMargin=0.8 * inch,
                           title=f"FOG records: {record.fse.name}", author=record.jurisdiction.name,
-                          subject=footer_text(record))
-    doc.fogx_title = record.fse.name
+                          subject=f"{record.fse.name} · {record.period_from} to {record.period_to}")
+    doc.fogx_title = fit(record.fse.name, SANS_BOLD, 8, PAGE_W - 2 * MARGIN - 18
+                         - pdfmetrics.stringWidth("FOG PUMP-OUT RECORDS", SANS_BOLD, 8))
     frame = Frame(doc.leftMargin, doc.bottomMargin, doc.width, doc.height, id="main")
     doc.addPageTemplates([PageTemplate("cover", [frame]), PageTemplate("body", [frame], onPage=_header)])
     doc.build(story, canvasmaker=numbered_canvas(footer_text(record), extra))
@@ -443,8 +466,8 @@ def render(record, open_object):
             stamp.setFont(SANS, 7)
             stamp.drawString(MARGIN / 2, band - 16, f"Scan of manifest {manifest.manifest_number} · "
                                                     f"sha256 {document.sha256}")
-            stamp.setFont(SANS, 7.5)
-            stamp.drawString(MARGIN / 2, band - 30, footer_text(record)[:100])
+            stamp.setFont(SANS, FOOTER_SIZE)
+            stamp.drawString(MARGIN / 2, band - 30, footer_text(record, width - MARGIN))
             stamp.drawRightString(width - MARGIN / 2, band - 30, f"Page {page_number} of {total}")
             stamp.save()
             overlay.seek(0)

@@ -109,6 +109,20 @@ def test_the_binder_writes_a_vietnamese_name_as_it_is(client, session, filed):
     assert "DejaVuSans" in fonts and "Helvetica" not in fonts
 
 
+def test_a_long_name_gives_way_to_the_period_and_page_in_every_footer(client, session, filed):
+    """A name of 200 characters is cut with an ellipsis in the header and the footers; the
+    period and the page number are whole on every page, the scanned ones included."""
+    name = ("Golden Dragon Seafood Restaurant and Banquet Hall of the San Gabriel Valley " * 3)[:200]
+    session.get(Fse, uuid.UUID(filed["fse_id"])).name = name
+    session.commit()
+    pages = [page.extract_text() for page in PdfReader(io.BytesIO(get(client, filed, fmt="pdf").data)).pages]
+    assert name in " ".join(pages[0].split())  # the cover has room for it, over lines
+    assert len(pages) == 10
+    for number, text in enumerate(pages, start=1):
+        footer = next(line for line in text.splitlines() if "2024-06-01 to 2026-06-01" in line)
+        assert "…" in footer and f"Page {number} of 10" in text
+
+
 def test_pdf_binder_reads_back(client, filed):
     response = get(client, filed, fmt="pdf")
     assert response.status_code == 200 and response.mimetype == "application/pdf"
