@@ -292,7 +292,7 @@ def manifest_page(record, manifest):
     for r in manifest.revisions:
         rows.append([str(r.revision), r.received_at.strftime("%Y-%m-%d %H:%M"),
                      Paragraph(esc(r.reason or "original filing"), CELL), Paragraph(r.sha256, MONO)])
-    story.append(table(rows, [0.4 * inch, 1.1 * inch, 1.9 * inch, 3.5 * inch]))
+    story.append(table(rows, [0.4 * inch, 1.1 * inch, 1.4 * inch, 4.0 * inch]))  # a SHA-256 on one line
     if manifest.documents:
         story.append(Paragraph("Documents", H2))
         rows = [["File", "Type", "Bytes", "SHA-256"]]
@@ -311,7 +311,7 @@ def scans_index(record, scans):
     return [Paragraph("Scans", H1),
             Paragraph("The scans attached to the manifests follow, in this order: images on their own "
                       "pages, then PDF scans as filed.", BODY), Spacer(1, 6),
-            table(rows, [1.0 * inch, 1.6 * inch, 0.55 * inch, 3.75 * inch])]
+            table(rows, [1.0 * inch, 1.35 * inch, 0.55 * inch, 4.0 * inch])]
 
 
 def image_page(manifest, document, data):

@@ -133,6 +133,7 @@ def test_pdf_binder_reads_back(client, filed):
     assert "FOG Pump-out Records" in pages[0]
     for manifest in filed["manifests"]:
         assert manifest["manifest_number"] in text
+        assert manifest["sha256"] in text  # each hash on one line, as a reader compares it
     for code in ("partial_pump_down", "late_submission"):
         assert code in text
     assert "SIGNED MANIFEST page 2" in text  # the scanned PDF is merged
