@@ -43,13 +43,53 @@ PAGE_W, PAGE_H = LETTER
 MARGIN = 0.75 * inch
 
 # DejaVu, embedded (subset) in every binder: PDF's standard fonts know Western European
-# letters only, and a restaurant's name is as often Vietnamese ("Phở"), Armenian or Greek
-# (reports/fonts/LICENSE). Chinese, Japanese and Korean are beyond DejaVu too.
+# letters only, and a restaurant's name is as often Vietnamese ("Phở"), Armenian or Greek.
+# What DejaVu lacks (Chinese, Japanese, Korean) is drawn in WenQuanYi Micro Hei, read only
+# for a binder that needs it. Licences: reports/fonts/LICENSE.*.
 FONTS = Path(__file__).parent / "fonts"
 SANS, SANS_BOLD, MONO_FONT = "DejaVuSans", "DejaVuSans-Bold", "DejaVuSansMono"
 for _name in (SANS, SANS_BOLD, MONO_FONT):
     pdfmetrics.registerFont(TTFont(_name, str(FONTS / f"{_name}.ttf")))
 pdfmetrics.registerFontFamily(SANS, normal=SANS, bold=SANS_BOLD, italic=SANS, boldItalic=SANS_BOLD)
+CJK = "WenQuanYiMicroHei"
+_DEJAVU_HAS = pdfmetrics.getFont(SANS).face.charToGlyph
+
+
+def _cjk():
+    """The CJK font's name, registered the first time a text needs it (reading it takes a
+    fifth of a second, which a binder without such text does not pay)."""
+    if CJK not in pdfmetrics.getRegisteredFontNames():
+        pdfmetrics.registerFont(TTFont(CJK, str(FONTS / "wqy-microhei.ttc"), subfontIndex=0))
+        pdfmetrics.registerFontFamily(CJK, normal=CJK, bold=CJK, italic=CJK, boldItalic=CJK)
+    return CJK
+
+
+def runs(text):
+    """`text` in pieces, each (its characters, whether DejaVu lacks them)."""
+    pieces = []
+    for character in text:
+        foreign = ord(character) not in _DEJAVU_HAS and not character.isspace()
+        if pieces and pieces[-1][1] == foreign:
+            pieces[-1][0] += character
+        else:
+            pieces.append([character, foreign])
+    return [(piece, foreign) for piece, foreign in pieces]
+
+
+def text_width(text, font, size):
+    return sum(pdfmetrics.stringWidth(piece, _cjk() if foreign else font, size) for piece, foreign in runs(text))
+
+
+def draw(canvas, x, y, text, font, size, *, right=False):
+    """`text` on the canvas at (x, y), or ending there (`right`), each piece in its font."""
+    if right:
+        x -= text_width(text, font, size)
+    for piece, foreign in runs(text):
+        face = _cjk() if foreign else font
+        canvas.setFont(face, size)
+        canvas.drawString(x, y, piece)
+        x += pdfmetrics.stringWidth(piece, face, size)
+    canvas.setFont(font, size)
 
 styles = getSampleStyleSheet()
 H1 = ParagraphStyle("H1", parent=styles["Heading1"], fontName=SANS_BOLD, textColor=INK, fontSize=18,
@@ -67,7 +107,12 @@ SUBTITLE = ParagraphStyle("Subtitle", parent=BODY, fontSize=13, leading=17, alig
 
 
 def esc(value):
-    return (str(value) if value is not None else "").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """User text as paragraph markup: escaped, and what DejaVu lacks in the CJK font."""
+    out = []
+    for piece, foreign in runs(str(value) if value is not None else ""):
+        piece = piece.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        out.append(f'<font face="{_cjk()}">{piece}</font>' if foreign else piece)
+    return "".join(out)
 
 
 def human(code):
@@ -94,6 +139,7 @@ def table(rows, widths, header=True, zebra=True):
 
 
 def key_values(pairs, widths=(1.7 * inch, 5.0 * inch)):
+    """A two-column table of (label, value) as plain text: both are escaped here."""
     rows = [[Paragraph(f"<b>{esc(k)}</b>", CELL), Paragraph(esc(v), CELL)] for k, v in pairs]
     return table(rows, widths, header=False, zebra=True)
 
@@ -241,7 +287,7 @@ def services_table(record):
             devices[manifest.device_id].tag,
             f"{revision.gallons_removed:,}",
             "yes" if revision.full_pump_down else "no",
-            esc(revision.disposal_ticket_number or "–"),
+            Paragraph(esc(revision.disposal_ticket_number or "–"), CELL),
             revision.received_at.strftime("%Y-%m-%d"),
             Paragraph(", ".join(f'<font color="{(BAD if f.severity == "violation" else WARN).hexval()}">'
                                 f"{esc(f.code)}</font>" for f in findings) or "–", CELL),
@@ -265,8 +311,8 @@ def manifest_page(record, manifest):
              key_values([
                  ("Service", f"{body['service_started_at']} to {body['service_completed_at']}"),
                  ("Received", revision.received_at.strftime("%Y-%m-%d %H:%M:%S UTC")),
-                 ("Driver / vehicle", f"{esc(body['driver_name'])} / {esc(body['vehicle_id'])}"),
-                 ("Signed for the FSE by", esc(body["fse_signer_name"])),
+                 ("Driver / vehicle", f"{body['driver_name']} / {body['vehicle_id']}"),
+                 ("Signed for the FSE by", body["fse_signer_name"]),
                  ("Waste", human(body["waste_type"])),
                  ("Gallons removed", f"{body['gallons_removed']:,} of {device.capacity_gallons:,} "
                                      f"(decant returned: {body['decant_returned_gallons']:,})"),
@@ -274,7 +320,7 @@ def manifest_page(record, manifest):
                  ("Measured before pumping", (f"FOG {measurements['fog_depth_in']} in, solids "
                                               f"{measurements['solids_depth_in']} in (design depth "
                                               f"{device.liquid_depth_in:g} in)") if measurements else "not measured"),
-                 ("Disposal", (f"ticket {esc(disposal['ticket_number'])}, {disposal['gallons_delivered']:,} gal "
+                 ("Disposal", (f"ticket {disposal['ticket_number']}, {disposal['gallons_delivered']:,} gal "
                                f"delivered {disposal['delivered_at']}") if disposal else "no disposal record"),
              ])]
     findings = record.active_findings(manifest)
@@ -306,7 +352,7 @@ def manifest_page(record, manifest):
 def scans_index(record, scans):
     rows = [["Manifest", "File", "Type", "SHA-256"]]
     for manifest, document, _ in scans:
-        rows.append([esc(manifest.manifest_number), Paragraph(esc(document.filename or "–"), CELL),
+        rows.append([Paragraph(esc(manifest.manifest_number), CELL), Paragraph(esc(document.filename or "–"), CELL),
                      document.content_type.split("/")[1].upper(), Paragraph(document.sha256, MONO)])
     return [Paragraph("Scans", H1),
             Paragraph("The scans attached to the manifests follow, in this order: images on their own "
@@ -334,12 +380,12 @@ PAGE_LABEL_ROOM = pdfmetrics.stringWidth("Page 9999 of 9999", SANS, FOOTER_SIZE)
 def fit(text, font, size, width):
     """`text` as drawn in `width` points: whole, or cut with an ellipsis (a name may be 200
     characters; the period and the page number beside it must stay legible)."""
-    if pdfmetrics.stringWidth(text, font, size) <= width:
+    if text_width(text, font, size) <= width:
         return text
     low, high = 0, len(text)
     while low < high:  # the longest start that fits with the ellipsis
         middle = (low + high + 1) // 2
-        if pdfmetrics.stringWidth(text[:middle].rstrip() + "…", font, size) <= width:
+        if text_width(text[:middle].rstrip() + "…", font, size) <= width:
             low = middle
         else:
             high = middle - 1
@@ -349,7 +395,7 @@ def fit(text, font, size, width):
 def footer_text(record, width=PAGE_W - 2 * MARGIN):
     """The FSE and the period, in `width` points beside the page number: the name gives way."""
     period = f" · {record.period_from.isoformat()} to {record.period_to.isoformat()}"
-    room = width - PAGE_LABEL_ROOM - pdfmetrics.stringWidth(period, SANS, FOOTER_SIZE)
+    room = width - PAGE_LABEL_ROOM - text_width(period, SANS, FOOTER_SIZE)
     return fit(record.fse.name, SANS, FOOTER_SIZE, room) + period
 
 
@@ -360,7 +406,7 @@ def draw_footer(canvas, text, page, total):
     canvas.line(MARGIN, 0.6 * inch, PAGE_W - MARGIN, 0.6 * inch)
     canvas.setFont(SANS, FOOTER_SIZE)
     canvas.setFillColor(INK)
-    canvas.drawString(MARGIN, 0.45 * inch, text)
+    draw(canvas, MARGIN, 0.45 * inch, text, SANS, FOOTER_SIZE)
     canvas.drawRightString(PAGE_W - MARGIN, 0.45 * inch, f"Page {page} of {total}")
     canvas.restoreState()
 
@@ -395,7 +441,7 @@ def _header(canvas, doc):
     canvas.setFillColor(colors.white)
     canvas.setFont(SANS_BOLD, 8)
     canvas.drawString(MARGIN, PAGE_H - 0.21 * inch, "FOG PUMP-OUT RECORDS")
-    canvas.drawRightString(PAGE_W - MARGIN, PAGE_H - 0.21 * inch, doc.fogx_title)
+    draw(canvas, PAGE_W - MARGIN, PAGE_H - 0.21 * inch, doc.fogx_title, SANS_BOLD, 8, right=True)
     canvas.restoreState()
 
 
@@ -464,10 +510,10 @@ def render(record, open_object):
             stamp.line(MARGIN / 2, band - 4, width - MARGIN / 2, band - 4)
             stamp.setFillColor(INK)
             stamp.setFont(SANS, 7)
-            stamp.drawString(MARGIN / 2, band - 16, f"Scan of manifest {manifest.manifest_number} · "
-                                                    f"sha256 {document.sha256}")
+            draw(stamp, MARGIN / 2, band - 16, f"Scan of manifest {manifest.manifest_number} · "
+                                               f"sha256 {document.sha256}", SANS, 7)
             stamp.setFont(SANS, FOOTER_SIZE)
-            stamp.drawString(MARGIN / 2, band - 30, footer_text(record, width - MARGIN))
+            draw(stamp, MARGIN / 2, band - 30, footer_text(record, width - MARGIN), SANS, FOOTER_SIZE)
             stamp.drawRightString(width - MARGIN / 2, band - 30, f"Page {page_number} of {total}")
             stamp.save()
             overlay.seek(0)

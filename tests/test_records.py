@@ -109,6 +109,37 @@ def test_the_binder_writes_a_vietnamese_name_as_it_is(client, session, filed):
     assert "DejaVuSans" in fonts and "Helvetica" not in fonts
 
 
+def test_the_binder_writes_chinese_korean_and_japanese_names_as_they_are(client, session, filed):
+    """What DejaVu lacks is drawn in the CJK font, in paragraphs and in the footers drawn on
+    the canvas; a binder without such text does not carry that font."""
+    plain = PdfReader(io.BytesIO(get(client, filed, fmt="pdf").data))
+    name = "金龍餐廳 한국식당 すし Café"
+    session.get(Fse, uuid.UUID(filed["fse_id"])).name = name
+    session.commit()
+    reader = PdfReader(io.BytesIO(get(client, filed, fmt="pdf").data))
+    assert name in reader.pages[0].extract_text()
+    # Each piece is drawn in its own font, which a reader takes apart: compare the words.
+    footer = " ".join(f"{name} · 2024-06-01 to 2026-06-01".split())
+    assert all(footer in " ".join(page.extract_text().split()) for page in reader.pages)
+
+    def fonts(pdf):
+        return {font["/BaseFont"].split("+")[-1] for page in pdf.pages
+                for font in page["/Resources"].get("/Font", {}).values()}
+    def cjk(pdf):
+        return any(font.startswith("WenQuanYiMicroHei") for font in fonts(pdf))
+    assert cjk(reader) and not cjk(plain)
+
+
+def test_what_a_hauler_typed_reads_as_typed(client, filed):
+    """Escaped once: a ticket or a driver's name with `&` or `<` is shown as it was filed."""
+    world = filed["world"]
+    body = world.body(gallons_removed=1400, driver_name="O'Brien & <Sons>")
+    body["disposal"]["ticket_number"] = "A&B-7"
+    assert world.post(body).status_code == 201
+    text = "\n".join(page.extract_text() for page in PdfReader(io.BytesIO(get(client, filed, fmt="pdf").data)).pages)
+    assert "ticket A&B-7," in text and "O'Brien & <Sons>" in text and "&amp;" not in text and "&lt;" not in text
+
+
 def test_a_long_name_gives_way_to_the_period_and_page_in_every_footer(client, session, filed):
     """A name of 200 characters is cut with an ellipsis in the header and the footers; the
     period and the page number are whole on every page, the scanned ones included."""
