@@ -172,63 +172,53 @@ def cpu_seconds(pids):
     return total / os.sysconf("SC_CLK_TCK")
 
 
-def busy_seconds():
-    """CPU time the whole machine has spent working (user, system, interrupts; not idle, not
-    waiting on the disk, not stolen by the hypervisor), in seconds over all cores."""
-    user, nice, system, _idle, _iowait, irq, softirq = map(int, Path("/proc/stat").read_text().split()[1:8])
-    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
+ProcStat = namedtuple("ProcStat", "busy stolen ticks")
 
 
-def stolen_ticks():
-    """(Ticks the hypervisor took from this machine's cores, all ticks), over all cores."""
-    fields = list(map(int, Path("/proc/stat").read_text().split()[1:9]))
-    return fields[7], sum(fields)
-
-
-class Stolen:
-    """The share of the cores' time the hypervisor took while blocks ran: a virtual machine's
-    cores are not all its own, and a slow spell with much stolen is the host's, not the app's."""
-
-    def __init__(self):
-        self.stolen = self.total = 0
-
-    def measure(self, block):
-        before = stolen_ticks()
-        result = block()
-        after = stolen_ticks()
-        self.stolen += after[0] - before[0]
-        self.total += after[1] - before[1]
-        return result
-
-    @property
-    def percent(self):
-        return 100 * self.stolen / self.total if self.total else 0.0
+def proc_stat():
+    """The whole machine's account from /proc/stat, over all cores: seconds spent working
+    (user, system, interrupts; not idle, not waiting on the disk, not stolen by the
+    hypervisor), and the ticks the hypervisor took of all ticks."""
+    user, nice, system, idle, iowait, irq, softirq, steal = map(int, Path("/proc/stat").read_text().split()[1:9])
+    busy = user + nice + system + irq + softirq
+    return ProcStat(busy / os.sysconf("SC_CLK_TCK"), steal, busy + idle + iowait + steal)
 
 
 class CPU:
     """Where the machine's CPU went while blocks ran: processes `pids`' own, this process's
     (the load generator, or the plain loop), and the rest (PostgreSQL, the kernel's share of
-    the network, anything else running), each in ms an item."""
+    the network, anything else running), each in ms an item; and the share of the cores'
+    time the hypervisor took (a virtual machine's cores are not all its own: a slow spell
+    with much taken is the host's, not the app's)."""
 
     def __init__(self, pids=()):
         self.pids = pids
         self.spent = {"processes": 0.0, "own": 0.0, "rest": 0.0}
         self.count = 0
+        self.stolen = self.ticks = 0
 
     def measure(self, block, count):
         """`block()`'s result; what it used is added to the account, for `count` items."""
-        before = (cpu_seconds(self.pids), time.process_time(), busy_seconds())
+        before = (cpu_seconds(self.pids), time.process_time(), proc_stat())
         result = block()
-        processes, own, busy = (cpu_seconds(self.pids) - before[0], time.process_time() - before[1],
-                                busy_seconds() - before[2])
+        after = proc_stat()
+        processes, own = cpu_seconds(self.pids) - before[0], time.process_time() - before[1]
         self.spent["processes"] += processes
         self.spent["own"] += own
-        self.spent["rest"] += max(0.0, busy - processes - own)
+        self.spent["rest"] += max(0.0, after.busy - before[2].busy - processes - own)
+        self.stolen += after.stolen - before[2].stolen
+        self.ticks += after.ticks - before[2].ticks
         self.count += count
         return result
 
     def ms(self, part):
         return self.spent[part] / self.count * 1000
+
+
+def stolen_percent(*accounts):
+    """The share of the cores' time the hypervisor took over the accounts' blocks, in %."""
+    ticks = sum(account.ticks for account in accounts)
+    return 100 * sum(account.stolen for account in accounts) / ticks if ticks else 0.0
 
 
 def clients(dsn, city):
@@ -446,30 +436,29 @@ def ingest(server, hauler_token, dsn, city, stage, rounds=3):
     api_seconds = plain_seconds = 0.0
     latencies = []
     api_cpu, plain_cpu = CPU(server.worker_pids()), CPU()
-    stolen, paced_stolen = Stolen(), Stolen()
     filer = client_pk(dsn, "bench-hauler")
     for n in range(rounds):
         bodies = manifest_bodies(city, size, f"S{stage}-{n}", offset=(2 * stage + 1) * INGEST_N + n * size)
-        seconds, each = stolen.measure(lambda: api_cpu.measure(
-            lambda: ingest_api(server.base, hauler_token, bodies), size))
+        seconds, each = api_cpu.measure(lambda: ingest_api(server.base, hauler_token, bodies), size)
         api_seconds += seconds
         latencies += each
         # The plain loop writes what the API wrote: each of its manifests as the API made the one
         # filed beside it in the round (qualifying or not, its findings).
         beside = api_filed(dsn, city.haulers[0][0], bodies)
         rows = manifest_bodies(city, size, f"P{stage}-{n}", offset=(2 * stage + 2) * INGEST_N + n * size)
-        plain_seconds += stolen.measure(lambda: plain_cpu.measure(
-            lambda: ingest_plain(dsn, city, rows, beside, filer), size))
+        plain_seconds += plain_cpu.measure(lambda: ingest_plain(dsn, city, rows, beside, filer), size)
     latencies.sort()
     count = size * rounds
     rate, plain = count / api_seconds, count / plain_seconds
     # Then the latency at the load the target names, half the plain loop's rate, offered at an
     # even pace: with the clients above always waiting on an answer, their latency is mostly
     # how many of them queue for two workers (Little's law), whatever the app does.
-    paced = sorted(paced_stolen.measure(lambda: ingest_paced(server.base, hauler_token, manifest_bodies(
-        city, 2 * size, f"Q{stage}", offset=(2 * len(STAGES) + 2) * INGEST_N + stage * 2 * size), plain / 2)))
+    paced_cpu = CPU()
+    paced = sorted(paced_cpu.measure(lambda: ingest_paced(server.base, hauler_token, manifest_bodies(
+        city, 2 * size, f"Q{stage}", offset=(2 * len(STAGES) + 2) * INGEST_N + stage * 2 * size), plain / 2),
+        2 * size))
     return (rate, _percentile(latencies, 50), _percentile(latencies, 99), plain, plain / 2,
-            _percentile(paced, 50), _percentile(paced, 99), api_cpu, plain_cpu, stolen, paced_stolen)
+            _percentile(paced, 50), _percentile(paced, 99), api_cpu, plain_cpu, paced_cpu)
 
 
 def growth(first, last, city, rounds=10):
@@ -698,8 +687,8 @@ def main():
             server = Server(dsn, endpoint)
             try:
                 hauler_token, auditor_token = token(server.base, "hauler"), token(server.base, "auditor")
-                (rate, p50, p99, plain, paced, paced_p50, paced_p99, api_cpu, plain_cpu, stolen,
-                 paced_stolen) = ingest(server, hauler_token, dsn, city, stage)
+                rate, p50, p99, plain, paced, paced_p50, paced_p99, api_cpu, plain_cpu, paced_cpu = ingest(
+                    server, hauler_token, dsn, city, stage)
                 record(f"ingest via API at {total:,} manifests ({CLIENTS} clients)", rate, "manifests/s", plain,
                        "plain psycopg loop", "ratio >= 0.5")
                 record(f"CPU a manifest via the API at {total:,} (workers {api_cpu.ms('processes'):.2f}, PostgreSQL"
@@ -716,7 +705,7 @@ def main():
                 record(f"ingest latency p50 at {total:,}, {offered}", paced_p50, "ms")
                 record(f"ingest latency p99 at {total:,}, {offered}", paced_p99, "ms", target="< 100 ms")
                 record(f"CPU stolen by the hypervisor during ingest at {total:,} (the rounds; while paced"
-                       f" {paced_stolen.percent:.1f}%)", stolen.percent, "%")
+                       f" {stolen_percent(paced_cpu):.1f}%)", stolen_percent(api_cpu, plain_cpu), "%")
                 if stage:
                     first_server = Server(first, endpoint)
                     try:
