@@ -1,8 +1,10 @@
 """The records binder (ReportLab): cover, compliance summary with a chart, every service,
 one page per manifest, and the scans appended, each page footed with the FSE and period."""
+import functools
 import io
 import tempfile
 from datetime import date, timedelta
+from itertools import groupby
 from pathlib import Path
 
 from pypdf import PdfReader, PdfWriter, Transformation
@@ -55,25 +57,22 @@ CJK = "WenQuanYiMicroHei"
 _DEJAVU_HAS = pdfmetrics.getFont(SANS).face.charToGlyph
 
 
+@functools.cache
 def _cjk():
     """The CJK font's name, registered the first time a text needs it (reading it takes a
     fifth of a second, which a binder without such text does not pay)."""
-    if CJK not in pdfmetrics.getRegisteredFontNames():
-        pdfmetrics.registerFont(TTFont(CJK, str(FONTS / "wqy-microhei.ttc"), subfontIndex=0))
-        pdfmetrics.registerFontFamily(CJK, normal=CJK, bold=CJK, italic=CJK, boldItalic=CJK)
+    pdfmetrics.registerFont(TTFont(CJK, str(FONTS / "wqy-microhei.ttc"), subfontIndex=0))
+    pdfmetrics.registerFontFamily(CJK, normal=CJK, bold=CJK, italic=CJK, boldItalic=CJK)
     return CJK
+
+
+def _foreign(character):
+    return ord(character) not in _DEJAVU_HAS and not character.isspace()
 
 
 def runs(text):
     """`text` in pieces, each (its characters, whether DejaVu lacks them)."""
-    pieces = []
-    for character in text:
-        foreign = ord(character) not in _DEJAVU_HAS and not character.isspace()
-        if pieces and pieces[-1][1] == foreign:
-            pieces[-1][0] += character
-        else:
-            pieces.append([character, foreign])
-    return [(piece, foreign) for piece, foreign in pieces]
+    return [("".join(piece), foreign) for foreign, piece in groupby(text, key=_foreign)]
 
 
 def text_width(text, font, size):
@@ -404,7 +403,6 @@ def draw_footer(canvas, text, page, total):
     canvas.setStrokeColor(RULE)
     canvas.setLineWidth(0.5)
     canvas.line(MARGIN, 0.6 * inch, PAGE_W - MARGIN, 0.6 * inch)
-    canvas.setFont(SANS, FOOTER_SIZE)
     canvas.setFillColor(INK)
     draw(canvas, MARGIN, 0.45 * inch, text, SANS, FOOTER_SIZE)
     canvas.drawRightString(PAGE_W - MARGIN, 0.45 * inch, f"Page {page} of {total}")
@@ -509,10 +507,8 @@ def render(record, open_object):
             stamp.setStrokeColor(RULE)
             stamp.line(MARGIN / 2, band - 4, width - MARGIN / 2, band - 4)
             stamp.setFillColor(INK)
-            stamp.setFont(SANS, 7)
             draw(stamp, MARGIN / 2, band - 16, f"Scan of manifest {manifest.manifest_number} · "
                                                f"sha256 {document.sha256}", SANS, 7)
-            stamp.setFont(SANS, FOOTER_SIZE)
             draw(stamp, MARGIN / 2, band - 30, footer_text(record, width - MARGIN), SANS, FOOTER_SIZE)
             stamp.drawRightString(width - MARGIN / 2, band - 30, f"Page {page_number} of {total}")
             stamp.save()
