@@ -92,16 +92,16 @@ def _drain_soon():
 
 
 def _named_in_body():
-    """The permit and device a JSON filing names, to be found with the bearer token; None
-    where the body does not name them plainly (the view says why, once the token is checked)."""
+    """The permit, device and neighbours a JSON filing names, to be found with the bearer
+    token; None where the body does not name the permit and device plainly (the view says
+    why, once the token is checked)."""
     try:
         data = json_body()
     except ApiError:  # not JSON, or not an object: the view answers for it
         return None
-    number, tag = data.get("permit_number"), data.get("device_tag")
-    if not (isinstance(number, str) and isinstance(tag, str)):
+    if not (manifests.plain(data.get("permit_number")) and manifests.plain(data.get("device_tag"))):
         return None
-    return manifests.resolve_params(number, tag)
+    return manifests.filing_params(data)
 
 
 @bp.post("")

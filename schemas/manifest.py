@@ -1,4 +1,5 @@
 """The manifest body (DESIGN.md section 6): names are the contract, units are in the names."""
+import re
 from datetime import datetime, timedelta, timezone
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
@@ -10,6 +11,11 @@ EARLIEST = datetime(2000, 1, 1, tzinfo=timezone.utc)
 MAX_SERVICE = timedelta(hours=48)
 
 
+# RFC 3339 section 5.6 (a space for the T, as its note allows); Python's own ISO reading would
+# also take week dates, the basic format and a character between the time and its offset.
+RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})")
+
+
 class When(fields.AwareDateTime):
     """RFC 3339 with an offset; kept in UTC; no earlier than 2000."""
 
@@ -17,7 +23,7 @@ class When(fields.AwareDateTime):
         super().__init__(format="iso", **kwargs)
 
     def _deserialize(self, value, attr, data, **kwargs):
-        if isinstance(value, str) and len(value) > 40:
+        if isinstance(value, str) and not (len(value) <= 40 and RFC3339.fullmatch(value)):
             raise ValidationError("Not a valid RFC 3339 date-time.")
         moment = super()._deserialize(value, attr, data, **kwargs)
         if moment < EARLIEST:
