@@ -92,16 +92,17 @@ def _drain_soon():
 
 
 def _named_in_body():
-    """The permit, device and neighbours a JSON filing names, to be found with the bearer
-    token; None where the body does not name the permit and device plainly (the view says
-    why, once the token is checked)."""
+    """The permit and device a JSON filing names, to be found with the bearer token; None
+    where the body does not name them plainly (the view says why, once the token is checked)."""
     try:
         data = json_body()
     except ApiError:  # not JSON, or not an object: the view answers for it
         return None
-    if not (manifests.plain(data.get("permit_number")) and manifests.plain(data.get("device_tag"))):
+    number, tag = data.get("permit_number"), data.get("device_tag")
+    # PostgreSQL takes no NUL in a text value: such a body is the schema's to refuse.
+    if not (isinstance(number, str) and isinstance(tag, str)) or "\x00" in number + tag:
         return None
-    return manifests.filing_params(data)
+    return manifests.resolve_params(number, tag)
 
 
 @bp.post("")

@@ -183,11 +183,10 @@ class Alongside:
 
 def alongside_answer(params=None, default=NOT_ASKED):
     """The route's row asked beside the bearer token (None: there is none), or its rows, or
-    `default` where it was not asked, or was asked of other values than those of `params`
-    (the route asks itself)."""
+    `default` where it was not asked, or was asked of other values than `params` (the route
+    asks itself)."""
     asked = g.get("alongside_answer")
-    if asked is None or (params is not None and any(
-            name not in asked[0] or asked[0][name] != value for name, value in params.items())):
+    if asked is None or (params is not None and asked[0] != params):
         return default
     return asked[1]
 

@@ -6,7 +6,7 @@ evidence the city needs.
 """
 import uuid
 import weakref
-from collections import deque, namedtuple
+from collections import deque
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
@@ -185,11 +185,8 @@ class Surroundings:
     latest_qualifying: datetime | None  # the device's latest qualifying service of another manifest
 
 
-def _surroundings_statement(device_id, manifest_id=None):
-    """One statement for every neighbour of a revision of `device_id` (a bound value, or a
-    subquery that finds the device) completed between `lo` and `hi`; `manifest_id`: the
-    revision's manifest, whose revisions are not its neighbours (None for a manifest not yet
-    in the database). Built once: each filing only binds it."""
+def _surroundings_statement():
+    """One statement for every neighbour of a revision, built once: each filing only binds it."""
     current = and_(Manifest.id == ManifestRevision.manifest_id,
                    Manifest.current_revision == ManifestRevision.revision)
     here = select(ManifestRevision.id, ManifestRevision.service_completed_at).join(Manifest, current)
@@ -197,57 +194,33 @@ def _surroundings_statement(device_id, manifest_id=None):
     # stay inside the partial index of qualifying services, off the revisions' heap.
     when = select(cast(null(), Uuid).label("id"), ManifestRevision.service_completed_at).join(Manifest, current)
     completed = ManifestRevision.service_completed_at
-    device = ManifestRevision.device_id == device_id
-    others = () if manifest_id is None else (ManifestRevision.manifest_id != manifest_id,)
+    device = ManifestRevision.device_id == bindparam("device_id")
+    others = ManifestRevision.manifest_id != bindparam("manifest_id")
     parts = [
-        ("service", here.where(device, *others, completed.between(bindparam("lo"), bindparam("hi")))),
-        ("previous", when.where(device, *others, ManifestRevision.qualifying, completed < bindparam("lo"))
+        ("service", here.where(device, others, completed.between(bindparam("lo"), bindparam("hi")))),
+        ("previous", when.where(device, others, ManifestRevision.qualifying, completed < bindparam("lo"))
          .order_by(completed.desc()).limit(1)),
         ("following", here.where(device, completed > bindparam("hi")).order_by(completed).limit(1)),
-        ("latest", when.where(device, *others, ManifestRevision.qualifying).order_by(completed.desc()).limit(1)),
+        ("latest", when.where(device, others, ManifestRevision.qualifying).order_by(completed.desc()).limit(1)),
         # No ticket binds NULL, which matches nothing.
-        ("ticket", here.where(*others, ManifestRevision.disposal_site_id == bindparam("site_id"),
+        ("ticket", here.where(others, ManifestRevision.disposal_site_id == bindparam("site_id"),
                               ManifestRevision.disposal_ticket_number == bindparam("ticket"))),
     ]
     return union_all(*(select(literal(role).label("role"), part.subquery()) for role, part in parts))
 
 
-SURROUNDINGS = Prebuilt(_surroundings_statement(bindparam("device_id"), bindparam("manifest_id")))
-Found = namedtuple("Found", "role id service_completed_at")
+SURROUNDINGS = Prebuilt(_surroundings_statement())
 
 
-def _named_surroundings():
-    """The neighbours of a new filing of the device a permit number and tag name, as columns
-    of the statement that resolves them: `around_device`, the device they are of (where the
-    number is used in several cities, one of its devices), and `around`, the neighbours as a
-    JSON array of [role, id, completed at], or null for none. Neither refers to the rows
-    beside it, so PostgreSQL computes them once a statement."""
-    device = (select(Device.id).join(Permit, Permit.id == Device.permit_id)
-              .where(Permit.permit_number == bindparam("number"), Device.tag == bindparam("tag"))
-              .order_by(Device.id).limit(1).scalar_subquery())
-    found = _surroundings_statement(device).subquery()
-    around = select(func.json_agg(func.json_build_array(found.c.role, found.c.id, found.c.service_completed_at)))
-    return around.scalar_subquery().label("around"), device.label("around_device")
-
-
-def _found_of(around) -> list:
-    """`_named_surroundings`' JSON as the neighbour statement's rows."""
-    return [Found(role, uuid.UUID(id_) if id_ else None, datetime.fromisoformat(completed))
-            for role, id_, completed in around or ()]
-
-
-def surroundings(session, revision: ManifestRevision, found=None) -> Surroundings:
-    """Every neighbour of `revision` in one round trip (ids), then the rows, if any; `found`:
-    the neighbour statement's rows where they were read already (a new filing's, with its
-    permit: `Named.around`)."""
-    if found is None:
-        completed, window = revision.service_completed_at, checks.SAME_SERVICE
-        session.flush()  # what this request changed is part of the neighbourhood
-        found = SURROUNDINGS.all(session.connection(), {
-            "device_id": revision.device_id, "manifest_id": revision.manifest_id,
-            "lo": completed - window, "hi": completed + window,
-            "site_id": revision.disposal_site_id, "ticket": revision.disposal_ticket_number,
-        })
+def surroundings(session, revision: ManifestRevision) -> Surroundings:
+    """Every neighbour of `revision` in one round trip (ids), then the rows, if any."""
+    completed, window = revision.service_completed_at, checks.SAME_SERVICE
+    session.flush()  # what this request changed is part of the neighbourhood
+    found = SURROUNDINGS.all(session.connection(), {
+        "device_id": revision.device_id, "manifest_id": revision.manifest_id,
+        "lo": completed - window, "hi": completed + window,
+        "site_id": revision.disposal_site_id, "ticket": revision.disposal_ticket_number,
+    })
     rows = _revisions(session, {row.id for row in found if row.role in ("service", "ticket", "following")})
 
     def moment(role):
@@ -356,7 +329,6 @@ class Named:
     jurisdiction_id: uuid.UUID
     device_id: uuid.UUID
     fse_id: uuid.UUID
-    around: list | None = None  # a new filing's neighbours, where they were read with the permit
 
 
 def _resolve_statement(*, ordered=True):
@@ -387,57 +359,14 @@ RESOLVE = Prebuilt(_resolve_statement())
 
 
 def resolving_alongside(params) -> Alongside:
-    """`resolve`'s question and the new filing's neighbours, for a route to ask in the round
-    trip that finds the bearer token (a filing's body names its permit, device, service time
-    and disposal ticket before anything is checked): `params()` is the request's
-    `filing_params`, or None."""
-    return Alongside(lambda _bearer: _resolve_statement(ordered=False).add_columns(*_named_surroundings()),
-                     params, order_by=_RESOLVE_ORDER)
+    """`resolve`'s question, for a route to ask in the round trip that finds the bearer token
+    (a filing's body names its permit and device before anything is checked): `params()` is
+    the request's `resolve_params`, or None."""
+    return Alongside(lambda _bearer: _resolve_statement(ordered=False), params, order_by=_RESOLVE_ORDER)
 
 
 def resolve_params(permit_number, device_tag) -> dict:
     return {"number": permit_number, "tag": device_tag}
-
-
-def filing_params(data) -> dict:
-    """`resolving_alongside`'s values for a filing's body: the raw JSON, where the route asks
-    before the body is checked (a value it does not give plainly is None, and then matches
-    nothing: the neighbours are asked apart), or the checked body, to find them again."""
-    disposal = data.get("disposal") if isinstance(data.get("disposal"), dict) else {}
-    completed, window = _moment(data.get("service_completed_at")), checks.SAME_SERVICE
-    try:
-        lo, hi = (completed - window, completed + window) if completed else (None, None)
-    except OverflowError:
-        lo = hi = None
-    ticket = disposal.get("ticket_number")
-    return {**resolve_params(data["permit_number"], data["device_tag"]), "lo": lo, "hi": hi,
-            "site_id": _uuid(disposal.get("site_id")), "ticket": ticket if plain(ticket) else None}
-
-
-def _moment(value) -> datetime | None:
-    if isinstance(value, datetime):
-        return value
-    if not (plain(value) and len(value) <= 40):
-        return None
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return moment if moment.tzinfo is not None else None
-
-
-def _uuid(value) -> uuid.UUID | None:
-    if isinstance(value, uuid.UUID):
-        return value
-    try:
-        return uuid.UUID(value) if plain(value) else None
-    except ValueError:
-        return None
-
-
-def plain(value) -> bool:
-    """A string PostgreSQL can take as a value (no NUL)."""
-    return isinstance(value, str) and "\x00" not in value
 
 
 def resolve(session, data, hauler_id) -> Named:
@@ -478,16 +407,7 @@ def resolve(session, data, hauler_id) -> Named:
         changes=tuple(reg.Dated(r.effective_on, r.status) for r in history if r.effective_on is not None))))
     _cached(session, "rules", first.jurisdiction_id, lambda: rules_of(first))
     return Named(permit_id=first.permit_id, permit_number=first.permit_number,
-                 jurisdiction_id=first.jurisdiction_id, device_id=first.device_id, fse_id=first.fse_id,
-                 around=_around_asked(data, first))
-
-
-def _around_asked(data, row):
-    """The new filing's neighbours read with its permit, where they were asked of this very
-    body's values and of the device it resolved to; None where they were not."""
-    if alongside_answer(filing_params(data)) is NOT_ASKED or row.around_device != row.device_id:
-        return None
-    return _found_of(row.around)
+                 jurisdiction_id=first.jurisdiction_id, device_id=first.device_id, fse_id=first.fse_id)
 
 
 def _refuse_the_future(data, now):
@@ -578,7 +498,7 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
     manifest.revisions.append(revision)
     try:
         # The new rows are not in the database yet: nothing a neighbour query returns is them.
-        around = surroundings(session, revision, named.around)
+        around = surroundings(session, revision)
         refresh(session, revision, now, around)
         # No neighbour to refresh and no scan to attach: the new rows are all the filing writes.
         _insert_new(session, manifest, revision, alone=not (uploads or neighbours(revision, around)))

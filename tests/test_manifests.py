@@ -1,13 +1,13 @@
 """Manifest submission: every finding code fires when it should and only then; never lost."""
 import json
 import threading
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, timedelta
 
 import pytest
 import requests
 from sqlalchemy import func, select, text, update
 
-from domain import chain, checks
+from domain import chain
 from storage.models import DisposalSite, Manifest, ManifestRevision, PermitStatusChange
 from tests import factories
 from tests.manifest_world import NOW, build, iso
@@ -327,51 +327,6 @@ def test_the_permit_is_found_with_the_token_and_answers_as_if_asked_apart(world,
                        auth=world.credentials).status_code == 200
     assert world.post(world.body()).status_code == 401
     assert world.session.scalar(select(func.count()).select_from(Manifest)) == 1
-
-
-def test_a_new_filings_neighbours_are_read_with_its_permit_and_answer_as_if_asked_apart(world, session,
-                                                                                      monkeypatch):
-    """On PostgreSQL the neighbours of a new filing (the other loads of its service and of its
-    disposal ticket, the device's next service, its previous and latest qualifying ones) are
-    read by the statement that finds the token and the permit; elsewhere they are asked
-    apart. Either way the findings and the due date are the same."""
-    from services import manifests
-
-    asked_apart = []
-    prebuilt = manifests.SURROUNDINGS
-
-    class Counted:
-        def all(self, connection, params):
-            asked_apart.append(params["lo"] + checks.SAME_SERVICE)  # the revision's completion
-            return prebuilt.all(connection, params)
-
-    monkeypatch.setattr(manifests, "SURROUNDINGS", Counted())
-    alongside = session.get_bind().dialect.name == "postgresql"
-
-    def file(body, codes, due):
-        asked_apart.clear()
-        response = world.post(body)
-        assert response.status_code == 201, response.json
-        assert sorted(f["code"] for f in response.json["findings"]) == codes
-        assert response.json["due_by"] == (due and due.isoformat())
-        completed = datetime.fromisoformat(body["service_completed_at"])
-        assert (completed in asked_apart) is not alongside, asked_apart
-        return response.json
-
-    partial = world.body(completed=NOW - timedelta(hours=6), gallons_removed=700, full_pump_down=False)
-    partial["disposal"].update(ticket_number="T-SHARED", gallons_delivered=1400)
-    file(partial, ["partial_pump_down"], None)
-    # The same service's second load, on the same ticket: the first one's finding clears.
-    rest = world.body(completed=NOW - timedelta(hours=4), gallons_removed=700)
-    rest["disposal"].update(ticket_number="T-SHARED", gallons_delivered=1400)
-    file(rest, [], (NOW - timedelta(hours=4)).date() + timedelta(days=90))
-    # An earlier service filed late, with a later one on file: due from the later one still.
-    file(world.body(completed=NOW - timedelta(days=30)), ["late_submission"],
-         (NOW - timedelta(hours=4)).date() + timedelta(days=90))
-    # The service time written with another offset: the same moment, and read alongside.
-    offset = world.body(completed=NOW - timedelta(days=60))
-    offset["service_completed_at"] = (NOW - timedelta(days=60)).astimezone(timezone(timedelta(hours=-8))).isoformat()
-    file(offset, ["late_submission"], (NOW - timedelta(hours=4)).date() + timedelta(days=90))
 
 
 def test_only_hauler_clients_file(world, client, session):
