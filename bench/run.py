@@ -652,15 +652,25 @@ def machine(dsn):
 
 def write_readme(started, elapsed, dsn):
     readme = ROOT / "bench" / "README.md"
-    text = readme.read_text() if readme.exists() else ""
-    marker = "<!-- results -->"
-    head = text.split(marker)[0] if marker in text else text
     table = ["| measurement | fogx | limit (same run) | ratio | target |", "| --- | --- | --- | --- | --- |"]
     table += [f"| {name} | {value} | {limit} | {ratio} | {target} |" for name, value, limit, ratio, target in results]
-    body = (f"{marker}\n\nLast run: {started:%Y-%m-%d %H:%M} UTC on {machine(dsn)}; "
-            f"{'small city (BENCH_SMALL=1)' if SMALL else f'{DEVICES:,} devices'}; {elapsed / 60:.1f} minutes.\n\n"
-            + "\n".join(table) + "\n")
-    readme.write_text(head.rstrip() + "\n\n" + body)
+    block = (f"Last run: {started:%Y-%m-%d %H:%M} UTC on {machine(dsn)}; "
+             f"{'small city (BENCH_SMALL=1)' if SMALL else f'{DEVICES:,} devices'}; {elapsed / 60:.1f} minutes.\n\n"
+             + "\n".join(table) + "\n")
+    readme.write_text(with_results(readme.read_text() if readme.exists() else "", block))
+
+
+RESULTS, END_OF_RESULTS = "<!-- results -->", "<!-- /results -->"
+
+
+def with_results(text, block):
+    """`text` with `block` between its results markers, the text around them kept; the
+    markers and the block are added at the end where `text` has none."""
+    head, found, rest = text.partition(RESULTS)
+    if not found:
+        return f"{text.rstrip()}\n\n{RESULTS}\n\n{block}{END_OF_RESULTS}\n"
+    _, ended, tail = rest.partition(END_OF_RESULTS)
+    return head + RESULTS + "\n\n" + block + END_OF_RESULTS + (tail if ended else "\n")
 
 
 def main():

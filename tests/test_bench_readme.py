@@ -1,0 +1,22 @@
+"""`make bench` rewrites the results table of bench/README.md and nothing around it."""
+from bench.run import END_OF_RESULTS, RESULTS, ROOT, with_results
+
+
+def test_the_table_between_the_markers_is_replaced_and_the_text_around_it_kept():
+    text = f"# Benchmarks\n\nAbove.\n\n{RESULTS}\n\nold table\n{END_OF_RESULTS}\n\n## Run log\n\nBelow.\n"
+    rewritten = with_results(text, "| new | table |\n")
+    assert rewritten == f"# Benchmarks\n\nAbove.\n\n{RESULTS}\n\n| new | table |\n{END_OF_RESULTS}\n\n## Run log\n\nBelow.\n"
+    assert with_results(rewritten, "| new | table |\n") == rewritten
+
+
+def test_a_readme_without_markers_gets_the_table_at_its_end():
+    assert with_results("# Benchmarks\n", "T\n") == f"# Benchmarks\n\n{RESULTS}\n\nT\n{END_OF_RESULTS}\n"
+    # An opening marker alone (a table written before the end marker existed) ends the file.
+    assert with_results(f"# B\n\n{RESULTS}\n\nold\n", "T\n") == f"# B\n\n{RESULTS}\n\nT\n{END_OF_RESULTS}\n"
+
+
+def test_the_projects_readme_holds_one_table_with_the_run_log_after_it():
+    text = (ROOT / "bench" / "README.md").read_text()
+    assert text.count(RESULTS) == 1 and text.count(END_OF_RESULTS) == 1
+    assert text.index(RESULTS) < text.index(END_OF_RESULTS) < text.index("## Run log")
+    assert with_results(text, "T\n").endswith(text[text.index(END_OF_RESULTS) + len(END_OF_RESULTS):])
