@@ -1,7 +1,7 @@
 """Manifest submission: every finding code fires when it should and only then; never lost."""
 import json
 import threading
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta, timezone
 
 import pytest
 import requests
@@ -259,6 +259,19 @@ def test_naive_times_and_future_services_are_refused(world):
     assert naive.status_code == 422 and "service_completed_at" in naive.json["errors"]
     future = world.post(world.body(completed=NOW + timedelta(days=1)))
     assert future.status_code == 422 and "service_completed_at" in future.json["errors"]
+
+
+@pytest.mark.parametrize("written", [
+    "2026-05-30T05:00:00-07:00",  # an offset: kept in UTC
+    "2026-05-30 12:00:00Z",  # a space for the T (RFC 3339 section 5.6, note)
+    "2026-05-30T12:00:00.0000000001Z",  # a fraction finer than a microsecond
+])
+def test_every_rfc_3339_form_of_a_moment_is_read_as_that_moment(world, written):
+    body = world.body(completed=datetime(2026, 5, 30, 12, tzinfo=timezone.utc))
+    body["service_completed_at"] = written
+    filed = world.post(body)
+    assert filed.status_code == 201, filed.json
+    assert filed.json["manifest"]["service_completed_at"] == "2026-05-30T12:00:00Z"
 
 
 def test_unknown_permit_or_device_is_422_naming_the_field(world):
