@@ -2,6 +2,7 @@
 from marshmallow import EXCLUDE, Schema, fields, validate
 
 from domain.checks import CODES
+from schemas.registry import Day
 
 FORMAT = fields.String(validate=validate.OneOf(("json", "csv")))
 
@@ -16,9 +17,9 @@ class Paging(Schema):
 
 
 class MissedQuery(Paging):
-    as_of = fields.Date()
-    period_from = fields.Date(data_key="from")
-    period_to = fields.Date(data_key="to")
+    as_of = Day()
+    period_from = Day(data_key="from")
+    period_to = Day(data_key="to")
     fse_id = fields.UUID()
     hauler_id = fields.UUID()
     status = fields.String(validate=validate.OneOf(("overdue", "missed", "never_serviced")))
@@ -30,8 +31,8 @@ class FindingsQuery(Paging):
     severity = fields.String(validate=validate.OneOf(("violation", "warning")))
     hauler_id = fields.UUID()
     fse_id = fields.UUID()
-    period_from = fields.Date(data_key="from")
-    period_to = fields.Date(data_key="to")
+    period_from = Day(data_key="from")
+    period_to = Day(data_key="to")
 
 
 class ScorecardQuery(Schema):
@@ -39,13 +40,13 @@ class ScorecardQuery(Schema):
         unknown = EXCLUDE  # unknown query parameters are ignored, as HTTP clients expect
 
     format = FORMAT
-    period_from = fields.Date(data_key="from")
-    period_to = fields.Date(data_key="to")
+    period_from = Day(data_key="from")
+    period_to = Day(data_key="to")
 
 
 class DueQuery(Paging):
     within_days = fields.Integer(load_default=30, validate=validate.Range(min=0, max=365))
-    as_of = fields.Date()
+    as_of = Day()
 
 
 class StatusQuery(Schema):
@@ -53,4 +54,4 @@ class StatusQuery(Schema):
         unknown = EXCLUDE  # unknown query parameters are ignored, as HTTP clients expect
 
     format = FORMAT
-    as_of = fields.Date()
+    as_of = Day()

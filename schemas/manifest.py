@@ -13,7 +13,7 @@ MAX_SERVICE = timedelta(hours=48)
 
 # RFC 3339 section 5.6 (a space for the T, as its note allows); Python's own ISO reading would
 # also take week dates, the basic format and a character between the time and its offset.
-RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
+RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})", re.ASCII)
 
 
 class When(fields.AwareDateTime):

@@ -22,6 +22,19 @@ def text(maximum, **kwargs):
     return fields.String(validate=[validate.Length(min=1, max=maximum), printable], **kwargs)
 
 
+FULL_DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
+
+
+class Day(fields.Date):
+    """An RFC 3339 full-date, YYYY-MM-DD; marshmallow's own reading would also take the basic
+    format (20260601) and week dates (2026-W22-1)."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if isinstance(value, str) and not FULL_DATE.fullmatch(value):
+            raise self.make_error("invalid")
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
 def positive_int(maximum=1_000_000, **kwargs):
     return fields.Integer(strict=True, validate=validate.Range(min=1, max=maximum), **kwargs)
 
@@ -48,8 +61,8 @@ class PermitIn(Schema):
     fse_id = fields.UUID(required=True)
     kind = fields.String(required=True, validate=validate.OneOf(PERMIT_KINDS))
     status = fields.String(load_default="active", validate=validate.OneOf(PERMIT_STATUSES))
-    issued_on = fields.Date(required=True)
-    expires_on = fields.Date(required=True)
+    issued_on = Day(required=True)
+    expires_on = Day(required=True)
 
     @validates_schema
     def _expiry_after_issue(self, data, **kwargs):
@@ -60,7 +73,7 @@ class PermitIn(Schema):
 class StatusChange(Schema):
     """A status change takes effect on a date; nothing is overwritten."""
 
-    effective_on = fields.Date(required=True)
+    effective_on = Day(required=True)
     reason = fields.String(validate=[validate.Length(max=2000), printable], load_default=None)
 
 
@@ -81,19 +94,19 @@ class DeviceIn(Schema):
 class HaulerIn(Schema):
     name = text(200, required=True)
     licence_number = text(60, required=True)
-    licence_expires_on = fields.Date(required=True)
+    licence_expires_on = Day(required=True)
     # From when the registry vouches for the licence and the registration (default: today).
-    licence_issued_on = fields.Date()
-    registered_on = fields.Date()
+    licence_issued_on = Day()
+    registered_on = Day()
     jurisdictions = fields.List(text(40), required=True, validate=validate.Length(min=1, max=50))
 
 
 class HaulerUpdate(Schema):
     """A licence renewal, lapse or suspension, in force from `effective_on`."""
 
-    effective_on = fields.Date(required=True)
+    effective_on = Day(required=True)
     licence_number = text(60)
-    licence_expires_on = fields.Date()
+    licence_expires_on = Day()
     licence_status = fields.String(validate=validate.OneOf(LICENCE_STATUSES))
 
 
@@ -108,8 +121,8 @@ class DisposalSiteIn(Schema):
     facility_permit_number = text(60, required=True)
     waste_types = fields.List(fields.String(validate=validate.OneOf(WASTE_TYPES)), required=True,
                               validate=validate.Length(min=1, max=len(WASTE_TYPES)))
-    approved_from = fields.Date(required=True)
-    approved_until = fields.Date(allow_none=True, load_default=None)
+    approved_from = Day(required=True)
+    approved_until = Day(allow_none=True, load_default=None)
     status = fields.String(load_default="approved", validate=validate.OneOf(SITE_STATUSES))
     jurisdictions = fields.List(text(40), required=True, validate=validate.Length(min=1, max=50))
 
@@ -136,11 +149,11 @@ class ListQuery(Schema):
     q = fields.String(validate=validate.Length(min=1, max=200))
     cursor = fields.String(validate=validate.Regexp(r"^[A-Za-z0-9_-]{22}$"))
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
-    as_of = fields.Date()
+    as_of = Day()
 
 
 class AsOfQuery(Schema):
     class Meta:
         unknown = EXCLUDE  # unknown query parameters are ignored, as HTTP clients expect
 
-    as_of = fields.Date()
+    as_of = Day()

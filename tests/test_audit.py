@@ -113,6 +113,13 @@ def test_missed_services_as_of(client, scenario):
     assert rows["A"]["last_hauler_name"].startswith("Hauler")
 
 
+def test_an_as_of_day_written_otherwise_than_yyyy_mm_dd_is_refused(client, scenario):
+    for written in ("20260601", "2026-W22-1"):
+        response = client.get("/v1/audit/missed-services", query_string={"as_of": written},
+                              headers=factories.bearer(scenario["auditor"]))
+        assert response.status_code == 422 and "as_of" in response.json["errors"], written
+
+
 def test_missed_intervals_in_a_period(client, scenario):
     body = get(client, scenario["auditor"], "/v1/audit/missed-services", **{"from": "2026-04-01", "to": "2026-06-01"}).json
     got = [(row["fse_name"][-1], row["from_on"], row["due_on"], row["missed_on"], row["days_late"])

@@ -122,6 +122,17 @@ def test_validation_reports_every_field_at_once(client, city):
     assert dates.json["errors"] == {"expires_on": ["Must be after issued_on."]}
 
 
+@pytest.mark.parametrize("written", ["20250101", "2025-W01-3", "2025-1-1", "２０２５-０１-０１"])
+def test_a_date_is_an_rfc_3339_full_date(client, city, written):
+    """YYYY-MM-DD in ASCII digits, as openapi.yaml's `format: date` says; other ISO 8601 forms
+    (basic, week dates) are refused rather than read as some day."""
+    fse = make_fse(client, city["admin"])
+    response = call(client, city["admin"], "POST", "/v1/permits", json={
+        "permit_number": "VV-DAY", "fse_id": fse["id"], "kind": "regular",
+        "issued_on": written, "expires_on": "2027-12-31"})
+    assert response.status_code == 422 and response.json["errors"] == {"issued_on": ["Not a valid date."]}
+
+
 def test_device_rules_come_from_the_jurisdiction(client, city):
     fse = make_fse(client, city["admin"])
     make_permit(client, city["admin"], fse["id"])
