@@ -174,3 +174,55 @@ def test_schemas_use_only_schema_keywords():
     # It catches the slip it was written for.
     slipped = yaml.safe_load("{type: object, description: The manifest as filed, times in UTC.}")
     assert _schema_keyword_slips(slipped, "manifest") == ["manifest: 'times in UTC.'"]
+
+
+def _request_schemas(spec):
+    """The component schemas a request body names, and those they name in turn."""
+    names, pending = set(), [op["requestBody"] for item in spec["paths"].values()
+                             for method, op in item.items() if method in METHODS and "requestBody" in op]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref", "")
+            if ref.startswith("#/components/schemas/") and ref.split("/")[-1] not in names:
+                names.add(ref.split("/")[-1])
+                pending.append(spec["components"]["schemas"][ref.split("/")[-1]])
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    return names
+
+
+PRINTABLE = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"
+
+
+def _free_text(schema):
+    """Every string in `schema`, nested ones too, that is not a format, an enum, bytes or an
+    alphabet of its own (a SHA-256's hex)."""
+    if isinstance(schema, dict):
+        types = schema.get("type")
+        if ((types == "string" or isinstance(types, list) and "string" in types)
+                and not {"format", "enum", "$ref", "contentMediaType"} & schema.keys()
+                and schema.get("pattern", PRINTABLE) == PRINTABLE):
+            yield schema
+        for value in schema.values():
+            yield from _free_text(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            yield from _free_text(value)
+
+
+def test_free_text_in_a_request_is_described_as_the_app_checks_it():
+    """The app refuses control characters in free text (tab, line feed and carriage return
+    aside: `schemas.registry.printable`); the schema of every such string in a request body
+    says so with the same characters. The OAuth token endpoint's form fields are RFC 6749's."""
+    from schemas.registry import CONTROL
+
+    spec = load_spec()
+    strings = [s for name in _request_schemas(spec) - {"TokenRequest"}
+               for s in _free_text(spec["components"]["schemas"][name])]
+    assert len(strings) > 30
+    assert [s for s in strings if "pattern" not in s] == []
+    for code in range(0x80):
+        character = chr(code)
+        assert (re.fullmatch(PRINTABLE, f"a{character}b") is None) == bool(CONTROL.search(character)), repr(character)
