@@ -5,7 +5,7 @@ from datetime import datetime, timedelta, timezone
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
 from domain.checks import CODES
-from schemas.registry import WASTE_TYPES, printable, text
+from schemas.registry import WASTE_TYPES, Day, printable, text
 
 EARLIEST = datetime(2000, 1, 1, tzinfo=timezone.utc)
 MAX_SERVICE = timedelta(hours=48)
@@ -92,8 +92,8 @@ class ManifestQuery(Schema):
     device_id = fields.UUID()
     finding = fields.String(validate=validate.OneOf(tuple(CODES)))
     status = fields.String(validate=validate.OneOf(("accepted", "accepted_with_findings")))
-    service_from = fields.Date(data_key="from")
-    service_to = fields.Date(data_key="to")
+    service_from = Day(data_key="from")
+    service_to = Day(data_key="to")
     cursor = fields.String(validate=validate.Regexp(r"^[A-Za-z0-9_-]{22}$"))
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
 

@@ -88,7 +88,7 @@ class PermitRow(schemas.PermitIn):
 class HaulerRow(Schema):
     name = schemas.text(200, required=True)
     licence_number = schemas.text(60, required=True)
-    licence_expires_on = fields.Date(required=True)
+    licence_expires_on = schemas.Day(required=True)
 
 
 class VehicleRow(schemas.VehicleIn):

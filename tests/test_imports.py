@@ -137,6 +137,16 @@ def test_api_import_refuses_a_wrong_header_kind_or_type(client, admin_token):
     assert no_file.status_code == 422
 
 
+def test_a_date_in_a_row_is_yyyy_mm_dd(client, admin_token):
+    """A licence expiry written as 20280630 or a week date is the row's rejection, not some day."""
+    rows = ("name,licence_number,licence_expires_on\n"
+            "Inland Grease Services,IGS-1,2028-06-30\nDesert Pumping,DP-2,20280630\nValley Vac,VV-3,2028-W26-5\n")
+    report = upload(client, admin_token, "haulers", rows.encode()).json
+    assert report["created"] == 1 and report["rejected"] == 2
+    assert [r["row"] for r in report["rejections"]] == [3, 4]
+    assert all("licence_expires_on" in r["reason"] for r in report["rejections"])
+
+
 def test_auditor_cannot_import(client, session):
     factories.jurisdiction(session, "victorville")
     token = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))

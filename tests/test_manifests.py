@@ -485,6 +485,9 @@ def test_listing_filters(world, client, session):
     dated = client.get("/v1/manifests", query_string={"from": "2026-05-28", "to": "2026-05-28"},
                        headers=headers).json
     assert [m["id"] for m in dated["items"]] == [late["id"]]
+    for written in ("20260528", "2026-W22-4"):
+        refused = client.get("/v1/manifests", query_string={"from": written}, headers=headers)
+        assert refused.status_code == 422 and "from" in refused.json["errors"], written
     auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
     assert len(client.get("/v1/manifests", headers=factories.bearer(auditor)).json["items"]) == 2
 
