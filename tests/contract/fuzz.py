@@ -108,6 +108,25 @@ def file_manifests(base, tokens):
             "SCAN_SHA256": [document["sha256"]]}
 
 
+def registry_ids(base, tokens):
+    """The ids of the demo's registry (FSEs, their devices, permits, haulers, disposal sites),
+    by the placeholder in schemathesis.toml each fills in: generated requests to one of them
+    reach the route behind the lookup, not only its 404."""
+    def items(path, role="admin"):
+        response = requests.get(f"{base}{path}", headers={"Authorization": f"Bearer {tokens[role]}"}, timeout=10)
+        response.raise_for_status()
+        return response.json()["items"]
+
+    fses = [fse["id"] for fse in items("/v1/fses")]
+    return {
+        "FSE_IDS": fses,
+        "DEVICE_IDS": [device["id"] for fse in fses for device in items(f"/v1/fses/{fse}/devices")],
+        "PERMIT_IDS": [permit["id"] for permit in items("/v1/permits")],
+        "HAULER_IDS": [hauler["id"] for hauler in items("/v1/haulers")],
+        "SITE_IDS": [site["id"] for site in items("/v1/disposal-sites")],
+    }
+
+
 def main():
     work = Path(tempfile.mkdtemp(prefix="fogx-fuzz-"))
     env = {**os.environ,
@@ -132,7 +151,7 @@ def main():
             except requests.RequestException:  # not listening yet, or workers still booting
                 time.sleep(0.1)
         tokens = {role: token(base, f"demo-{role}") for role in ROLES}
-        known = file_manifests(base, tokens)
+        known = {**file_manifests(base, tokens), **registry_ids(base, tokens)}
         (work / "wfc.json").write_text(json.dumps({"auth": [
             {"name": role, "fixedHeaders": [{"name": "Authorization", "value": f"Bearer {tokens[role]}"}]}
             for role in ROLES]}))
