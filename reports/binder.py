@@ -391,9 +391,13 @@ def fit(text, font, size, width):
     return text[:low].rstrip() + "…"
 
 
+def period_text(record):
+    return f" · {record.period_from.isoformat()} to {record.period_to.isoformat()}"
+
+
 def footer_text(record, width=PAGE_W - 2 * MARGIN):
     """The FSE and the period, in `width` points beside the page number: the name gives way."""
-    period = f" · {record.period_from.isoformat()} to {record.period_to.isoformat()}"
+    period = period_text(record)
     room = width - PAGE_LABEL_ROOM - text_width(period, SANS, FOOTER_SIZE)
     return fit(record.fse.name, SANS, FOOTER_SIZE, room) + period
 
@@ -432,14 +436,19 @@ def numbered_canvas(text, extra_pages):
     return NumberedCanvas
 
 
+HEADER_LABEL, HEADER_SIZE = "FOG PUMP-OUT RECORDS", 8
+# What the FSE's name has beside the label in the header band (a gap of 18 points between).
+HEADER_NAME_ROOM = PAGE_W - 2 * MARGIN - 18 - pdfmetrics.stringWidth(HEADER_LABEL, SANS_BOLD, HEADER_SIZE)
+
+
 def _header(canvas, doc):
     canvas.saveState()
     canvas.setFillColor(ACCENT)
     canvas.rect(0, PAGE_H - 0.32 * inch, PAGE_W, 0.32 * inch, stroke=0, fill=1)
     canvas.setFillColor(colors.white)
-    canvas.setFont(SANS_BOLD, 8)
-    canvas.drawString(MARGIN, PAGE_H - 0.21 * inch, "FOG PUMP-OUT RECORDS")
-    draw(canvas, PAGE_W - MARGIN, PAGE_H - 0.21 * inch, doc.fogx_title, SANS_BOLD, 8, right=True)
+    canvas.setFont(SANS_BOLD, HEADER_SIZE)
+    canvas.drawString(MARGIN, PAGE_H - 0.21 * inch, HEADER_LABEL)
+    draw(canvas, PAGE_W - MARGIN, PAGE_H - 0.21 * inch, doc.fogx_title, SANS_BOLD, HEADER_SIZE, right=True)
     canvas.restoreState()
 
 
@@ -478,9 +487,8 @@ def render(record, open_object):
     doc = BaseDocTemplate(main, pagesize=LETTER, leftMargin=MARGIN, rightMargin=MARGIN,
                           topMargin=0.7 * inch, bottomMargin=0.8 * inch,
                           title=f"FOG records: {record.fse.name}", author=record.jurisdiction.name,
-                          subject=f"{record.fse.name} · {record.period_from} to {record.period_to}")
-    doc.fogx_title = fit(record.fse.name, SANS_BOLD, 8, PAGE_W - 2 * MARGIN - 18
-                         - pdfmetrics.stringWidth("FOG PUMP-OUT RECORDS", SANS_BOLD, 8))
+                          subject=record.fse.name + period_text(record))
+    doc.fogx_title = fit(record.fse.name, SANS_BOLD, HEADER_SIZE, HEADER_NAME_ROOM)
     frame = Frame(doc.leftMargin, doc.bottomMargin, doc.width, doc.height, id="main")
     doc.addPageTemplates([PageTemplate("cover", [frame]), PageTemplate("body", [frame], onPage=_header)])
     doc.build(story, canvasmaker=numbered_canvas(footer_text(record), extra))

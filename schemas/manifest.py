@@ -5,7 +5,7 @@ from datetime import datetime, timedelta, timezone
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
 from domain.checks import CODES
-from schemas.registry import WASTE_TYPES, Day, printable, text
+from schemas.registry import FULL_DATE, WASTE_TYPES, Day, printable, text
 
 EARLIEST = datetime(2000, 1, 1, tzinfo=timezone.utc)
 MAX_SERVICE = timedelta(hours=48)
@@ -13,7 +13,7 @@ MAX_SERVICE = timedelta(hours=48)
 
 # RFC 3339 section 5.6 (a space for the T, as its note allows); Python's own ISO reading would
 # also take week dates, the basic format and a character between the time and its offset.
-RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})", re.ASCII)
+RFC3339 = re.compile(FULL_DATE.pattern + r"[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})", re.ASCII)
 
 
 class When(fields.AwareDateTime):
