@@ -4,7 +4,6 @@ import sys
 
 import click
 from flask.cli import AppGroup, with_appcontext
-from sqlalchemy import select
 
 from storage.db import db
 
@@ -139,9 +138,9 @@ def jurisdictions_add(code):
 
 @jurisdictions_cli.command("list")
 def jurisdictions_list():
-    from storage.models import Jurisdiction
+    from services.jurisdictions import all_jurisdictions
 
-    for row in db.session.scalars(select(Jurisdiction).order_by(Jurisdiction.code)):
+    for row in all_jurisdictions(db.session):
         click.echo(f"{row.code}\t{row.id}\t{row.name}")
 
 
@@ -165,11 +164,9 @@ def clients_create(role, subjects, scopes, name):
 
 @clients_cli.command("list")
 def clients_list():
-    from services.clients import describe
-    from storage.models import OAuthClient
+    from services.clients import all_clients, describe
 
-    rows = db.session.scalars(select(OAuthClient).order_by(OAuthClient.created_at))
-    click.echo(json.dumps([describe(row) for row in rows], indent=2))
+    click.echo(json.dumps([describe(row) for row in all_clients(db.session)], indent=2))
 
 
 @clients_cli.command("revoke")

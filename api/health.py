@@ -1,9 +1,8 @@
 """Liveness and readiness."""
 from flask import Blueprint, current_app
-from sqlalchemy import text
 
 from api.errors import ServiceUnavailable
-from storage.db import db
+from storage.db import db, ping
 from storage.objects import StoreUnavailable
 
 bp = Blueprint("health", __name__)
@@ -18,7 +17,7 @@ def health():
 def ready():
     checks = {}
     try:
-        db.session.execute(text("SELECT 1"))
+        ping(db.session)
         checks["database"] = "ok"
     except Exception as error:  # any driver error means "not ready", never a 500
         checks["database"] = f"unavailable: {type(error).__name__}"

@@ -102,6 +102,11 @@ def rotate_secret(session, client_id):
     return row, secret
 
 
+def all_clients(session) -> list[OAuthClient]:
+    """Every client, the oldest first, revoked ones included."""
+    return session.scalars(select(OAuthClient).order_by(OAuthClient.created_at)).all()
+
+
 def describe(row: OAuthClient) -> dict:
     return {
         "client_id": row.client_id,

@@ -1,4 +1,4 @@
-"""Creating jurisdictions from the shipped presets."""
+"""Jurisdictions: created from the shipped presets, listed."""
 from sqlalchemy import select
 
 from domain.presets import PRESETS, preset_rows
@@ -21,3 +21,7 @@ def add_from_preset(session, *, code: str) -> tuple[Jurisdiction, bool]:
     session.add(jurisdiction)
     session.commit()
     return jurisdiction, True
+
+
+def all_jurisdictions(session) -> list[Jurisdiction]:
+    return session.scalars(select(Jurisdiction).order_by(Jurisdiction.code)).all()

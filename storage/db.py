@@ -1,7 +1,7 @@
 """The database engine and the one session each request or command works in."""
 from pathlib import Path
 
-from sqlalchemy import create_engine, event
+from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import make_url
 from flask import current_app, has_request_context, request
 from sqlalchemy.orm import Session, scoped_session
@@ -27,6 +27,11 @@ def make_engine(url):
     # storage/prebuilt.py, and psycopg deallocates every prepared statement on a rollback.
     return create_engine(url, pool_size=10, max_overflow=20,
                          connect_args={"options": "-c jit=off", "prepare_threshold": None})
+
+
+def ping(session):
+    """Raises the driver's error where the database does not answer."""
+    session.execute(text("SELECT 1"))
 
 
 def _sqlite_pragmas(dbapi_connection, _record):

@@ -377,7 +377,7 @@ def test_idempotency_key_in_flight_is_409_until_its_holder_dies(app, world, sess
     is served instead of waiting for a timeout."""
     import hashlib
 
-    from api.idempotency import Lease
+    from api.idempotency import lease
     from storage.models import IdempotencyRecord, OAuthClient
 
     body = world.body()
@@ -392,7 +392,7 @@ def test_idempotency_key_in_flight_is_409_until_its_holder_dies(app, world, sess
                                  headers={**factories.bearer(world.hauler_token), "Idempotency-Key": "busy"})
 
     with app.app_context():
-        holder = Lease(client_pk, "busy")
+        holder = lease(client_pk, "busy")
         assert holder.try_acquire()  # the first request, still working
         try:
             busy = send()
