@@ -1,4 +1,4 @@
-"""Audit routes: missed services, findings, hauler scorecards; due lists for haulers and FSEs."""
+"""Audit routes: missed services, findings, scorecards, frequency recommendations, due lists."""
 import uuid
 
 from flask import Blueprint, Response, request, stream_with_context
@@ -68,6 +68,18 @@ def scorecard(hauler_id):
         flat = {k: v for k, v in card.items() if k != "period"}
         return _csv([{**flat, "from": card["period"]["from"], "to": card["period"]["to"]}], "scorecard")
     return card
+
+
+@bp.get("/v1/audit/frequency-recommendations")
+@require(AUDIT_READ)
+def frequency_recommendations():
+    args = load(schemas.RecommendationQuery(), request.args.to_dict())
+    paging = {k: args.pop(k) for k in ("cursor", "limit", "format") if k in args}
+    basis, rows = audit.frequency_recommendations(db.session, current_principal(), **args)
+    if _wants_csv(paging):
+        return _csv(rows, "frequency-recommendations")
+    items, cursor = audit.page_of(rows, cursor=paging.get("cursor"), limit=paging["limit"])
+    return {**basis, "items": items, "next_cursor": cursor}
 
 
 @bp.get("/v1/haulers/me/due")

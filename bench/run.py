@@ -381,18 +381,25 @@ def ingest_plain(dsn, city, bodies, beside, client_pk):
                     "INSERT INTO manifest_revisions (id, manifest_id, revision, body, sha256, received_at,"
                     " submitted_by_client_id, device_id, service_started_at, service_completed_at, waste_type,"
                     " gallons_removed, decant_returned_gallons, full_pump_down, vehicle_id, disposal_site_id,"
-                    " disposal_ticket_number, disposal_delivered_at, disposal_gallons_delivered, qualifying)"
-                    " VALUES (%s,%s,1,%s,%s,%s,%s,%s,%s,%s,%s,%s,0,true,%s,%s,%s,%s,%s,%s)",
+                    " disposal_ticket_number, disposal_delivered_at, disposal_gallons_delivered, fog_depth_in,"
+                    " solids_depth_in, qualifying)"
+                    " VALUES (%s,%s,1,%s,%s,%s,%s,%s,%s,%s,%s,%s,0,true,%s,%s,%s,%s,%s,%s,%s,%s)",
                     (revision_id, manifest_id, json.dumps(document), chain.seal(document), received, client_pk,
                      device_id, body["service_started_at"], body["service_completed_at"], body["waste_type"],
                      body["gallons_removed"], body["vehicle_id"], body["disposal"]["site_id"],
                      body["disposal"]["ticket_number"], body["disposal"]["delivered_at"],
-                     body["disposal"]["gallons_delivered"], filed.qualifying))
+                     body["disposal"]["gallons_delivered"], *_depths(body), filed.qualifying))
                 for code, severity, message, citation in filed.findings:
                     conn.execute("INSERT INTO findings (id, revision_id, code, severity, message, citation,"
                                  " raised_at) VALUES (%s,%s,%s,%s,%s,%s,%s)",
                                  (new_id(), revision_id, code, severity, message, citation, received))
         return time.perf_counter() - started
+
+
+def _depths(body):
+    """The FOG and solids depths measured before pumping, if the body holds them."""
+    measured = body["measurements"] or {}
+    return measured.get("fog_depth_in"), measured.get("solids_depth_in")
 
 
 Filed = namedtuple("Filed", "qualifying findings")

@@ -55,3 +55,10 @@ class StatusQuery(Schema):
 
     format = FORMAT
     as_of = Day()
+
+
+class RecommendationQuery(Paging):
+    as_of = Day()
+    min_intervals = fields.Integer(load_default=3, validate=validate.Range(min=2, max=36))
+    fse_id = fields.UUID()
+    change = fields.String(validate=validate.OneOf(("shorten", "lengthen", "keep")))

@@ -5,6 +5,7 @@ import uuid
 from datetime import date, datetime, timedelta
 
 from api.errors import NotFound, ValidationFailed
+from domain import frequency
 from domain.clock import now as clock_now
 from storage import audit as queries
 from storage.audit import from_day_number
@@ -130,6 +131,42 @@ def due_for_hauler(session, principal, *, within_days, as_of=None):
 
 def fse_status(session, fse, *, as_of=None):
     return queries.fse_status(as_of or today(), fse.id, dialect=_dialect(session))
+
+
+def frequency_recommendations(session, principal, *, as_of=None, min_intervals=3, fse_id=None,
+                              change=None) -> tuple[dict, list[dict]]:
+    """({as_of, min_intervals}, a row per interceptor with enough measured intervals): its
+    average accumulation and the frequency it supports (domain.frequency)."""
+    as_of = as_of or today()
+    rows = []
+    for row in session.execute(queries.measured_accumulation(
+            as_of, principal.jurisdiction_id, min_intervals=min_intervals, fse_id=fse_id)):
+        measured = frequency.Accumulation(intervals=row.intervals, inches=row.inches, days=row.days)
+        advice = frequency.recommend(
+            measured, liquid_depth_in=row.liquid_depth_in, limit_share=row.limit_share,
+            current_days=row.frequency_days, allowed=row.allowed_frequencies,
+            max_interval_days=row.max_interval_days)
+        if change and advice.change != change:
+            continue
+        rows.append({
+            "fse_id": str(row.fse_id), "fse_name": row.fse_name, "address": row.address,
+            "permit_number": row.permit_number, "device_id": str(row.device_id), "device_tag": row.device_tag,
+            "liquid_depth_in": row.liquid_depth_in, "frequency_days": row.frequency_days,
+            "measured_intervals": row.intervals, "measured_from": _iso_day(row.from_day),
+            "measured_to": _iso_day(row.to_day),
+            "accumulation_in_per_day": round(measured.inches_per_day, 4),
+            "days_to_limit": advice.days_to_limit, "share_at_frequency": advice.share_at_current,
+            "recommended_frequency_days": advice.frequency_days, "change": advice.change,
+            "citation": frequency.citation(row.jurisdiction, (row.citations or {}).get("twenty_five_percent_rule")),
+        })
+    return {"as_of": as_of.isoformat(), "min_intervals": min_intervals}, rows
+
+
+def page_of(rows: list, *, cursor=None, limit=100):
+    """A page of rows computed here rather than in SQL, and the next cursor."""
+    offset = decode_offset(cursor)
+    more = len(rows) > offset + limit
+    return rows[offset:offset + limit], encode_offset(offset + limit) if more else None
 
 
 def _dialect(session):

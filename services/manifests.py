@@ -90,7 +90,6 @@ def site_facts(site: DisposalSite | None) -> checks.SiteFacts | None:
 
 
 def load_of(revision: ManifestRevision) -> checks.Load:
-    measurements = revision.body["manifest"].get("measurements") or {}
     return checks.Load(
         service_started_at=revision.service_started_at,
         service_completed_at=revision.service_completed_at,
@@ -99,8 +98,8 @@ def load_of(revision: ManifestRevision) -> checks.Load:
         decant_returned_gallons=revision.decant_returned_gallons,
         full_pump_down=revision.full_pump_down,
         vehicle_id=revision.vehicle_id,
-        fog_depth_in=measurements.get("fog_depth_in"),
-        solids_depth_in=measurements.get("solids_depth_in"),
+        fog_depth_in=revision.fog_depth_in,
+        solids_depth_in=revision.solids_depth_in,
         disposal_site_id=revision.disposal_site_id,
         disposal_ticket_number=revision.disposal_ticket_number,
         disposal_delivered_at=revision.disposal_delivered_at,
@@ -423,6 +422,7 @@ def _refuse_the_future(data, now):
 
 def _columns(data, named: Named) -> dict:
     disposal = data.get("disposal") or {}
+    measured = data.get("measurements") or {}
     return dict(
         device_id=named.device_id,
         service_started_at=data["service_started_at"],
@@ -436,6 +436,8 @@ def _columns(data, named: Named) -> dict:
         disposal_ticket_number=disposal.get("ticket_number"),
         disposal_delivered_at=disposal.get("delivered_at"),
         disposal_gallons_delivered=disposal.get("gallons_delivered"),
+        fog_depth_in=measured.get("fog_depth_in"),
+        solids_depth_in=measured.get("solids_depth_in"),
         qualifying=True,
     )
 

@@ -305,3 +305,65 @@ def scorecard(jurisdiction_id, hauler_id, period_from: date, period_to: date):
                day_of(ManifestRevision.service_completed_at) >= day_number(period_from),
                day_of(ManifestRevision.service_completed_at) <= day_number(period_to))
     )
+
+
+def measured_accumulation(as_of: date, jurisdiction_id, *, min_intervals: int, years: int = 3, fse_id=None):
+    """Per interceptor with at least `min_intervals` measured intervals ending in the `years`
+    up to `as_of`: the intervals' count, summed days and summed FOG and solids depths, beside
+    what a frequency is chosen from (the device's depth and frequency, the city's rules).
+
+    An interval runs from a current revision that qualified (a full pump-down, so the device
+    started empty) to the device's next current revision, whose hauler measured both depths
+    before pumping; loads of one day make no interval between them.
+    """
+    end = datetime.combine(as_of + timedelta(days=1), time.min, tzinfo=timezone.utc)
+    first_day = day_number(as_of) - 365 * years
+    # The year before the window too, where each first interval's full pump-down lies.
+    begin = datetime.combine(from_day_number(first_day - 366), time.min, tzinfo=timezone.utc)
+    order = (ManifestRevision.service_completed_at, ManifestRevision.manifest_id)
+    services = (
+        select(ManifestRevision.device_id.label("device_id"),
+               day_of(ManifestRevision.service_completed_at).label("day"),
+               (ManifestRevision.fog_depth_in + ManifestRevision.solids_depth_in).label("inches"),
+               func.lag(day_of(ManifestRevision.service_completed_at)).over(
+                   partition_by=ManifestRevision.device_id, order_by=order).label("previous_day"),
+               func.lag(ManifestRevision.qualifying).over(
+                   partition_by=ManifestRevision.device_id, order_by=order).label("previous_qualifying"))
+        .join(Manifest, and_(Manifest.id == ManifestRevision.manifest_id,
+                             Manifest.current_revision == ManifestRevision.revision))
+        .join(Device, Device.id == ManifestRevision.device_id)
+        .where(Manifest.jurisdiction_id == jurisdiction_id, Device.kind == "interceptor",
+               ManifestRevision.service_completed_at >= begin, ManifestRevision.service_completed_at < end)
+    )
+    if fse_id:
+        services = services.where(Manifest.fse_id == fse_id)
+    services = services.subquery("services")
+    intervals = (
+        select(services.c.device_id, func.count().label("intervals"),
+               func.sum(services.c.inches).label("inches"),
+               func.sum(services.c.day - services.c.previous_day).label("days"),
+               func.min(services.c.previous_day).label("from_day"), func.max(services.c.day).label("to_day"))
+        .where(services.c.previous_qualifying == true(), services.c.inches.is_not(None),
+               services.c.day > services.c.previous_day, services.c.day >= first_day)
+        .group_by(services.c.device_id)
+        .having(func.count() >= min_intervals)
+        .subquery("measured")
+    )
+    return (
+        select(Fse.id.label("fse_id"), Fse.name.label("fse_name"), Fse.address.label("address"),
+               Permit.permit_number.label("permit_number"), Device.id.label("device_id"),
+               Device.tag.label("device_tag"), Device.liquid_depth_in.label("liquid_depth_in"),
+               effective_frequency().label("frequency_days"), intervals.c.intervals, intervals.c.inches,
+               intervals.c.days, intervals.c.from_day, intervals.c.to_day,
+               Jurisdiction.code.label("jurisdiction"),
+               Jurisdiction.twenty_five_percent_rule.label("limit_share"),
+               Jurisdiction.allowed_frequencies.label("allowed_frequencies"),
+               Jurisdiction.interceptor_max_interval_days.label("max_interval_days"),
+               Jurisdiction.citations.label("citations"))
+        .select_from(intervals)
+        .join(Device, Device.id == intervals.c.device_id)
+        .join(Fse, Fse.id == Device.fse_id)
+        .join(Permit, Permit.id == Device.permit_id)
+        .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
+        .order_by(Fse.name, Device.tag, Device.id)
+    )

@@ -366,6 +366,9 @@ class ManifestRevision(Base):
     disposal_ticket_number: Mapped[str | None] = mapped_column(String(60))
     disposal_delivered_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     disposal_gallons_delivered: Mapped[int | None] = mapped_column(Integer)
+    # Measured before pumping, where the hauler measured (the frequency recommendations).
+    fog_depth_in: Mapped[float | None] = mapped_column(Float)
+    solids_depth_in: Mapped[float | None] = mapped_column(Float)
     # Whether this revision counts as a qualifying service (DESIGN.md section 5).
     qualifying: Mapped[bool] = mapped_column(Boolean)
 

@@ -1,0 +1,70 @@
+"""Service frequencies from the measured accumulation rate.
+
+The ordinances set an interceptor's frequency by the 25% rule (FOG and solids under a
+quarter of the design depth) and let the city adjust it "when sufficient data has been
+obtained to establish an average frequency" (Colusa 15A-16(C)(3), Victorville
+10.03.160(f)(3), Tracy 5.26 (e)(3)); San Clemente revises a schedule where the change will
+not cause non-compliance (13.30.050(H)(1)(b)). The data are the depths a hauler measures
+before pumping, each the accumulation since the device's last full pump-down.
+"""
+from dataclasses import dataclass
+
+from domain.checks import CODES
+
+# Where each city lets the frequency follow the data (Placentia's ordinance holds the 25%
+# rule alone, cited with it).
+ADJUSTMENT = {
+    "colusa": "Colusa 15A-16(C)(3)",
+    "victorville": "Victorville 10.03.160(f)(3)",
+    "tracy": "Tracy 5.26 (e)(3)",
+    "san-clemente": "San Clemente 13.30.050(H)(1)(b)",
+}
+
+
+@dataclass(frozen=True)
+class Accumulation:
+    """A device's measured intervals: each from a full pump-down to the next service, whose
+    hauler measured the FOG and solids depths before pumping."""
+
+    intervals: int
+    inches: float  # FOG and solids measured at the end of each interval, summed
+    days: int  # the intervals' lengths, summed (each at least a day)
+
+    @property
+    def inches_per_day(self) -> float:
+        return self.inches / self.days
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    frequency_days: int
+    change: str  # shorten | lengthen | keep
+    days_to_limit: int | None  # None: nothing accumulated in the intervals measured
+    share_at_current: float  # of the design depth, at the current frequency
+
+
+def recommend(measured: Accumulation, *, liquid_depth_in: float, limit_share: float,
+              current_days: int, allowed: list[int], max_interval_days: int | None) -> Recommendation:
+    """The longest allowed frequency at which the average accumulation stays within the 25%
+    rule, no longer than the city's longest interval; the shortest allowed one where even
+    that would exceed it."""
+    rate = measured.inches_per_day
+    choices = sorted(days for days in allowed if max_interval_days is None or days <= max_interval_days)
+    if not choices:  # a city whose longest interval is shorter than every allowed frequency
+        choices = [max_interval_days]
+    if rate > 0:
+        days_to_limit = int(limit_share * liquid_depth_in / rate)
+        within = [days for days in choices if days <= days_to_limit]
+        frequency = within[-1] if within else choices[0]
+    else:
+        days_to_limit, frequency = None, choices[-1]
+    change = "keep" if frequency == current_days else "shorten" if frequency < current_days else "lengthen"
+    return Recommendation(frequency_days=frequency, change=change, days_to_limit=days_to_limit,
+                          share_at_current=round(rate * current_days / liquid_depth_in, 3))
+
+
+def citation(jurisdiction_code: str, twenty_five_percent_citation: str | None) -> str:
+    """The sections a recommendation rests on: the city's 25% rule, and its adjustment clause."""
+    rule = twenty_five_percent_citation or CODES["twenty_five_percent_exceeded"][1]
+    clause = ADJUSTMENT.get(jurisdiction_code)
+    return f"{rule}; {clause}" if clause else rule
