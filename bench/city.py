@@ -14,10 +14,18 @@ from storage.models import new_id
 
 SHARES = {"victorville": 0.80, "placentia": 0.05, "colusa": 0.05, "san-clemente": 0.05, "tracy": 0.05}
 LATE, PARTIAL, NO_DISPOSAL, DECANT = 0.08, 0.05, 0.03, 0.01
+# Interceptor services whose hauler measured the FOG and solids depths before pumping.
+MEASURED = 0.6
 
 
 def iso(moment):
     return moment.isoformat().replace("+00:00", "Z")
+
+
+def depths(body):
+    """The FOG and solids depths a body says were measured before pumping, or two Nones."""
+    measured = body["measurements"] or {}
+    return measured.get("fog_depth_in"), measured.get("solids_depth_in")
 
 
 class City:
@@ -26,6 +34,8 @@ class City:
     def __init__(self, dsn, *, seed=2026, devices=20_000, today=None):
         self.dsn = dsn
         self.random = random.Random(seed)
+        # Its own sequence: the rest of the city stays what it was before depths were measured.
+        self.measuring = random.Random(seed + 1)
         self.device_count = devices
         self.today = today or datetime.now(timezone.utc).replace(hour=12, minute=0, second=0, microsecond=0)
         self.devices = []  # (device id, fse id, permit id, jurisdiction id, kind, capacity, permit number, tag)
@@ -151,7 +161,7 @@ class City:
                     "service_started_at": iso(completed - timedelta(hours=1)), "service_completed_at": iso(completed),
                     "waste_type": "grease_interceptor_waste" if kind == "interceptor" else "grease_trap_waste",
                     "gallons_removed": gallons, "decant_returned_gallons": 100 if decant else 0,
-                    "full_pump_down": not partial, "measurements": None,
+                    "full_pump_down": not partial, "measurements": self._measured(kind),
                     "disposal": None if no_disposal else {"site_id": str(site), "ticket_number": ticket,
                                                           "delivered_at": iso(completed + timedelta(hours=2)),
                                                           "gallons_delivered": gallons},
@@ -169,7 +179,7 @@ class City:
                                   body["vehicle_id"], None if no_disposal else site,
                                   None if no_disposal else ticket,
                                   None if no_disposal else completed + timedelta(hours=2),
-                                  None if no_disposal else gallons, qualifying))
+                                  None if no_disposal else gallons, *depths(body), qualifying))
                 for code, flagged in (("late_submission", late), ("partial_pump_down", partial),
                                       ("disposal_unconfirmed", no_disposal), ("decant_returned", decant)):
                     if flagged:
@@ -184,7 +194,7 @@ class City:
                         "device_id", "service_started_at", "service_completed_at", "waste_type", "gallons_removed",
                         "decant_returned_gallons", "full_pump_down", "vehicle_id", "disposal_site_id",
                         "disposal_ticket_number", "disposal_delivered_at", "disposal_gallons_delivered",
-                        "qualifying"), revisions)
+                        "fog_depth_in", "solids_depth_in", "qualifying"), revisions)
                     self._copy(cur, "findings", ("id", "revision_id", "code", "severity", "message", "citation",
                                                  "raised_at"), findings)
                     conn.commit()
@@ -194,6 +204,12 @@ class City:
             conn.commit()
         self.manifests = total
         self.settle()
+
+    def _measured(self, kind):
+        if kind != "interceptor" or self.measuring.random() >= MEASURED:
+            return None
+        return {"fog_depth_in": round(self.measuring.uniform(1, 9), 1),
+                "solids_depth_in": round(self.measuring.uniform(0.5, 5), 1)}
 
     def settle(self):
         """What a running system's autovacuum and checkpointer would have done after a bulk

@@ -35,7 +35,7 @@ from sqlalchemy import create_engine
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.city import City, iso  # noqa: E402
+from bench.city import City, depths, iso  # noqa: E402
 from domain import chain  # noqa: E402
 from storage import migrate  # noqa: E402
 from storage.models import new_id  # noqa: E402
@@ -388,18 +388,12 @@ def ingest_plain(dsn, city, bodies, beside, client_pk):
                      device_id, body["service_started_at"], body["service_completed_at"], body["waste_type"],
                      body["gallons_removed"], body["vehicle_id"], body["disposal"]["site_id"],
                      body["disposal"]["ticket_number"], body["disposal"]["delivered_at"],
-                     body["disposal"]["gallons_delivered"], *_depths(body), filed.qualifying))
+                     body["disposal"]["gallons_delivered"], *depths(body), filed.qualifying))
                 for code, severity, message, citation in filed.findings:
                     conn.execute("INSERT INTO findings (id, revision_id, code, severity, message, citation,"
                                  " raised_at) VALUES (%s,%s,%s,%s,%s,%s,%s)",
                                  (new_id(), revision_id, code, severity, message, citation, received))
         return time.perf_counter() - started
-
-
-def _depths(body):
-    """The FOG and solids depths measured before pumping, if the body holds them."""
-    measured = body["measurements"] or {}
-    return measured.get("fog_depth_in"), measured.get("solids_depth_in")
 
 
 Filed = namedtuple("Filed", "qualifying findings")
@@ -550,6 +544,24 @@ def as_of_api(base, auditor_token, as_of):
                             headers={"Authorization": f"Bearer {auditor_token}"}, timeout=120)
     assert response.status_code == 200, response.text
     return len(response.json()["items"])
+
+
+def frequency_recommendations(base, auditor_token, runs=5):
+    """The median milliseconds of the auditor's whole list as CSV (after one request), and how
+    many devices it lists."""
+    def ask():
+        response = requests.get(f"{base}/v1/audit/frequency-recommendations", params={"format": "csv"},
+                                headers={"Authorization": f"Bearer {auditor_token}"}, timeout=300)
+        assert response.status_code == 200, response.text
+        return response.text.count("\n") - 1
+
+    listed = ask()
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        ask()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times) * 1000, listed
 
 
 def in_turns(*calls, rounds=7):
@@ -734,6 +746,9 @@ def main():
                 api_ms, sql_ms = as_of_query(server.base, auditor_token, dsn, city)
                 record(f"missed services as of today, {int(DEVICES * 0.8):,} devices, {total:,} manifests",
                        api_ms, "ms", sql_ms, "hand-written SQL", "ratio <= 1.5, < 500 ms")
+                recommended_ms, listed = frequency_recommendations(server.base, auditor_token)
+                record(f"frequency recommendations (CSV), {listed:,} of {int(DEVICES * 0.8):,} devices listed,"
+                       f" {total:,} manifests", recommended_ms, "ms")
                 if stage == 0:
                     for label, (api, direct, peak, size) in uploads(server, hauler_token, s3, city).items():
                         record(f"scan upload {label} ({size:.0f} MiB PNG)", api, "MiB/s", direct,
