@@ -9,7 +9,7 @@ from domain import frequency
 from domain.clock import now as clock_now
 from storage import audit as queries
 from storage.audit import from_day_number
-from storage.models import Hauler, HaulerRegistration, Manifest
+from storage.models import Hauler, HaulerRegistration, Jurisdiction, Manifest
 from storage.prebuilt import fetch_all
 from sqlalchemy import exists, select
 
@@ -138,14 +138,16 @@ def frequency_recommendations(session, principal, *, as_of=None, min_intervals=3
     """({as_of, min_intervals}, a row per interceptor with enough measured intervals): its
     average accumulation and the frequency it supports (domain.frequency)."""
     as_of = as_of or today()
+    city = session.get(Jurisdiction, principal.jurisdiction_id)
+    cited = frequency.citation(city.code, city.citations.get("twenty_five_percent_rule"))
     rows = []
     for row in session.execute(queries.measured_accumulation(
             as_of, principal.jurisdiction_id, min_intervals=min_intervals, fse_id=fse_id)):
         measured = frequency.Accumulation(intervals=row.intervals, inches=row.inches, days=row.days)
         advice = frequency.recommend(
-            measured, liquid_depth_in=row.liquid_depth_in, limit_share=row.limit_share,
-            current_days=row.frequency_days, allowed=row.allowed_frequencies,
-            max_interval_days=row.max_interval_days)
+            measured, liquid_depth_in=row.liquid_depth_in, limit_share=city.twenty_five_percent_rule,
+            current_days=row.frequency_days, allowed=city.allowed_frequencies,
+            max_interval_days=city.interceptor_max_interval_days)
         if change and advice.change != change:
             continue
         rows.append({
@@ -157,7 +159,7 @@ def frequency_recommendations(session, principal, *, as_of=None, min_intervals=3
             "accumulation_in_per_day": round(measured.inches_per_day, 4),
             "days_to_limit": advice.days_to_limit, "share_at_frequency": advice.share_at_current,
             "recommended_frequency_days": advice.frequency_days, "change": advice.change,
-            "citation": frequency.citation(row.jurisdiction, (row.citations or {}).get("twenty_five_percent_rule")),
+            "citation": cited,
         })
     return {"as_of": as_of.isoformat(), "min_intervals": min_intervals}, rows
 

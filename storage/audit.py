@@ -310,7 +310,7 @@ def scorecard(jurisdiction_id, hauler_id, period_from: date, period_to: date):
 def measured_accumulation(as_of: date, jurisdiction_id, *, min_intervals: int, years: int = 3, fse_id=None):
     """Per interceptor with at least `min_intervals` measured intervals ending in the `years`
     up to `as_of`: the intervals' count, summed days and summed FOG and solids depths, beside
-    what a frequency is chosen from (the device's depth and frequency, the city's rules).
+    the device's design depth and current frequency.
 
     An interval runs from a current revision that qualified (a full pump-down, so the device
     started empty) to the device's next current revision, whose hauler measured both depths
@@ -354,12 +354,7 @@ def measured_accumulation(as_of: date, jurisdiction_id, *, min_intervals: int, y
                Permit.permit_number.label("permit_number"), Device.id.label("device_id"),
                Device.tag.label("device_tag"), Device.liquid_depth_in.label("liquid_depth_in"),
                effective_frequency().label("frequency_days"), intervals.c.intervals, intervals.c.inches,
-               intervals.c.days, intervals.c.from_day, intervals.c.to_day,
-               Jurisdiction.code.label("jurisdiction"),
-               Jurisdiction.twenty_five_percent_rule.label("limit_share"),
-               Jurisdiction.allowed_frequencies.label("allowed_frequencies"),
-               Jurisdiction.interceptor_max_interval_days.label("max_interval_days"),
-               Jurisdiction.citations.label("citations"))
+               intervals.c.days, intervals.c.from_day, intervals.c.to_day)
         .select_from(intervals)
         .join(Device, Device.id == intervals.c.device_id)
         .join(Fse, Fse.id == Device.fse_id)
