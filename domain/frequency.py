@@ -49,9 +49,10 @@ def recommend(measured: Accumulation, *, liquid_depth_in: float, limit_share: fl
     rule, no longer than the city's longest interval; the shortest allowed one where even
     that would exceed it."""
     rate = measured.inches_per_day
-    choices = sorted(days for days in allowed if max_interval_days is None or days <= max_interval_days)
-    if not choices:  # a city whose longest interval is shorter than every allowed frequency
-        choices = [max_interval_days]
+    # A city whose longest interval is shorter than every frequency it allows, or that lists
+    # none: its longest interval, else the device's own frequency.
+    choices = sorted(days for days in allowed if max_interval_days is None or days <= max_interval_days) or [
+        max_interval_days or current_days]
     if rate > 0:
         days_to_limit = int(limit_share * liquid_depth_in / rate)
         within = [days for days in choices if days <= days_to_limit]

@@ -34,6 +34,8 @@ def test_no_longer_than_the_citys_longest_interval_nor_shorter_than_its_shortest
     assert advice(0, 360, max_interval=183).days_to_limit is None
     assert advice(1, 360, allowed=[30, 60, 90, 120, 180, 365], max_interval=365).frequency_days == 365
     assert advice(1, 360, allowed=[30, 60, 90, 120, 180, 365], max_interval=183).frequency_days == 180
+    assert advice(1, 360, allowed=[90, 120], max_interval=60).frequency_days == 60
+    assert advice(1, 360, allowed=[]).frequency_days == 90
     flooded = advice(360, 360)  # 12 in in 12 days
     assert (flooded.frequency_days, flooded.change, flooded.days_to_limit) == (30, "shorten", 12)
 
