@@ -1,4 +1,5 @@
 """The one clock. Services read `now()`; rules take `now` as an argument; tests set it."""
+import contextlib
 from datetime import datetime, timezone
 
 _frozen = None
@@ -14,3 +15,15 @@ def freeze(at: datetime | None):
     if at is not None and at.tzinfo is None:
         raise ValueError("the clock keeps aware datetimes")
     _frozen = at
+
+
+@contextlib.contextmanager
+def frozen_at(at: datetime):
+    """The clock pinned to `at` inside the block, and after it as it was before."""
+    global _frozen
+    before = _frozen
+    freeze(at)
+    try:
+        yield at
+    finally:
+        _frozen = before

@@ -1,13 +1,19 @@
-"""The demo data `make run` loads: five presets, a few FSEs, a hauler, a site, a client per role.
+"""The demo data `make run` loads: five presets, a few FSEs, a hauler, a site, a client per
+role, and the hauler's services of the year before.
 
 The demo clients have fixed, documented credentials; nothing else creates fixed secrets.
 """
 import uuid
-from datetime import date
+from datetime import date, datetime, time, timedelta, timezone
 
 from sqlalchemy import select
 
+from auth.protect import Principal
+from auth.scopes import ROLE_SCOPES
+from domain import clock
 from domain.presets import PRESETS
+from schemas.manifest import ManifestIn
+from services import manifests
 from services.clients import create_client
 from services.jurisdictions import add_from_preset
 from storage.models import (
@@ -45,6 +51,19 @@ FSES = [
      "tracy", "TR-FOG-0101", [("GI-1", "interceptor", 2000, 54, 90)]),
 ]
 
+# The hauler's services before the day the demo was written, each filed an hour after it was
+# done: the binder, the audit lists and the frequency recommendations have a year to show.
+# FSE, device tag, first service, days between services, services, depths measured
+# (FOG, solids; inches) or None.
+HISTORY = [
+    # Mesa Grill: 6.5 in a quarter, half its 12-in limit: the data allow a longer interval.
+    ("Mesa Grill", "GI-1", date(2025, 12, 10), 90, 4, (4.0, 2.5)),
+    # Golden Wok: 15 in in 60 days, past its limit: serviced too seldom, and its October
+    # service missed.
+    ("Golden Wok", "GI-1", date(2025, 12, 20), 60, 5, (9.0, 6.0)),
+    ("Golden Wok", "GT-1", date(2026, 6, 15), 30, 6, None),
+]
+
 
 def load(session):
     """Load the demo data once; a second run changes nothing. Returns what it did."""
@@ -54,7 +73,7 @@ def load(session):
         return "demo data already loaded"
     jurisdictions = {code: add_from_preset(session, code=code)[0] for code in PRESETS}
 
-    fses = []
+    fses, devices_by_name = [], {}
     for name, address, apn, city, permit_number, devices in FSES:
         fse = Fse(
             jurisdiction_id=jurisdictions[city].id, name=name, address=address, apn=apn,
@@ -67,8 +86,10 @@ def load(session):
         permit.status_changes.append(PermitStatusChange(status="active", effective_on=date(2025, 1, 1)))
         session.add_all([fse, permit])
         for tag, kind, gallons, depth, days in devices:
-            session.add(Device(fse=fse, permit=permit, tag=tag, kind=kind, capacity_gallons=gallons,
-                               liquid_depth_in=depth, frequency_days=days))
+            device = devices_by_name[(name, tag)] = Device(
+                fse=fse, permit=permit, tag=tag, kind=kind, capacity_gallons=gallons,
+                liquid_depth_in=depth, frequency_days=days)
+            session.add(device)
         fses.append(fse)
 
     hauler = Hauler(name="Inland Grease Services")
@@ -95,7 +116,40 @@ def load(session):
         "auditor": ["victorville"],
         "admin": ["victorville"],
     }
+    clients = {}
     for client_id, (role, secret) in DEMO_CLIENTS.items():
-        create_client(session, role=role, subject=subjects[role], client_id=client_id,
-                      client_secret=secret, name=f"Demo {role}")
+        clients[role], _ = create_client(session, role=role, subject=subjects[role], client_id=client_id,
+                                         client_secret=secret, name=f"Demo {role}")
+    hauler_principal = Principal(client_pk=clients["hauler"].id, client_id="demo-hauler", role="hauler",
+                                 scopes=frozenset(ROLE_SCOPES["hauler"]), hauler_id=hauler.id)
+    _file_history(session, hauler_principal, devices_by_name)
     return "demo data loaded"
+
+
+def _file_history(session, principal, devices):
+    """HISTORY filed through the same checks as any filing, each at the time it was received."""
+    schema = ManifestIn()
+    number = 0
+    for fse_name, tag, first, every, services, depths in HISTORY:
+        device = devices[(fse_name, tag)]
+        for n in range(services):
+            number += 1
+            completed = datetime.combine(first + timedelta(days=every * n), time(16), tzinfo=timezone.utc)
+            gallons = round(device.capacity_gallons * 0.97)
+            spread = 1 + 0.05 * (n % 3 - 1)  # depths a little apart from one service to the next
+            body = {
+                "manifest_number": f"IGS-{number:04d}", "permit_number": device.permit.permit_number,
+                "device_tag": tag, "vehicle_id": "TRK-7", "driver_name": "Sam Ortiz",
+                "fse_signer_name": f"{fse_name} manager",
+                "service_started_at": (completed - timedelta(hours=1)).isoformat(),
+                "service_completed_at": completed.isoformat(),
+                "waste_type": "grease_interceptor_waste" if device.kind == "interceptor" else "grease_trap_waste",
+                "gallons_removed": gallons, "decant_returned_gallons": 0, "full_pump_down": True,
+                "measurements": ({"fog_depth_in": round(depths[0] * spread, 1),
+                                  "solids_depth_in": round(depths[1] * spread, 1)} if depths else None),
+                "disposal": {"site_id": str(DEMO_SITE_ID), "ticket_number": f"HDR-{number:05d}",
+                             "delivered_at": (completed + timedelta(hours=2)).isoformat(),
+                             "gallons_delivered": gallons},
+            }
+            with clock.frozen_at(completed + timedelta(hours=3)):
+                manifests.submit(session, principal, schema.load(body))

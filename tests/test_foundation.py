@@ -181,6 +181,23 @@ def test_demo_loader_is_idempotent_and_its_clients_work(app, client):
         assert listed.status_code == 200 and listed.json["items"]
 
 
+def test_the_demo_has_a_year_of_services_to_show(app, client):
+    """The demo hauler's services of the year before went through the checks: the auditor sees
+    Golden Wok's missed interceptor service and what the measured depths say of both
+    interceptors' frequencies."""
+    assert app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
+    auditor = factories.bearer(factories.token(client, "demo-auditor", "demo-auditor-secret"))
+    missed = client.get("/v1/audit/missed-services", query_string={"as_of": "2026-12-03"}, headers=auditor).json
+    assert [(row["fse_name"], row["device_tag"], row["status"]) for row in missed["items"]] == [
+        ("Golden Wok", "GI-1", "missed")]
+    advice = client.get("/v1/audit/frequency-recommendations", query_string={"as_of": "2026-12-03"},
+                        headers=auditor).json
+    assert [(row["fse_name"], row["change"], row["recommended_frequency_days"]) for row in advice["items"]] == [
+        ("Golden Wok", "shorten", 30), ("Mesa Grill", "lengthen", 120)]
+    counts = client.get("/v1/audit/findings", headers=auditor).json["counts"]
+    assert counts == {"twenty_five_percent_exceeded": 5}
+
+
 def test_openapi_and_docs_are_served(client):
     spec = client.get("/openapi.yaml")
     assert spec.status_code == 200 and spec.mimetype == "application/yaml"
