@@ -35,6 +35,23 @@ class Accumulation:
         return self.inches / self.days
 
 
+# Measured intervals that make "sufficient data" unless the caller says otherwise.
+ENOUGH_INTERVALS = 3
+
+
+def measured(services) -> Accumulation | None:
+    """One device's measured intervals from its services in the order they were done, each
+    (day, qualifying, FOG and solids inches or None): an interval runs from a qualifying
+    service to the next service, if it was measured and on a later day. The rule of
+    `storage.audit.measured_accumulation`, for the services already in hand."""
+    intervals, inches, days, previous = 0, 0.0, 0, None
+    for day, qualifying, depth in services:
+        if previous is not None and previous[1] and depth is not None and day > previous[0]:
+            intervals, inches, days = intervals + 1, inches + depth, days + (day - previous[0]).days
+        previous = (day, qualifying)
+    return Accumulation(intervals=intervals, inches=inches, days=days) if intervals else None
+
+
 @dataclass(frozen=True)
 class Recommendation:
     frequency_days: int

@@ -31,6 +31,8 @@ from reportlab.platypus import (
     TableStyle,
 )
 
+from domain.frequency import ENOUGH_INTERVALS, citation as frequency_citation
+
 INK = colors.HexColor("#1f2d3a")
 ACCENT = colors.HexColor("#0f6e6e")
 PALE = colors.HexColor("#eef4f4")
@@ -270,7 +272,39 @@ def summary_page(record):
                         [2.5 * inch, 1.2 * inch])]
     else:
         story += [Spacer(1, 8), Paragraph("No open findings in the period.", BODY)]
-    return story
+    return story + measured_section(record)
+
+
+def measured_section(record):
+    """What the depths measured before pumping say of each interceptor's frequency."""
+    lines = [line for line in record.devices if line.accumulation]
+    if not lines:
+        return []
+    limit = record.jurisdiction.twenty_five_percent_rule
+    rows = [["Device", "Intervals", "Per day", f"{limit:.0%} reached in", "At its frequency", "The data support"]]
+    for line in lines:
+        measured, advice = line.accumulation, line.advice
+        depth = line.device.liquid_depth_in
+        rate = measured.inches_per_day
+        reached = f"{int(limit * depth / rate)} d" if rate > 0 else "–"
+        if advice is None:
+            wanted = ENOUGH_INTERVALS - measured.intervals
+            supported = f"{wanted} more measured interval{'s' if wanted > 1 else ''} needed"
+        else:
+            colour = (BAD if advice.change == "shorten" else ACCENT).hexval()
+            supported = (f'<font color="{colour}"><b>every {advice.frequency_days} d</b></font>'
+                         + ("" if advice.change == "keep" else f" ({advice.change})"))
+        rows.append([line.device.tag, str(measured.intervals), f"{rate:.3f} in",
+                     reached, f"{rate * line.frequency_days / depth:.0%} of {depth:g} in",
+                     Paragraph(supported, CELL)])
+    note = (f"FOG and solids measured by the hauler before pumping, over each interval from a full "
+            f"pump-down to the next service in the period; the longest frequency the city allows at "
+            f"which they stay within {limit:.0%} of the design depth, shown once {ENOUGH_INTERVALS} "
+            f"intervals give an average. Adopting it is the city's decision "
+            f"({esc(frequency_citation(record.jurisdiction.code, record.jurisdiction.citations.get('twenty_five_percent_rule')))}).")
+    return [Spacer(1, 8), Paragraph("Measured FOG and solids", H2),
+            table(rows, [0.7 * inch, 0.7 * inch, 0.8 * inch, 1.1 * inch, 1.3 * inch, 2.3 * inch]),
+            Spacer(1, 4), Paragraph(note, SMALL)]
 
 
 def services_table(record):

@@ -2,6 +2,7 @@
 from marshmallow import EXCLUDE, Schema, fields, validate
 
 from domain.checks import CODES
+from domain.frequency import ENOUGH_INTERVALS
 from schemas.registry import Day
 
 FORMAT = fields.String(validate=validate.OneOf(("json", "csv")))
@@ -59,6 +60,6 @@ class StatusQuery(Schema):
 
 class RecommendationQuery(Paging):
     as_of = Day()
-    min_intervals = fields.Integer(load_default=3, validate=validate.Range(min=2, max=36))
+    min_intervals = fields.Integer(load_default=ENOUGH_INTERVALS, validate=validate.Range(min=2, max=36))
     fse_id = fields.UUID()
     change = fields.String(validate=validate.OneOf(("shorten", "lengthen", "keep")))

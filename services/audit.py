@@ -133,7 +133,7 @@ def fse_status(session, fse, *, as_of=None):
     return queries.fse_status(as_of or today(), fse.id, dialect=_dialect(session))
 
 
-def frequency_recommendations(session, principal, *, as_of=None, min_intervals=3, fse_id=None,
+def frequency_recommendations(session, principal, *, as_of=None, min_intervals=frequency.ENOUGH_INTERVALS, fse_id=None,
                               change=None) -> tuple[dict, list[dict]]:
     """({as_of, min_intervals}, a row per interceptor with enough measured intervals): its
     average accumulation and the frequency it supports (domain.frequency)."""

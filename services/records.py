@@ -7,7 +7,7 @@ from sqlalchemy import and_, func, select
 from sqlalchemy.orm import selectinload
 
 from api.errors import ValidationFailed
-from domain import chain
+from domain import chain, frequency
 from domain.clock import now as clock_now
 from domain.dates import add_years
 from domain.status import device_status, effective_frequency
@@ -33,6 +33,10 @@ class DeviceLine:
     days_overdue: int
     last_qualifying: date | None
     services: list = field(default_factory=list)  # service dates in the period
+    # The FOG and solids measured in the period's intervals, and the frequency they support
+    # once there are enough of them (interceptors only).
+    accumulation: frequency.Accumulation | None = None
+    advice: frequency.Recommendation | None = None
 
 
 @dataclass
@@ -102,19 +106,35 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
             .where(ManifestRevision.device_id == device.id, ManifestRevision.qualifying,
                    func.date(ManifestRevision.service_completed_at) <= period_to))
         last_day = last.date() if last else None
-        frequency = effective_frequency(device.kind, device.frequency_days,
-                                        jurisdiction.interceptor_max_interval_days)
+        frequency_days = effective_frequency(device.kind, device.frequency_days,
+                                             jurisdiction.interceptor_max_interval_days)
         status = device_status(as_of=min(period_to, today), last_qualifying=last_day,
-                               counted_from=device.permit.issued_on, frequency_days=frequency,
+                               counted_from=device.permit.issued_on, frequency_days=frequency_days,
                                grace_days=jurisdiction.grace_days)
-        services = [m.revisions[m.current_revision - 1].service_completed_at.date()
-                    for m in manifests if m.device_id == device.id]
-        lines.append(DeviceLine(device=device, permit=device.permit, frequency_days=frequency,
+        revisions = [m.revisions[m.current_revision - 1] for m in manifests if m.device_id == device.id]
+        accumulation = advice = None
+        if device.kind == "interceptor":
+            accumulation = frequency.measured((r.service_completed_at.date(), r.qualifying, _depth(r))
+                                              for r in revisions)
+        if accumulation and accumulation.intervals >= frequency.ENOUGH_INTERVALS:
+            advice = frequency.recommend(
+                accumulation, liquid_depth_in=device.liquid_depth_in,
+                limit_share=jurisdiction.twenty_five_percent_rule, current_days=frequency_days,
+                allowed=jurisdiction.allowed_frequencies, max_interval_days=jurisdiction.interceptor_max_interval_days)
+        lines.append(DeviceLine(device=device, permit=device.permit, frequency_days=frequency_days,
                                 status=status.status, due_on=status.due_on,
                                 days_overdue=status.days_overdue, last_qualifying=last_day,
-                                services=services))
+                                services=[r.service_completed_at.date() for r in revisions],
+                                accumulation=accumulation, advice=advice))
     return Record(fse=fse, jurisdiction=jurisdiction, period_from=period_from, period_to=period_to,
                   generated_at=now, permits=permits, devices=lines, manifests=manifests)
+
+
+def _depth(revision: ManifestRevision) -> float | None:
+    """FOG and solids measured before pumping, where both were."""
+    if revision.fog_depth_in is None or revision.solids_depth_in is None:
+        return None
+    return revision.fog_depth_in + revision.solids_depth_in
 
 
 def for_caller(session, principal, fse_id, **period) -> Record:

@@ -183,3 +183,29 @@ def test_depths_filed_before_they_were_columns_are_read_from_the_bodies(app, cli
     depths = session.execute(select(ManifestRevision.fog_depth_in, ManifestRevision.solids_depth_in)
                              .order_by(ManifestRevision.service_completed_at)).all()
     assert [tuple(row) for row in depths] == [(None, None), (6.5, 4.0)]
+
+
+def test_the_binder_tells_the_operator_what_the_measurements_say(client, session, city, frozen_clock):
+    """The FSE's binder shows the same rule over the services in its period as the auditor's
+    list, read back from the PDF."""
+    from pypdf import PdfReader
+
+    device, file, quarterly = city
+    fast, young = device("fast"), device("young")
+    quarterly(fast, (8, 6))
+    quarterly(young, (8, 6), services=3)
+    frozen_clock(at(AS_OF, 12))
+    [listed] = recommendations(client, session, fse_id=str(fast.fse_id)).json["items"]
+    operator = factories.token(client, *factories.oauth_client(session, role="fse", subject=[fast.fse_id, young.fse_id]))
+
+    def summary(gi):
+        pdf = client.get(f"/v1/fses/{gi.fse_id}/records", query_string={"format": "pdf"},
+                         headers=factories.bearer(operator))
+        assert pdf.status_code == 200
+        return " ".join(PdfReader(io.BytesIO(pdf.data)).pages[1].extract_text().split())
+
+    text = summary(fast)
+    assert "Measured FOG and solids" in text
+    assert f"GI-fast 4 0.156 in 77 d 29% of 48 in every {listed['recommended_frequency_days']} d (shorten)" in text
+    assert "Victorville 10.03.160(f)(3)" in text
+    assert "GI-young 2 0.156 in 77 d 29% of 48 in 1 more measured interval needed" in summary(young)
