@@ -297,11 +297,12 @@ def measured_section(record):
         rows.append([line.device.tag, str(measured.intervals), f"{rate:.3f} in",
                      reached, f"{rate * line.frequency_days / depth:.0%} of {depth:g} in",
                      Paragraph(supported, CELL)])
+    city = record.jurisdiction
+    cited = frequency_citation(city.code, city.citations.get("twenty_five_percent_rule"))
     note = (f"FOG and solids measured by the hauler before pumping, over each interval from a full "
             f"pump-down to the next service in the period; the longest frequency the city allows at "
             f"which they stay within {limit:.0%} of the design depth, shown once {ENOUGH_INTERVALS} "
-            f"intervals give an average. Adopting it is the city's decision "
-            f"({esc(frequency_citation(record.jurisdiction.code, record.jurisdiction.citations.get('twenty_five_percent_rule')))}).")
+            f"intervals give an average. Adopting it is the city's decision ({esc(cited)}).")
     return [Spacer(1, 8), Paragraph("Measured FOG and solids", H2),
             table(rows, [0.7 * inch, 0.7 * inch, 0.8 * inch, 1.1 * inch, 1.3 * inch, 2.3 * inch]),
             Spacer(1, 4), Paragraph(note, SMALL)]

@@ -133,8 +133,8 @@ def fse_status(session, fse, *, as_of=None):
     return queries.fse_status(as_of or today(), fse.id, dialect=_dialect(session))
 
 
-def frequency_recommendations(session, principal, *, as_of=None, min_intervals=frequency.ENOUGH_INTERVALS, fse_id=None,
-                              change=None) -> tuple[dict, list[dict]]:
+def frequency_recommendations(session, principal, *, as_of=None, min_intervals=frequency.ENOUGH_INTERVALS,
+                              fse_id=None, change=None) -> tuple[dict, list[dict]]:
     """({as_of, min_intervals}, a row per interceptor with enough measured intervals): its
     average accumulation and the frequency it supports (domain.frequency)."""
     as_of = as_of or today()

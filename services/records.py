@@ -120,7 +120,8 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
             advice = frequency.recommend(
                 accumulation, liquid_depth_in=device.liquid_depth_in,
                 limit_share=jurisdiction.twenty_five_percent_rule, current_days=frequency_days,
-                allowed=jurisdiction.allowed_frequencies, max_interval_days=jurisdiction.interceptor_max_interval_days)
+                allowed=jurisdiction.allowed_frequencies,
+                max_interval_days=jurisdiction.interceptor_max_interval_days)
         lines.append(DeviceLine(device=device, permit=device.permit, frequency_days=frequency_days,
                                 status=status.status, due_on=status.due_on,
                                 days_overdue=status.days_overdue, last_qualifying=last_day,
