@@ -12,7 +12,8 @@ def render(record):
         "permits": [permit_view(p, record.period_to) for p in record.permits],
         "devices": [{**device_view(line.device), "status": line.status,
                      "next_due_on": line.due_on.isoformat(), "days_overdue": line.days_overdue,
-                     "last_qualifying_service_on": line.last_qualifying.isoformat() if line.last_qualifying else None}
+                     "last_qualifying_service_on": line.last_qualifying.isoformat() if line.last_qualifying else None,
+                     "measured": _measured(line)}
                     for line in record.devices],
         "manifests": [{
             "id": str(m.id),
@@ -24,4 +25,20 @@ def render(record):
             "revisions": [revision_view(r) for r in m.revisions],
         } for m in record.manifests],
         "summary": record.summary,
+    }
+
+
+def _measured(line):
+    """The FOG and solids measured over the period's intervals, and the frequency they support
+    once there are enough of them (domain.frequency); None where nothing was measured."""
+    measured, advice = line.accumulation, line.advice
+    if measured is None:
+        return None
+    rate = measured.inches_per_day
+    return {
+        "intervals": measured.intervals,
+        "accumulation_in_per_day": round(rate, 4),
+        "share_at_frequency": round(rate * line.frequency_days / line.device.liquid_depth_in, 3),
+        "recommended_frequency_days": advice.frequency_days if advice else None,
+        "change": advice.change if advice else None,
     }

@@ -60,6 +60,14 @@ def test_json_record_with_summary(client, filed):
     # The last qualifying service was 100 days ago on a 90-day device; the partial one does not count.
     assert summary["devices"]["GI-1"] == {"status": "missed", "next_due_on": "2026-05-22", "days_overdue": 10}
     assert len(record["manifests"][0]["documents"]) == 2
+    # 7 in measured at the two services after a full pump-down, 100 days each: not yet the
+    # three intervals a frequency is drawn from.
+    [device] = record["devices"]
+    assert device["measured"] == {"intervals": 2, "accumulation_in_per_day": 0.07, "share_at_frequency": 0.131,
+                                  "recommended_frequency_days": None, "change": None}
+    from tests.test_openapi import _schema_errors, load_spec
+
+    assert _schema_errors(load_spec(), {"$ref": "#/components/schemas/Record"}, record) == []
 
 
 def test_csv_one_row_per_manifest(client, filed):
