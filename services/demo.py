@@ -51,7 +51,7 @@ FSES = [
      "tracy", "TR-FOG-0101", [("GI-1", "interceptor", 2000, 54, 90)]),
 ]
 
-# The hauler's services before the day the demo was written, each filed an hour after it was
+# The hauler's services before the day the demo was written, each filed three hours after it was
 # done: the binder, the audit lists and the frequency recommendations have a year to show.
 # FSE, device tag, first service, days between services, services, depths measured
 # (FOG, solids; inches) or None.
