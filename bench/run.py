@@ -549,19 +549,16 @@ def as_of_api(base, auditor_token, as_of):
 def frequency_recommendations(base, auditor_token, runs=5):
     """The median milliseconds of the auditor's whole list as CSV (after one request), and how
     many devices it lists."""
+    listed = []
+
     def ask():
         response = requests.get(f"{base}/v1/audit/frequency-recommendations", params={"format": "csv"},
                                 headers={"Authorization": f"Bearer {auditor_token}"}, timeout=300)
         assert response.status_code == 200, response.text
-        return response.text.count("\n") - 1
+        listed.append(response.text.count("\n") - 1)
 
-    listed = ask()
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        ask()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times) * 1000, listed
+    [seconds] = in_turns(ask, rounds=runs)
+    return seconds * 1000, listed[0]
 
 
 def in_turns(*calls, rounds=7):

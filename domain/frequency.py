@@ -34,6 +34,16 @@ class Accumulation:
     def inches_per_day(self) -> float:
         return self.inches / self.days
 
+    def days_to(self, share: float, liquid_depth_in: float) -> int | None:
+        """Whole days until FOG and solids fill `share` of the design depth; None where
+        nothing accumulated."""
+        rate = self.inches_per_day
+        return int(share * liquid_depth_in / rate) if rate > 0 else None
+
+    def share_after(self, days: int, liquid_depth_in: float) -> float:
+        """The share of the design depth FOG and solids fill in `days`."""
+        return self.inches_per_day * days / liquid_depth_in
+
 
 # Measured intervals that make "sufficient data" unless the caller says otherwise.
 ENOUGH_INTERVALS = 3
@@ -42,8 +52,9 @@ ENOUGH_INTERVALS = 3
 def measured(services) -> Accumulation | None:
     """One device's measured intervals from its services in the order they were done, each
     (day, qualifying, FOG and solids inches or None): an interval runs from a qualifying
-    service to the next service, if it was measured and on a later day. The rule of
-    `storage.audit.measured_accumulation`, for the services already in hand."""
+    service (a full pump-down, Victorville 10.03.160(f)(1)) to the next service, if it was
+    measured and on a later day. The rule of `storage.audit.measured_accumulation`, for the
+    services already in hand."""
     intervals, inches, days, previous = 0, 0.0, 0, None
     for day, qualifying, depth in services:
         if previous is not None and previous[1] and depth is not None and day > previous[0]:
@@ -56,33 +67,31 @@ def measured(services) -> Accumulation | None:
 class Recommendation:
     frequency_days: int
     change: str  # shorten | lengthen | keep
-    days_to_limit: int | None  # None: nothing accumulated in the intervals measured
-    share_at_current: float  # of the design depth, at the current frequency
 
 
 def recommend(measured: Accumulation, *, liquid_depth_in: float, limit_share: float,
               current_days: int, allowed: list[int], max_interval_days: int | None) -> Recommendation:
     """The longest allowed frequency at which the average accumulation stays within the 25%
     rule, no longer than the city's longest interval; the shortest allowed one where even
-    that would exceed it."""
-    rate = measured.inches_per_day
+    that would exceed it (Victorville 10.03.160(f)(1), (f)(3); Colusa 15A-16(C)(1), (C)(3);
+    Tracy 5.26 (e)(1), (e)(3))."""
     # A city whose longest interval is shorter than every frequency it allows, or that lists
     # none: its longest interval, else the device's own frequency.
     choices = sorted(days for days in allowed if max_interval_days is None or days <= max_interval_days) or [
         max_interval_days or current_days]
-    if rate > 0:
-        days_to_limit = int(limit_share * liquid_depth_in / rate)
+    days_to_limit = measured.days_to(limit_share, liquid_depth_in)
+    if days_to_limit is None:
+        frequency = choices[-1]
+    else:
         within = [days for days in choices if days <= days_to_limit]
         frequency = within[-1] if within else choices[0]
-    else:
-        days_to_limit, frequency = None, choices[-1]
     change = "keep" if frequency == current_days else "shorten" if frequency < current_days else "lengthen"
-    return Recommendation(frequency_days=frequency, change=change, days_to_limit=days_to_limit,
-                          share_at_current=round(rate * current_days / liquid_depth_in, 3))
+    return Recommendation(frequency_days=frequency, change=change)
 
 
-def citation(jurisdiction_code: str, twenty_five_percent_citation: str | None) -> str:
-    """The sections a recommendation rests on: the city's 25% rule, and its adjustment clause."""
-    rule = twenty_five_percent_citation or CODES["twenty_five_percent_exceeded"][1]
+def citation(jurisdiction_code: str, citations: dict) -> str:
+    """The sections a recommendation rests on: the city's 25% rule (from its `citations`), and
+    its adjustment clause."""
+    rule = citations.get("twenty_five_percent_rule") or CODES["twenty_five_percent_exceeded"][1]
     clause = ADJUSTMENT.get(jurisdiction_code)
     return f"{rule}; {clause}" if clause else rule

@@ -280,13 +280,13 @@ def measured_section(record):
     lines = [line for line in record.devices if line.accumulation]
     if not lines:
         return []
-    limit = record.jurisdiction.twenty_five_percent_rule
+    city = record.jurisdiction
+    limit = city.twenty_five_percent_rule
     rows = [["Device", "Intervals", "Per day", f"{limit:.0%} reached in", "At its frequency", "The data support"]]
     for line in lines:
         measured, advice = line.accumulation, line.advice
         depth = line.device.liquid_depth_in
-        rate = measured.inches_per_day
-        reached = f"{int(limit * depth / rate)} d" if rate > 0 else "–"
+        reached = measured.days_to(limit, depth)
         if advice is None:
             wanted = ENOUGH_INTERVALS - measured.intervals
             supported = f"{wanted} more measured interval{'s' if wanted > 1 else ''} needed"
@@ -294,11 +294,11 @@ def measured_section(record):
             colour = (BAD if advice.change == "shorten" else ACCENT).hexval()
             supported = (f'<font color="{colour}"><b>every {advice.frequency_days} d</b></font>'
                          + ("" if advice.change == "keep" else f" ({advice.change})"))
-        rows.append([line.device.tag, str(measured.intervals), f"{rate:.3f} in",
-                     reached, f"{rate * line.frequency_days / depth:.0%} of {depth:g} in",
+        rows.append([line.device.tag, str(measured.intervals), f"{measured.inches_per_day:.3f} in",
+                     "–" if reached is None else f"{reached} d",
+                     f"{measured.share_after(line.frequency_days, depth):.0%} of {depth:g} in",
                      Paragraph(supported, CELL)])
-    city = record.jurisdiction
-    cited = frequency_citation(city.code, city.citations.get("twenty_five_percent_rule"))
+    cited = frequency_citation(city.code, city.citations)
     note = (f"FOG and solids measured by the hauler before pumping, over each interval from a full "
             f"pump-down to the next service in the period; the longest frequency the city allows at "
             f"which they stay within {limit:.0%} of the design depth, shown once {ENOUGH_INTERVALS} "

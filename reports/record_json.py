@@ -34,11 +34,10 @@ def _measured(line):
     measured, advice = line.accumulation, line.advice
     if measured is None:
         return None
-    rate = measured.inches_per_day
     return {
         "intervals": measured.intervals,
-        "accumulation_in_per_day": round(rate, 4),
-        "share_at_frequency": round(rate * line.frequency_days / line.device.liquid_depth_in, 3),
+        "accumulation_in_per_day": round(measured.inches_per_day, 4),
+        "share_at_frequency": round(measured.share_after(line.frequency_days, line.device.liquid_depth_in), 3),
         "recommended_frequency_days": advice.frequency_days if advice else None,
         "change": advice.change if advice else None,
     }

@@ -139,7 +139,7 @@ def frequency_recommendations(session, principal, *, as_of=None, min_intervals=f
     average accumulation and the frequency it supports (domain.frequency)."""
     as_of = as_of or today()
     city = session.get(Jurisdiction, principal.jurisdiction_id)
-    cited = frequency.citation(city.code, city.citations.get("twenty_five_percent_rule"))
+    cited = frequency.citation(city.code, city.citations)
     rows = []
     for row in session.execute(queries.measured_accumulation(
             as_of, principal.jurisdiction_id, min_intervals=min_intervals, fse_id=fse_id)):
@@ -157,7 +157,8 @@ def frequency_recommendations(session, principal, *, as_of=None, min_intervals=f
             "measured_intervals": row.intervals, "measured_from": _iso_day(row.from_day),
             "measured_to": _iso_day(row.to_day),
             "accumulation_in_per_day": round(measured.inches_per_day, 4),
-            "days_to_limit": advice.days_to_limit, "share_at_frequency": advice.share_at_current,
+            "days_to_limit": measured.days_to(city.twenty_five_percent_rule, row.liquid_depth_in),
+            "share_at_frequency": round(measured.share_after(row.frequency_days, row.liquid_depth_in), 3),
             "recommended_frequency_days": advice.frequency_days, "change": advice.change,
             "citation": cited,
         })

@@ -23,27 +23,30 @@ def advice(inches, days, *, current=90, allowed=ALLOWED, max_interval=None):
 def test_the_longest_allowed_frequency_within_the_25_percent_rule():
     # 14 in every 90 days: 12 in (a quarter of 48) is reached on day 77.
     fast = advice(56, 360)
-    assert (fast.frequency_days, fast.change, fast.days_to_limit) == (60, "shorten", 77)
-    assert fast.share_at_current == pytest.approx(0.292, abs=0.001)
+    assert (fast.frequency_days, fast.change) == (60, "shorten")
+    measured = Accumulation(intervals=4, inches=56, days=360)
+    assert measured.days_to(0.25, 48) == 77
+    assert measured.share_after(90, 48) == pytest.approx(0.292, abs=0.001)
     assert advice(40, 360).change == "keep"  # 10 in a quarter: day 108
     assert (advice(14.4, 360).frequency_days, advice(14.4, 360).change) == (180, "lengthen")
 
 
 def test_no_longer_than_the_citys_longest_interval_nor_shorter_than_its_shortest_frequency():
     assert advice(0, 360, max_interval=183).frequency_days == 180
-    assert advice(0, 360, max_interval=183).days_to_limit is None
+    assert Accumulation(intervals=4, inches=0, days=360).days_to(0.25, 48) is None
     assert advice(1, 360, allowed=[30, 60, 90, 120, 180, 365], max_interval=365).frequency_days == 365
     assert advice(1, 360, allowed=[30, 60, 90, 120, 180, 365], max_interval=183).frequency_days == 180
     assert advice(1, 360, allowed=[90, 120], max_interval=60).frequency_days == 60
     assert advice(1, 360, allowed=[]).frequency_days == 90
     flooded = advice(360, 360)  # 12 in in 12 days
-    assert (flooded.frequency_days, flooded.change, flooded.days_to_limit) == (30, "shorten", 12)
+    assert (flooded.frequency_days, flooded.change) == (30, "shorten")
 
 
 def test_the_citation_names_the_rule_and_the_citys_adjustment_clause():
-    assert citation("victorville", "Victorville 10.03.160(f)(1)") == (
+    assert citation("victorville", {"twenty_five_percent_rule": "Victorville 10.03.160(f)(1)"}) == (
         "Victorville 10.03.160(f)(1); Victorville 10.03.160(f)(3)")
-    assert citation("placentia", "Placentia 16.24") == "Placentia 16.24"
+    assert citation("placentia", {"twenty_five_percent_rule": "Placentia 16.24"}) == "Placentia 16.24"
+    assert citation("placentia", {}) == "Victorville 10.03.160(f)(1); Colusa 15A-16(C)(1)"
 
 
 def at(day, hour=9):
@@ -151,6 +154,13 @@ def test_an_interval_counts_from_a_full_pump_down_only(client, session, city, fr
     [row] = recommendations(client, session).json["items"]
     # 0 to 90, 90 to 180 (measured before the partial pump-down), 200 to 290.
     assert (row["measured_intervals"], row["accumulation_in_per_day"]) == (3, round(30 / 270, 4))
+    # The record applies the same rule to the services it holds (domain.frequency.measured).
+    operator = factories.token(client, *factories.oauth_client(session, role="fse", subject=[gi.fse_id]))
+    record = client.get(f"/v1/fses/{gi.fse_id}/records", headers=factories.bearer(operator)).json
+    [held] = record["devices"]
+    assert (held["measured"]["intervals"], held["measured"]["accumulation_in_per_day"]) == (3, round(30 / 270, 4))
+    assert (held["measured"]["recommended_frequency_days"], held["measured"]["change"]) == (
+        row["recommended_frequency_days"], row["change"])
 
 
 def test_nothing_measured_is_an_empty_list_and_bad_arguments_are_422(client, session, city, frozen_clock):
