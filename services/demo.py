@@ -1,6 +1,10 @@
 """The demo data `make run` loads: five presets, a few FSEs, a hauler, a site, a client per
 role, and the hauler's services of the year before.
 
+Every date is counted from the day the demo is loaded (the clock's), so that the walkthrough in
+the README shows the same picture whenever it is tried: one missed service, two frequencies the
+measurements say to change, permits and licences in force.
+
 The demo clients have fixed, documented credentials; nothing else creates fixed secrets.
 """
 import uuid
@@ -51,22 +55,24 @@ FSES = [
      "tracy", "TR-FOG-0101", [("GI-1", "interceptor", 2000, 54, 90)]),
 ]
 
-# The hauler's services before the day the demo was written, each filed three hours after it was
-# done: the binder, the audit lists and the frequency recommendations have a year to show.
-# FSE, device tag, first service, days between services, services, depths measured
-# (FOG, solids; inches) or None.
+# The hauler's services of the year before the demo is loaded, each filed three hours after it
+# was done: the binder, the audit lists and the frequency recommendations have a year to show.
+# FSE, device tag, days from the first service to the load day, days between services, services,
+# depths measured (FOG, solids; inches) or None.
 HISTORY = [
-    # Mesa Grill: 6.5 in a quarter, half its 12-in limit: the data allow a longer interval.
-    ("Mesa Grill", "GI-1", date(2025, 12, 10), 90, 4, (4.0, 2.5)),
-    # Golden Wok: 15 in in 60 days, past its limit: serviced too seldom, and its October
-    # service missed.
-    ("Golden Wok", "GI-1", date(2025, 12, 20), 60, 5, (9.0, 6.0)),
-    ("Golden Wok", "GT-1", date(2026, 6, 15), 30, 6, None),
+    # Mesa Grill: 6.5 in a quarter, half its 12-in limit: the data allow a longer interval. Its
+    # last service was 88 days ago: due in two days.
+    ("Mesa Grill", "GI-1", 358, 90, 4, (4.0, 2.5)),
+    # Golden Wok: 15 in in 60 days, past its limit: serviced too seldom, and its last service,
+    # due 48 days ago, missed.
+    ("Golden Wok", "GI-1", 348, 60, 5, (9.0, 6.0)),
+    ("Golden Wok", "GT-1", 171, 30, 6, None),
 ]
 
 
 def load(session):
     """Load the demo data once; a second run changes nothing. Returns what it did."""
+    today = clock.now().date()
     for code in PRESETS:
         add_from_preset(session, code=code)
     if session.scalar(select(OAuthClient).where(OAuthClient.client_id == "demo-admin")):
@@ -81,9 +87,9 @@ def load(session):
         )
         permit = Permit(
             jurisdiction_id=fse.jurisdiction_id, fse=fse, permit_number=permit_number,
-            kind="regular", issued_on=date(2025, 1, 1), expires_on=date(2027, 12, 31),
+            kind="regular", issued_on=date(today.year - 2, 1, 1), expires_on=date(today.year + 1, 12, 31),
         )
-        permit.status_changes.append(PermitStatusChange(status="active", effective_on=date(2025, 1, 1)))
+        permit.status_changes.append(PermitStatusChange(status="active", effective_on=permit.issued_on))
         session.add_all([fse, permit])
         for tag, kind, gallons, depth, days in devices:
             device = devices_by_name[(name, tag)] = Device(
@@ -93,20 +99,20 @@ def load(session):
         fses.append(fse)
 
     hauler = Hauler(name="Inland Grease Services")
-    hauler.licences.append(HaulerLicence(licence_number="IGS-44812", expires_on=date(2028, 6, 30),
-                                         effective_on=date(2024, 7, 1)))
+    hauler.licences.append(HaulerLicence(licence_number="IGS-44812", expires_on=date(today.year + 2, 6, 30),
+                                         effective_on=date(today.year - 2, 7, 1)))
     for city in ("victorville", "tracy"):
         hauler.registrations.append(HaulerRegistration(jurisdiction_id=jurisdictions[city].id,
-                                                       registered_on=date(2024, 7, 1)))
+                                                       registered_on=date(today.year - 2, 7, 1)))
     hauler.vehicles.append(Vehicle(vehicle_id="TRK-7", tank_capacity_gallons=3000))
     site = DisposalSite(
         id=DEMO_SITE_ID, name="High Desert Renewables", address="17150 Smoke Tree St, Hesperia, CA 92345",
         facility_permit_number="HDR-22-0091",
         waste_types=["grease_interceptor_waste", "grease_trap_waste"],
-        approved_from=date(2024, 1, 1), approved_until=None,
+        approved_from=date(today.year - 3, 1, 1), approved_until=None,
         jurisdictions=[jurisdictions["victorville"], jurisdictions["tracy"]],
     )
-    site.status_changes.append(DisposalSiteStatusChange(status="approved", effective_on=date(2024, 1, 1)))
+    site.status_changes.append(DisposalSiteStatusChange(status="approved", effective_on=site.approved_from))
     session.add_all([hauler, site])
     session.commit()
 
@@ -122,16 +128,17 @@ def load(session):
                                          client_secret=secret, name=f"Demo {role}")
     hauler_principal = Principal(client_pk=clients["hauler"].id, client_id="demo-hauler", role="hauler",
                                  scopes=frozenset(ROLE_SCOPES["hauler"]), hauler_id=hauler.id)
-    _file_history(session, hauler_principal, devices_by_name)
+    _file_history(session, hauler_principal, devices_by_name, today)
     return "demo data loaded"
 
 
-def _file_history(session, principal, devices):
+def _file_history(session, principal, devices, today):
     """HISTORY filed through the same checks as any filing, each at the time it was received."""
     schema = ManifestIn()
     number = 0
-    for fse_name, tag, first, every, services, depths in HISTORY:
+    for fse_name, tag, days_ago, every, services, depths in HISTORY:
         device = devices[(fse_name, tag)]
+        first = today - timedelta(days=days_ago)
         for n in range(services):
             number += 1
             completed = datetime.combine(first + timedelta(days=every * n), time(16), tzinfo=timezone.utc)

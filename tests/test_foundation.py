@@ -1,6 +1,9 @@
 """The skeleton: health, readiness, problem+json errors, migrations, presets and the CLI."""
 import json
 import re
+from datetime import date, datetime, time, timedelta, timezone
+
+import pytest
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
@@ -181,21 +184,36 @@ def test_demo_loader_is_idempotent_and_its_clients_work(app, client):
         assert listed.status_code == 200 and listed.json["items"]
 
 
-def test_the_demo_has_a_year_of_services_to_show(app, client):
+@pytest.mark.parametrize("load_day", [date(2026, 12, 3), date(2029, 2, 28)])
+def test_the_demo_has_a_year_of_services_to_show(app, client, frozen_clock, load_day):
     """The demo hauler's services of the year before went through the checks: the auditor sees
     Golden Wok's missed interceptor service and what the measured depths say of both
-    interceptors' frequencies."""
+    interceptors' frequencies. The year is the one before the day the demo is loaded, so the
+    README's walkthrough shows the same whenever it is tried."""
+    frozen_clock(datetime.combine(load_day, time(12), tzinfo=timezone.utc))
     assert app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
     auditor = factories.bearer(factories.token(client, "demo-auditor", "demo-auditor-secret"))
-    missed = client.get("/v1/audit/missed-services", query_string={"as_of": "2026-12-03"}, headers=auditor).json
+    missed = client.get("/v1/audit/missed-services", headers=auditor).json
+    assert missed["as_of"] == load_day.isoformat()
     assert [(row["fse_name"], row["device_tag"], row["status"]) for row in missed["items"]] == [
         ("Golden Wok", "GI-1", "missed")]
-    advice = client.get("/v1/audit/frequency-recommendations", query_string={"as_of": "2026-12-03"},
-                        headers=auditor).json
+    advice = client.get("/v1/audit/frequency-recommendations", headers=auditor).json
     assert [(row["fse_name"], row["change"], row["recommended_frequency_days"]) for row in advice["items"]] == [
         ("Golden Wok", "shorten", 30), ("Mesa Grill", "lengthen", 120)]
     counts = client.get("/v1/audit/findings", headers=auditor).json["counts"]
     assert counts == {"twenty_five_percent_exceeded": 5}
+    # The permit, the hauler's licence and registration and the site are in force on the day:
+    # Mesa Grill's service the day before, filed as the documentation shows, raises nothing.
+    from tests.test_openapi import _json_bodies, load_spec
+
+    filing = dict(_json_bodies(load_spec()))["POST /v1/manifests"]["example"]
+    day = (load_day - timedelta(days=1)).isoformat()
+    for key in ("service_started_at", "service_completed_at"):
+        filing[key] = day + filing[key][10:]
+    filing["disposal"] = {**filing["disposal"], "delivered_at": day + filing["disposal"]["delivered_at"][10:]}
+    hauler = factories.bearer(factories.token(client, "demo-hauler", "demo-hauler-secret"))
+    filed = client.post("/v1/manifests", headers=hauler, json=filing)
+    assert filed.status_code == 201 and filed.json["findings"] == [], filed.json
 
 
 def test_openapi_and_docs_are_served(client):
@@ -209,7 +227,6 @@ def test_openapi_and_docs_are_served(client):
 
 
 def test_config_refuses_tokens_that_never_expire(make_app):
-    import pytest
 
     from api.config import ConfigError
 
@@ -270,8 +287,6 @@ def test_reading_requests_run_without_a_transaction(app, live_server):
 
 
 def test_a_reading_session_refuses_to_write(app):
-    import pytest
-
     from storage.db import db
     from storage.models import Jurisdiction
 

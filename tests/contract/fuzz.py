@@ -59,7 +59,7 @@ with app.app_context():
     if s.scalar(select(Hauler).where(Hauler.name == "Desert Pumping")) is None:
         vv = s.scalar(select(Jurisdiction).where(Jurisdiction.code == "victorville"))
         h = Hauler(name="Desert Pumping")
-        h.licences.append(HaulerLicence(licence_number="DP-1", expires_on=date(2028, 1, 1), effective_on=date(2024, 1, 1)))
+        h.licences.append(HaulerLicence(licence_number="DP-1", expires_on=date(date.today().year + 2, 1, 1), effective_on=date(2024, 1, 1)))
         h.registrations.append(HaulerRegistration(jurisdiction_id=vv.id, registered_on=date(2024, 1, 1)))
         h.vehicles.append(Vehicle(vehicle_id="TRK-7", tank_capacity_gallons=3000))
         s.add(h); s.commit()
