@@ -52,7 +52,7 @@ def create_app(config=None):
 
     init_auth(app)
 
-    from api import audit, docs, health, imports, jurisdictions, manifests, records, registry
+    from api import audit, changes, docs, health, imports, jurisdictions, manifests, records, registry
 
     app.register_blueprint(health.bp)
     app.register_blueprint(docs.bp)
@@ -63,6 +63,7 @@ def create_app(config=None):
     app.register_blueprint(manifests.bp)
     app.register_blueprint(records.bp)
     app.register_blueprint(audit.bp)
+    app.register_blueprint(changes.bp)
     logs.init_app(app)
     return app
 

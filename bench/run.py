@@ -359,7 +359,7 @@ def _post(host, port, path, bearer, body):
 
 
 def ingest_plain(dsn, city, bodies, beside, client_pk):
-    """The limit: the rows the API writes for a filing (manifest, revision, findings) by a plain
+    """The limit: the rows the API writes for a filing (manifest, revision, findings, change) by a plain
     psycopg loop, a transaction each; the seconds it takes. `beside`: for each body, what the
     API made of a filing beside it (`Filed`: whether it qualifies, its findings);
     `client_pk`: the OAuth client the revisions are filed by."""
@@ -393,6 +393,10 @@ def ingest_plain(dsn, city, bodies, beside, client_pk):
                     conn.execute("INSERT INTO findings (id, revision_id, code, severity, message, citation,"
                                  " raised_at) VALUES (%s,%s,%s,%s,%s,%s,%s)",
                                  (new_id(), revision_id, code, severity, message, citation, received))
+                conn.execute("INSERT INTO changes (kind, at, manifest_id, manifest_number, revision, hauler_id,"
+                             " fse_id, jurisdiction_id, detail) VALUES ('manifest.filed',%s,%s,%s,1,%s,%s,%s,%s)",
+                             (received, manifest_id, "P" + body["manifest_number"], hauler_id, fse_id, jid,
+                              json.dumps({"findings": sorted(f[0] for f in filed.findings)})))
         return time.perf_counter() - started
 
 

@@ -2,7 +2,7 @@
 from domain import checks
 
 
-def _iso(value):
+def iso(value):
     return value.isoformat().replace("+00:00", "Z") if value else None
 
 
@@ -12,8 +12,8 @@ def finding_view(finding):
         "severity": finding.severity,
         "message": finding.message,
         "citation": finding.citation,
-        "raised_at": _iso(finding.raised_at),
-        "cleared_at": _iso(finding.cleared_at),
+        "raised_at": iso(finding.raised_at),
+        "cleared_at": iso(finding.cleared_at),
     }
 
 
@@ -24,7 +24,7 @@ def document_view(document):
         "size_bytes": document.size_bytes,
         "content_type": document.content_type,
         "filename": document.filename,
-        "uploaded_at": _iso(document.uploaded_at),
+        "uploaded_at": iso(document.uploaded_at),
     }
 
 
@@ -41,8 +41,8 @@ def receipt(manifest, revision, *, due_by, device):
         "revision": revision.revision,
         "status": "accepted_with_findings" if findings else "accepted",
         "findings": [finding_view(f) for f in findings],
-        "received_at": _iso(revision.received_at),
-        "first_received_at": _iso(manifest.revisions[0].received_at),
+        "received_at": iso(revision.received_at),
+        "first_received_at": iso(manifest.revisions[0].received_at),
         "due_by": due_by.isoformat() if due_by else None,
         "sha256": revision.sha256,
         "qualifying": checks.is_qualifying(f.code for f in findings),
@@ -58,7 +58,7 @@ def receipt(manifest, revision, *, due_by, device):
 def revision_view(revision):
     return {
         "revision": revision.revision,
-        "received_at": _iso(revision.received_at),
+        "received_at": iso(revision.received_at),
         "reason": revision.reason,
         "sha256": revision.sha256,
         "previous_sha256": revision.previous_sha256,

@@ -13,7 +13,7 @@ from api.errors import BadRequest, NotFound, ServiceUnavailable, UnsupportedMedi
 from auth.server import NOT_ASKED, Alongside, alongside_answer
 from domain.clock import now as clock_now
 from domain.dates import add_years
-from services import outbox
+from services import changes, outbox
 from storage.models import Document, Jurisdiction, Manifest, ManifestRevision, new_id, unflushed
 from storage.objects import MULTIPART_THRESHOLD, StoreUnavailable
 from storage.prebuilt import Prebuilt, insert_rows
@@ -81,14 +81,19 @@ def attach(session, manifest: Manifest, uploads: list[Upload], *, service_day: d
     jurisdiction = session.get(Jurisdiction, manifest.jurisdiction_id)
     until = add_years(service_day, jurisdiction.retention_years)
     have = {d.sha256 for d in manifest.documents}
+    attached = []
     for upload in uploads:
         if upload.key in have:
             continue
         have.add(upload.key)
+        attached.append(upload.key)
         manifest.documents.append(Document(**_document_columns(
             manifest.id, key=upload.key, size=upload.spool.size, content_type=upload.content_type,
             filename=upload.filename)))
         outbox.enqueue_lock(session, key=upload.key, retain_until=until)
+    if attached:
+        changes.record(session, manifest, changes.DOCUMENTS_ATTACHED, at=clock_now(),
+                       revision=manifest.current_revision, documents=attached)
 
 
 def add(session, principal, store, manifest, uploads: list[Upload]):
@@ -221,7 +226,9 @@ def _add_rows(connection, target, upload: Upload, *, size) -> Document:
     document = unflushed(Document, retained_until=None, **_document_columns(
         target.id, key=upload.declared_sha256, size=size, content_type=upload.content_type, filename=upload.filename))
     lock = outbox.lock_row(key=document.sha256, retain_until=add_years(target.service_day, target.retention_years))
-    insert_rows(connection, (document, lock))
+    change = changes.entry(target, changes.DOCUMENTS_ATTACHED, at=document.uploaded_at,
+                           revision=target.current_revision, documents=[document.sha256])
+    insert_rows(connection, (document, lock, change))
     return document
 
 
@@ -250,8 +257,9 @@ def _verdict(upload: Upload) -> ValidationFailed | None:
 def _target(hauler_id):
     """The manifest a scan is sent to, if it is the hauler's, and its document of that key."""
     return (
-        select(Manifest.id, Jurisdiction.retention_years, ManifestRevision.service_completed_at,
-               Document.id.label("document_id"))
+        select(Manifest.id, Manifest.manifest_number, Manifest.current_revision, Manifest.hauler_id,
+               Manifest.fse_id, Manifest.jurisdiction_id, Jurisdiction.retention_years,
+               ManifestRevision.service_completed_at, Document.id.label("document_id"))
         .join(Jurisdiction, Jurisdiction.id == Manifest.jurisdiction_id)
         .join(ManifestRevision, (ManifestRevision.manifest_id == Manifest.id)
               & (ManifestRevision.revision == Manifest.current_revision))
@@ -274,7 +282,14 @@ TARGET_ALONGSIDE = Alongside(lambda bearer: _target(bearer.c.hauler_id), _target
 
 @dataclass
 class _Target:
+    """The manifest a scan is sent to: what its rows and its change name."""
+
     id: uuid.UUID
+    manifest_number: str
+    current_revision: int
+    hauler_id: uuid.UUID
+    fse_id: uuid.UUID
+    jurisdiction_id: uuid.UUID
     retention_years: int
     service_day: date
     document_id: uuid.UUID | None
@@ -294,7 +309,8 @@ def _own_manifest(session, principal, manifest_id, key) -> _Target:
     if not SHA256.fullmatch(key):
         raise ValidationFailed("The document is named by its SHA-256: 64 lowercase hex digits.",
                                errors={"sha256": ["Must be 64 lowercase hex digits."]})
-    return _Target(row.id, row.retention_years, row.service_completed_at.date(), row.document_id)
+    return _Target(row.id, row.manifest_number, row.current_revision, row.hauler_id, row.fse_id,
+                   row.jurisdiction_id, row.retention_years, row.service_completed_at.date(), row.document_id)
 
 
 def find(session, manifest, document_id) -> Document:

@@ -22,7 +22,7 @@ from domain import chain, checks
 from domain import registry as reg
 from domain.clock import now as clock_now
 from schemas.manifest import canonical
-from services import documents
+from services import changes, documents
 from services.registry import decode_cursor, encode_cursor, licences_of
 from storage.models import (
     Device,
@@ -280,8 +280,9 @@ def evaluate(session, revision: ManifestRevision, now, around: Surroundings | No
     )
 
 
-def refresh(session, revision: ManifestRevision, now, around: Surroundings | None = None):
-    """Bring the revision's stored findings in line with what it raises now.
+def refresh(session, revision: ManifestRevision, now, around: Surroundings | None = None) -> tuple[list, list]:
+    """Bring the revision's stored findings in line with what it raises now: the codes
+    (raised, cleared).
 
     New findings are added; findings no longer raised (a second truckload completing the
     pump-down, say) are cleared with a date, never deleted.
@@ -297,6 +298,15 @@ def refresh(session, revision: ManifestRevision, now, around: Surroundings | Non
         if code not in raised:
             stored.cleared_at = now
     revision.qualifying = checks.is_qualifying(raised)
+    return sorted(raised.keys() - active.keys()), sorted(active.keys() - raised.keys())
+
+
+def refresh_told(session, revision: ManifestRevision, now):
+    """`refresh` a stored revision; what changed goes in the change feed."""
+    raised, cleared = refresh(session, revision, now)
+    if raised or cleared:
+        changes.record(session, revision.manifest, changes.FINDINGS_CHANGED, at=now,
+                       revision=revision.revision, raised=raised, cleared=cleared)
 
 
 def neighbours(revision: ManifestRevision, around: Surroundings) -> set:
@@ -313,7 +323,7 @@ def refresh_neighbours(session, revision: ManifestRevision, now, around: Surroun
     """Bring the findings of the revision's `neighbours` in line with it."""
     around = around or surroundings(session, revision)
     for neighbour in sorted(neighbours(revision, around), key=lambda r: r.service_completed_at):
-        refresh(session, neighbour, now)
+        refresh_told(session, neighbour, now)
 
 
 # Submitting ---------------------------------------------------------------------------------
@@ -503,11 +513,14 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
         around = surroundings(session, revision)
         refresh(session, revision, now, around)
         # No neighbour to refresh and no scan to attach: the new rows are all the filing writes.
-        _insert_new(session, manifest, revision, alone=not (uploads or neighbours(revision, around)))
+        _insert_new(session, manifest, revision, now, alone=not (uploads or neighbours(revision, around)))
+        if uploads:
+            # Before the neighbours are refreshed: their own neighbourhood reads the new rows,
+            # which must come back as these objects, not as copies the session would refuse.
+            _adopt(session, manifest)
         refresh_neighbours(session, revision, now, around)
         due = _due_after(session, revision, around)
         if uploads:
-            _adopt(session, manifest)
             documents.attach(session, manifest, list(uploads), service_day=revision.service_completed_at.date())
         session.commit()
     except IntegrityError:
@@ -521,11 +534,12 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
     return manifest, True
 
 
-def _insert_new(session, manifest: Manifest, revision: ManifestRevision, *, alone=False):
-    """A new manifest, its first revision and their findings, with no unit of work (on
-    PostgreSQL in one statement; `alone`: committed by itself where nothing else was written).
-    The objects stay out of the session (see `_adopt`)."""
-    insert_rows(session.connection(), (manifest, revision, *revision.findings), alone=alone)
+def _insert_new(session, manifest: Manifest, revision: ManifestRevision, now, *, alone=False):
+    """A new manifest, its first revision, their findings and its change, with no unit of work
+    (on PostgreSQL in one statement; `alone`: committed by itself where nothing else was
+    written). The objects stay out of the session (see `_adopt`)."""
+    filed = changes.entry(manifest, changes.FILED, at=now, revision=1, findings=changes.active_codes(revision))
+    insert_rows(session.connection(), (manifest, revision, *revision.findings, filed), alone=alone)
 
 
 def _adopt(session, manifest: Manifest):
@@ -596,6 +610,8 @@ def correct(session, principal, manifest_id, data) -> tuple[Manifest, bool]:
         raise Conflict("Another correction of this manifest arrived at the same time; read it and retry.")
     session.refresh(manifest)
     refresh(session, revision, now)
+    changes.record(session, manifest, changes.CORRECTED, at=now, revision=revision.revision,
+                   findings=changes.active_codes(revision))
     refresh_neighbours(session, latest, now)
     refresh_neighbours(session, revision, now)
     session.commit()
@@ -643,7 +659,7 @@ def confirm_disposals(session, *, now, manifest_ids=None) -> int:
     for revision, deadline_hours in session.execute(
             query.add_columns(Jurisdiction.manifest_deadline_hours)).all():
         if now > revision.service_completed_at + timedelta(hours=deadline_hours):
-            refresh(session, revision, now)
+            refresh_told(session, revision, now)
             raised += 1
     session.commit()
     return raised

@@ -6,8 +6,10 @@ import uuid
 from sqlalchemy import and_, delete, or_, select
 
 from domain.clock import now as clock_now
+from services import changes
 from domain.dates import add_years
 from storage.models import (
+    Change,
     Document,
     Finding,
     Fse,
@@ -102,6 +104,9 @@ def _remove(session, store, manifest, summary):
     session.execute(delete(Document).where(Document.manifest_id == manifest.id))
     session.execute(delete(ManifestRevision).where(ManifestRevision.manifest_id == manifest.id))
     session.execute(delete(LegalHold).where(LegalHold.manifest_id == manifest.id))
+    # What the feed said of it goes with it; that it was purged stays, for those who copied it.
+    session.execute(delete(Change).where(Change.manifest_id == manifest.id))
+    changes.record(session, manifest, changes.PURGED, at=clock_now())
     session.execute(delete(Manifest).where(Manifest.id == manifest.id))
     session.commit()
     still_used = set(session.scalars(select(Document.object_key).where(Document.object_key.in_(keys))))

@@ -14,6 +14,7 @@ from sqlalchemy import (
     CheckConstraint,
     Date,
     DateTime,
+    FetchedValue,
     Float,
     ForeignKey,
     Index,
@@ -430,6 +431,37 @@ class LegalHold(Base):
     reason: Mapped[str] = mapped_column(Text)
     placed_at: Mapped[datetime] = created()
     released_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class Change(Base):
+    """One entry of the change feed (`GET /v1/changes`): something that happened to a
+    manifest, written in the transaction that did it. Entries are given out in `(txid, seq)`
+    order, and only once no transaction that could still write an earlier one is running
+    (`services.changes`). It names the manifest without a foreign key: the entry that says
+    a manifest was purged outlives it."""
+
+    __tablename__ = "changes"
+    seq: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True,
+                                     autoincrement=True)
+    # The writing transaction's id on PostgreSQL (`pg_current_xact_id()`, migration 0008); 0
+    # on SQLite, whose writers take turns.
+    txid: Mapped[int] = mapped_column(BigInteger, server_default=FetchedValue())
+    kind: Mapped[str] = mapped_column(String(40))
+    at: Mapped[datetime] = mapped_column(UTCDateTime)
+    manifest_id: Mapped[uuid.UUID] = mapped_column(Uuid)
+    manifest_number: Mapped[str] = mapped_column(String(60))
+    revision: Mapped[int | None] = mapped_column(Integer)
+    # Whose it is, as it stood: the feed of each caller is filtered by these.
+    hauler_id: Mapped[uuid.UUID] = mapped_column(Uuid)
+    fse_id: Mapped[uuid.UUID] = mapped_column(Uuid)
+    jurisdiction_id: Mapped[uuid.UUID] = mapped_column(Uuid)
+    detail: Mapped[dict] = mapped_column(JSON)
+    __table_args__ = (
+        Index("ix_changes_jurisdiction_feed", "jurisdiction_id", "txid", "seq"),
+        Index("ix_changes_hauler_feed", "hauler_id", "txid", "seq"),
+        Index("ix_changes_fse_feed", "fse_id", "txid", "seq"),
+        Index("ix_changes_manifest_id", "manifest_id"),
+    )
 
 
 # Plumbing ---------------------------------------------------------------------------------

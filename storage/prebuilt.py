@@ -64,13 +64,21 @@ def insert_rows(connection, rows, *, alone=False):
 
 
 def _values(row) -> dict:
-    """Every column of a new row, as set on it (a column left unset is a KeyError)."""
-    return {c.key: row.__dict__[c.key] for c in type(row).__table__.columns}
+    """Every column of a new row, as set on it (a column left unset is a KeyError), but those
+    the database fills."""
+    return {c.key: row.__dict__[c.key] for c in _written(type(row).__table__)}
+
+
+@functools.cache
+def _written(table) -> tuple:
+    """The columns an insert sets: not a counter's key, nor one with a default of the server's."""
+    return tuple(c for c in table.columns
+                 if c.server_default is None and c is not table.autoincrement_column)
 
 
 @functools.cache
 def _inserting(tables):
-    inserts = [insert(table).values({c.key: bindparam(f"r{n}_{c.key}", type_=c.type) for c in table.columns})
+    inserts = [insert(table).values({c.key: bindparam(f"r{n}_{c.key}", type_=c.type) for c in _written(table)})
                .cte(f"row{n}") for n, table in enumerate(tables)]
     return Prebuilt(select(literal(1)).add_cte(*inserts))
 

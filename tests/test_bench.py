@@ -112,7 +112,12 @@ SELECT m.manifest_number,
        (SELECT array_agg(key ORDER BY key) FROM jsonb_each(to_jsonb(r)) WHERE value <> 'null') AS revision,
        r.revision, r.qualifying, r.submitted_by_client_id, r.previous_sha256, r.reason,
        ARRAY(SELECT ARRAY[f.code, f.severity, f.message, f.citation, (f.cleared_at IS NULL)::text]
-             FROM findings f WHERE f.revision_id = r.id ORDER BY f.code) AS findings
+             FROM findings f WHERE f.revision_id = r.id ORDER BY f.code) AS findings,
+       ARRAY(SELECT ARRAY[c.kind, c.revision::text, c.detail::jsonb::text, (c.txid > 0)::text,
+                          (c.at = r.received_at AND c.manifest_number = m.manifest_number
+                           AND c.hauler_id = m.hauler_id AND c.fse_id = m.fse_id
+                           AND c.jurisdiction_id = m.jurisdiction_id)::text]
+             FROM changes c WHERE c.manifest_id = m.id ORDER BY c.seq) AS changes
 FROM manifests m JOIN manifest_revisions r ON r.manifest_id = m.id
 WHERE m.manifest_number = ANY(%s) ORDER BY m.manifest_number
 """
@@ -144,3 +149,5 @@ def test_the_plain_loop_writes_the_rows_the_api_writes(client, session, database
     for api_row, loop_row in zip(by_api, by_loop):
         assert api_row[1:] == loop_row[1:]
         assert api_row[5] == pk
+        [(kind, _, _, _, agrees)] = api_row[-1]  # one entry of the change feed, of this filing
+        assert kind == "manifest.filed" and agrees == "true"

@@ -57,6 +57,22 @@ def test_manifest_with_scans_in_one_call(app, world):
     assert fetched.headers["Cache-Control"] == "no-store"
 
 
+def test_the_second_load_of_a_service_filed_with_its_scan(app, client, session, frozen_clock):
+    """The scan comes with the load that completes a pump-down: the first load's findings are
+    refreshed (its neighbourhood reads the new rows) and the scan is attached to the new one.
+    This was a 500."""
+    frozen_clock(NOW)
+    world = build(client, session, capacity=3000)
+    first = world.post(world.body(completed=NOW - timedelta(hours=6), gallons_removed=2500, full_pump_down=False))
+    assert [f["code"] for f in first.json["findings"]] == ["partial_pump_down"]
+    second = post_multipart(world, world.body(completed=NOW - timedelta(hours=3), gallons_removed=500),
+                            [("scan.pdf", PDF)])
+    assert second.status_code == 201, second.json
+    assert second.json["findings"] == [] and [d["sha256"] for d in second.json["documents"]] == [sha(PDF)]
+    again = client.get(f"/v1/manifests/{first.json['id']}", headers=factories.bearer(world.hauler_token))
+    assert again.json["findings"] == [] and again.json["documents"] == []
+
+
 def test_content_type_comes_from_the_bytes(world):
     response = post_multipart(world, world.body(), [("photo.jpg", PDF)])
     assert response.json["documents"][0]["content_type"] == "application/pdf"

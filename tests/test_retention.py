@@ -72,6 +72,15 @@ def test_purge_removes_expired_records_but_not_held_or_young_ones(timeline):
     assert count(engine, Manifest, id=uuid.UUID(timeline["held"]["id"])) == 1
     assert count(engine, Manifest, id=uuid.UUID(timeline["young"]["id"])) == 1
     assert count(engine, ManifestRevision) == 2 and count(engine, Document) == 2
+    # The change feed tells who copied the record that it is gone, and no longer what it was.
+    client = https_client(app)
+    with Session(bind=engine) as session:
+        auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
+    feed = client.get("/v1/changes", query_string={"limit": 1000}, headers=factories.bearer(auditor)).json["items"]
+    assert [(c["kind"], c["revision"]) for c in feed if c["manifest_id"] == timeline["old"]["id"]] == [
+        ("manifest.purged", None)]
+    assert [c["kind"] for c in feed if c["manifest_id"] == timeline["young"]["id"]] == [
+        "manifest.filed", "manifest.documents_attached"]
 
     _, bucket, s3 = timeline["s3"]
     keys = {o["Key"] for o in s3.list_object_versions(Bucket=bucket).get("Versions", [])}

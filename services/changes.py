@@ -1,0 +1,87 @@
+"""The change feed: what happened to the manifests within a caller's reach, in order, for
+dispatch software and city systems that would rather be told than ask again and again
+(DESIGN.md section 8).
+
+Each change is a row written in the transaction that made it (`storage.models.Change`). The
+feed gives them out in `(txid, seq)` order. A counter alone would not do on PostgreSQL: two
+transactions take their numbers in one order and may commit in the other, and a reader that
+had passed the later number would never see the earlier one. Ordered by the writing
+transaction's id instead, the feed gives out only the changes of transactions older than
+every transaction still running (`pg_snapshot_xmin`): each of those has committed or never
+will, and every change still to come belongs to a transaction at least as new. A change
+appears once the transactions begun before its own have ended too, normally within
+milliseconds. On SQLite writers take turns: the counter alone orders them.
+"""
+import base64
+import struct
+
+from sqlalchemy import BigInteger, Text, cast, func, select, tuple_
+
+from api.errors import ValidationFailed
+from storage.models import Change, unflushed
+
+FILED = "manifest.filed"
+CORRECTED = "manifest.corrected"
+FINDINGS_CHANGED = "manifest.findings_changed"
+DOCUMENTS_ATTACHED = "manifest.documents_attached"
+PURGED = "manifest.purged"
+KINDS = (FILED, CORRECTED, FINDINGS_CHANGED, DOCUMENTS_ATTACHED, PURGED)
+
+_CURSOR = struct.Struct(">qq")
+
+
+def _columns(manifest, kind, *, at, revision, detail) -> dict:
+    return dict(kind=kind, at=at, manifest_id=manifest.id, manifest_number=manifest.manifest_number,
+                revision=revision, hauler_id=manifest.hauler_id, fse_id=manifest.fse_id,
+                jurisdiction_id=manifest.jurisdiction_id, detail=detail)
+
+
+def entry(manifest, kind, *, at, revision=None, **detail) -> Change:
+    """A change for `storage.prebuilt.insert_rows` to write beside the rows it describes."""
+    return unflushed(Change, **_columns(manifest, kind, at=at, revision=revision, detail=detail))
+
+
+def record(session, manifest, kind, *, at, revision=None, **detail):
+    """A change written with the session's next flush, in its transaction."""
+    session.add(Change(**_columns(manifest, kind, at=at, revision=revision, detail=detail)))
+
+
+def active_codes(revision) -> list[str]:
+    return sorted(f.code for f in revision.findings if f.cleared_at is None)
+
+
+def _reach(principal):
+    if principal.role == "hauler":
+        return Change.hauler_id == principal.hauler_id
+    if principal.role == "fse":
+        return Change.fse_id.in_(principal.fse_ids or [None])
+    return Change.jurisdiction_id == principal.jurisdiction_id
+
+
+def encode_cursor(txid: int, seq: int) -> str:
+    return base64.urlsafe_b64encode(_CURSOR.pack(txid, seq)).decode().rstrip("=")
+
+
+def cursor_of(change: Change) -> str:
+    """The cursor that asks for what follows `change`."""
+    return encode_cursor(change.txid, change.seq)
+
+
+def decode_cursor(cursor: str) -> tuple[int, int]:
+    try:
+        return _CURSOR.unpack(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    except (ValueError, struct.error):
+        raise ValidationFailed("The cursor is not one this API gave out.",
+                               errors={"cursor": ["Not a valid cursor."]})
+
+
+def feed(session, principal, *, cursor=None, limit=100) -> tuple[list[Change], str]:
+    """The caller's changes after `cursor`, oldest first, and the cursor to ask with next
+    (the same one when nothing new is settled yet)."""
+    after = decode_cursor(cursor) if cursor else (-1, -1)
+    query = select(Change).where(_reach(principal), tuple_(Change.txid, Change.seq) > tuple_(*after))
+    if session.get_bind().dialect.name == "postgresql":
+        horizon = cast(cast(func.pg_snapshot_xmin(func.pg_current_snapshot()), Text), BigInteger)
+        query = query.where(Change.txid < horizon)
+    rows = session.scalars(query.order_by(Change.txid, Change.seq).limit(limit)).all()
+    return rows, cursor_of(rows[-1]) if rows else encode_cursor(*after)
