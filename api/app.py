@@ -8,7 +8,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from api import cli, errors, logs
 from api.errors import BadRequest, PayloadTooLarge
-from api.worker import start_outbox_worker
+from api.worker import start_background_work
 from api.config import load_config
 from storage.db import db
 from storage.objects import make_store
@@ -46,13 +46,13 @@ def create_app(config=None):
     cli.init_app(app)
     _request_ids(app)
     _refuse_large_bodies(app)
-    start_outbox_worker(app)
+    start_background_work(app)
 
     from auth.server import init_app as init_auth
 
     init_auth(app)
 
-    from api import audit, changes, docs, health, imports, jurisdictions, manifests, records, registry
+    from api import audit, changes, docs, health, imports, jurisdictions, manifests, records, registry, webhooks
 
     app.register_blueprint(health.bp)
     app.register_blueprint(docs.bp)
@@ -64,6 +64,7 @@ def create_app(config=None):
     app.register_blueprint(records.bp)
     app.register_blueprint(audit.bp)
     app.register_blueprint(changes.bp)
+    app.register_blueprint(webhooks.bp)
     logs.init_app(app)
     return app
 

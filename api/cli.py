@@ -14,6 +14,7 @@ demo_cli = AppGroup("demo", help="Demo data.")
 manifests_cli = AppGroup("manifests", help="Manifests and their findings.")
 storage_cli = AppGroup("storage", help="The object store for scans.")
 outbox_cli = AppGroup("outbox", help="Work that follows commits (object locks).")
+webhooks_cli = AppGroup("webhooks", help="Webhook deliveries of the change feed.")
 
 
 def _store():
@@ -70,6 +71,27 @@ def outbox_run(once, interval):
         with click.progressbar(length=total, label="outbox", file=sys.stderr) as bar:
             counts = outbox.drain(db.session, _store(), limit=max(total, 1), progress=bar.update)
         click.echo(f"applied {counts['done']}, to retry {counts['retry']}, pending {outbox.pending(db.session)}")
+        if once:
+            return
+        time.sleep(interval)
+
+
+@webhooks_cli.command("run")
+@click.option("--once", is_flag=True, help="One delivery to each webhook that is due, then stop.")
+@click.option("--interval", type=float, default=5.0, help="Seconds between rounds.")
+def webhooks_run(once, interval):
+    """Post each webhook what its change feed has that is new (retrying failures with backoff)."""
+    import time
+
+    from flask import current_app
+
+    from services import webhooks
+
+    while True:
+        with click.progressbar(length=webhooks.due_count(db.session), label="webhooks", file=sys.stderr) as bar:
+            counts = webhooks.deliver(db.session, allow_local=current_app.config["WEBHOOK_ALLOW_LOCAL"],
+                                      progress=bar.update)
+        click.echo(", ".join(f"{name} {count}" for name, count in counts.items()))
         if once:
             return
         time.sleep(interval)
@@ -323,5 +345,5 @@ def records_verify(fse_id):
 
 def init_app(app):
     for group in (db_cli, jurisdictions_cli, clients_cli, demo_cli, manifests_cli, storage_cli,
-                  outbox_cli, retention_cli, records_cli, import_csv):
+                  outbox_cli, webhooks_cli, retention_cli, records_cli, import_csv):
         app.cli.add_command(group)

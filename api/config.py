@@ -5,6 +5,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 INSTANCE = ROOT / "instance"
 
+class ConfigError(ValueError):
+    pass
+
+
+def flag(raw: str) -> bool:
+    if raw.lower() in ("1", "true", "yes", "on"):
+        return True
+    if raw.lower() in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"{raw!r} is not a yes or a no (1 or 0)")
+
+
 # name: (default, parser). Every name here is listed in the README.
 SETTINGS = {
     "DATABASE_URL": (f"sqlite:///{INSTANCE / 'fogx.sqlite3'}", str),
@@ -24,13 +36,11 @@ SETTINGS = {
     "SUBMISSIONS_PER_MINUTE": (600, int),
     "EXPORTS_PER_MINUTE": (30, int),
     "OUTBOX_INTERVAL_SECONDS": (5, int),
+    "WEBHOOK_INTERVAL_SECONDS": (5, int),
+    "WEBHOOK_ALLOW_LOCAL": (False, flag),
     "SWEEP_DELAY_MINUTES": (60, int),
     "LOCK_DIR": (str(INSTANCE / "locks"), str),
 }
-
-
-class ConfigError(ValueError):
-    pass
 
 
 def load_config(overrides=None, environ=os.environ):

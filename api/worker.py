@@ -1,6 +1,8 @@
-"""A thread in each worker process that drains the outbox, so locks never wait for an operator.
+"""Threads in each worker process for the work that follows commits, so that it never waits
+for an operator: the outbox (object locks) and webhook deliveries.
 
-It drains every `OUTBOX_INTERVAL_SECONDS`, and at once when a request has just committed
+Each runs every its interval (`OUTBOX_INTERVAL_SECONDS`, `WEBHOOK_INTERVAL_SECONDS`; 0 leaves
+it to its CLI command). The outbox's also runs at once when a request has just committed
 entries (`wake`): the lock of a new scan is the thread's work, not the request's, so the
 worker that took the upload is free for the next request as soon as the receipt is sent.
 """
@@ -8,28 +10,42 @@ import logging
 import os
 import threading
 
-log = logging.getLogger("fogx.outbox")
+log = logging.getLogger("fogx.worker")
 
 
-def start_outbox_worker(app):
-    interval = app.config["OUTBOX_INTERVAL_SECONDS"]
-    if interval <= 0:
-        return
-    state = app.extensions["fogx.outbox_worker"] = {"pid": None, "wake": None}
-    lock = threading.Lock()
-
-    def loop(wake):
+def start_background_work(app):
+    def drain_outbox():
         from services import outbox
         from storage.db import db
 
+        outbox.drain(db.session, app.extensions["fogx.store"])
+
+    def deliver_webhooks():
+        from services import webhooks
+        from storage.db import db
+
+        webhooks.deliver(db.session, allow_local=app.config["WEBHOOK_ALLOW_LOCAL"])
+
+    _periodic(app, "outbox", app.config["OUTBOX_INTERVAL_SECONDS"], drain_outbox)
+    _periodic(app, "webhooks", app.config["WEBHOOK_INTERVAL_SECONDS"], deliver_webhooks)
+
+
+def _periodic(app, name, interval, job):
+    """`job` every `interval` seconds in a thread of each process, in an app context."""
+    if interval <= 0:
+        return
+    state = app.extensions[f"fogx.{name}_worker"] = {"pid": None, "wake": None}
+    lock = threading.Lock()
+
+    def loop(wake):
         while True:
             wake.wait(interval)
             wake.clear()
             with app.app_context():
                 try:
-                    outbox.drain(db.session, app.extensions["fogx.store"])
-                except Exception:  # noqa: BLE001  keep the loop alive; entries stay pending
-                    log.warning("outbox drain failed", exc_info=True)
+                    job()
+                except Exception:  # noqa: BLE001  keep the loop alive; the work stays pending
+                    log.warning("%s failed", name, exc_info=True)
 
     @app.before_request
     def _ensure_running():
@@ -38,13 +54,13 @@ def start_outbox_worker(app):
             with lock:
                 if state["pid"] != os.getpid():
                     wake = threading.Event()
-                    threading.Thread(target=loop, args=(wake,), name="fogx-outbox", daemon=True).start()
+                    threading.Thread(target=loop, args=(wake,), name=f"fogx-{name}", daemon=True).start()
                     state.update(pid=os.getpid(), wake=wake)
 
 
-def wake(app) -> bool:
-    """Have this process's outbox thread drain now; False where none runs here."""
-    state = app.extensions.get("fogx.outbox_worker")
+def wake(app, name="outbox") -> bool:
+    """Have this process's `name` thread run now; False where none runs here."""
+    state = app.extensions.get(f"fogx.{name}_worker")
     if state is None or state["pid"] != os.getpid():
         return False
     state["wake"].set()

@@ -28,6 +28,7 @@ PURGED = "manifest.purged"
 KINDS = (FILED, CORRECTED, FINDINGS_CHANGED, DOCUMENTS_ATTACHED, PURGED)
 
 _CURSOR = struct.Struct(">qq")
+START = (-1, -1)  # before every change
 
 
 def _columns(manifest, kind, *, at, revision, detail) -> dict:
@@ -75,13 +76,25 @@ def decode_cursor(cursor: str) -> tuple[int, int]:
                                errors={"cursor": ["Not a valid cursor."]})
 
 
-def feed(session, principal, *, cursor=None, limit=100) -> tuple[list[Change], str]:
-    """The caller's changes after `cursor`, oldest first, and the cursor to ask with next
-    (the same one when nothing new is settled yet)."""
-    after = decode_cursor(cursor) if cursor else (-1, -1)
-    query = select(Change).where(_reach(principal), tuple_(Change.txid, Change.seq) > tuple_(*after))
+def _settled(session, principal):
+    """The caller's changes that no running transaction can precede."""
+    query = select(Change).where(_reach(principal))
     if session.get_bind().dialect.name == "postgresql":
         horizon = cast(cast(func.pg_snapshot_xmin(func.pg_current_snapshot()), Text), BigInteger)
         query = query.where(Change.txid < horizon)
+    return query
+
+
+def feed(session, principal, *, cursor=None, limit=100) -> tuple[list[Change], str]:
+    """The caller's changes after `cursor`, oldest first, and the cursor to ask with next
+    (the same one when nothing new is settled yet)."""
+    after = decode_cursor(cursor) if cursor else START
+    query = _settled(session, principal).where(tuple_(Change.txid, Change.seq) > tuple_(*after))
     rows = session.scalars(query.order_by(Change.txid, Change.seq).limit(limit)).all()
     return rows, cursor_of(rows[-1]) if rows else encode_cursor(*after)
+
+
+def end_cursor(session, principal) -> str:
+    """The cursor after the caller's last settled change: what follows it is what is new."""
+    last = session.scalar(_settled(session, principal).order_by(Change.txid.desc(), Change.seq.desc()).limit(1))
+    return cursor_of(last) if last else encode_cursor(*START)

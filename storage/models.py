@@ -464,6 +464,36 @@ class Change(Base):
     )
 
 
+class Webhook(Base):
+    """A client's subscription to its change feed, delivered by POST to `url` (signed with
+    `secret`) from `cursor` on. Claimed for a delivery by a lease, not a row lock: a lock held
+    while the receiver answers would hold back every feed (`services.changes`)."""
+
+    __tablename__ = "webhooks"
+    id: Mapped[uuid.UUID] = pk()
+    client_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("oauth_clients.id"), index=True)
+    url: Mapped[str] = mapped_column(String(2000))
+    description: Mapped[str | None] = mapped_column(String(200))
+    # The HMAC key of the signatures: kept as given out, as the signer needs it.
+    secret: Mapped[str] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(20), default="active")
+    created_at: Mapped[datetime] = created()
+    disabled_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    disabled_reason: Mapped[str | None] = mapped_column(Text)
+    cursor: Mapped[str | None] = mapped_column(String(40))
+    next_attempt_at: Mapped[datetime] = created()
+    leased_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    failures: Mapped[int] = mapped_column(Integer, default=0)
+    delivered: Mapped[int] = mapped_column(Integer, default=0)
+    last_attempt_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    last_success_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    __table_args__ = (
+        CheckConstraint("status IN ('active', 'disabled')", name="status"),
+        Index("ix_webhooks_due", "status", "next_attempt_at"),
+    )
+
+
 # Plumbing ---------------------------------------------------------------------------------
 
 

@@ -77,6 +77,7 @@ def make_app(database_url, tmp_path):
             "STORAGE_DIR": str(tmp_path / "objects"),
             "OAUTH_ISSUER": "https://fogx.test",
             "OUTBOX_INTERVAL_SECONDS": 0,
+            "WEBHOOK_INTERVAL_SECONDS": 0,
             **overrides,
         }
         built = create_app(config)

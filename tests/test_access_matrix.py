@@ -33,6 +33,9 @@ def world(client, session):
                      hauler_id=hauler.id, site_id=site.id, code=city)
         filer = factories.token(client, *factories.oauth_client(session, role="hauler", subject=[hauler.id]))
         store["manifest_id"], store["document_id"] = file_manifest(client, filer, permit, device, site)
+        hook = client.post("/v1/webhooks", json={"url": "https://93.184.216.34/hook"}, headers=factories.bearer(filer))
+        assert hook.status_code == 201, hook.json
+        store["webhook_id"] = uuid.UUID(hook.json["id"])
     subjects = {"admin": ["victorville"], "auditor": ["victorville"],
                 "hauler": [mine["hauler_id"]], "fse": [mine["fse_id"]]}
     tokens = {role: factories.token(client, *factories.oauth_client(session, role=role,

@@ -33,7 +33,7 @@ def upgrade():
         sa.Column("fse_id", sa.Uuid(), nullable=False),
         sa.Column("jurisdiction_id", sa.Uuid(), nullable=False),
         sa.Column("detail", sa.JSON(), nullable=False),
-        sa.PrimaryKeyConstraint("seq", name="pk_changes"),
+        sa.PrimaryKeyConstraint("seq", name=op.f("pk_changes")),
     )
     for name, first in (("jurisdiction", "jurisdiction_id"), ("hauler", "hauler_id"), ("fse", "fse_id")):
         op.create_index(f"ix_changes_{name}_feed", "changes", [first, "txid", "seq"])

@@ -1,0 +1,225 @@
+"""Webhooks: a client's change feed, posted to its own URL as the entries arrive, so that
+dispatch software and city systems need not even ask (DESIGN.md section 8).
+
+Each delivery is one POST of up to `BATCH` entries after the webhook's cursor, in the feed's
+own shape, signed with the webhook's secret (`Fogx-Signature: t=<unix time>,v1=<hex
+HMAC-SHA256 of "<t>." and the body>`). A 2xx answer moves the cursor past them; anything
+else, or no answer, is tried again with the same entries and the same `Fogx-Delivery`, after
+a wait that doubles up to an hour: delivery is at least once, in order, and the receiver
+tells a repeat by its `Fogx-Delivery`. A 410 answer disables the webhook; so does its
+client being revoked.
+
+A webhook is claimed for a delivery by a lease written and committed first, so that no
+transaction stays open while the receiver answers.
+"""
+import hashlib
+import hmac
+import ipaddress
+import json
+import logging
+import secrets
+import socket
+import time
+import uuid
+from datetime import timedelta
+from urllib.parse import urlsplit
+
+import requests
+from sqlalchemy import func, or_, select, update
+
+from api.errors import NotFound, ValidationFailed
+from auth.protect import Principal
+from domain.clock import now as clock_now
+from schemas.changes import change_view
+from services import changes
+from storage.models import OAuthClient, Webhook
+
+log = logging.getLogger("fogx.webhooks")
+
+BATCH = 100
+LEASE = timedelta(minutes=2)
+FIRST_WAIT = timedelta(seconds=10)
+LONGEST_WAIT = timedelta(hours=1)
+TIMEOUT = (3.05, 10)  # connecting, then each read: seconds
+USER_AGENT = "fogx-webhooks/1"
+
+
+# Subscribing --------------------------------------------------------------------------------
+
+
+def check_url(url: str, *, allow_local: bool) -> str:
+    """The URL a webhook may post to, or a 422: https, no credentials in it, and a host
+    whose every address is a public one. `allow_local` (development and tests) admits http
+    and loopback or private addresses."""
+    parts = urlsplit(url)
+    problem = None
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        problem = "Must be an absolute https URL."
+    elif parts.scheme == "http" and not allow_local:
+        problem = "Must be https: the entries name restaurants and haulers."
+    elif parts.username or parts.password:
+        problem = "Must not carry credentials: verify the signature instead."
+    elif not allow_local:
+        problem = _not_public(parts.hostname, parts.port or 443)
+    if problem:
+        raise ValidationFailed("The webhook URL cannot be used.", errors={"url": [problem]})
+    return url
+
+
+def _not_public(host, port) -> str | None:
+    """Why a host may not be posted to (it resolves to no address, or to one that is not
+    public: loopback, private, link-local), or None."""
+    try:
+        addresses = {info[4][0] for info in socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)}
+    except (socket.gaierror, UnicodeError):
+        return f"{host} does not resolve."
+    for address in addresses:
+        if not ipaddress.ip_address(address.split("%")[0]).is_global:
+            return f"{host} resolves to {address}, which is not a public address."
+    return None
+
+
+def create(session, principal, *, url, description=None, cursor=None, allow_local=False) -> tuple[Webhook, str]:
+    """A webhook of the caller's client, delivering what follows `cursor` (one its feed gave
+    out), or from now on; the row and its secret, given out once."""
+    check_url(url, allow_local=allow_local)
+    if cursor is not None:
+        changes.decode_cursor(cursor)
+    end = cursor or changes.end_cursor(session, principal)
+    secret = secrets.token_hex(32)
+    webhook = Webhook(client_id=principal.client_pk, url=url, description=description, secret=secret,
+                      status="active", cursor=end, failures=0, delivered=0, next_attempt_at=clock_now())
+    session.add(webhook)
+    session.commit()
+    return webhook, secret
+
+
+def listing(session, principal) -> list[Webhook]:
+    return session.scalars(select(Webhook).where(Webhook.client_id == principal.client_pk)
+                           .order_by(Webhook.created_at)).all()
+
+
+def get(session, principal, webhook_id) -> Webhook:
+    try:
+        webhook_id = uuid.UUID(str(webhook_id))
+    except ValueError:
+        webhook_id = None
+    webhook = webhook_id and session.scalar(select(Webhook).where(
+        Webhook.id == webhook_id, Webhook.client_id == principal.client_pk))
+    if webhook is None:
+        raise NotFound("No such webhook of this client.")
+    return webhook
+
+
+def disable(session, principal, webhook_id, *, reason="disabled by its client") -> Webhook:
+    webhook = get(session, principal, webhook_id)
+    if webhook.status == "active":
+        _disable(webhook, reason)
+        session.commit()
+    return webhook
+
+
+def _disable(webhook, reason):
+    webhook.status, webhook.disabled_at, webhook.disabled_reason = "disabled", clock_now(), reason
+    webhook.leased_until = None
+
+
+# Delivering ---------------------------------------------------------------------------------
+
+
+def signature(secret: str, timestamp: int, body: bytes) -> str:
+    mac = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
+    return f"t={timestamp},v1={mac}"
+
+
+def _principal(client: OAuthClient) -> Principal:
+    return Principal(client_pk=client.id, client_id=client.client_id, role=client.role,
+                     scopes=frozenset(client.scope.split()), hauler_id=client.hauler_id,
+                     jurisdiction_id=client.jurisdiction_id, fse_ids=frozenset(f.id for f in client.fses))
+
+
+def _post(url, body, headers):
+    """The receiver's status, or the reason it gave none."""
+    with requests.post(url, data=body, headers=headers, timeout=TIMEOUT, allow_redirects=False,
+                       stream=True) as answer:
+        return answer.status_code
+
+
+def deliver(session, *, allow_local=False, post=_post, progress=None) -> dict:
+    """One delivery to each webhook that is due: counts of those `delivered`, `failed`,
+    `idle` (nothing new) and `disabled`."""
+    now = clock_now()
+    due = session.scalars(select(Webhook.id).where(
+        Webhook.status == "active", Webhook.next_attempt_at <= now,
+        or_(Webhook.leased_until.is_(None), Webhook.leased_until < now)).order_by(Webhook.next_attempt_at)).all()
+    session.rollback()
+    counts = {"delivered": 0, "failed": 0, "idle": 0, "disabled": 0}
+    for webhook_id in due:
+        if _lease(session, webhook_id, now):
+            counts[_deliver_one(session, webhook_id, allow_local=allow_local, post=post)] += 1
+        if progress:
+            progress(1)
+    return counts
+
+
+def due_count(session) -> int:
+    return session.scalar(select(func.count()).select_from(Webhook).where(
+        Webhook.status == "active", Webhook.next_attempt_at <= clock_now()))
+
+
+def _lease(session, webhook_id, now) -> bool:
+    taken = session.execute(update(Webhook).where(
+        Webhook.id == webhook_id, Webhook.status == "active",
+        or_(Webhook.leased_until.is_(None), Webhook.leased_until < now)).values(leased_until=now + LEASE))
+    session.commit()
+    return taken.rowcount == 1
+
+
+def _deliver_one(session, webhook_id, *, allow_local, post) -> str:
+    webhook = session.get(Webhook, webhook_id)
+    client = session.get(OAuthClient, webhook.client_id)
+    if client.revoked_at is not None:
+        _disable(webhook, "its client was revoked")
+        session.commit()
+        return "disabled"
+    rows, next_cursor = changes.feed(session, _principal(client), cursor=webhook.cursor, limit=BATCH)
+    now = clock_now()
+    if not rows:
+        webhook.leased_until, webhook.next_attempt_at = None, now
+        session.commit()
+        return "idle"
+    body = json.dumps({"webhook_id": str(webhook.id), "next_cursor": next_cursor,
+                       "items": [change_view(row, changes.cursor_of(row)) for row in rows]}).encode()
+    headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT,
+               "Fogx-Webhook-Id": str(webhook.id), "Fogx-Delivery": next_cursor,
+               "Fogx-Signature": signature(webhook.secret, int(time.time()), body)}
+    url = webhook.url
+    session.commit()  # nothing stays open while the receiver answers
+    status, error = None, None
+    try:
+        refused = None if allow_local else _not_public(urlsplit(url).hostname, urlsplit(url).port or 443)
+        if refused:
+            error = refused
+        else:
+            status = post(url, body, headers)
+    except requests.RequestException as failure:
+        error = f"{type(failure).__name__}: {failure}"[:500]
+    webhook = session.get(Webhook, webhook_id)
+    webhook.last_attempt_at, webhook.leased_until = clock_now(), None
+    if status is not None and 200 <= status < 300:
+        webhook.cursor, webhook.failures, webhook.last_error = next_cursor, 0, None
+        webhook.delivered += len(rows)
+        webhook.last_success_at = webhook.next_attempt_at = webhook.last_attempt_at
+        outcome = "delivered"
+    elif status == 410:
+        _disable(webhook, "the receiver answered 410 Gone")
+        outcome = "disabled"
+    else:
+        webhook.failures += 1
+        webhook.last_error = error or f"the receiver answered {status}"
+        wait = min(FIRST_WAIT * 2 ** (webhook.failures - 1), LONGEST_WAIT)
+        webhook.next_attempt_at = webhook.last_attempt_at + wait
+        log.warning("webhook delivery failed", extra={"webhook_id": str(webhook_id), "error": webhook.last_error})
+        outcome = "failed"
+    session.commit()
+    return outcome

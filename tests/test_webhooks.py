@@ -1,0 +1,224 @@
+"""Webhooks: the change feed posted to a receiver over real HTTP, signed, in order, at least
+once, retried with backoff; and the URLs a webhook may not post to."""
+import hashlib
+import hmac
+import json
+import queue
+import threading
+import time
+from datetime import timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from tests import factories
+from tests.conftest import https_client
+from tests.manifest_world import NOW, build
+from tests.test_openapi import _schema_errors, load_spec
+
+
+class Receiver:
+    """An HTTP server that keeps what it is sent and answers with the statuses it is told."""
+
+    def __init__(self):
+        self.received, self.answers = [], queue.Queue()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                receiver.received.append((dict(self.headers), body))
+                status = receiver.answers.get_nowait() if not receiver.answers.empty() else 204
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}/fogx"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def bodies(self):
+        return [json.loads(body) for _, body in self.received]
+
+
+@pytest.fixture
+def receiver():
+    made = Receiver()
+    yield made
+    made.server.shutdown()
+
+
+@pytest.fixture
+def local(make_app, frozen_clock):
+    frozen_clock(NOW)
+    return make_app(WEBHOOK_ALLOW_LOCAL=True)
+
+
+@pytest.fixture
+def world(local, session):
+    return build(https_client(local), session)
+
+
+def subscribe(world, url, token=None, **fields):
+    response = world.client.post("/v1/webhooks", json={"url": url, **fields},
+                                 headers=factories.bearer(token or world.hauler_token))
+    assert response.status_code == 201, response.json
+    spec = load_spec()
+    assert _schema_errors(spec, spec["components"]["schemas"]["WebhookCreated"], response.json) == []
+    return response.json
+
+
+def run(app):
+    result = app.test_cli_runner().invoke(args=["webhooks", "run", "--once"])
+    assert result.exit_code == 0, result.output
+    return result.output.strip().splitlines()[-1]
+
+
+def shown(world, webhook):
+    response = world.client.get(f"/v1/webhooks/{webhook['id']}", headers=factories.bearer(world.hauler_token))
+    assert response.status_code == 200
+    return response.json
+
+
+def test_what_follows_the_subscription_is_posted_signed_and_in_order(local, world, receiver):
+    world.post(world.body(completed=NOW - timedelta(hours=80)))  # before: not sent
+    webhook = subscribe(world, receiver.url, description="dispatch")
+    assert webhook["secret"] and webhook["status"] == "active" and webhook["delivered"] == 0
+    filed = [world.post(world.body(completed=NOW - timedelta(hours=h))).json for h in (52, 27)]
+    assert run(local) == "delivered 1, failed 0, idle 0, disabled 0"
+
+    [(headers, raw)] = receiver.received
+    timestamp, mac = (part.split("=", 1)[1] for part in headers["Fogx-Signature"].split(","))
+    expected = hmac.new(webhook["secret"].encode(), f"{timestamp}.".encode() + raw, hashlib.sha256).hexdigest()
+    assert hmac.compare_digest(mac, expected)
+    assert abs(int(timestamp) - time.time()) < 60
+    body = json.loads(raw)
+    assert headers["Fogx-Webhook-Id"] == body["webhook_id"] == webhook["id"]
+    assert headers["Fogx-Delivery"] == body["next_cursor"] == body["items"][-1]["cursor"]
+    # What the feed gives after the webhook's cursor, entry for entry.
+    feed = world.client.get("/v1/changes", query_string={"cursor": webhook["cursor"]},
+                            headers=factories.bearer(world.hauler_token)).json
+    assert body["items"] == feed["items"]
+    assert [item["manifest_id"] for item in body["items"]] == [f["id"] for f in filed]
+    spec = load_spec()
+    assert _schema_errors(spec, spec["components"]["schemas"]["WebhookDelivery"], body) == []
+
+    assert run(local) == "delivered 0, failed 0, idle 1, disabled 0"
+    assert len(receiver.received) == 1
+    after = shown(world, webhook)
+    assert (after["delivered"], after["cursor"], after["failures"]) == (2, body["next_cursor"], 0)
+    assert "secret" not in after
+
+
+def test_a_failed_delivery_is_tried_again_later_with_the_same_entries(local, world, receiver, frozen_clock):
+    webhook = subscribe(world, receiver.url)
+    world.post(world.body())
+    receiver.answers.put(500)
+    assert run(local) == "delivered 0, failed 1, idle 0, disabled 0"
+    failed = shown(world, webhook)
+    assert failed["failures"] == 1 and failed["last_error"] == "the receiver answered 500"
+    assert failed["next_attempt_at"] == (NOW + timedelta(seconds=10)).isoformat().replace("+00:00", "Z")
+    assert run(local) == "delivered 0, failed 0, idle 0, disabled 0"  # not due yet
+    receiver.answers.put(503)
+    frozen_clock(NOW + timedelta(seconds=11))
+    assert run(local).startswith("delivered 0, failed 1")
+    assert shown(world, webhook)["next_attempt_at"] == (
+        NOW + timedelta(seconds=31)).isoformat().replace("+00:00", "Z")  # twice as long
+    world.post(world.body())  # arrives meanwhile: it goes in a later delivery, after these
+    frozen_clock(NOW + timedelta(seconds=32))
+    assert run(local).startswith("delivered 1")
+    first, second, third = receiver.received
+    assert first[1] == second[1] and first[0]["Fogx-Delivery"] == second[0]["Fogx-Delivery"]
+    assert json.loads(third[1])["items"][:1] == json.loads(first[1])["items"]
+    assert [len(json.loads(body)["items"]) for _, body in receiver.received] == [1, 1, 2]
+    assert shown(world, webhook)["failures"] == 0
+
+
+def test_a_receiver_that_is_down_is_a_failure_not_an_error(local, world, receiver):
+    webhook = subscribe(world, receiver.url)
+    receiver.server.shutdown()
+    receiver.server.server_close()
+    world.post(world.body())
+    assert run(local) == "delivered 0, failed 1, idle 0, disabled 0"
+    assert shown(world, webhook)["last_error"].startswith("ConnectionError")
+
+
+def test_410_or_a_revoked_client_disables_the_webhook_and_so_can_its_client(local, world, receiver, session):
+    gone = subscribe(world, receiver.url)
+    world.post(world.body())
+    receiver.answers.put(410)
+    assert run(local) == "delivered 0, failed 0, idle 0, disabled 1"
+    assert (shown(world, gone)["status"], shown(world, gone)["disabled_reason"]) == (
+        "disabled", "the receiver answered 410 Gone")
+
+    kept = subscribe(world, receiver.url)
+    stopped = world.client.post(f"/v1/webhooks/{kept['id']}/disable", headers=factories.bearer(world.hauler_token))
+    assert stopped.status_code == 200 and stopped.json["status"] == "disabled"
+
+    auditor_id, secret = factories.oauth_client(session, role="auditor", subject=["victorville"])
+    auditor = factories.token(world.client, auditor_id, secret)
+    audits = subscribe(world, receiver.url, token=auditor)
+    revoked = local.test_cli_runner().invoke(args=["clients", "revoke", auditor_id])
+    assert revoked.exit_code == 0, revoked.output
+    world.post(world.body())
+    assert run(local) == "delivered 0, failed 0, idle 0, disabled 1"
+    assert len(receiver.received) == 1  # the 410 only
+    # Each client sees its own webhooks only.
+    listed = world.client.get("/v1/webhooks", headers=factories.bearer(world.hauler_token)).json["items"]
+    assert [w["id"] for w in listed] == [gone["id"], kept["id"]]
+    other = factories.token(world.client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
+    assert world.client.get(f"/v1/webhooks/{audits['id']}", headers=factories.bearer(other)).status_code == 404
+    assert world.client.get("/v1/webhooks", headers=factories.bearer(other)).json["items"] == []
+
+
+def test_a_webhook_can_start_from_a_cursor_the_feed_gave(local, world, receiver):
+    first = world.post(world.body(completed=NOW - timedelta(hours=30))).json
+    world.post(world.body())
+    feed = world.client.get("/v1/changes", headers=factories.bearer(world.hauler_token)).json["items"]
+    assert feed[0]["manifest_id"] == first["id"]
+    subscribe(world, receiver.url, cursor=feed[0]["cursor"])
+    run(local)
+    assert [item["cursor"] for item in receiver.bodies()[0]["items"]] == [feed[1]["cursor"]]
+
+
+def test_the_urls_a_webhook_may_not_post_to(make_app, session):
+    app = make_app()  # production settings: https to public addresses only
+    client = https_client(app)
+    world = build(client, session)
+    refused = {
+        "http://203.0.113.7/hook": "Must be https",
+        "https://127.0.0.1/hook": "not a public address",
+        "https://localhost/hook": "not a public address",
+        "https://10.1.2.3/hook": "not a public address",
+        "https://[::1]/hook": "not a public address",
+        "https://169.254.169.254/latest": "not a public address",
+        "https://user:pw@93.184.216.34/hook": "credentials",
+        "ftp://93.184.216.34/hook": "absolute https URL",
+        "hook": "absolute https URL",
+        "https://no-such-host.invalid/hook": "does not resolve",
+    }
+    for url, reason in refused.items():
+        response = client.post("/v1/webhooks", json={"url": url}, headers=factories.bearer(world.hauler_token))
+        assert response.status_code == 422 and response.mimetype == "application/problem+json", url
+        assert reason in response.json["errors"]["url"][0], (url, response.json)
+    for body in ({"url": "https://93.184.216.34/hook", "colour": "red"}, {"url": "https://93.184.216.34/hook",
+                                                                         "cursor": "nope"}, {}):
+        assert client.post("/v1/webhooks", json=body, headers=factories.bearer(world.hauler_token)).status_code == 422
+    made = client.post("/v1/webhooks", json={"url": "https://93.184.216.34/hook"},
+                       headers=factories.bearer(world.hauler_token))
+    assert made.status_code == 201 and made.headers["Location"].endswith(made.json["id"])
+
+
+def test_each_worker_process_delivers_without_an_operator(make_app, session, receiver):
+    app = make_app(WEBHOOK_ALLOW_LOCAL=True, WEBHOOK_INTERVAL_SECONDS=1)
+    world = build(https_client(app), session)
+    subscribe(world, receiver.url)
+    filed = world.post(world.body())
+    assert filed.status_code == 201
+    deadline = time.monotonic() + 15
+    while not receiver.received and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert [item["manifest_id"] for item in receiver.bodies()[0]["items"]] == [filed.json["id"]]
