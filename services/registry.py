@@ -37,7 +37,7 @@ def today():
 # Reading ----------------------------------------------------------------------------------
 
 
-def _get(session, model, object_id, visible_ids, what):
+def within_reach(session, model, object_id, visible_ids, what):
     """The object if it exists and is within reach; the same 404 whichever it is not."""
     try:
         object_id = uuid.UUID(str(object_id))
@@ -51,26 +51,26 @@ def _get(session, model, object_id, visible_ids, what):
 
 
 def get_fse(session, principal, fse_id) -> Fse:
-    return _get(session, Fse, fse_id, reach.fse_ids(principal), "FSE")
+    return within_reach(session, Fse, fse_id, reach.fse_ids(principal), "FSE")
 
 
 def get_permit(session, principal, permit_id) -> Permit:
     visible = select(Permit.id).where(Permit.fse_id.in_(reach.fse_ids(principal)))
-    return _get(session, Permit, permit_id, visible, "permit")
+    return within_reach(session, Permit, permit_id, visible, "permit")
 
 
 def get_device(session, principal, fse_id, device_id) -> Device:
     fse = get_fse(session, principal, fse_id)
     visible = select(Device.id).where(Device.fse_id == fse.id)
-    return _get(session, Device, device_id, visible, "device")
+    return within_reach(session, Device, device_id, visible, "device")
 
 
 def get_hauler(session, principal, hauler_id) -> Hauler:
-    return _get(session, Hauler, hauler_id, reach.hauler_ids(principal), "hauler")
+    return within_reach(session, Hauler, hauler_id, reach.hauler_ids(principal), "hauler")
 
 
 def get_site(session, principal, site_id) -> DisposalSite:
-    return _get(session, DisposalSite, site_id, reach.site_ids(principal), "disposal site")
+    return within_reach(session, DisposalSite, site_id, reach.site_ids(principal), "disposal site")
 
 
 def jurisdiction_by_code(session, code) -> Jurisdiction | None:

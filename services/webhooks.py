@@ -20,18 +20,18 @@ import logging
 import secrets
 import socket
 import time
-import uuid
 from datetime import timedelta
 from urllib.parse import urlsplit
 
 import requests
 from sqlalchemy import func, or_, select, update
 
-from api.errors import NotFound, ValidationFailed
+from api.errors import ValidationFailed
 from auth.protect import Principal
 from domain.clock import now as clock_now
 from schemas.changes import change_view
 from services import changes
+from services.registry import within_reach
 from storage.models import OAuthClient, Webhook
 
 log = logging.getLogger("fogx.webhooks")
@@ -100,15 +100,8 @@ def listing(session, principal) -> list[Webhook]:
 
 
 def get(session, principal, webhook_id) -> Webhook:
-    try:
-        webhook_id = uuid.UUID(str(webhook_id))
-    except ValueError:
-        webhook_id = None
-    webhook = webhook_id and session.scalar(select(Webhook).where(
-        Webhook.id == webhook_id, Webhook.client_id == principal.client_pk))
-    if webhook is None:
-        raise NotFound("No such webhook of this client.")
-    return webhook
+    return within_reach(session, Webhook, webhook_id,
+                        select(Webhook.id).where(Webhook.client_id == principal.client_pk), "webhook")
 
 
 def disable(session, principal, webhook_id, *, reason="disabled by its client") -> Webhook:
@@ -138,8 +131,8 @@ def _principal(client: OAuthClient) -> Principal:
                      jurisdiction_id=client.jurisdiction_id, fse_ids=frozenset(f.id for f in client.fses))
 
 
-def _post(url, body, headers):
-    """The receiver's status, or the reason it gave none."""
+def _post(url, body, headers) -> int:
+    """The receiver's status (`requests.RequestException` where it gave none)."""
     with requests.post(url, data=body, headers=headers, timeout=TIMEOUT, allow_redirects=False,
                        stream=True) as answer:
         return answer.status_code
@@ -195,15 +188,15 @@ def _deliver_one(session, webhook_id, *, allow_local, post) -> str:
                "Fogx-Signature": signature(webhook.secret, int(time.time()), body)}
     url = webhook.url
     session.commit()  # nothing stays open while the receiver answers
-    status, error = None, None
-    try:
-        refused = None if allow_local else _not_public(urlsplit(url).hostname, urlsplit(url).port or 443)
-        if refused:
-            error = refused
-        else:
+    status = None
+    # Asked again at each delivery: the host's addresses may have changed since it was checked.
+    parts = urlsplit(url)
+    error = None if allow_local else _not_public(parts.hostname, parts.port or 443)
+    if error is None:
+        try:
             status = post(url, body, headers)
-    except requests.RequestException as failure:
-        error = f"{type(failure).__name__}: {failure}"[:500]
+        except requests.RequestException as failure:
+            error = f"{type(failure).__name__}: {failure}"[:500]
     webhook = session.get(Webhook, webhook_id)
     webhook.last_attempt_at, webhook.leased_until = clock_now(), None
     if status is not None and 200 <= status < 300:
