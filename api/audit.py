@@ -11,7 +11,7 @@ from auth.protect import current_principal, require
 from auth.scopes import AUDIT_READ, MANIFESTS_READ, MANIFESTS_WRITE, RECORDS_READ
 from reports import table_csv
 from schemas import audit as schemas
-from services import audit, registry
+from services import audit, receipts, registry
 from storage.db import db
 
 bp = Blueprint("audit", __name__)
@@ -80,6 +80,18 @@ def frequency_recommendations():
         return _csv(rows, "frequency-recommendations")
     items, cursor = audit.page_of(rows, cursor=paging.get("cursor"), limit=paging["limit"])
     return {**basis, "items": items, "next_cursor": cursor}
+
+
+@bp.get("/v1/audit/disposal-reconciliation")
+@require(AUDIT_READ)
+def disposal_reconciliation():
+    args = load(schemas.ReconciliationQuery(), request.args.to_dict())
+    paging = {k: args.pop(k) for k in ("cursor", "limit", "format") if k in args}
+    period, rows = receipts.reconciliation(db.session, current_principal(), **args)
+    if _wants_csv(paging):
+        return _csv(rows, "disposal-reconciliation")
+    items, cursor = audit.page_of(rows, cursor=paging.get("cursor"), limit=paging["limit"])
+    return {**period, "items": items, "next_cursor": cursor}
 
 
 @bp.get("/v1/haulers/me/due")

@@ -167,9 +167,10 @@ def jurisdictions_list():
 
 
 @clients_cli.command("create")
-@click.option("--role", required=True, type=click.Choice(["hauler", "fse", "auditor", "admin"]))
+@click.option("--role", required=True, type=click.Choice(["hauler", "fse", "auditor", "admin", "site"]))
 @click.option("--subject", "subjects", required=True, multiple=True,
-              help="Hauler id; FSE id (repeat for several); or jurisdiction code for auditor/admin.")
+              help="Hauler id; FSE id (repeat for several); jurisdiction code for auditor/admin; "
+                   "disposal site id for site.")
 @click.option("--scope", "scopes", multiple=True, help="Scope to grant (repeat); default: all of the role's.")
 @click.option("--name", help="A label for the client.")
 def clients_create(role, subjects, scopes, name):

@@ -34,13 +34,15 @@ def _periodic(app, name, interval, job):
     """`job` every `interval` seconds in a thread of each process, in an app context."""
     if interval <= 0:
         return
-    state = app.extensions[f"fogx.{name}_worker"] = {"pid": None, "wake": None}
+    state = app.extensions[f"fogx.{name}_worker"] = {"pid": None, "wake": None, "stopped": False}
     lock = threading.Lock()
 
     def loop(wake):
         while True:
             wake.wait(interval)
             wake.clear()
+            if state["stopped"]:
+                return
             with app.app_context():
                 try:
                     job()
@@ -54,8 +56,9 @@ def _periodic(app, name, interval, job):
             with lock:
                 if state["pid"] != os.getpid():
                     wake = threading.Event()
-                    threading.Thread(target=loop, args=(wake,), name=f"fogx-{name}", daemon=True).start()
-                    state.update(pid=os.getpid(), wake=wake)
+                    thread = threading.Thread(target=loop, args=(wake,), name=f"fogx-{name}", daemon=True)
+                    thread.start()
+                    state.update(pid=os.getpid(), wake=wake, thread=thread)
 
 
 def wake(app, name="outbox") -> bool:
@@ -65,3 +68,14 @@ def wake(app, name="outbox") -> bool:
         return False
     state["wake"].set()
     return True
+
+
+def stop(app, timeout=30):
+    """End this process's threads of `app` once the work they are doing is done (an app that
+    is closed down)."""
+    for name, state in app.extensions.items():
+        if name.endswith("_worker") and isinstance(state, dict) and "stopped" in state:
+            state["stopped"] = True
+            if state["pid"] == os.getpid():
+                state["wake"].set()
+                state["thread"].join(timeout)

@@ -14,7 +14,8 @@ from auth.server import REALM, find_bearer
 
 @dataclass(frozen=True)
 class Principal:
-    """The caller: one role and its subject (a hauler, some FSEs, or a jurisdiction)."""
+    """The caller: one role and its subject (a hauler, some FSEs, a jurisdiction, or a
+    disposal site)."""
 
     client_pk: uuid.UUID
     client_id: str
@@ -23,6 +24,7 @@ class Principal:
     hauler_id: uuid.UUID | None = None
     jurisdiction_id: uuid.UUID | None = None
     fse_ids: frozenset = frozenset()
+    site_id: uuid.UUID | None = None
 
 
 class _Validator(BearerTokenValidator):
@@ -88,6 +90,7 @@ def principal_of(token) -> Principal:
         hauler_id=row.hauler_id,
         jurisdiction_id=row.jurisdiction_id,
         fse_ids=token.fse_ids(),
+        site_id=row.site_id,
     )
 
 

@@ -4,13 +4,16 @@ MANIFESTS_READ = "manifests:read"
 RECORDS_READ = "records:read"
 AUDIT_READ = "audit:read"
 REGISTRY_WRITE = "registry:write"
+RECEIPTS_WRITE = "receipts:write"
 
-ALL_SCOPES = (MANIFESTS_WRITE, MANIFESTS_READ, RECORDS_READ, AUDIT_READ, REGISTRY_WRITE)
+ALL_SCOPES = (MANIFESTS_WRITE, MANIFESTS_READ, RECORDS_READ, AUDIT_READ, REGISTRY_WRITE, RECEIPTS_WRITE)
 
 ROLE_SCOPES = {
     "hauler": (MANIFESTS_WRITE, MANIFESTS_READ),
     "fse": (RECORDS_READ,),
     "auditor": (AUDIT_READ, RECORDS_READ, MANIFESTS_READ),
     "admin": (REGISTRY_WRITE, AUDIT_READ, RECORDS_READ, MANIFESTS_READ),
+    # A disposal site's weighbridge or gate software: it posts the loads the site received.
+    "site": (RECEIPTS_WRITE,),
 }
 ROLES = tuple(ROLE_SCOPES)

@@ -115,7 +115,7 @@ NOT_ASKED = object()
 _BEARER = Prebuilt(
     select(OAuthToken.scope, OAuthToken.expires_at, OAuthToken.revoked_at,
            OAuthClient.id.label("client_pk"), OAuthClient.client_id, OAuthClient.role,
-           OAuthClient.hauler_id, OAuthClient.jurisdiction_id,
+           OAuthClient.hauler_id, OAuthClient.jurisdiction_id, OAuthClient.site_id,
            OAuthClient.revoked_at.label("client_revoked_at"))
     .join(OAuthClient, OAuthClient.id == OAuthToken.client_id)
     .where(OAuthToken.token_sha256 == bindparam("digest"))

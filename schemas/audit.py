@@ -1,6 +1,7 @@
 """Query arguments of the audit lists."""
 from marshmallow import EXCLUDE, Schema, fields, validate
 
+from domain import reconcile
 from domain.checks import CODES
 from domain.frequency import ENOUGH_INTERVALS
 from schemas.registry import Day
@@ -48,6 +49,12 @@ class ScorecardQuery(Schema):
 class DueQuery(Paging):
     within_days = fields.Integer(load_default=30, validate=validate.Range(min=0, max=365))
     as_of = Day()
+
+
+class ReconciliationQuery(Paging):
+    period_from = Day(data_key="from")
+    period_to = Day(data_key="to")
+    code = fields.String(validate=validate.OneOf(tuple(reconcile.CODES)))
 
 
 class StatusQuery(Schema):

@@ -6,7 +6,7 @@ from sqlalchemy import select
 from auth.scopes import ROLE_SCOPES
 from auth.server import sha256_hex
 from domain.clock import now
-from storage.models import Fse, Hauler, Jurisdiction, OAuthClient, OAuthToken
+from storage.models import DisposalSite, Fse, Hauler, Jurisdiction, OAuthClient, OAuthToken
 
 
 class ClientError(ValueError):
@@ -14,7 +14,8 @@ class ClientError(ValueError):
 
 
 def _subject(session, role, subject):
-    """Resolve the subject of a role: a hauler id, FSE ids, or a jurisdiction code or id."""
+    """Resolve the subject of a role: a hauler id, FSE ids, a jurisdiction code or id, or a
+    disposal site id."""
     import uuid
 
     def parse(value):
@@ -28,6 +29,11 @@ def _subject(session, role, subject):
         if hauler is None:
             raise ClientError("a hauler client needs exactly one existing hauler id")
         return {"hauler_id": hauler.id}
+    if role == "site":
+        site = session.get(DisposalSite, parse(subject[0])) if len(subject) == 1 else None
+        if site is None:
+            raise ClientError("a site client needs exactly one existing disposal site id")
+        return {"site_id": site.id}
     if role == "fse":
         fses = [session.get(Fse, parse(s)) for s in subject]
         if not fses or None in fses:
@@ -64,6 +70,7 @@ def create_client(session, *, role, subject, scopes=None, name=None, client_id=N
         name=name or client_id,
         role=role,
         scope=" ".join(scopes),
+        created_at=now(),
         **subject_fields,
     )
     session.add(row)

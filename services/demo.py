@@ -1,5 +1,5 @@
 """The demo data `make run` loads: five presets, a few FSEs, a hauler, a site, a client per
-role, and the hauler's services of the year before.
+role, the hauler's services of the year before and the disposal site's receipts of them.
 
 Every date is counted from the day the demo is loaded (the clock's), so that the walkthrough in
 the README shows the same picture whenever it is tried: one missed service, two frequencies the
@@ -17,7 +17,8 @@ from auth.scopes import ROLE_SCOPES
 from domain import clock
 from domain.presets import PRESETS
 from schemas.manifest import ManifestIn
-from services import manifests
+from schemas.receipts import ReceiptIn
+from services import manifests, receipts
 from services.clients import create_client
 from services.jurisdictions import add_from_preset
 from storage.models import (
@@ -43,6 +44,7 @@ DEMO_CLIENTS = {
     "demo-fse": ("fse", "demo-fse-secret"),
     "demo-auditor": ("auditor", "demo-auditor-secret"),
     "demo-admin": ("admin", "demo-admin-secret"),
+    "demo-site": ("site", "demo-site-secret"),
 }
 
 FSES = [
@@ -121,21 +123,56 @@ def load(session):
         "fse": [str(fses[0].id), str(fses[1].id)],
         "auditor": ["victorville"],
         "admin": ["victorville"],
+        "site": [str(site.id)],
     }
     clients = {}
-    for client_id, (role, secret) in DEMO_CLIENTS.items():
-        clients[role], _ = create_client(session, role=role, subject=subjects[role], client_id=client_id,
-                                         client_secret=secret, name=f"Demo {role}")
+    # The site has reported its loads since before the history began.
+    with clock.frozen_at(datetime.combine(today - timedelta(days=365), time(8), tzinfo=timezone.utc)):
+        for client_id, (role, secret) in DEMO_CLIENTS.items():
+            clients[role], _ = create_client(session, role=role, subject=subjects[role], client_id=client_id,
+                                             client_secret=secret, name=f"Demo {role}")
     hauler_principal = Principal(client_pk=clients["hauler"].id, client_id="demo-hauler", role="hauler",
                                  scopes=frozenset(ROLE_SCOPES["hauler"]), hauler_id=hauler.id)
-    _file_history(session, hauler_principal, devices_by_name, today)
+    site_principal = Principal(client_pk=clients["site"].id, client_id="demo-site", role="site",
+                               scopes=frozenset(ROLE_SCOPES["site"]), site_id=site.id)
+    loads = _file_history(session, hauler_principal, devices_by_name, today)
+    _receive(session, site_principal, loads, today)
     return "demo data loaded"
 
 
-def _file_history(session, principal, devices, today):
-    """HISTORY filed through the same checks as any filing, each at the time it was received."""
+# The site's side of the history: it received every load as filed, but for Golden Wok's
+# interceptor load of 108 days ago, which it has no record of, and the trap's last, which
+# weighed in lighter than the manifest says; and it received a load from the demo hauler ten
+# days ago that no manifest names.
+NOT_RECEIVED = ("Golden Wok", "GI-1", 108)
+LIGHTER = ("Golden Wok", "GT-1", 21)
+UNFILED = ("HDR-09001", 10, 2900)  # ticket, days ago, gallons
+
+
+def _receive(session, principal, loads, today):
+    schema = ReceiptIn()
+    for fse_name, tag, days_ago, ticket, waste, gallons, delivered in loads:
+        if (fse_name, tag, days_ago) == NOT_RECEIVED:
+            continue
+        received = gallons * 5 // 6 if (fse_name, tag, days_ago) == LIGHTER else gallons
+        _receipt(session, principal, schema, ticket, waste, received, delivered + timedelta(minutes=10))
+    ticket, days_ago, gallons = UNFILED
+    _receipt(session, principal, schema, ticket, "grease_interceptor_waste", gallons,
+             datetime.combine(today - timedelta(days=days_ago), time(18), tzinfo=timezone.utc))
+
+
+def _receipt(session, principal, schema, ticket, waste, gallons, at):
+    body = {"ticket_number": ticket, "hauler_licence_number": "IGS-44812", "vehicle_id": "TRK 7",
+            "waste_type": waste, "gallons_received": gallons, "received_at": at.isoformat()}
+    with clock.frozen_at(at + timedelta(minutes=1)):
+        receipts.submit(session, principal, schema.load(body))
+
+
+def _file_history(session, principal, devices, today) -> list[tuple]:
+    """HISTORY filed through the same checks as any filing, each at the time it was received;
+    each load as (FSE, device tag, days ago, ticket, waste type, gallons, delivered at)."""
     schema = ManifestIn()
-    number = 0
+    number, loads = 0, []
     for fse_name, tag, days_ago, every, services, depths in HISTORY:
         device = devices[(fse_name, tag)]
         first = today - timedelta(days=days_ago)
@@ -160,3 +197,6 @@ def _file_history(session, principal, devices, today):
             }
             with clock.frozen_at(completed + timedelta(hours=3)):
                 manifests.submit(session, principal, schema.load(body))
+            loads.append((fse_name, tag, (today - completed.date()).days, body["disposal"]["ticket_number"],
+                           body["waste_type"], gallons, completed + timedelta(hours=2)))
+    return loads

@@ -464,6 +464,30 @@ class Change(Base):
     )
 
 
+class DisposalReceipt(Base):
+    """A disposal site's own record of a load it received: the other side of the manifest
+    that names the same ticket (`domain.reconcile`). Never changed once made."""
+
+    __tablename__ = "disposal_receipts"
+    id: Mapped[uuid.UUID] = pk()
+    site_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("disposal_sites.id"))
+    ticket_number: Mapped[str] = mapped_column(String(60))
+    hauler_licence_number: Mapped[str] = mapped_column(String(60))
+    # The hauler that licence is of, where fogx knows it.
+    hauler_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("haulers.id"), index=True)
+    vehicle_id: Mapped[str] = mapped_column(String(60))
+    waste_type: Mapped[str] = mapped_column(String(40))
+    gallons_received: Mapped[int] = mapped_column(Integer)
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    body: Mapped[dict] = mapped_column(JSON)
+    submitted_by_client_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("oauth_clients.id"))
+    created_at: Mapped[datetime] = created()
+    __table_args__ = (
+        UniqueConstraint("site_id", "ticket_number"),
+        Index("ix_disposal_receipts_site_received", "site_id", "received_at"),
+    )
+
+
 class Webhook(Base):
     """A client's subscription to its change feed, delivered by POST to `url` (signed with
     `secret`) from `cursor` on. Claimed for a delivery by a lease, not a row lock: a lock held
@@ -527,6 +551,16 @@ class IdempotencyRecord(Base):
     __table_args__ = (UniqueConstraint("client_id", "key"),)
 
 
+# Each role's subject, and no other: a hauler, FSEs (beside the client), a city, a disposal site.
+ONE_SUBJECT = (
+    "(role = 'hauler' AND hauler_id IS NOT NULL AND jurisdiction_id IS NULL AND site_id IS NULL)"
+    " OR (role = 'fse' AND hauler_id IS NULL AND jurisdiction_id IS NULL AND site_id IS NULL)"
+    " OR (role IN ('auditor', 'admin') AND jurisdiction_id IS NOT NULL AND hauler_id IS NULL"
+    " AND site_id IS NULL)"
+    " OR (role = 'site' AND site_id IS NOT NULL AND hauler_id IS NULL AND jurisdiction_id IS NULL)"
+)
+
+
 class OAuthClient(Base):
     """A program acting for one principal: a hauler, some FSEs, or a jurisdiction."""
 
@@ -538,6 +572,7 @@ class OAuthClient(Base):
     role: Mapped[str] = mapped_column(String(20))
     hauler_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("haulers.id"))
     jurisdiction_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("jurisdictions.id"))
+    site_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("disposal_sites.id"))
     scope: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = created()
     secret_rotated_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
@@ -545,14 +580,8 @@ class OAuthClient(Base):
 
     fses: Mapped[list[Fse]] = relationship(secondary="oauth_client_fses")
     __table_args__ = (
-        CheckConstraint("role IN ('hauler', 'fse', 'auditor', 'admin')", name="role"),
-        CheckConstraint(
-            "(role = 'hauler' AND hauler_id IS NOT NULL AND jurisdiction_id IS NULL)"
-            " OR (role = 'fse' AND hauler_id IS NULL AND jurisdiction_id IS NULL)"
-            " OR (role IN ('auditor', 'admin') AND jurisdiction_id IS NOT NULL"
-            " AND hauler_id IS NULL)",
-            name="one_subject",
-        ),
+        CheckConstraint("role IN ('hauler', 'fse', 'auditor', 'admin', 'site')", name="role"),
+        CheckConstraint(ONE_SUBJECT, name="one_subject"),
     )
 
 

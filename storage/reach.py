@@ -2,7 +2,7 @@
 
 Admins and auditors reach their jurisdiction; haulers the jurisdictions they are registered
 in (to find the permits and devices they file against) and themselves; FSE operators their
-FSEs. Anything else is answered 404 by the views, exactly as if it did not exist.
+FSEs; disposal sites the jurisdictions they serve, and nothing in them. Anything else is answered 404 by the views, exactly as if it did not exist.
 """
 from sqlalchemy import false, select
 
@@ -24,6 +24,10 @@ def jurisdiction_ids(principal):
         return select(HaulerRegistration.jurisdiction_id).where(
             HaulerRegistration.hauler_id == principal.hauler_id
         )
+    if principal.role == "site":
+        return select(DisposalSiteJurisdiction.jurisdiction_id).where(
+            DisposalSiteJurisdiction.site_id == principal.site_id
+        )
     return select(Fse.jurisdiction_id).where(Fse.id.in_(principal.fse_ids or [None]))
 
 
@@ -39,6 +43,8 @@ def fse_ids(principal):
     """A select of the FSE ids within reach (permits and devices follow their FSE)."""
     if principal.role == "fse":
         return select(Fse.id).where(Fse.id.in_(principal.fse_ids or [None]))
+    if principal.role == "site":
+        return select(Fse.id).where(false())
     return select(Fse.id).where(Fse.jurisdiction_id.in_(jurisdiction_ids(principal)))
 
 

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from werkzeug.serving import make_server
 
 from api import create_app
+from api.worker import stop as stop_background_work
 from domain import clock
 from storage import migrate
 from storage.db import make_engine
@@ -86,6 +87,7 @@ def make_app(database_url, tmp_path):
 
     yield build
     for built in apps:
+        stop_background_work(built)
         engine = built.extensions["fogx.engine"]
         engine.dispose()
     if apps:

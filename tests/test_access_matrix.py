@@ -14,7 +14,7 @@ from sqlalchemy import select
 from storage.models import Fse
 from tests import factories
 
-ROLES = ("admin", "auditor", "hauler", "fse")
+ROLES = ("admin", "auditor", "hauler", "fse", "site")
 # Path parameters that name no object: an import writes only into the caller's own city.
 NOT_OBJECTS = {"kind"}
 
@@ -36,8 +36,15 @@ def world(client, session):
         hook = client.post("/v1/webhooks", json={"url": "https://93.184.216.34/hook"}, headers=factories.bearer(filer))
         assert hook.status_code == 201, hook.json
         store["webhook_id"] = uuid.UUID(hook.json["id"])
+        gate = factories.token(client, *factories.oauth_client(session, role="site", subject=[site.id]))
+        received = client.post("/v1/receipts", headers=factories.bearer(gate), json={
+            "ticket_number": "T-1", "hauler_licence_number": hauler.licences[0].licence_number, "vehicle_id": "TRK-1",
+            "waste_type": "grease_interceptor_waste", "gallons_received": 1400,
+            "received_at": datetime.now(timezone.utc).isoformat()})
+        assert received.status_code == 201, received.json
+        store["receipt_id"] = uuid.UUID(received.json["id"])
     subjects = {"admin": ["victorville"], "auditor": ["victorville"],
-                "hauler": [mine["hauler_id"]], "fse": [mine["fse_id"]]}
+                "hauler": [mine["hauler_id"]], "fse": [mine["fse_id"]], "site": [mine["site_id"]]}
     tokens = {role: factories.token(client, *factories.oauth_client(session, role=role,
                                                                     subject=subjects[role]))
               for role in ROLES}

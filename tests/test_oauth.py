@@ -241,7 +241,7 @@ def test_metadata_rfc8414(client):
         "client_secret_basic", "client_secret_post"
     }
     assert set(body["scopes_supported"]) == {
-        "manifests:write", "manifests:read", "records:read", "audit:read", "registry:write"
+        "manifests:write", "manifests:read", "records:read", "audit:read", "registry:write", "receipts:write"
     }
 
 

@@ -228,3 +228,21 @@ def test_free_text_in_a_request_is_described_as_the_app_checks_it():
     for code in range(0x80):
         character = chr(code)
         assert (re.fullmatch(PRINTABLE, f"a{character}b") is None) == bool(CONTROL.search(character)), repr(character)
+
+
+def test_no_key_is_written_twice_in_a_mapping():
+    """YAML keeps the last of two equal keys without a word: a second schema of one name would
+    replace the first wherever it is referenced."""
+
+    class Strict(yaml.SafeLoader):
+        pass
+
+    def mapping(loader, node):
+        keys = [loader.construct_object(key) for key, _ in node.value]
+        twice = {key for key in keys if keys.count(key) > 1}
+        assert not twice, f"line {node.start_mark.line + 1}: {sorted(twice)} twice"
+        return loader.construct_mapping(node)
+
+    Strict.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
+    with open(ROOT / "openapi.yaml") as handle:
+        assert yaml.load(handle, Loader=Strict)["paths"]

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 from tests.factories import pdf_bytes  # noqa: E402
 
 BIN = Path(sys.executable).parent
-ROLES = ["admin", "auditor", "hauler", "hauler-2", "fse", "fse-2"]
+ROLES = ["admin", "auditor", "hauler", "hauler-2", "fse", "fse-2", "site"]
 
 
 def free_port():
@@ -156,7 +156,8 @@ def main():
             {"name": role, "fixedHeaders": [{"name": "Authorization", "value": f"Bearer {tokens[role]}"}]}
             for role in ROLES]}))
         config = (ROOT / "tests" / "contract" / "schemathesis.toml").read_text().replace(
-            "WFC_PATH", str(work / "wfc.json")).replace("HAULER_TOKEN", tokens["hauler"])
+            "WFC_PATH", str(work / "wfc.json")).replace("HAULER_TOKEN", tokens["hauler"]).replace(
+            "SITE_TOKEN", tokens["site"])
         for placeholder, values in known.items():
             config = config.replace(placeholder, json.dumps(values))
         (work / "schemathesis.toml").write_text(config)

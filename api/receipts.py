@@ -1,0 +1,36 @@
+"""`/v1/receipts`: a disposal site posts the loads it received (`services.receipts`)."""
+from flask import Blueprint, request, url_for
+
+from api.validation import load, load_json
+from auth.protect import current_principal, require
+from auth.ratelimit import per_client
+from auth.scopes import RECEIPTS_WRITE
+from schemas.receipts import ReceiptIn, ReceiptQuery, receipt_view
+from services import receipts
+from storage.db import db
+
+bp = Blueprint("receipts", __name__, url_prefix="/v1/receipts")
+receipt_in, receipt_query = ReceiptIn(), ReceiptQuery()
+
+
+@bp.post("")
+@require(RECEIPTS_WRITE)
+@per_client("submissions")
+def submit_receipt():
+    receipt, created = receipts.submit(db.session, current_principal(), load_json(receipt_in))
+    headers = {"Location": url_for("receipts.get_receipt", receipt_id=receipt.id)}
+    return receipt_view(receipt), 201 if created else 200, headers
+
+
+@bp.get("")
+@require(RECEIPTS_WRITE)
+def list_receipts():
+    args = load(receipt_query, request.args.to_dict())
+    rows, cursor = receipts.listing(db.session, current_principal(), **args)
+    return {"items": [receipt_view(row) for row in rows], "next_cursor": cursor}
+
+
+@bp.get("/<receipt_id>")
+@require(RECEIPTS_WRITE)
+def get_receipt(receipt_id):
+    return receipt_view(receipts.get(db.session, current_principal(), receipt_id))

@@ -1,0 +1,203 @@
+"""Disposal receipts: a site's own record of each load it received, and the city's list of
+where the site's side and the hauler's manifest disagree (DESIGN.md section 8).
+
+A site reports from the moment its first `site` client is made: manifests delivered to it
+before then are not compared, since nothing says it would have reported them.
+"""
+from datetime import datetime, time, timedelta, timezone
+
+from sqlalchemy import and_, func, select
+from sqlalchemy.exc import IntegrityError
+
+from api.errors import Conflict, ValidationFailed
+from domain import reconcile
+from domain.clock import now as clock_now
+from schemas.manifest import canonical
+from services.audit import today
+from services.registry import page, within_reach
+from storage.models import (
+    DisposalReceipt,
+    DisposalSite,
+    DisposalSiteJurisdiction,
+    Fse,
+    Hauler,
+    HaulerLicence,
+    HaulerRegistration,
+    Jurisdiction,
+    Manifest,
+    ManifestRevision,
+    OAuthClient,
+)
+
+SKEW = timedelta(minutes=5)
+
+
+# A site's receipts -------------------------------------------------------------------------
+
+
+def submit(session, principal, data) -> tuple[DisposalReceipt, bool]:
+    """The site's receipt of one load; (receipt, created). The same ticket sent again with the
+    same body is the receipt already made; with another body, a 409: receipts are evidence,
+    never changed."""
+    if data["received_at"] > clock_now() + SKEW:
+        raise ValidationFailed("The load is dated in the future.", errors={"received_at": ["Must not be in the future."]})
+    body = canonical(data)
+    existing = _on_ticket(session, principal.site_id, data["ticket_number"])
+    if existing is not None:
+        return _same_or_conflict(existing, body), False
+    receipt = DisposalReceipt(
+        site_id=principal.site_id, body=body, submitted_by_client_id=principal.client_pk,
+        hauler_id=session.scalar(select(HaulerLicence.hauler_id).where(
+            HaulerLicence.licence_number == data["hauler_licence_number"]).limit(1)),
+        **{name: data[name] for name in ("ticket_number", "hauler_licence_number", "vehicle_id", "waste_type",
+                                         "gallons_received", "received_at")})
+    session.add(receipt)
+    try:
+        session.commit()
+    except IntegrityError:  # the same ticket, from another request meanwhile
+        session.rollback()
+        return _same_or_conflict(_on_ticket(session, principal.site_id, data["ticket_number"]), body), False
+    return receipt, True
+
+
+def _on_ticket(session, site_id, ticket_number):
+    return session.scalar(select(DisposalReceipt).where(DisposalReceipt.site_id == site_id,
+                                                        DisposalReceipt.ticket_number == ticket_number))
+
+
+def _same_or_conflict(receipt, body):
+    if receipt.body != body:
+        raise Conflict(f"Ticket {receipt.ticket_number} was received with a different body; "
+                       "a receipt is never changed.")
+    return receipt
+
+
+def _own(principal):
+    return select(DisposalReceipt.id).where(DisposalReceipt.site_id == principal.site_id)
+
+
+def listing(session, principal, *, cursor=None, limit=50):
+    return page(session, select(DisposalReceipt).where(DisposalReceipt.id.in_(_own(principal))),
+                DisposalReceipt, cursor=cursor, limit=limit)
+
+
+def get(session, principal, receipt_id) -> DisposalReceipt:
+    return within_reach(session, DisposalReceipt, receipt_id, _own(principal), "receipt")
+
+
+# The city's reconciliation -------------------------------------------------------------------
+
+
+def reconciliation(session, principal, *, period_from=None, period_to=None, code=None) -> tuple[dict, list[dict]]:
+    """({from, to}, the loads of the auditor's city delivered or received in the period on
+    which a reporting site and the manifests disagree, in time order)."""
+    period_to = period_to or today()
+    period_from = period_from or period_to - timedelta(days=30)
+    if period_to < period_from:
+        raise ValidationFailed("The period ends before it starts.", errors={"to": ["Must not be before from."]})
+    city = session.get(Jurisdiction, principal.jurisdiction_id)
+    now, wait = clock_now(), timedelta(hours=city.manifest_deadline_hours)
+    start, end = _moment(period_from), _moment(period_to + timedelta(days=1))
+    rows = [*_delivered(session, city.id, start, end, now, wait), *_unfiled(session, city.id, start, end, now, wait)]
+    if code:
+        rows = [row for row in rows if row["code"] == code]
+    rows.sort(key=lambda row: (row["delivered_at"] or row["received_at"], row["ticket_number"], row["code"]))
+    return {"from": period_from.isoformat(), "to": period_to.isoformat()}, rows
+
+
+def _moment(day):
+    return datetime.combine(day, time(), tzinfo=timezone.utc)
+
+
+def _reporting_since():
+    """Each reporting site and the moment its first site client was made."""
+    return (select(OAuthClient.site_id, func.min(OAuthClient.created_at).label("since"))
+            .where(OAuthClient.role == "site").group_by(OAuthClient.site_id).subquery())
+
+
+def _delivered(session, city_id, start, end, now, wait):
+    """The city's manifests delivered in the period to a reporting site, each beside the
+    receipt of its ticket, if any."""
+    reporting = _reporting_since()
+    revision, receipt = ManifestRevision, DisposalReceipt
+    query = (
+        select(Manifest.id.label("manifest_id"), Manifest.manifest_number, Manifest.hauler_id,
+               Hauler.name.label("hauler_name"), Fse.id.label("fse_id"), Fse.name.label("fse_name"),
+               revision.disposal_site_id.label("site_id"), DisposalSite.name.label("site_name"),
+               revision.disposal_ticket_number.label("ticket_number"), revision.vehicle_id,
+               revision.disposal_gallons_delivered, revision.disposal_delivered_at,
+               receipt.id.label("receipt_id"), receipt.hauler_id.label("received_hauler_id"),
+               receipt.hauler_licence_number, receipt.vehicle_id.label("received_vehicle_id"),
+               receipt.gallons_received, receipt.received_at)
+        .join(revision, and_(revision.manifest_id == Manifest.id, revision.revision == Manifest.current_revision))
+        .join(reporting, reporting.c.site_id == revision.disposal_site_id)
+        .join(DisposalSite, DisposalSite.id == revision.disposal_site_id)
+        .join(Hauler, Hauler.id == Manifest.hauler_id)
+        .join(Fse, Fse.id == Manifest.fse_id)
+        .outerjoin(receipt, and_(receipt.site_id == revision.disposal_site_id,
+                                 receipt.ticket_number == revision.disposal_ticket_number))
+        .where(Manifest.jurisdiction_id == city_id, revision.disposal_delivered_at >= reporting.c.since,
+               revision.disposal_delivered_at >= start, revision.disposal_delivered_at < end)
+    )
+    for row in session.execute(query):
+        delivered = reconcile.Delivered(row.hauler_id, row.vehicle_id, row.disposal_gallons_delivered,
+                                        row.disposal_delivered_at)
+        received = None if row.receipt_id is None else reconcile.Received(
+            row.received_hauler_id, row.received_vehicle_id, row.gallons_received, row.received_at)
+        for code in reconcile.compare(delivered, received, now=now, wait=wait):
+            yield _row(code, row, received=received is not None)
+
+
+def _unfiled(session, city_id, start, end, now, wait):
+    """Receipts in the period at the sites serving the city, from its registered haulers or
+    from haulers fogx does not know, on tickets no manifest names."""
+    receipt, revision = DisposalReceipt, ManifestRevision
+    named = (select(revision.id).join(Manifest, and_(Manifest.id == revision.manifest_id,
+                                                     Manifest.current_revision == revision.revision))
+             .where(revision.disposal_site_id == receipt.site_id,
+                    revision.disposal_ticket_number == receipt.ticket_number))
+    registered = select(HaulerRegistration.hauler_id).where(HaulerRegistration.jurisdiction_id == city_id)
+    serving = select(DisposalSiteJurisdiction.site_id).where(DisposalSiteJurisdiction.jurisdiction_id == city_id)
+    query = (
+        select(receipt.id.label("receipt_id"), receipt.site_id, DisposalSite.name.label("site_name"),
+               receipt.ticket_number, receipt.hauler_id.label("received_hauler_id"), Hauler.name.label("hauler_name"),
+               receipt.hauler_licence_number, receipt.vehicle_id.label("received_vehicle_id"),
+               receipt.gallons_received, receipt.received_at)
+        .join(DisposalSite, DisposalSite.id == receipt.site_id)
+        .outerjoin(Hauler, Hauler.id == receipt.hauler_id)
+        .where(receipt.site_id.in_(serving), ~named.exists(),
+               receipt.hauler_id.is_(None) | receipt.hauler_id.in_(registered),
+               receipt.received_at >= start, receipt.received_at < end)
+    )
+    for row in session.execute(query):
+        received = reconcile.Received(row.received_hauler_id, row.received_vehicle_id, row.gallons_received,
+                                      row.received_at)
+        for code in reconcile.compare(None, received, now=now, wait=wait):
+            yield _row(code, row, received=True)
+
+
+def _row(code, row, *, received):
+    """One disagreement, as the list shows it: both sides, whichever are there."""
+    fields = row._mapping
+
+    def value(name):
+        found = fields.get(name)
+        return str(found) if found is not None and name.endswith("_id") else found
+
+    return {
+        "code": code, "message": reconcile.CODES[code], "citation": reconcile.CITATION,
+        "site_id": value("site_id"), "site_name": value("site_name"), "ticket_number": value("ticket_number"),
+        "manifest_id": value("manifest_id"), "manifest_number": value("manifest_number"),
+        "fse_id": value("fse_id"), "fse_name": value("fse_name"),
+        "hauler_id": value("hauler_id") or value("received_hauler_id"), "hauler_name": value("hauler_name"),
+        "vehicle_id": value("vehicle_id"), "gallons_delivered": value("disposal_gallons_delivered"),
+        "delivered_at": _iso(value("disposal_delivered_at")),
+        "receipt_id": value("receipt_id") if received else None,
+        "received_hauler_licence_number": value("hauler_licence_number"),
+        "received_vehicle_id": value("received_vehicle_id"), "gallons_received": value("gallons_received"),
+        "received_at": _iso(value("received_at")),
+    }
+
+
+def _iso(moment):
+    return moment.isoformat().replace("+00:00", "Z") if moment is not None else None

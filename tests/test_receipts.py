@@ -1,0 +1,192 @@
+"""Disposal sites post the loads they received; the city sees where the site's side and the
+hauler's manifests disagree."""
+import csv
+import io
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from domain import reconcile
+from tests import factories
+from tests.manifest_world import NOW, build, iso
+from tests.test_openapi import _schema_errors, load_spec
+
+RECEIVED = NOW - timedelta(days=4)
+
+
+def receipt(ticket, licence, *, gallons=1450, vehicle="TRK-1", at=RECEIVED, **overrides):
+    return {"ticket_number": ticket, "hauler_licence_number": licence, "vehicle_id": vehicle,
+            "waste_type": "grease_interceptor_waste", "gallons_received": gallons, "received_at": iso(at),
+            **overrides}
+
+
+@pytest.fixture
+def site_world(client, session, frozen_clock):
+    """A Victorville restaurant, hauler and site; the site reports from ten days before NOW."""
+    frozen_clock(NOW - timedelta(days=10))
+    world = build(client, session)
+    site_client = factories.oauth_client(session, role="site", subject=[world.site.id])
+    frozen_clock(NOW)
+    world.reauthenticate()
+    world.site_token = factories.token(client, *site_client)
+    world.licence = world.hauler.licences[0].licence_number
+    return world
+
+
+def post_receipt(world, body, token=None):
+    return world.client.post("/v1/receipts", json=body, headers=factories.bearer(token or world.site_token))
+
+
+def test_a_site_posts_each_load_once_and_never_changes_it(site_world, client, session):
+    world = site_world
+    first = post_receipt(world, receipt("HDR-1", world.licence))
+    assert first.status_code == 201, first.json
+    assert first.json["hauler_id"] == str(world.hauler.id) and first.json["site_id"] == str(world.site.id)
+    assert first.headers["Location"].endswith(first.json["id"])
+    spec = load_spec()
+    assert _schema_errors(spec, spec["components"]["schemas"]["DisposalReceipt"], first.json) == []
+    again = post_receipt(world, receipt("HDR-1", world.licence))
+    assert again.status_code == 200 and again.json["id"] == first.json["id"]
+    changed = post_receipt(world, receipt("HDR-1", world.licence, gallons=1000))
+    assert changed.status_code == 409 and changed.mimetype == "application/problem+json"
+    unknown = post_receipt(world, receipt("HDR-2", "NOT-A-LICENCE"))
+    assert unknown.status_code == 201 and unknown.json["hauler_id"] is None
+    for bad in (receipt("HDR-3", world.licence, at=NOW + timedelta(hours=1)),
+                receipt("HDR-3", world.licence, gallons=-1), receipt("HDR-3", world.licence, waste_type="oil"),
+                {"ticket_number": "HDR-3"}, receipt("HDR-3", world.licence, colour="red")):
+        response = post_receipt(world, bad)
+        assert response.status_code == 422 and response.mimetype == "application/problem+json", bad
+    listed = client.get("/v1/receipts", headers=factories.bearer(world.site_token)).json["items"]
+    assert [r["ticket_number"] for r in listed] == ["HDR-1", "HDR-2"]
+    # Only sites post receipts; a site does nothing else.
+    assert post_receipt(world, receipt("HDR-4", world.licence), token=world.hauler_token).status_code == 403
+    assert world.post(world.body(), token=world.site_token).status_code == 403
+    other_site = factories.oauth_client(session, role="site", subject=[factories.disposal_site(session).id])
+    other = factories.token(client, *other_site)
+    assert client.get(f"/v1/receipts/{first.json['id']}", headers=factories.bearer(other)).status_code == 404
+    assert client.get("/v1/receipts", headers=factories.bearer(other)).json["items"] == []
+
+
+def reconciliation(client, session, city="victorville", **query):
+    auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=[city]))
+    response = client.get("/v1/audit/disposal-reconciliation", query_string=query, headers=factories.bearer(auditor))
+    assert response.status_code == 200, response.json
+    if query.get("format") != "csv":
+        spec = load_spec()
+        assert _schema_errors(spec, spec["components"]["schemas"]["DisposalReconciliation"], response.json) == []
+    return response
+
+
+def test_the_city_sees_where_the_site_and_the_manifests_disagree(site_world, client, session, frozen_clock):
+    world = site_world
+
+    def filed(days_ago, **overrides):
+        response = world.post(world.body(completed=NOW - timedelta(days=days_ago), **overrides))
+        assert response.status_code == 201, response.json
+        return response.json["manifest_number"], response.json["manifest"]["disposal"]["ticket_number"]
+
+    before_reporting = filed(12)  # delivered before the site reported anything
+    matched = filed(9)
+    short = filed(8)
+    unreceived = filed(7)
+    recent = filed(1)  # not received yet, but within the city's 72 hours
+    other_truck = filed(6)
+    elsewhere = factories.hauler(session, name="Other Pumping")
+    by_another = filed(5)
+    for (_, ticket), gallons, vehicle, licence in (
+            (matched, 1420, "trk 1", world.licence),  # within 5%; the truck as the site writes it
+            (short, 1100, "TRK-1", world.licence),
+            (other_truck, 1450, "TRK-9", world.licence),
+            (by_another, 1450, "TRK-1", elsewhere.licences[0].licence_number)):
+        assert post_receipt(world, receipt(ticket, licence, gallons=gallons, vehicle=vehicle)).status_code == 201
+    for ticket, licence in (("NO-MANIFEST", world.licence), ("STRANGER", "UNLICENSED-1")):
+        assert post_receipt(world, receipt(ticket, licence)).status_code == 201
+    post_receipt(world, receipt("JUST-NOW", world.licence, at=NOW - timedelta(hours=2)))
+
+    answer = reconciliation(client, session).json
+    assert (answer["from"], answer["to"]) == ((NOW.date() - timedelta(days=30)).isoformat(), NOW.date().isoformat())
+    found = sorted((row["code"], row["manifest_number"] or row["ticket_number"]) for row in answer["items"])
+    assert found == sorted([
+        (reconcile.GALLONS_DIFFER, short[0]),
+        (reconcile.RECEIPT_MISSING, unreceived[0]),
+        (reconcile.VEHICLE_DIFFERS, other_truck[0]),
+        (reconcile.HAULER_DIFFERS, by_another[0]),
+        (reconcile.MANIFEST_MISSING, "NO-MANIFEST"),
+        (reconcile.MANIFEST_MISSING, "STRANGER"),
+    ])
+    assert before_reporting[0] not in str(answer) and recent[0] not in str(answer)
+    gallons = next(row for row in answer["items"] if row["code"] == reconcile.GALLONS_DIFFER)
+    assert (gallons["gallons_delivered"], gallons["gallons_received"]) == (1450, 1100)
+    assert gallons["fse_id"] == str(world.device.fse_id) and gallons["citation"] == reconcile.CITATION
+    stranger = next(row for row in answer["items"] if row["ticket_number"] == "STRANGER")
+    assert stranger["hauler_id"] is None and stranger["received_hauler_licence_number"] == "UNLICENSED-1"
+
+    # Filters, pages and CSV; another city sees none of it.
+    only = reconciliation(client, session, code=reconcile.MANIFEST_MISSING).json["items"]
+    assert {row["ticket_number"] for row in only} == {"NO-MANIFEST", "STRANGER"}
+    first_page = reconciliation(client, session, limit=4).json
+    rest = reconciliation(client, session, limit=4, cursor=first_page["next_cursor"]).json
+    assert first_page["items"] + rest["items"] == answer["items"] and rest["next_cursor"] is None
+    table = reconciliation(client, session, format="csv")
+    assert table.mimetype == "text/csv"
+    assert len(list(csv.DictReader(io.StringIO(table.get_data(as_text=True))))) == len(answer["items"])
+    factories.jurisdiction(session, "tracy")
+    assert reconciliation(client, session, city="tracy").json["items"] == []
+    # The missing manifest filed at last: that row goes.
+    late = world.post(world.body(completed=RECEIVED - timedelta(hours=1), disposal={
+        "site_id": str(world.site.id), "ticket_number": "NO-MANIFEST", "delivered_at": iso(RECEIVED),
+        "gallons_delivered": 1450}))
+    assert late.status_code == 201
+    tickets = {row["ticket_number"] for row in reconciliation(client, session).json["items"]}
+    assert "NO-MANIFEST" not in tickets and "STRANGER" in tickets
+
+
+def test_a_bad_period_or_code_is_a_422(site_world, client, session):
+    auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
+    for query in ({"from": "2026-06-01", "to": "2026-05-01"}, {"code": "lost"}, {"from": "June"}):
+        response = client.get("/v1/audit/disposal-reconciliation", query_string=query,
+                              headers=factories.bearer(auditor))
+        assert response.status_code == 422 and response.mimetype == "application/problem+json", query
+
+
+def test_the_rule_compares_both_sides_once_each_has_had_its_time():
+    at = datetime(2026, 6, 1, 12, tzinfo=timezone.utc)
+    wait = timedelta(hours=72)
+    sent = reconcile.Delivered("h", "TRK-1", 1000, at)
+    assert reconcile.compare(sent, None, now=at + wait, wait=wait) == []
+    assert reconcile.compare(sent, None, now=at + wait + timedelta(seconds=1), wait=wait) == [reconcile.RECEIPT_MISSING]
+    took = reconcile.Received("h", "TRK-1", 1050, at)
+    assert reconcile.compare(None, took, now=at + 2 * wait, wait=wait) == [reconcile.MANIFEST_MISSING]
+    assert reconcile.compare(sent, took, now=at, wait=wait) == []  # 5% of 1,050 is 52.5
+    assert reconcile.compare(sent, reconcile.Received("h", "trk 1", 1053, at), now=at, wait=wait) == [
+        reconcile.GALLONS_DIFFER]
+    assert reconcile.compare(sent, reconcile.Received(None, "TRK-1", 1000, at), now=at, wait=wait) == [
+        reconcile.HAULER_DIFFERS]
+
+
+def test_0010_keeps_the_clients_tokens_and_manifests_it_rebuilds_around(app, site_world, session):
+    """0010 changes the clients' constraints, which SQLite does by building the table anew
+    under the rows that refer to it (tokens, manifests, webhooks): down past it and up again,
+    every one of them is there, but the site's client, which cannot be without it."""
+    from sqlalchemy import func, select
+
+    from storage import migrate
+    from storage.models import Manifest, OAuthClient, OAuthToken
+
+    world = site_world
+    assert world.post(world.body()).status_code == 201
+    assert post_receipt(world, receipt("HDR-1", world.licence)).status_code == 201
+
+    def counts():
+        return [session.scalar(select(func.count()).select_from(model)) for model in (OAuthClient, OAuthToken, Manifest)]
+
+    before = counts()
+    session.close()
+    engine = app.extensions["fogx.engine"]
+    engine.dispose()
+    migrate.downgrade(engine, "0009")
+    migrate.upgrade(engine)
+    engine.dispose()
+    clients, tokens, manifests = counts()
+    assert (clients, manifests) == (before[0] - 1, before[2]) and 0 < tokens < before[1]
+    assert world.client.get("/v1/manifests", headers=factories.bearer(world.hauler_token)).status_code == 200
