@@ -70,28 +70,28 @@ def scorecard(hauler_id):
     return card
 
 
+def _computed(query_schema, answer, name):
+    """A list the service works out whole (`answer(**arguments)`: its basis and rows): as CSV,
+    or a page of it."""
+    args = load(query_schema, request.args.to_dict())
+    paging = {k: args.pop(k) for k in ("cursor", "limit", "format") if k in args}
+    basis, rows = answer(db.session, current_principal(), **args)
+    if _wants_csv(paging):
+        return _csv(rows, name)
+    items, cursor = audit.page_of(rows, cursor=paging.get("cursor"), limit=paging["limit"])
+    return {**basis, "items": items, "next_cursor": cursor}
+
+
 @bp.get("/v1/audit/frequency-recommendations")
 @require(AUDIT_READ)
 def frequency_recommendations():
-    args = load(schemas.RecommendationQuery(), request.args.to_dict())
-    paging = {k: args.pop(k) for k in ("cursor", "limit", "format") if k in args}
-    basis, rows = audit.frequency_recommendations(db.session, current_principal(), **args)
-    if _wants_csv(paging):
-        return _csv(rows, "frequency-recommendations")
-    items, cursor = audit.page_of(rows, cursor=paging.get("cursor"), limit=paging["limit"])
-    return {**basis, "items": items, "next_cursor": cursor}
+    return _computed(schemas.RecommendationQuery(), audit.frequency_recommendations, "frequency-recommendations")
 
 
 @bp.get("/v1/audit/disposal-reconciliation")
 @require(AUDIT_READ)
 def disposal_reconciliation():
-    args = load(schemas.ReconciliationQuery(), request.args.to_dict())
-    paging = {k: args.pop(k) for k in ("cursor", "limit", "format") if k in args}
-    period, rows = receipts.reconciliation(db.session, current_principal(), **args)
-    if _wants_csv(paging):
-        return _csv(rows, "disposal-reconciliation")
-    items, cursor = audit.page_of(rows, cursor=paging.get("cursor"), limit=paging["limit"])
-    return {**period, "items": items, "next_cursor": cursor}
+    return _computed(schemas.ReconciliationQuery(), receipts.reconciliation, "disposal-reconciliation")
 
 
 @bp.get("/v1/haulers/me/due")

@@ -139,3 +139,16 @@ def png_bytes(size=(64, 48), colour=(120, 140, 160)):
     out = io.BytesIO()
     Image.new("RGB", size, colour).save(out, format="PNG")
     return out.getvalue()
+
+
+def migrated_again(app, session, *, down_to):
+    """The app's database taken down to revision `down_to` and up again, with what it holds:
+    what a migration's upgrade makes of the rows before it."""
+    from storage import migrate
+
+    session.close()
+    engine = app.extensions["fogx.engine"]
+    engine.dispose()
+    migrate.downgrade(engine, down_to)
+    migrate.upgrade(engine)
+    engine.dispose()

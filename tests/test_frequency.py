@@ -177,19 +177,13 @@ def test_nothing_measured_is_an_empty_list_and_bad_arguments_are_422(client, ses
 def test_depths_filed_before_they_were_columns_are_read_from_the_bodies(app, client, session, city, frozen_clock):
     from sqlalchemy import select
 
-    from storage import migrate
     from storage.models import ManifestRevision
 
     device, file, _ = city
     gi = device("old")
     file(gi, at(START))
     file(gi, at(START + timedelta(days=90)), (6.5, 4))
-    session.close()
-    engine = app.extensions["fogx.engine"]
-    engine.dispose()
-    migrate.downgrade(engine, "0006")  # the columns gone, as before 0007
-    migrate.upgrade(engine)
-    engine.dispose()
+    factories.migrated_again(app, session, down_to="0006")  # the columns gone, as before 0007
     depths = session.execute(select(ManifestRevision.fog_depth_in, ManifestRevision.solids_depth_in)
                              .order_by(ManifestRevision.service_completed_at)).all()
     assert [tuple(row) for row in depths] == [(None, None), (6.5, 4.0)]

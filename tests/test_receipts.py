@@ -170,7 +170,6 @@ def test_0010_keeps_the_clients_tokens_and_manifests_it_rebuilds_around(app, sit
     every one of them is there, but the site's client, which cannot be without it."""
     from sqlalchemy import func, select
 
-    from storage import migrate
     from storage.models import Manifest, OAuthClient, OAuthToken
 
     world = site_world
@@ -181,12 +180,7 @@ def test_0010_keeps_the_clients_tokens_and_manifests_it_rebuilds_around(app, sit
         return [session.scalar(select(func.count()).select_from(model)) for model in (OAuthClient, OAuthToken, Manifest)]
 
     before = counts()
-    session.close()
-    engine = app.extensions["fogx.engine"]
-    engine.dispose()
-    migrate.downgrade(engine, "0009")
-    migrate.upgrade(engine)
-    engine.dispose()
+    factories.migrated_again(app, session, down_to="0009")
     clients, tokens, manifests = counts()
     assert (clients, manifests) == (before[0] - 1, before[2]) and 0 < tokens < before[1]
     assert world.client.get("/v1/manifests", headers=factories.bearer(world.hauler_token)).status_code == 200
