@@ -6,7 +6,7 @@ before then are not compared, since nothing says it would have reported them.
 """
 from datetime import datetime, time, timedelta, timezone
 
-from sqlalchemy import and_, func, select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.exc import IntegrityError
 
 from api.errors import Conflict, ValidationFailed
@@ -137,7 +137,10 @@ def _delivered(session, city_id, start, end, now, wait):
         .outerjoin(receipt, and_(receipt.site_id == revision.disposal_site_id,
                                  receipt.ticket_number == revision.disposal_ticket_number))
         .where(Manifest.jurisdiction_id == city_id, revision.disposal_delivered_at >= reporting.c.since,
-               revision.disposal_delivered_at >= start, revision.disposal_delivered_at < end)
+               revision.disposal_delivered_at >= start, revision.disposal_delivered_at < end,
+               # A delivery is dated no later than its filing (the future is refused): one in
+               # the period was filed in it or since, or dated so by a correction.
+               or_(Manifest.created_at >= start - SKEW, Manifest.current_revision > 1))
     )
     for row in session.execute(query):
         delivered = reconcile.Delivered(row.hauler_id, row.vehicle_id, row.disposal_gallons_delivered,

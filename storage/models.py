@@ -336,6 +336,10 @@ class Manifest(Base):
     __table_args__ = (
         UniqueConstraint("hauler_id", "manifest_number"),
         Index("ix_manifests_jurisdiction_created", "jurisdiction_id", "created_at"),
+        # The few corrected manifests: a correction may date a delivery after the filing, so a
+        # question by delivery date asks these beside those filed in its period.
+        Index("ix_manifests_corrected", "jurisdiction_id",
+              postgresql_where=text("current_revision > 1"), sqlite_where=text("current_revision > 1")),
     )
 
 

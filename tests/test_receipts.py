@@ -184,3 +184,24 @@ def test_0010_keeps_the_clients_tokens_and_manifests_it_rebuilds_around(app, sit
     clients, tokens, manifests = counts()
     assert (clients, manifests) == (before[0] - 1, before[2]) and 0 < tokens < before[1]
     assert world.client.get("/v1/manifests", headers=factories.bearer(world.hauler_token)).status_code == 200
+
+
+def test_a_correction_that_dates_a_delivery_into_the_period_is_compared(site_world, client, session, frozen_clock):
+    """The list finds the period's deliveries among the manifests filed since its first day,
+    and among the corrected ones: a correction may date a delivery after the filing."""
+    world = site_world
+    frozen_clock(NOW - timedelta(days=40))
+    world.reauthenticate()
+    old = world.post(world.body(completed=NOW - timedelta(days=40, hours=2)))
+    assert old.status_code == 201
+    frozen_clock(NOW)
+    world.reauthenticate()
+    assert reconciliation(client, session).json["items"] == []
+    completed = NOW - timedelta(days=5)
+    body = world.body(completed=completed)
+    body.update(manifest_number=old.json["manifest_number"], reason="Keyed the wrong month")
+    corrected = client.post(f"/v1/manifests/{old.json['id']}/corrections", json=body,
+                            headers=factories.bearer(world.hauler_token))
+    assert corrected.status_code == 201, corrected.json
+    assert [(row["code"], row["manifest_number"]) for row in reconciliation(client, session).json["items"]] == [
+        (reconcile.RECEIPT_MISSING, old.json["manifest_number"])]

@@ -1,5 +1,7 @@
 """Disposal sites as principals: a client of the role `site` posts the site's receipts of the
-loads it received, which fogx sets beside the manifests naming the same tickets.
+loads it received, which fogx sets beside the manifests naming the same tickets. The city's
+list of those asks by delivery date: the manifests filed since a day (an index already) and the
+few corrected ones (`ix_manifests_corrected`), as a correction may date a delivery after it.
 
 Revision ID: 0010
 Revises: 0009
@@ -64,9 +66,12 @@ def upgrade():
     )
     op.create_index("ix_disposal_receipts_hauler_id", "disposal_receipts", ["hauler_id"])
     op.create_index("ix_disposal_receipts_site_received", "disposal_receipts", ["site_id", "received_at"])
+    op.create_index("ix_manifests_corrected", "manifests", ["jurisdiction_id"],
+                    postgresql_where=sa.text("current_revision > 1"), sqlite_where=sa.text("current_revision > 1"))
 
 
 def downgrade():
+    op.drop_index("ix_manifests_corrected", table_name="manifests")
     op.drop_table("disposal_receipts")
     op.execute("DELETE FROM oauth_tokens WHERE client_id IN (SELECT id FROM oauth_clients WHERE role = 'site')")
     for table in ("webhooks", "idempotency_records"):
