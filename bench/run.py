@@ -222,13 +222,19 @@ def stolen_percent(*accounts):
 
 
 def clients(dsn, city):
-    """OAuth clients for one hauler and the Victorville auditor; their tokens."""
+    """OAuth clients for one hauler, the Victorville auditor, an FSE, and each disposal site
+    (made before the city's history, so that every site reports all of it, and posts none of
+    it: the reconciliation's worst case)."""
     from api import create_app
+    from domain import clock
     from services.clients import create_client
     from storage.db import db
 
     app = create_app({"DATABASE_URL": dsn})
     with app.app_context():
+        with clock.frozen_at(datetime(2000, 1, 1, tzinfo=timezone.utc)):
+            for n, site_id in enumerate(city.sites):
+                create_client(db.session, role="site", subject=[str(site_id)], client_id=f"bench-site-{n}")
         hauler_id = city.haulers[0][0]
         create_client(db.session, role="hauler", subject=[str(hauler_id)], client_id="bench-hauler",
                       client_secret="bench-hauler-secret")
@@ -565,6 +571,21 @@ def frequency_recommendations(base, auditor_token, runs=5):
     return seconds * 1000, listed[0]
 
 
+def disposal_reconciliation(base, auditor_token, runs=5):
+    """The median milliseconds of the auditor's reconciliation of the last 30 days as CSV
+    (after one request), and how many tickets it lists."""
+    listed = []
+
+    def ask():
+        response = requests.get(f"{base}/v1/audit/disposal-reconciliation", params={"format": "csv"},
+                                headers={"Authorization": f"Bearer {auditor_token}"}, timeout=300)
+        assert response.status_code == 200, response.text
+        listed.append(response.text.count("\n") - 1)
+
+    [seconds] = in_turns(ask, rounds=runs)
+    return seconds * 1000, listed[0]
+
+
 def in_turns(*calls, rounds=7):
     """Each call's median seconds: each made once first, then `rounds` times in turns, so
     that all meet this shared machine in the same moods."""
@@ -763,6 +784,9 @@ def main():
                 recommended_ms, listed = frequency_recommendations(server.base, auditor_token)
                 record(f"frequency recommendations (CSV), {listed:,} of {int(DEVICES * 0.8):,} devices listed,"
                        f" {total:,} manifests", recommended_ms, "ms")
+                reconciled_ms, unmatched = disposal_reconciliation(server.base, auditor_token)
+                record(f"disposal reconciliation (CSV), the last 30 days, no site's receipts posted: {unmatched:,}"
+                       f" deliveries listed, {total:,} manifests", reconciled_ms, "ms")
             finally:
                 server.stop()
     finally:
