@@ -9,8 +9,9 @@ had passed the later number would never see the earlier one. Ordered by the writ
 transaction's id instead, the feed gives out only the changes of transactions older than
 every transaction still running (`pg_snapshot_xmin`): each of those has committed or never
 will, and every change still to come belongs to a transaction at least as new. A change
-appears once the transactions begun before its own have ended too, normally within
-milliseconds. On SQLite writers take turns: the counter alone orders them.
+appears once every transaction that started writing before its own has ended too, normally
+within milliseconds; a transaction left open after writing (anywhere on the database server)
+holds the feed back until it ends. On SQLite writers take turns: the counter alone orders them.
 """
 import base64
 import struct
