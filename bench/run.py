@@ -9,6 +9,7 @@ table is written into bench/README.md with the date and the machine.
                          role that may create databases) and dropped at the end
     BENCH_SMALL=1        a smaller city, for trying the harness out
 """
+import gc
 import hashlib
 import http.client
 import io
@@ -297,6 +298,31 @@ def ingest_api(base, hauler_token, bodies):
     return time.perf_counter() - started, latencies
 
 
+class Collections:
+    """The longest pause of this process's garbage collector while in the block, in ms: the
+    load generator's own stalls, which a paced run would count as the server's latency."""
+
+    def __init__(self):
+        self.longest = 0.0
+        self._started = None
+
+    def _note(self, phase, _info):
+        if phase == "start":
+            self._started = time.perf_counter()
+        elif self._started is not None:
+            self.longest = max(self.longest, (time.perf_counter() - self._started) * 1000)
+
+    def __enter__(self):
+        gc.callbacks.append(self._note)
+        return self
+
+    def __exit__(self, *_):
+        gc.callbacks.remove(self._note)
+
+
+PACED_GC = {}
+
+
 def ingest_paced(base, hauler_token, bodies, rate):
     """`bodies` posted at `rate` a second, each started on its schedule whatever the ones
     before it are doing (an open loop, as dispatch systems file independently of each other):
@@ -465,9 +491,11 @@ def ingest(server, hauler_token, dsn, city, stage, rounds=3):
     # even pace: with the clients above always waiting on an answer, their latency is mostly
     # how many of them queue for two workers (Little's law), whatever the app does.
     paced_cpu = CPU()
-    paced = sorted(paced_cpu.measure(lambda: ingest_paced(server.base, hauler_token, manifest_bodies(
-        city, 2 * size, f"Q{stage}", offset=(2 * len(STAGES) + 2) * INGEST_N + stage * 2 * size), plain / 2),
-        2 * size))
+    with Collections() as collections:
+        paced = sorted(paced_cpu.measure(lambda: ingest_paced(server.base, hauler_token, manifest_bodies(
+            city, 2 * size, f"Q{stage}", offset=(2 * len(STAGES) + 2) * INGEST_N + stage * 2 * size), plain / 2),
+            2 * size))
+    PACED_GC[stage] = collections.longest
     return (rate, _percentile(latencies, 50), _percentile(latencies, 99), plain, plain / 2,
             _percentile(paced, 50), _percentile(paced, 99), api_cpu, plain_cpu, paced_cpu)
 
@@ -755,6 +783,8 @@ def main():
                            f" {paced / rate:.2f} of the API's rate in the rounds)")
                 record(f"ingest latency p50 at {total:,}, {offered}", paced_p50, "ms")
                 record(f"ingest latency p99 at {total:,}, {offered}", paced_p99, "ms", target="< 100 ms")
+                record(f"the load generator's longest garbage collection while paced at {total:,}",
+                       PACED_GC[stage], "ms")
                 record(f"CPU stolen by the hypervisor during ingest at {total:,} (the rounds; while paced"
                        f" {stolen_percent(paced_cpu):.1f}%)", stolen_percent(api_cpu, plain_cpu), "%")
                 if stage:
