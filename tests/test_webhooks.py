@@ -222,3 +222,19 @@ def test_each_worker_process_delivers_without_an_operator(make_app, session, rec
     while not receiver.received and time.monotonic() < deadline:
         time.sleep(0.1)
     assert [item["manifest_id"] for item in receiver.bodies()[0]["items"]] == [filed.json["id"]]
+
+
+def test_a_worker_delivers_once_as_it_starts_serving_then_every_interval(make_app, session, receiver):
+    """The first round runs as the process takes its first request, not an interval later: the
+    connection it needs is opened then, not in the middle of a load (api/worker.py)."""
+    quiet = make_app(WEBHOOK_ALLOW_LOCAL=True)  # no threads: it only subscribes and files
+    world = build(https_client(quiet), session)
+    subscribe(world, receiver.url)
+    filed = world.post(world.body())
+    assert filed.status_code == 201
+    serving = make_app(WEBHOOK_ALLOW_LOCAL=True, WEBHOOK_INTERVAL_SECONDS=3600)
+    assert https_client(serving).get("/health").status_code == 200
+    deadline = time.monotonic() + 15
+    while not receiver.received and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert [item["manifest_id"] for item in receiver.bodies()[0]["items"]] == [filed.json["id"]]
