@@ -584,28 +584,13 @@ def as_of_api(base, auditor_token, as_of):
     return len(response.json()["items"])
 
 
-def frequency_recommendations(base, auditor_token, runs=5):
-    """The median milliseconds of the auditor's whole list as CSV (after one request), and how
-    many devices it lists."""
+def audit_list(base, auditor_token, path, runs=5):
+    """The median milliseconds of one of the auditor's lists worked out whole, as CSV (after
+    one request), and how many rows it has."""
     listed = []
 
     def ask():
-        response = requests.get(f"{base}/v1/audit/frequency-recommendations", params={"format": "csv"},
-                                headers={"Authorization": f"Bearer {auditor_token}"}, timeout=300)
-        assert response.status_code == 200, response.text
-        listed.append(response.text.count("\n") - 1)
-
-    [seconds] = in_turns(ask, rounds=runs)
-    return seconds * 1000, listed[0]
-
-
-def disposal_reconciliation(base, auditor_token, runs=5):
-    """The median milliseconds of the auditor's reconciliation of the last 30 days as CSV
-    (after one request), and how many tickets it lists."""
-    listed = []
-
-    def ask():
-        response = requests.get(f"{base}/v1/audit/disposal-reconciliation", params={"format": "csv"},
+        response = requests.get(f"{base}{path}", params={"format": "csv"},
                                 headers={"Authorization": f"Bearer {auditor_token}"}, timeout=300)
         assert response.status_code == 200, response.text
         listed.append(response.text.count("\n") - 1)
@@ -811,10 +796,10 @@ def main():
                     record(f"records ZIP with scans ({times['zip'][1] / 2 ** 20:.1f} MiB)", times["zip"][0] * 1000,
                            "ms")
                 # After the uploads: the workers' peak memory there is the uploads' own.
-                recommended_ms, listed = frequency_recommendations(server.base, auditor_token)
+                recommended_ms, listed = audit_list(server.base, auditor_token, "/v1/audit/frequency-recommendations")
                 record(f"frequency recommendations (CSV), {listed:,} of {int(DEVICES * 0.8):,} devices listed,"
                        f" {total:,} manifests", recommended_ms, "ms")
-                reconciled_ms, unmatched = disposal_reconciliation(server.base, auditor_token)
+                reconciled_ms, unmatched = audit_list(server.base, auditor_token, "/v1/audit/disposal-reconciliation")
                 record(f"disposal reconciliation (CSV), the last 30 days, no site's receipts posted: {unmatched:,}"
                        f" deliveries listed, {total:,} manifests", reconciled_ms, "ms")
             finally:
