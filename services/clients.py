@@ -3,6 +3,7 @@ import secrets
 
 from sqlalchemy import select
 
+from auth.protect import Principal
 from auth.scopes import ROLE_SCOPES
 from auth.server import sha256_hex
 from domain.clock import now
@@ -76,6 +77,15 @@ def create_client(session, *, role, subject, scopes=None, name=None, client_id=N
     session.add(row)
     session.commit()
     return row, client_secret
+
+
+def principal_of(client: OAuthClient) -> Principal:
+    """The principal a client acts as, as its tokens make it (`auth.protect.principal_of`), for
+    work done for it outside a request: its webhooks, the demo's history."""
+    return Principal(client_pk=client.id, client_id=client.client_id, role=client.role,
+                     scopes=frozenset(client.scope.split()), hauler_id=client.hauler_id,
+                     jurisdiction_id=client.jurisdiction_id, site_id=client.site_id,
+                     fse_ids=frozenset(f.id for f in client.fses))
 
 
 def find_client(session, client_id) -> OAuthClient:

@@ -12,14 +12,12 @@ from datetime import date, datetime, time, timedelta, timezone
 
 from sqlalchemy import select
 
-from auth.protect import Principal
-from auth.scopes import ROLE_SCOPES
 from domain import clock
 from domain.presets import PRESETS
 from schemas.manifest import ManifestIn
 from schemas.receipts import ReceiptIn
 from services import manifests, receipts
-from services.clients import create_client
+from services.clients import create_client, principal_of
 from services.jurisdictions import add_from_preset
 from storage.models import (
     Device,
@@ -131,12 +129,8 @@ def load(session):
         for client_id, (role, secret) in DEMO_CLIENTS.items():
             clients[role], _ = create_client(session, role=role, subject=subjects[role], client_id=client_id,
                                              client_secret=secret, name=f"Demo {role}")
-    hauler_principal = Principal(client_pk=clients["hauler"].id, client_id="demo-hauler", role="hauler",
-                                 scopes=frozenset(ROLE_SCOPES["hauler"]), hauler_id=hauler.id)
-    site_principal = Principal(client_pk=clients["site"].id, client_id="demo-site", role="site",
-                               scopes=frozenset(ROLE_SCOPES["site"]), site_id=site.id)
-    loads = _file_history(session, hauler_principal, devices_by_name, today)
-    _receive(session, site_principal, loads, today)
+    loads = _file_history(session, principal_of(clients["hauler"]), devices_by_name, today)
+    _receive(session, principal_of(clients["site"]), loads, today)
     return "demo data loaded"
 
 

@@ -13,6 +13,7 @@ from api.errors import Conflict, ValidationFailed
 from domain import reconcile
 from domain.clock import now as clock_now
 from schemas.manifest import canonical
+from schemas.manifest_views import iso
 from services.audit import today
 from services.registry import page, within_reach
 from storage.models import (
@@ -194,13 +195,9 @@ def _row(code, row, *, received):
         "fse_id": value("fse_id"), "fse_name": value("fse_name"),
         "hauler_id": value("hauler_id") or value("received_hauler_id"), "hauler_name": value("hauler_name"),
         "vehicle_id": value("vehicle_id"), "gallons_delivered": value("disposal_gallons_delivered"),
-        "delivered_at": _iso(value("disposal_delivered_at")),
+        "delivered_at": iso(value("disposal_delivered_at")),
         "receipt_id": value("receipt_id") if received else None,
         "received_hauler_licence_number": value("hauler_licence_number"),
         "received_vehicle_id": value("received_vehicle_id"), "gallons_received": value("gallons_received"),
-        "received_at": _iso(value("received_at")),
+        "received_at": iso(value("received_at")),
     }
-
-
-def _iso(moment):
-    return moment.isoformat().replace("+00:00", "Z") if moment is not None else None

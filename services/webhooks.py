@@ -25,12 +25,13 @@ from urllib.parse import urlsplit
 
 import requests
 from sqlalchemy import func, or_, select, update
+from sqlalchemy.orm.attributes import set_committed_value
 
 from api.errors import ValidationFailed
-from auth.protect import Principal
 from domain.clock import now as clock_now
 from schemas.changes import change_view
 from services import changes
+from services.clients import principal_of
 from services.registry import within_reach
 from storage.models import OAuthClient, Webhook
 
@@ -125,12 +126,6 @@ def signature(secret: str, timestamp: int, body: bytes) -> str:
     return f"t={timestamp},v1={mac}"
 
 
-def _principal(client: OAuthClient) -> Principal:
-    return Principal(client_pk=client.id, client_id=client.client_id, role=client.role,
-                     scopes=frozenset(client.scope.split()), hauler_id=client.hauler_id,
-                     jurisdiction_id=client.jurisdiction_id, fse_ids=frozenset(f.id for f in client.fses))
-
-
 def _post(url, body, headers) -> int:
     """The receiver's status (`requests.RequestException` where it gave none)."""
     with requests.post(url, data=body, headers=headers, timeout=TIMEOUT, allow_redirects=False,
@@ -148,8 +143,9 @@ def deliver(session, *, allow_local=False, post=_post, progress=None) -> dict:
     session.rollback()
     counts = {"delivered": 0, "failed": 0, "idle": 0, "disabled": 0}
     for webhook_id in due:
-        if _lease(session, webhook_id, now):
-            counts[_deliver_one(session, webhook_id, allow_local=allow_local, post=post)] += 1
+        outcome = _deliver_one(session, webhook_id, now, allow_local=allow_local, post=post)
+        if outcome:
+            counts[outcome] += 1
         if progress:
             progress(1)
     return counts
@@ -160,27 +156,34 @@ def due_count(session) -> int:
         Webhook.status == "active", Webhook.next_attempt_at <= clock_now()))
 
 
-def _lease(session, webhook_id, now) -> bool:
+def _lease(session, webhook, now) -> bool:
+    """The webhook is this process's to deliver, unless another has it or has delivered since
+    its cursor was read."""
     taken = session.execute(update(Webhook).where(
-        Webhook.id == webhook_id, Webhook.status == "active",
+        Webhook.id == webhook.id, Webhook.status == "active", Webhook.cursor == webhook.cursor,
         or_(Webhook.leased_until.is_(None), Webhook.leased_until < now)).values(leased_until=now + LEASE))
     session.commit()
-    return taken.rowcount == 1
+    if taken.rowcount != 1:
+        return False
+    set_committed_value(webhook, "leased_until", now + LEASE)  # so that releasing it is a change
+    return True
 
 
-def _deliver_one(session, webhook_id, *, allow_local, post) -> str:
+def _deliver_one(session, webhook_id, now, *, allow_local, post) -> str | None:
+    """What became of one webhook's delivery; None where another process had it. A webhook
+    with nothing new is only read: the thousands that wait each round write nothing."""
     webhook = session.get(Webhook, webhook_id)
     client = session.get(OAuthClient, webhook.client_id)
     if client.revoked_at is not None:
         _disable(webhook, "its client was revoked")
         session.commit()
         return "disabled"
-    rows, next_cursor = changes.feed(session, _principal(client), cursor=webhook.cursor, limit=BATCH)
-    now = clock_now()
+    rows, next_cursor = changes.feed(session, principal_of(client), cursor=webhook.cursor, limit=BATCH)
     if not rows:
-        webhook.leased_until, webhook.next_attempt_at = None, now
-        session.commit()
+        session.rollback()
         return "idle"
+    if not _lease(session, webhook, now):
+        return None
     body = json.dumps({"webhook_id": str(webhook.id), "next_cursor": next_cursor,
                        "items": [change_view(row, changes.cursor_of(row)) for row in rows]}).encode()
     headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT,

@@ -83,7 +83,7 @@ def shown(world, webhook):
     return response.json
 
 
-def test_what_follows_the_subscription_is_posted_signed_and_in_order(local, world, receiver):
+def test_what_follows_the_subscription_is_posted_signed_and_in_order(local, world, receiver, frozen_clock):
     world.post(world.body(completed=NOW - timedelta(hours=80)))  # before: not sent
     webhook = subscribe(world, receiver.url, description="dispatch")
     assert webhook["secret"] and webhook["status"] == "active" and webhook["delivered"] == 0
@@ -106,9 +106,14 @@ def test_what_follows_the_subscription_is_posted_signed_and_in_order(local, worl
     spec = load_spec()
     assert _schema_errors(spec, spec["components"]["schemas"]["WebhookDelivery"], body) == []
 
+    delivered = shown(world, webhook)
+    # A minute on, nothing new: the webhook is read, not written (its lease was released with
+    # the delivery, and a round with nothing to send leaves it as it was).
+    frozen_clock(NOW + timedelta(minutes=1))
     assert run(local) == "delivered 0, failed 0, idle 1, disabled 0"
     assert len(receiver.received) == 1
     after = shown(world, webhook)
+    assert after == delivered
     assert (after["delivered"], after["cursor"], after["failures"]) == (2, body["next_cursor"], 0)
     assert "secret" not in after
 
