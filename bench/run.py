@@ -490,11 +490,14 @@ def ingest(server, hauler_token, dsn, city, stage, rounds=3):
     # Then the latency at the load the target names, half the plain loop's rate, offered at an
     # even pace: with the clients above always waiting on an answer, their latency is mostly
     # how many of them queue for two workers (Little's law), whatever the app does.
-    paced_cpu = CPU()
+    paced_cpu = CPU(server.worker_pids())
     with Collections() as collections:
+        t = time.perf_counter()
         paced = sorted(paced_cpu.measure(lambda: ingest_paced(server.base, hauler_token, manifest_bodies(
             city, 2 * size, f"Q{stage}", offset=(2 * len(STAGES) + 2) * INGEST_N + stage * 2 * size), plain / 2),
             2 * size))
+        # What the API took while paced: below the offered rate, the queue grew.
+        paced_cpu.rate = 2 * size / (time.perf_counter() - t)
     PACED_GC[stage] = collections.longest
     return (rate, _percentile(latencies, 50), _percentile(latencies, 99), plain, plain / 2,
             _percentile(paced, 50), _percentile(paced, 99), api_cpu, plain_cpu, paced_cpu)
@@ -768,6 +771,9 @@ def main():
                            f" {paced / rate:.2f} of the API's rate in the rounds)")
                 record(f"ingest latency p50 at {total:,}, {offered}", paced_p50, "ms")
                 record(f"ingest latency p99 at {total:,}, {offered}", paced_p99, "ms", target="< 100 ms")
+                record(f"ingest while paced at {total:,}: answered (the workers' CPU a manifest"
+                       f" {paced_cpu.ms('processes'):.2f} ms, PostgreSQL and the rest {paced_cpu.ms('rest'):.2f})",
+                       paced_cpu.rate, "manifests/s")
                 record(f"the load generator's longest garbage collection while paced at {total:,}",
                        PACED_GC[stage], "ms")
                 record(f"CPU stolen by the hypervisor during ingest at {total:,} (the rounds; while paced"
