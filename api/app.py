@@ -52,8 +52,8 @@ def create_app(config=None):
 
     init_auth(app)
 
-    from api import (audit, changes, docs, health, imports, jurisdictions, manifests, receipts, records, registry,
-                     webhooks)
+    from api import (audit, changes, docs, health, imports, jurisdictions, manifests, portal, receipts, records,
+                     registry, webhooks)
 
     app.register_blueprint(health.bp)
     app.register_blueprint(docs.bp)
@@ -67,6 +67,7 @@ def create_app(config=None):
     app.register_blueprint(changes.bp)
     app.register_blueprint(webhooks.bp)
     app.register_blueprint(receipts.bp)
+    app.register_blueprint(portal.bp)
     logs.init_app(app)
     return app
 

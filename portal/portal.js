@@ -1,0 +1,505 @@
+// The fogx portal: what an OAuth client may read, shown to the person holding its credentials,
+// through the same API as any dispatch or city software. Text from the API is only ever set as
+// text (never as HTML), and the access token is kept in this tab's sessionStorage alone.
+
+const STATUS = {
+  compliant: "Up to date",
+  due_soon: "Due soon",
+  overdue: "Overdue",
+  missed: "Missed",
+  never_serviced: "Never serviced",
+};
+const KEPT = "fogx.portal.session";
+const ENDED = "Your session has ended. Sign in again.";
+
+let current = null; // {clientId, token, expiresAt, scopes}
+let secret = null; // in memory only, to revoke the token at sign-out
+
+class ApiError extends Error {
+  constructor(message, status) {
+    super(message);
+    this.status = status;
+  }
+}
+
+// Building the page ---------------------------------------------------------------------------
+
+function el(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+    else if (name === "class") node.className = value;
+    else node.setAttribute(name, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+function show(message, kind = "info") {
+  const box = document.getElementById("message");
+  box.textContent = message || "";
+  box.className = `message ${kind}`;
+  box.hidden = !message;
+}
+
+// A button that runs `run` once at a time, and shows what went wrong.
+function action(label, run, attributes = {}) {
+  const button = el("button", { type: "button", ...attributes }, label);
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    button.setAttribute("aria-busy", "true");
+    try {
+      show("");
+      await run();
+    } catch (error) {
+      report(error);
+    } finally {
+      button.disabled = false;
+      button.removeAttribute("aria-busy");
+    }
+  });
+  return button;
+}
+
+function report(error) {
+  if (error instanceof ApiError && error.status === 401) return; // signed out already, and told
+  show(error.message, "error");
+}
+
+function badge(status) {
+  return el("span", { class: `badge ${status}` }, STATUS[status] || status);
+}
+
+function day(value) {
+  return value ? String(value).slice(0, 10) : "";
+}
+
+function when(value) {
+  return value ? String(value).replace("T", " ").replace(/:\d\d(\.\d+)?Z$/, " UTC") : "";
+}
+
+// columns: [heading, row => text or node, class?]
+function table(caption, columns, rows) {
+  const body = el("tbody");
+  const grid = el("table", {},
+    el("caption", {}, caption),
+    el("thead", {}, el("tr", {}, columns.map(([heading, , cls]) => el("th", { scope: "col", class: cls }, heading)))),
+    body);
+  const add = (more) => body.append(...more.map((row) => el("tr", {},
+    columns.map(([, cell, cls]) => el("td", { class: cls }, cell(row) ?? "")))));
+  add(rows);
+  return { grid, add };
+}
+
+// The API -----------------------------------------------------------------------------------
+
+async function problem(response) {
+  let text = `${response.status} ${response.statusText}`;
+  try {
+    const body = await response.json();
+    if (body.title) {
+      // A field's errors say more than "see `errors`".
+      const fields = Object.entries(body.errors || {}).map(([field, messages]) => `${field}: ${[].concat(messages).join(" ")}`);
+      text = fields.length ? `${body.title}. ${fields.join("; ")}` : [body.title, body.detail].filter(Boolean).join(". ");
+    } else if (body.error) {
+      text = body.error_description || body.error;
+    }
+  } catch {
+    // not JSON: the status says it
+  }
+  return new ApiError(text, response.status);
+}
+
+async function request(path, params = {}, accept = "application/json") {
+  if (!current || Date.now() >= current.expiresAt) {
+    signedOut(ENDED);
+    throw new ApiError(ENDED, 401);
+  }
+  const url = new URL(path, location.origin);
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== "" && value !== null && value !== undefined) url.searchParams.set(name, value);
+  }
+  const response = await fetch(url, {
+    credentials: "omit",
+    headers: { Authorization: `Bearer ${current.token}`, Accept: accept },
+  });
+  if (response.status === 401) {
+    signedOut(ENDED);
+    throw new ApiError(ENDED, 401);
+  }
+  if (!response.ok) throw await problem(response);
+  return response;
+}
+
+async function getJson(path, params) {
+  return (await request(path, params)).json();
+}
+
+// Every page of a registry list (at most 200 a page).
+async function everything(path, params = {}) {
+  const items = [];
+  let cursor = null;
+  do {
+    const page = await getJson(path, { ...params, limit: 200, cursor });
+    items.push(...page.items);
+    cursor = page.next_cursor;
+  } while (cursor);
+  return items;
+}
+
+async function download(path, params, accept) {
+  const response = await request(path, params, accept);
+  const blob = await response.blob();
+  const link = el("a", { href: URL.createObjectURL(blob), download: filename(response) });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+}
+
+function filename(response) {
+  const header = response.headers.get("Content-Disposition") || "";
+  const encoded = /filename\*=UTF-8''([^;]+)/i.exec(header);
+  if (encoded) return decodeURIComponent(encoded[1]);
+  const plain = /filename="([^"]+)"/i.exec(header);
+  return plain ? plain[1] : "fogx-download";
+}
+
+// Signing in and out --------------------------------------------------------------------------
+
+async function signIn(clientId, clientSecret) {
+  // No credentials of the browser's: a refusal's `WWW-Authenticate: Basic` would otherwise have
+  // the browser ask for a password itself.
+  const response = await fetch("/oauth/token", {
+    method: "POST",
+    credentials: "omit",
+    body: new URLSearchParams({ grant_type: "client_credentials", client_id: clientId, client_secret: clientSecret }),
+  });
+  if (response.status === 401) throw new Error("The client ID or secret is not right.");
+  if (!response.ok) throw await problem(response);
+  const token = await response.json();
+  current = {
+    clientId,
+    token: token.access_token,
+    expiresAt: Date.now() + (token.expires_in - 30) * 1000,
+    scopes: (token.scope || "").split(" "),
+  };
+  secret = clientSecret;
+  sessionStorage.setItem(KEPT, JSON.stringify(current));
+}
+
+async function signOut() {
+  const ending = current;
+  const revokeWith = secret;
+  signedOut("You are signed out.");
+  if (ending && revokeWith) {
+    await fetch("/oauth/revoke", {
+      method: "POST",
+      credentials: "omit",
+      body: new URLSearchParams({ token: ending.token, client_id: ending.clientId, client_secret: revokeWith }),
+    }).catch(() => {});
+  }
+}
+
+function signedOut(message) {
+  current = null;
+  secret = null;
+  sessionStorage.removeItem(KEPT);
+  document.getElementById("who").hidden = true;
+  document.getElementById("view").hidden = true;
+  document.getElementById("view").replaceChildren();
+  document.getElementById("sign-in").hidden = false;
+  document.getElementById("client-secret").value = "";
+  show(message, "info");
+}
+
+function resume() {
+  try {
+    const kept = JSON.parse(sessionStorage.getItem(KEPT));
+    if (kept && kept.token && Date.now() < kept.expiresAt) current = kept;
+  } catch {
+    sessionStorage.removeItem(KEPT);
+  }
+}
+
+// What the client sees, by what it may read ---------------------------------------------------
+
+async function open() {
+  const view = document.getElementById("view");
+  document.getElementById("sign-in").hidden = true;
+  document.getElementById("who").hidden = false;
+  view.hidden = false;
+  view.replaceChildren(el("p", { class: "loading" }, "Loading…"));
+  const scopes = new Set(current.scopes);
+  let role = "site";
+  if (scopes.has("audit:read")) role = "auditor";
+  else if (scopes.has("manifests:write")) role = "hauler";
+  else if (scopes.has("records:read")) role = "fse";
+  document.getElementById("who-name").textContent = `${current.clientId} · ${ROLE_NAMES[role]}`;
+  const parts = await VIEWS[role]();
+  view.replaceChildren(...parts);
+}
+
+const ROLE_NAMES = { auditor: "city auditor", hauler: "hauler", fse: "restaurant operator", site: "disposal site" };
+
+const VIEWS = {
+  fse: restaurants,
+  auditor: audits,
+  hauler: dueList,
+  site: async () => [el("h1", {}, "Disposal site"), el("p", {},
+    "A disposal site posts the loads it receives through the API (POST /v1/receipts); the portal has ",
+    "nothing more to show it.")],
+};
+
+// Restaurant operators: each FSE's devices, services and records.
+
+async function restaurants() {
+  const fses = await everything("/v1/fses");
+  if (!fses.length) return [el("h1", {}, "Your restaurants"), el("p", { class: "empty" }, "No restaurant is linked to this client yet.")];
+  const cards = [];
+  for (const fse of fses) cards.push(await restaurant(fse));
+  return [el("h1", {}, fses.length === 1 ? "Your restaurant" : "Your restaurants"), ...cards];
+}
+
+async function restaurant(fse) {
+  const record = await getJson(`/v1/fses/${fse.id}/records`);
+  const path = `/v1/fses/${fse.id}/records`;
+  const tags = Object.fromEntries(record.devices.map((d) => [d.id, d.tag]));
+  const services = record.manifests.map((m) => ({ ...m, body: m.revisions[m.revisions.length - 1].document.manifest }))
+    .sort((a, b) => b.body.service_completed_at.localeCompare(a.body.service_completed_at));
+  const devices = table("Grease control devices", [
+    ["Device", (d) => `${d.tag} (${d.kind})`],
+    ["Capacity", (d) => `${d.capacity_gallons} gal`, "number"],
+    ["Pumped every", (d) => `${d.frequency_days} days`, "number"],
+    ["Last full service", (d) => day(d.last_qualifying_service_on) || "none", "date"],
+    ["Next due", (d) => day(d.next_due_on), "date"],
+    ["Status", (d) => badge(d.status)],
+    ["From the measurements", (d) => measured(d.measured, d.frequency_days)],
+  ], record.devices);
+  const history = table(`Services from ${record.period.from} to ${record.period.to}`, [
+    ["Completed", (m) => when(m.body.service_completed_at)],
+    ["Manifest", (m) => m.manifest_number + (m.current_revision > 1 ? ` (revision ${m.current_revision})` : "")],
+    ["Device", (m) => tags[m.device_id] || m.body.device_tag],
+    ["Gallons removed", (m) => m.body.gallons_removed, "number"],
+    ["Full pump-down", (m) => (m.body.full_pump_down ? "yes" : "no")],
+    ["Findings", (m) => findings(m.findings)],
+    ["Scans", (m) => m.documents.length, "number"],
+  ], services);
+  const summary = record.summary;
+  return el("article", { class: "card", "data-fse": fse.id },
+    el("h2", {}, fse.name),
+    el("p", { class: "muted" }, [fse.address, fse.apn && `APN ${fse.apn}`, fse.jurisdiction].filter(Boolean).join(" · ")),
+    el("div", { class: "actions" },
+      action("Binder (PDF)", () => download(path, { format: "pdf" }, "application/pdf")),
+      action("Records with scans (ZIP)", () => download(path, { format: "zip" }, "application/zip")),
+      action("Services (CSV)", () => download(path, { format: "csv" }, "text/csv"))),
+    el("p", {},
+      `${summary.manifests} services in the period, ${summary.qualifying_services} of them full; `,
+      `${Math.round(summary.on_time_share * 100)}% on time.`),
+    el("ul", { class: "permits" }, record.permits.map((p) => el("li", {},
+      `Permit ${p.permit_number}: ${p.status}`, p.expires_on ? `, expires ${p.expires_on}` : ""))),
+    services.length || record.devices.length ? null : el("p", { class: "empty" }, "No devices or services on record."),
+    devices.grid,
+    services.length ? history.grid : el("p", { class: "empty" }, "No services in the period."));
+}
+
+function measured(found, frequency) {
+  if (!found || !found.recommended_frequency_days) return "not enough services measured";
+  const change = { shorten: "pump more often", lengthen: "could be pumped less often", keep: "frequency is right" };
+  return `${change[found.change] || found.change}: every ${found.recommended_frequency_days} days ` +
+    `(now ${frequency}; ${found.intervals} intervals measured)`;
+}
+
+function findings(list) {
+  const open = list.filter((f) => !f.cleared_at);
+  if (!open.length) return "none";
+  return el("ul", { class: "findings" }, open.map((f) => el("li", { class: f.severity },
+    el("span", {}, f.message), " ", el("cite", {}, f.citation))));
+}
+
+// City auditors: the lists, each filtered, paged, and as CSV.
+
+const AUDIT_LISTS = [
+  {
+    key: "missed",
+    title: "Missed services",
+    path: "/v1/audit/missed-services",
+    filters: [["as_of", "On", "date"], ["status", "Status", ["", "overdue", "missed", "never_serviced"]], ["area", "Address contains", "text"]],
+    columns: [
+      ["Restaurant", (r) => r.fse_name],
+      ["Address", (r) => r.address],
+      ["Permit", (r) => `${r.permit_number} (${r.permit_status})`],
+      ["Device", (r) => r.device_tag],
+      ["Every", (r) => `${r.frequency_days} days`, "number"],
+      ["Last full service", (r) => (r.last_service_on ? `${r.last_service_on}, ${r.last_hauler_name}` : "none")],
+      ["Due", (r) => r.due_on, "date"],
+      ["Days overdue", (r) => r.days_overdue, "number"],
+      ["Status", (r) => badge(r.status)],
+    ],
+    empty: "No device is past due.",
+    caption: (page) => (page.mode === "as_of" ? `Past due on ${page.as_of}` : `Missed from ${page.from} to ${page.to}`),
+  },
+  {
+    key: "findings",
+    title: "Findings",
+    path: "/v1/audit/findings",
+    filters: [["from", "Serviced from", "date"], ["to", "to", "date"], ["severity", "Severity", ["", "violation", "warning"]]],
+    columns: [
+      ["Serviced", (r) => when(r.service_completed_at)],
+      ["Restaurant", (r) => r.fse_name],
+      ["Device", (r) => r.device_tag],
+      ["Manifest", (r) => r.manifest_number],
+      ["Hauler", (r) => r.hauler_name],
+      ["Finding", (r) => el("span", { class: r.severity }, r.message)],
+      ["Ordinance", (r) => el("cite", {}, r.citation)],
+    ],
+    empty: "No open findings.",
+    counts: (page) => Object.entries(page.counts || {}).map(([code, n]) => `${code.replaceAll("_", " ")}: ${n}`).join(" · "),
+  },
+  {
+    key: "frequency",
+    title: "Frequency recommendations",
+    path: "/v1/audit/frequency-recommendations",
+    filters: [["change", "Change", ["", "shorten", "lengthen", "keep"]]],
+    columns: [
+      ["Restaurant", (r) => r.fse_name],
+      ["Permit", (r) => r.permit_number],
+      ["Device", (r) => r.device_tag],
+      ["Every now", (r) => `${r.frequency_days} days`, "number"],
+      ["Measured", (r) => `${r.measured_intervals} intervals, ${r.measured_from} to ${r.measured_to}`],
+      ["FOG and solids", (r) => `${r.accumulation_in_per_day} in a day`, "number"],
+      ["Recommended", (r) => `every ${r.recommended_frequency_days} days (${r.change})`],
+      ["Ordinance", (r) => el("cite", {}, r.citation)],
+    ],
+    empty: "No device has a recommendation.",
+    caption: (page) => `As of ${page.as_of}, each interceptor with ${page.min_intervals} or more measured intervals`,
+  },
+  {
+    key: "reconciliation",
+    title: "Disposal reconciliation",
+    path: "/v1/audit/disposal-reconciliation",
+    filters: [["from", "From", "date"], ["to", "to", "date"]],
+    columns: [
+      ["Site", (r) => r.site_name],
+      ["Ticket", (r) => r.ticket_number],
+      ["Hauler", (r) => r.hauler_name],
+      ["Manifest", (r) => r.manifest_number || "none"],
+      ["Delivered", (r) => (r.gallons_delivered == null ? "" : `${r.gallons_delivered} gal, ${when(r.delivered_at)}`)],
+      ["Received", (r) => (r.gallons_received == null ? "no receipt" : `${r.gallons_received} gal, ${when(r.received_at)}`)],
+      ["What differs", (r) => r.message],
+    ],
+    empty: "Every delivery matches the site's receipt.",
+    caption: (page) => `Deliveries from ${page.from} to ${page.to} that do not match a receipt`,
+  },
+];
+
+async function audits() {
+  const tabs = el("div", { class: "tabs", role: "tablist" });
+  const panel = el("section", { class: "card", role: "tabpanel" });
+  const select = async (list) => {
+    for (const tab of tabs.children) tab.setAttribute("aria-selected", String(tab.dataset.list === list.key));
+    panel.replaceChildren(...(await auditList(list)));
+  };
+  for (const list of AUDIT_LISTS) {
+    const tab = action(list.title, () => select(list), { role: "tab", "data-list": list.key, class: "tab" });
+    tabs.append(tab);
+  }
+  await select(AUDIT_LISTS[0]);
+  return [el("h1", {}, "City audit"), tabs, panel];
+}
+
+async function auditList(list) {
+  const form = el("form", { class: "filters" });
+  for (const [name, label, kind, limits = {}] of list.filters) {
+    const id = `${list.key}-${name}`;
+    const input = Array.isArray(kind)
+      ? el("select", { id, name }, kind.map((v) => el("option", { value: v }, v ? (STATUS[v] || v) : "any")))
+      : el("input", { id, name, type: kind, ...limits });
+    form.append(el("div", { class: "field" }, el("label", { for: id }, label), input));
+  }
+  const results = el("div", { class: "results" });
+  const params = () => Object.fromEntries(new FormData(form).entries());
+  form.append(el("button", { type: "submit" }, "Show"),
+    action("Download CSV", () => download(list.path, { ...params(), format: "csv" }, "text/csv")));
+  const run = async () => results.replaceChildren(...(await pages(list, params())));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    show("");
+    run().catch(report);
+  });
+  await run();
+  return [el("h2", {}, list.title), form, results];
+}
+
+async function pages(list, params) {
+  const first = await getJson(list.path, { ...params, limit: 100 });
+  if (!first.items.length) return [el("p", { class: "empty" }, list.empty)];
+  const { grid, add } = table(list.caption ? list.caption(first) : list.title, list.columns, first.items);
+  const parts = [];
+  if (list.counts) parts.push(el("p", { class: "counts" }, list.counts(first)));
+  parts.push(el("div", { class: "scroll" }, grid));
+  let cursor = first.next_cursor;
+  if (cursor) {
+    const more = action("Show more", async () => {
+      const page = await getJson(list.path, { ...params, limit: 100, cursor });
+      add(page.items);
+      cursor = page.next_cursor;
+      more.hidden = !cursor;
+    }, { class: "quiet" });
+    parts.push(more);
+  }
+  return parts;
+}
+
+// Haulers: the devices they service coming due.
+
+async function dueList() {
+  const list = {
+    key: "due",
+    title: "Devices coming due",
+    path: "/v1/haulers/me/due",
+    filters: [["within_days", "Within days", "number", { min: 0, max: 365, placeholder: "30" }]],
+    columns: [
+      ["Restaurant", (r) => r.fse_name],
+      ["Address", (r) => r.address],
+      ["Permit", (r) => r.permit_number],
+      ["Device", (r) => `${r.device_tag} (${r.device_kind})`],
+      ["Last full service", (r) => r.last_service_on || "none"],
+      ["Due", (r) => r.due_on, "date"],
+      ["Status", (r) => badge(r.status)],
+    ],
+    empty: "Nothing you service comes due in that time.",
+    caption: (page) => `Due within ${page.within_days} days, or past due`,
+  };
+  return [el("h1", {}, "Your customers' devices"), el("section", { class: "card" }, ...(await auditList(list)))];
+}
+
+// Starting --------------------------------------------------------------------------------------
+
+function start() {
+  const form = document.getElementById("sign-in-form");
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const button = document.getElementById("sign-in-button");
+    button.disabled = true;
+    show("");
+    try {
+      await signIn(document.getElementById("client-id").value.trim(), document.getElementById("client-secret").value);
+      document.getElementById("client-secret").value = "";
+      await open();
+    } catch (error) {
+      report(error);
+    } finally {
+      button.disabled = false;
+    }
+  });
+  document.getElementById("sign-out").addEventListener("click", () => signOut());
+  resume();
+  if (current) open().catch(report);
+}
+
+start();

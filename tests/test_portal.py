@@ -1,0 +1,257 @@
+"""The web portal: its pages as served, and the portal itself in a real browser (Chromium, driven
+by Selenium) against the app over HTTP with the demo loaded."""
+import os
+import shutil
+import time
+
+import pytest
+import requests
+from pypdf import PdfReader
+from sqlalchemy import update
+
+from api.portal import POLICY
+from storage.models import Fse
+from tests.conftest import serve
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+WAIT = 20
+
+
+# The pages as served ------------------------------------------------------------------------
+
+
+def test_the_root_leads_to_the_portal(client):
+    response = client.get("/")
+    assert response.status_code == 302 and response.headers["Location"].endswith("/portal/")
+
+
+def test_the_portal_page_runs_only_its_own_files(client):
+    response = client.get("/portal/")
+    assert response.status_code == 200 and response.mimetype == "text/html"
+    assert response.headers["Content-Security-Policy"] == POLICY
+    assert "script-src 'self'" in POLICY and "'unsafe-inline'" not in POLICY and "frame-ancestors 'none'" in POLICY
+    assert response.headers["X-Frame-Options"] == "DENY"
+    page = response.get_data(as_text=True)
+    # Every script is a file of the portal's; none is written inline, which the policy would refuse.
+    assert page.count("<script") == page.count('<script type="module" src="/portal/') == 1
+    script = client.get("/portal/portal.js")
+    assert script.status_code == 200 and script.mimetype in ("text/javascript", "application/javascript")
+    assert client.get("/portal/portal.css").mimetype == "text/css"
+
+
+@pytest.mark.parametrize("path", ["/portal/nothing.js", "/portal/../api/app.py", "/portal/%2e%2e/wsgi.py"])
+def test_a_file_the_portal_does_not_have_is_a_problem_404(client, path):
+    response = client.get(path)
+    assert response.status_code == 404
+    assert response.mimetype == "application/problem+json"
+
+
+# The portal in a browser --------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def chromium(tmp_path_factory):
+    """One headless Chromium for the run, saving downloads to a folder of its own."""
+    if not (CHROMIUM and CHROMEDRIVER):
+        message = "Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)"
+        if os.environ.get("FOGX_BROWSER_TESTS") == "required":
+            pytest.fail(message)
+        pytest.skip(message)
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    downloads = tmp_path_factory.mktemp("downloads")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
+        options.add_argument(argument)
+    options.add_experimental_option("prefs", {"download.default_directory": str(downloads),
+                                              "download.prompt_for_download": False})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
+    driver.downloads = downloads
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture
+def portal(app, chromium):
+    """The demo served over HTTP, and the browser on a fresh portal page: (browser, base URL)."""
+    assert app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
+    with serve(app) as base:
+        chromium.get(f"{base}/portal/")
+        chromium.execute_script("sessionStorage.clear()")
+        for old in chromium.downloads.iterdir():
+            old.unlink()
+        yield chromium, base
+        chromium.get("about:blank")
+
+
+def by_css(browser, selector):
+    from selenium.webdriver.common.by import By
+
+    return browser.find_elements(By.CSS_SELECTOR, selector)
+
+
+def waiting_for(browser, found, what):
+    """`found(browser)` once it is truthy."""
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        value = found(browser)
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"never saw {what}; the message: {message(browser)!r}")
+
+
+def message(browser):
+    box = by_css(browser, "#message")
+    return box[0].text if box else ""
+
+
+def sign_in(browser, client_id, secret):
+    for field, value in (("#client-id", client_id), ("#client-secret", secret)):
+        by_css(browser, field)[0].clear()
+        by_css(browser, field)[0].send_keys(value)
+    by_css(browser, "#sign-in-button")[0].click()
+
+
+def button(browser, label, within="#view"):
+    return next(b for b in by_css(browser, f"{within} button") if b.text == label)
+
+
+def rows(browser, within="#view"):
+    return [[cell.text for cell in by_css(row, "td")] for row in by_css(browser, f"{within} tbody tr")]
+
+
+def downloaded(browser):
+    def whole(_):
+        files = [f for f in browser.downloads.iterdir() if not f.name.endswith(".crdownload")]
+        return files[0] if files and not any(browser.downloads.glob("*.crdownload")) else None
+
+    return waiting_for(browser, whole, "a download")
+
+
+def api_token(base, client_id):
+    response = requests.post(f"{base}/oauth/token", data={"grant_type": "client_credentials"},
+                             auth=(client_id, f"{client_id}-secret"), timeout=10)
+    return response.json()["access_token"]
+
+
+def test_an_operator_sees_each_restaurant_as_its_record_has_it_and_downloads_the_binder(portal):
+    browser, base = portal
+    sign_in(browser, "demo-fse", "demo-fse-secret")
+    cards = waiting_for(browser, lambda b: len(by_css(b, "article[data-fse]")) == 2 and by_css(b, "article[data-fse]"),
+                        "both restaurants")
+    assert "demo-fse · restaurant operator" in by_css(browser, "#who-name")[0].text
+    # Each device's status and due date are the ones its record gives.
+    bearer = {"Authorization": f"Bearer {api_token(base, 'demo-fse')}"}
+    for card in cards:
+        record = requests.get(f"{base}/v1/fses/{card.get_attribute('data-fse')}/records", headers=bearer,
+                              timeout=10).json()
+        assert by_css(card, "h2")[0].text == record["fse"]["name"]
+        shown = {row[0].split(" (")[0]: row for row in
+                 [[cell.text for cell in by_css(tr, "td")] for tr in by_css(card, "table:first-of-type tbody tr")]}
+        for device in record["devices"]:
+            assert shown[device["tag"]][4] == device["next_due_on"]
+        services = by_css(card, "table")[1]
+        assert len(by_css(services, "tbody tr")) == len(record["manifests"])
+    golden = next(card for card in cards if by_css(card, "h2")[0].text == "Golden Wok")
+    assert "Missed" in golden.text and "Victorville 10.03.160(f)(1)" in golden.text
+    button(browser, "Binder (PDF)", within=f"article[data-fse='{golden.get_attribute('data-fse')}']").click()
+    binder = downloaded(browser)
+    assert binder.suffix == ".pdf" and binder.name.startswith("fogx-records-0479-031-22")
+    text = "".join(page.extract_text() for page in PdfReader(binder).pages[:3])
+    assert "Golden Wok" in text
+
+
+def test_a_wrong_secret_is_refused_and_nothing_is_kept(portal):
+    browser, _ = portal
+    sign_in(browser, "demo-fse", "not-the-secret")
+    waiting_for(browser, lambda b: "not right" in message(b), "the refusal")
+    assert message(browser) == "The client ID or secret is not right."
+    assert by_css(browser, "#sign-in")[0].is_displayed() and not by_css(browser, "#view")[0].is_displayed()
+    assert browser.execute_script("return sessionStorage.length") == 0
+
+
+def test_an_auditor_filters_the_lists_and_downloads_the_same_csv_as_the_api(portal):
+    browser, base = portal
+    sign_in(browser, "demo-auditor", "demo-auditor-secret")
+    waiting_for(browser, lambda b: rows(b), "the missed services")
+    assert rows(browser)[0][:4] == ["Golden Wok", "12120 Hesperia Rd, Victorville, CA 92395",
+                                    "VV-FOG-0002 (active)", "GI-1"]
+    assert rows(browser)[0][-1] == "Missed"
+    button(browser, "Download CSV").click()
+    csv = downloaded(browser)
+    bearer = {"Authorization": f"Bearer {api_token(base, 'demo-auditor')}"}
+    assert csv.read_bytes() == requests.get(f"{base}/v1/audit/missed-services?format=csv", headers=bearer,
+                                            timeout=10).content
+    # Filtered: none of the city's past-due devices is merely overdue.
+    from selenium.webdriver.support.ui import Select
+
+    Select(by_css(browser, "#missed-status")[0]).select_by_value("overdue")
+    button(browser, "Show").click()
+    waiting_for(browser, lambda b: by_css(b, "#view .empty"), "the empty list")
+    assert by_css(browser, "#view .empty")[0].text == "No device is past due."
+    button(browser, "Disposal reconciliation").click()
+    waiting_for(browser, lambda b: any("HDR-00015" in row for row in rows(b)), "the reconciliation")
+    light = next(row for row in rows(browser) if "HDR-00015" in row)
+    assert light[:2] == ["High Desert Renewables", "HDR-00015"] and light[4].startswith("48 gal")
+    assert light[5].startswith("40 gal")
+
+
+def test_a_hauler_sees_the_devices_coming_due(portal):
+    browser, _ = portal
+    sign_in(browser, "demo-hauler", "demo-hauler-secret")
+    waiting_for(browser, lambda b: rows(b), "the due list")
+    assert [(row[0], row[3], row[-1]) for row in rows(browser)] == [
+        ("Golden Wok", "GI-1 (interceptor)", "Missed"), ("Mesa Grill", "GI-1 (interceptor)", "Due soon"),
+        ("Golden Wok", "GT-1 (trap)", "Due soon")]
+    within = by_css(browser, "#due-within_days")[0]
+    within.send_keys("400")
+    button(browser, "Show").click()
+    # The browser holds the form back by the field's limits...
+    assert within.get_attribute("validationMessage") and message(browser) == ""
+    # ...and what the API refuses anyway is shown as the API words it.
+    browser.execute_script("arguments[0].removeAttribute('max')", within)
+    button(browser, "Show").click()
+    waiting_for(browser, lambda b: "within_days" in message(b), "the refusal")
+    assert message(browser).startswith("Validation failed. within_days: ") and "365" in message(browser)
+    assert len(rows(browser)) == 3  # the list shown before stays
+
+
+def test_names_from_the_registry_are_shown_as_text(portal, session):
+    browser, _ = portal
+    hostile = '<img src=x onerror="document.title=\'taken\'">Mesa Grill'
+    session.execute(update(Fse).where(Fse.name == "Mesa Grill").values(name=hostile))
+    session.commit()
+    sign_in(browser, "demo-fse", "demo-fse-secret")
+    waiting_for(browser, lambda b: len(by_css(b, "article[data-fse]")) == 2, "both restaurants")
+    assert hostile in [h2.text for h2 in by_css(browser, "article h2")]
+    assert by_css(browser, "#view img") == [] and browser.title == "fogx portal"
+
+
+def test_signing_out_revokes_the_token_and_a_revoked_one_signs_the_portal_out(portal):
+    browser, base = portal
+    sign_in(browser, "demo-auditor", "demo-auditor-secret")
+    waiting_for(browser, lambda b: rows(b), "the missed services")
+    token = browser.execute_script("return JSON.parse(sessionStorage.getItem('fogx.portal.session')).token")
+    button(browser, "Sign out", within="#who").click()
+    waiting_for(browser, lambda b: message(b) == "You are signed out.", "the sign-out")
+    assert browser.execute_script("return sessionStorage.length") == 0
+
+    def active():
+        return requests.post(f"{base}/oauth/introspect", data={"token": token},
+                             auth=("demo-auditor", "demo-auditor-secret"), timeout=10).json()["active"]
+
+    waiting_for(browser, lambda _: not active(), "the token revoked")
+    # A token revoked elsewhere: the next thing asked of the API returns the portal to sign-in.
+    sign_in(browser, "demo-auditor", "demo-auditor-secret")
+    waiting_for(browser, lambda b: rows(b), "the missed services")
+    token = browser.execute_script("return JSON.parse(sessionStorage.getItem('fogx.portal.session')).token")
+    requests.post(f"{base}/oauth/revoke", data={"token": token}, auth=("demo-auditor", "demo-auditor-secret"),
+                  timeout=10)
+    button(browser, "Findings").click()
+    waiting_for(browser, lambda b: b.find_element("id", "sign-in").is_displayed(), "the sign-in form")
+    assert message(browser) == "Your session has ended. Sign in again."
