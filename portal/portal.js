@@ -70,6 +70,13 @@ function report(error) {
   show(error.message, "error");
 }
 
+// An FSE's name that opens its record in place (the auditor's lists).
+function fseLink(row) {
+  if (!row.fse_id) return row.fse_name || "";
+  const open = (event) => event.target.dispatchEvent(new CustomEvent("fogx:fse", { bubbles: true, detail: row.fse_id }));
+  return el("button", { type: "button", class: "link", onclick: open }, row.fse_name);
+}
+
 function badge(status) {
   return el("span", { class: `badge ${status}` }, STATUS[status] || status);
 }
@@ -92,7 +99,7 @@ function table(caption, columns, rows) {
   const add = (more) => body.append(...more.map((row) => el("tr", {},
     columns.map(([, cell, cls]) => el("td", { class: cls }, cell(row) ?? "")))));
   add(rows);
-  return { grid, add };
+  return { grid: el("div", { class: "scroll" }, grid), add };
 }
 
 // The API -----------------------------------------------------------------------------------
@@ -330,7 +337,7 @@ const AUDIT_LISTS = [
     path: "/v1/audit/missed-services",
     filters: [["as_of", "On", "date"], ["status", "Status", ["", "overdue", "missed", "never_serviced"]], ["area", "Address contains", "text"]],
     columns: [
-      ["Restaurant", (r) => r.fse_name],
+      ["Restaurant", fseLink],
       ["Address", (r) => r.address],
       ["Permit", (r) => `${r.permit_number} (${r.permit_status})`],
       ["Device", (r) => r.device_tag],
@@ -350,7 +357,7 @@ const AUDIT_LISTS = [
     filters: [["from", "Serviced from", "date"], ["to", "to", "date"], ["severity", "Severity", ["", "violation", "warning"]]],
     columns: [
       ["Serviced", (r) => when(r.service_completed_at)],
-      ["Restaurant", (r) => r.fse_name],
+      ["Restaurant", fseLink],
       ["Device", (r) => r.device_tag],
       ["Manifest", (r) => r.manifest_number],
       ["Hauler", (r) => r.hauler_name],
@@ -366,7 +373,7 @@ const AUDIT_LISTS = [
     path: "/v1/audit/frequency-recommendations",
     filters: [["change", "Change", ["", "shorten", "lengthen", "keep"]]],
     columns: [
-      ["Restaurant", (r) => r.fse_name],
+      ["Restaurant", fseLink],
       ["Permit", (r) => r.permit_number],
       ["Device", (r) => r.device_tag],
       ["Every now", (r) => `${r.frequency_days} days`, "number"],
@@ -388,6 +395,7 @@ const AUDIT_LISTS = [
       ["Ticket", (r) => r.ticket_number],
       ["Hauler", (r) => r.hauler_name],
       ["Manifest", (r) => r.manifest_number || "none"],
+      ["Restaurant", fseLink],
       ["Delivered", (r) => (r.gallons_delivered == null ? "" : `${r.gallons_delivered} gal, ${when(r.delivered_at)}`)],
       ["Received", (r) => (r.gallons_received == null ? "no receipt" : `${r.gallons_received} gal, ${when(r.received_at)}`)],
       ["What differs", (r) => r.message],
@@ -408,6 +416,17 @@ async function audits() {
     const tab = action(list.title, () => select(list), { role: "tab", "data-list": list.key, class: "tab" });
     tabs.append(tab);
   }
+  // A restaurant named in a list opens its record in the panel, and the list comes back as it was.
+  panel.addEventListener("fogx:fse", (event) => {
+    const list = [...panel.childNodes];
+    const back = action("Back to the list", async () => panel.replaceChildren(...list), { class: "quiet" });
+    panel.replaceChildren(el("p", { class: "loading" }, "Loading…"));
+    getJson(`/v1/fses/${event.detail}`).then(restaurant).then((card) => panel.replaceChildren(back, card))
+      .catch((error) => {
+        panel.replaceChildren(...list);
+        report(error);
+      });
+  });
   await select(AUDIT_LISTS[0]);
   return [el("h1", {}, "City audit"), tabs, panel];
 }
@@ -441,7 +460,7 @@ async function pages(list, params) {
   const { grid, add } = table(list.caption ? list.caption(first) : list.title, list.columns, first.items);
   const parts = [];
   if (list.counts) parts.push(el("p", { class: "counts" }, list.counts(first)));
-  parts.push(el("div", { class: "scroll" }, grid));
+  parts.push(grid);
   let cursor = first.next_cursor;
   if (cursor) {
     const more = action("Show more", async () => {

@@ -146,7 +146,9 @@ def device_due(as_of: date, dialect: str = "sqlite"):
             # the sort and the page, not inside the probe of every device.
             select(Hauler.name).where(Hauler.id == last.c.hauler_id).scalar_subquery()
             .label("last_hauler_name"),
-            due_day.label("due_day"), days_overdue.label("days_overdue"), status.label("status"),
+            # Not yet due is 0 days overdue, as in a record's summary (domain.status).
+            due_day.label("due_day"), case((days_overdue > 0, days_overdue), else_=0).label("days_overdue"),
+            status.label("status"),
         )
         .select_from(Device)
         .join(Fse, Fse.id == Device.fse_id)

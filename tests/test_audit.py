@@ -185,6 +185,9 @@ def test_hauler_due_list(client, scenario):
     assert all(row["fse_name"] != "Restaurant C" for row in body["items"])
     later = get(client, scenario["hauler"], "/v1/haulers/me/due", within_days=80).json
     assert [row["fse_name"][-1] for row in later["items"]][-1] == "F"
+    # Not yet due is 0 days overdue (it was the days still to go, negative), as a record's summary says.
+    f = later["items"][-1]
+    assert (f["status"], f["days_overdue"]) == ("compliant", 0) and f["due_on"] > "2026-06-01"
 
 
 def test_operator_sees_its_devices_status(client, session, scenario):

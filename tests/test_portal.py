@@ -151,11 +151,11 @@ def test_an_operator_sees_each_restaurant_as_its_record_has_it_and_downloads_the
         record = requests.get(f"{base}/v1/fses/{card.get_attribute('data-fse')}/records", headers=bearer,
                               timeout=10).json()
         assert by_css(card, "h2")[0].text == record["fse"]["name"]
+        devices, services = by_css(card, "table")
         shown = {row[0].split(" (")[0]: row for row in
-                 [[cell.text for cell in by_css(tr, "td")] for tr in by_css(card, "table:first-of-type tbody tr")]}
+                 [[cell.text for cell in by_css(tr, "td")] for tr in by_css(devices, "tbody tr")]}
         for device in record["devices"]:
             assert shown[device["tag"]][4] == device["next_due_on"]
-        services = by_css(card, "table")[1]
         assert len(by_css(services, "tbody tr")) == len(record["manifests"])
     golden = next(card for card in cards if by_css(card, "h2")[0].text == "Golden Wok")
     assert "Missed" in golden.text and "Victorville 10.03.160(f)(1)" in golden.text
@@ -187,6 +187,12 @@ def test_an_auditor_filters_the_lists_and_downloads_the_same_csv_as_the_api(port
     bearer = {"Authorization": f"Bearer {api_token(base, 'demo-auditor')}"}
     assert csv.read_bytes() == requests.get(f"{base}/v1/audit/missed-services?format=csv", headers=bearer,
                                             timeout=10).content
+    # A restaurant in the list opens its record in place, and the list comes back as it was.
+    button(browser, "Golden Wok").click()
+    waiting_for(browser, lambda b: by_css(b, "#view article[data-fse]"), "Golden Wok's record")
+    assert by_css(browser, "#view article h2")[0].text == "Golden Wok" and button(browser, "Binder (PDF)")
+    button(browser, "Back to the list").click()
+    waiting_for(browser, lambda b: rows(b) and rows(b)[0][0] == "Golden Wok", "the list again")
     # Filtered: none of the city's past-due devices is merely overdue.
     from selenium.webdriver.support.ui import Select
 
@@ -197,8 +203,8 @@ def test_an_auditor_filters_the_lists_and_downloads_the_same_csv_as_the_api(port
     button(browser, "Disposal reconciliation").click()
     waiting_for(browser, lambda b: any("HDR-00015" in row for row in rows(b)), "the reconciliation")
     light = next(row for row in rows(browser) if "HDR-00015" in row)
-    assert light[:2] == ["High Desert Renewables", "HDR-00015"] and light[4].startswith("48 gal")
-    assert light[5].startswith("40 gal")
+    assert light[:2] == ["High Desert Renewables", "HDR-00015"] and light[5].startswith("48 gal")
+    assert light[6].startswith("40 gal")
 
 
 def test_a_hauler_sees_the_devices_coming_due(portal):
