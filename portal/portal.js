@@ -292,6 +292,7 @@ async function restaurant(fse) {
     ["Manifest", (m) => m.manifest_number + (m.current_revision > 1 ? ` (revision ${m.current_revision})` : "")],
     ["Device", (m) => tags[m.device_id] || m.body.device_tag],
     ["Gallons removed", (m) => m.body.gallons_removed, "number"],
+    ["Site received", (m) => (m.disposal_receipt ? `${m.disposal_receipt.gallons_received} gal` : ""), "number"],
     ["Full pump-down", (m) => (m.body.full_pump_down ? "yes" : "no")],
     ["Findings", (m) => findings(m.findings)],
     ["Scans", (m) => m.documents.length, "number"],

@@ -356,6 +356,7 @@ def manifest_page(record, manifest):
                                               f"{device.liquid_depth_in:g} in)") if measurements else "not measured"),
                  ("Disposal", (f"ticket {disposal['ticket_number']}, {disposal['gallons_delivered']:,} gal "
                                f"delivered {disposal['delivered_at']}") if disposal else "no disposal record"),
+                 *_received(record.receipts.get(manifest.id)),
              ])]
     findings = record.active_findings(manifest)
     story.append(Paragraph("Findings", H2))
@@ -381,6 +382,16 @@ def manifest_page(record, manifest):
                          f"{d.size_bytes:,}", Paragraph(d.sha256, MONO)])
         story.append(table(rows, [1.5 * inch, 0.55 * inch, 0.75 * inch, 4.1 * inch]))
     return story
+
+
+def _received(receipt):
+    """The disposal site's own record of the load, where it sent one."""
+    if receipt is None:
+        return []
+    return [("Received by the site", f"{receipt.gallons_received:,} gal at "
+                                     f"{receipt.received_at.strftime('%Y-%m-%d %H:%M UTC')}, vehicle "
+                                     f"{receipt.vehicle_id}, hauler licence {receipt.hauler_licence_number} "
+                                     f"(the site's receipt)")]
 
 
 def scans_index(record, scans):

@@ -1,5 +1,6 @@
 """The record as JSON: the FSE, its permits and devices, every revision, and a summary."""
 from schemas.manifest_views import document_view, finding_view, revision_view
+from schemas.receipts import receipt_view
 from schemas.registry_views import device_view, fse_view, permit_view
 
 
@@ -23,6 +24,7 @@ def render(record):
             "findings": [finding_view(f) for f in record.active_findings(m)],
             "documents": [document_view(d) for d in m.documents],
             "revisions": [revision_view(r) for r in m.revisions],
+            "disposal_receipt": receipt_view(record.receipts[m.id]) if m.id in record.receipts else None,
         } for m in record.manifests],
         "summary": record.summary,
     }

@@ -14,6 +14,7 @@ from domain.status import device_status, effective_frequency
 from services import registry
 from storage.models import (
     Device,
+    DisposalReceipt,
     Document,
     Fse,
     Jurisdiction,
@@ -49,6 +50,7 @@ class Record:
     permits: list
     devices: list[DeviceLine]
     manifests: list[Manifest]  # current revision in the period, oldest service first
+    receipts: dict = field(default_factory=dict)  # manifest id -> the disposal site's receipt of its load
 
     def current(self, manifest):
         return manifest.revisions[manifest.current_revision - 1]
@@ -128,7 +130,25 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
                                 services=[r.service_completed_at.date() for r in revisions],
                                 accumulation=accumulation, advice=advice))
     return Record(fse=fse, jurisdiction=jurisdiction, period_from=period_from, period_to=period_to,
-                  generated_at=now, permits=permits, devices=lines, manifests=manifests)
+                  generated_at=now, permits=permits, devices=lines, manifests=manifests,
+                  receipts=_receipts(session, manifests))
+
+
+def _receipts(session, manifests) -> dict:
+    """The disposal site's own receipt of each manifest's load, where the site sent one: the
+    ticket of the manifest's current revision at its site (the reconciliation's match)."""
+    tickets = {}
+    for manifest in manifests:
+        revision = manifest.revisions[manifest.current_revision - 1]
+        if revision.disposal_site_id and revision.disposal_ticket_number:
+            tickets[(revision.disposal_site_id, revision.disposal_ticket_number)] = manifest.id
+    if not tickets:
+        return {}
+    found = session.scalars(select(DisposalReceipt).where(
+        DisposalReceipt.site_id.in_({site for site, _ in tickets}),
+        DisposalReceipt.ticket_number.in_({ticket for _, ticket in tickets})))
+    return {tickets[key]: receipt for receipt in found
+            if (key := (receipt.site_id, receipt.ticket_number)) in tickets}
 
 
 def _depth(revision: ManifestRevision) -> float | None:

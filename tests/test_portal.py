@@ -159,6 +159,10 @@ def test_an_operator_sees_each_restaurant_as_its_record_has_it_and_downloads_the
         assert len(by_css(services, "tbody tr")) == len(record["manifests"])
     golden = next(card for card in cards if by_css(card, "h2")[0].text == "Golden Wok")
     assert "Missed" in golden.text and "Victorville 10.03.160(f)(1)" in golden.text
+    # Beside each load, what the disposal site says it received (its receipt of the ticket).
+    light = next(row for row in [[cell.text for cell in by_css(tr, "td")]
+                                 for tr in by_css(by_css(golden, "table")[1], "tbody tr")] if row[1] == "IGS-0015")
+    assert (light[3], light[4]) == ("48", "40 gal")
     button(browser, "Binder (PDF)", within=f"article[data-fse='{golden.get_attribute('data-fse')}']").click()
     binder = downloaded(browser)
     assert binder.suffix == ".pdf" and binder.name.startswith("fogx-records-0479-031-22")

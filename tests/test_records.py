@@ -218,3 +218,27 @@ def test_another_operator_and_a_hauler_cannot_read(client, session, filed):
     assert get(client, filed, token=filed["world"].hauler_token).status_code == 403
     auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
     assert get(client, filed, token=auditor).status_code == 200
+
+
+def test_each_load_shows_the_disposal_sites_own_receipt_of_it(app, client):
+    assert app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
+    operator, site = (factories.token(client, f"demo-{role}", f"demo-{role}-secret") for role in ("fse", "site"))
+    fses = client.get("/v1/fses", headers=factories.bearer(operator)).json["items"]
+    golden = next(f for f in fses if f["name"] == "Golden Wok")
+    path = f"/v1/fses/{golden['id']}/records"
+    record = client.get(path, headers=factories.bearer(operator)).json
+    receipts = {r["ticket_number"]: r for r in
+                client.get("/v1/receipts?limit=200", headers=factories.bearer(site)).json["items"]}
+    shown = {m["manifest_number"]: m["disposal_receipt"] for m in record["manifests"]}
+    tickets = {m["manifest_number"]: m["revisions"][-1]["document"]["manifest"]["disposal"]["ticket_number"]
+               for m in record["manifests"]}
+    # The site's receipt of each load's ticket, as the site posted it; none where it sent none.
+    assert shown == {number: receipts.get(ticket) for number, ticket in tickets.items()}
+    assert shown["IGS-0015"]["gallons_received"] == 40 and None in shown.values()
+    from tests.test_openapi import _schema_errors, load_spec
+
+    assert _schema_errors(load_spec(), {"$ref": "#/components/schemas/Record"}, record) == []
+    binder = PdfReader(io.BytesIO(client.get(path, query_string={"format": "pdf"},
+                                             headers=factories.bearer(operator)).data))
+    page = next(" ".join(p.extract_text().split()) for p in binder.pages if "Manifest IGS-0015" in p.extract_text())
+    assert "Received by the site" in page and "40 gal at" in page and "(the site's receipt)" in page
