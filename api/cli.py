@@ -85,12 +85,13 @@ def webhooks_run(once, interval):
 
     from flask import current_app
 
+    from api.config import webhook_signing_key
     from services import webhooks
 
     while True:
         with click.progressbar(length=webhooks.due_count(db.session), label="webhooks", file=sys.stderr) as bar:
-            counts = webhooks.deliver(db.session, allow_local=current_app.config["WEBHOOK_ALLOW_LOCAL"],
-                                      progress=bar.update)
+            counts = webhooks.deliver(db.session, signing_key=webhook_signing_key(current_app.config),
+                                      allow_local=current_app.config["WEBHOOK_ALLOW_LOCAL"], progress=bar.update)
         click.echo(", ".join(f"{name} {count}" for name, count in counts.items()))
         if once:
             return

@@ -1,5 +1,6 @@
 """Settings read from the environment; the defaults make `make run` work with no services."""
 import os
+import secrets
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,6 +39,8 @@ SETTINGS = {
     "OUTBOX_INTERVAL_SECONDS": (5, int),
     "WEBHOOK_INTERVAL_SECONDS": (5, int),
     "WEBHOOK_ALLOW_LOCAL": (False, flag),
+    "WEBHOOK_SIGNING_KEY": ("", str),
+    "WEBHOOK_SIGNING_KEY_FILE": (str(INSTANCE / "webhook-signing.key"), str),
     "SWEEP_DELAY_MINUTES": (60, int),
     "LOCK_DIR": (str(INSTANCE / "locks"), str),
 }
@@ -58,5 +61,35 @@ def _check(config):
         raise ConfigError("TOKEN_TTL_SECONDS must be positive: tokens always expire")
     if config["STORAGE_BACKEND"] not in ("local", "s3"):
         raise ConfigError("STORAGE_BACKEND must be 'local' or 's3'")
+    if config["WEBHOOK_SIGNING_KEY"] and len(config["WEBHOOK_SIGNING_KEY"]) < 32:
+        raise ConfigError("WEBHOOK_SIGNING_KEY must be at least 32 characters")
     if config["S3_OBJECT_LOCK"] not in ("compliance", "governance", "off"):
         raise ConfigError("S3_OBJECT_LOCK must be 'compliance', 'governance' or 'off'")
+
+
+def webhook_signing_key(config) -> bytes:
+    """The key every webhook's secret is derived from: `WEBHOOK_SIGNING_KEY`, or the one kept in
+    `WEBHOOK_SIGNING_KEY_FILE`, made there at first use (random, readable by its owner only).
+    Every process signing deliveries must have the same: set the variable where several hosts
+    run fogx."""
+    if config["WEBHOOK_SIGNING_KEY"]:
+        return config["WEBHOOK_SIGNING_KEY"].encode()
+    path = Path(config["WEBHOOK_SIGNING_KEY_FILE"])
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Written whole beside it, then linked into place: a process that finds the file
+        # never reads half a key, and of two making it at once, the first one's stands.
+        draft = path.with_name(f".{path.name}.{os.getpid()}")
+        descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w") as handle:
+            handle.write(secrets.token_hex(32))
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            pass
+        finally:
+            draft.unlink()
+    key = path.read_text().strip()
+    if len(key) < 32:
+        raise ConfigError(f"{path} holds no webhook signing key of at least 32 characters")
+    return key.encode()

@@ -1,6 +1,7 @@
 """`/v1/webhooks`: a client's change feed posted to its own URL (`services.webhooks`)."""
 from flask import Blueprint, current_app, url_for
 
+from api.config import webhook_signing_key
 from api.validation import load_json
 from auth.protect import current_principal, require
 from auth.scopes import AUDIT_READ, MANIFESTS_READ, MANIFESTS_WRITE, RECORDS_READ
@@ -18,6 +19,7 @@ webhook_in = WebhookIn()
 def create_webhook():
     data = load_json(webhook_in)
     webhook, secret = webhooks.create(db.session, current_principal(),
+                                      signing_key=webhook_signing_key(current_app.config),
                                       allow_local=current_app.config["WEBHOOK_ALLOW_LOCAL"], **data)
     return (webhook_view(webhook, secret), 201,
             {"Location": url_for("webhooks.get_webhook", webhook_id=webhook.id)})

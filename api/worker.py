@@ -10,6 +10,8 @@ import logging
 import os
 import threading
 
+from api.config import webhook_signing_key
+
 log = logging.getLogger("fogx.worker")
 
 
@@ -24,7 +26,8 @@ def start_background_work(app):
         from services import webhooks
         from storage.db import db
 
-        webhooks.deliver(db.session, allow_local=app.config["WEBHOOK_ALLOW_LOCAL"])
+        webhooks.deliver(db.session, signing_key=webhook_signing_key(app.config),
+                         allow_local=app.config["WEBHOOK_ALLOW_LOCAL"])
 
     _periodic(app, "outbox", app.config["OUTBOX_INTERVAL_SECONDS"], drain_outbox)
     _periodic(app, "webhooks", app.config["WEBHOOK_INTERVAL_SECONDS"], deliver_webhooks)

@@ -17,7 +17,6 @@ import hmac
 import ipaddress
 import json
 import logging
-import secrets
 import socket
 import time
 from datetime import timedelta
@@ -33,7 +32,7 @@ from schemas.changes import change_view
 from services import changes
 from services.clients import principal_of
 from services.registry import within_reach
-from storage.models import OAuthClient, Webhook
+from storage.models import OAuthClient, Webhook, new_id
 
 log = logging.getLogger("fogx.webhooks")
 
@@ -80,19 +79,19 @@ def _not_public(host, port) -> str | None:
     return None
 
 
-def create(session, principal, *, url, description=None, cursor=None, allow_local=False) -> tuple[Webhook, str]:
+def create(session, principal, *, url, signing_key: bytes, description=None, cursor=None,
+           allow_local=False) -> tuple[Webhook, str]:
     """A webhook of the caller's client, delivering what follows `cursor` (one its feed gave
-    out), or from now on; the row and its secret, given out once."""
+    out), or from now on; the row and its secret, given out once (`secret_of`)."""
     check_url(url, allow_local=allow_local)
     if cursor is not None:
         changes.decode_cursor(cursor)
     end = cursor or changes.end_cursor(session, principal)
-    secret = secrets.token_hex(32)
-    webhook = Webhook(client_id=principal.client_pk, url=url, description=description, secret=secret,
+    webhook = Webhook(id=new_id(), client_id=principal.client_pk, url=url, description=description, secret=None,
                       status="active", cursor=end, failures=0, delivered=0, next_attempt_at=clock_now())
     session.add(webhook)
     session.commit()
-    return webhook, secret
+    return webhook, secret_of(webhook, signing_key)
 
 
 def listing(session, principal) -> list[Webhook]:
@@ -121,6 +120,15 @@ def _disable(webhook, reason):
 # Delivering ---------------------------------------------------------------------------------
 
 
+def secret_of(webhook, signing_key: bytes) -> str:
+    """The webhook's HMAC key, derived from the service's signing key and the webhook's id: the
+    database holds no secret that a copy of it would give away. (A webhook made while secrets
+    were stored keeps the one it was given.)"""
+    if webhook.secret:
+        return webhook.secret
+    return hmac.new(signing_key, f"fogx-webhook:{webhook.id}".encode(), hashlib.sha256).hexdigest()
+
+
 def signature(secret: str, timestamp: int, body: bytes) -> str:
     mac = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
     return f"t={timestamp},v1={mac}"
@@ -133,7 +141,7 @@ def _post(url, body, headers) -> int:
         return answer.status_code
 
 
-def deliver(session, *, allow_local=False, post=_post, progress=None) -> dict:
+def deliver(session, *, signing_key: bytes, allow_local=False, post=_post, progress=None) -> dict:
     """One delivery to each webhook that is due: counts of those `delivered`, `failed`,
     `idle` (nothing new) and `disabled`."""
     now = clock_now()
@@ -143,7 +151,7 @@ def deliver(session, *, allow_local=False, post=_post, progress=None) -> dict:
     session.rollback()
     counts = {"delivered": 0, "failed": 0, "idle": 0, "disabled": 0}
     for webhook_id in due:
-        outcome = _deliver_one(session, webhook_id, now, allow_local=allow_local, post=post)
+        outcome = _deliver_one(session, webhook_id, now, signing_key=signing_key, allow_local=allow_local, post=post)
         if outcome:
             counts[outcome] += 1
         if progress:
@@ -169,7 +177,7 @@ def _lease(session, webhook, now) -> bool:
     return True
 
 
-def _deliver_one(session, webhook_id, now, *, allow_local, post) -> str | None:
+def _deliver_one(session, webhook_id, now, *, signing_key, allow_local, post) -> str | None:
     """What became of one webhook's delivery; None where another process had it. A webhook
     with nothing new is only read: the thousands that wait each round write nothing."""
     webhook = session.get(Webhook, webhook_id)
@@ -188,7 +196,7 @@ def _deliver_one(session, webhook_id, now, *, allow_local, post) -> str | None:
                        "items": [change_view(row, changes.cursor_of(row)) for row in rows]}).encode()
     headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT,
                "Fogx-Webhook-Id": str(webhook.id), "Fogx-Delivery": next_cursor,
-               "Fogx-Signature": signature(webhook.secret, int(time.time()), body)}
+               "Fogx-Signature": signature(secret_of(webhook, signing_key), int(time.time()), body)}
     url = webhook.url
     session.commit()  # nothing stays open while the receiver answers
     status = None

@@ -502,8 +502,9 @@ class Webhook(Base):
     client_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("oauth_clients.id"), index=True)
     url: Mapped[str] = mapped_column(String(2000))
     description: Mapped[str | None] = mapped_column(String(200))
-    # The HMAC key of the signatures: kept as given out, as the signer needs it.
-    secret: Mapped[str] = mapped_column(String(64))
+    # The HMAC key of a webhook made before secrets were derived (`services.webhooks.secret_of`);
+    # NULL for every webhook since.
+    secret: Mapped[str | None] = mapped_column(String(64))
     status: Mapped[str] = mapped_column(String(20), default="active")
     created_at: Mapped[datetime] = created()
     disabled_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

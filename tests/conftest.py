@@ -79,6 +79,7 @@ def make_app(database_url, tmp_path):
             "OAUTH_ISSUER": "https://fogx.test",
             "OUTBOX_INTERVAL_SECONDS": 0,
             "WEBHOOK_INTERVAL_SECONDS": 0,
+            "WEBHOOK_SIGNING_KEY_FILE": str(tmp_path / "webhook-signing.key"),
             **overrides,
         }
         built = create_app(config)

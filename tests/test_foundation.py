@@ -303,3 +303,10 @@ def test_a_reading_session_refuses_to_write(app):
         with pytest.raises(RuntimeError, match="only reads"):
             db.session.flush()
         db.session.rollback()
+
+
+def test_every_setting_is_listed_in_the_readme():
+    from api.config import ROOT, SETTINGS
+
+    readme = (ROOT / "README.md").read_text()
+    assert [name for name in SETTINGS if f"| `{name}` |" not in readme] == []

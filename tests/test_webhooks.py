@@ -243,3 +243,49 @@ def test_a_worker_delivers_once_as_it_starts_serving_then_every_interval(make_ap
     while not receiver.received and time.monotonic() < deadline:
         time.sleep(0.1)
     assert [item["manifest_id"] for item in receiver.bodies()[0]["items"]] == [filed.json["id"]]
+
+
+def _signed_with(headers, raw, secret):
+    timestamp, mac = (part.split("=", 1)[1] for part in headers["Fogx-Signature"].split(","))
+    return hmac.compare_digest(mac, hmac.new(secret.encode(), f"{timestamp}.".encode() + raw,
+                                             hashlib.sha256).hexdigest())
+
+
+def test_no_secret_is_stored_and_every_process_with_the_key_signs_alike(make_app, local, world, receiver,
+                                                                          session, tmp_path):
+    from sqlalchemy import text
+
+    webhook = subscribe(world, receiver.url)
+    # The row holds no secret: a copy of the database cannot sign a delivery.
+    assert session.execute(text("SELECT secret FROM webhooks")).scalars().all() == [None]
+    key_file = tmp_path / "webhook-signing.key"
+    assert key_file.stat().st_mode & 0o777 == 0o600 and len(key_file.read_text()) == 64
+    world.post(world.body())
+    # Another process with the same key (here: the same file) signs as the one that made it.
+    assert run(make_app(WEBHOOK_ALLOW_LOCAL=True)) == "delivered 1, failed 0, idle 0, disabled 0"
+    [(headers, raw)] = receiver.received
+    assert _signed_with(headers, raw, webhook["secret"])
+    # With another key, the signature is another: receivers would refuse it.
+    world.post(world.body(completed=NOW - timedelta(hours=30)))
+    assert run(make_app(WEBHOOK_ALLOW_LOCAL=True, WEBHOOK_SIGNING_KEY="k" * 32)).startswith("delivered 1")
+    headers, raw = receiver.received[-1]
+    assert not _signed_with(headers, raw, webhook["secret"])
+
+
+def test_a_webhook_made_while_secrets_were_stored_keeps_its_own(local, world, receiver, session):
+    from sqlalchemy import text
+
+    webhook = subscribe(world, receiver.url)
+    session.execute(text("UPDATE webhooks SET secret = :old"), {"old": "a" * 64})
+    session.commit()
+    world.post(world.body())
+    assert run(local).startswith("delivered 1")
+    [(headers, raw)] = receiver.received
+    assert _signed_with(headers, raw, "a" * 64) and not _signed_with(headers, raw, webhook["secret"])
+
+
+def test_a_signing_key_too_short_is_refused_at_start(make_app):
+    from api.config import ConfigError
+
+    with pytest.raises(ConfigError, match="WEBHOOK_SIGNING_KEY"):
+        make_app(WEBHOOK_SIGNING_KEY="short")
