@@ -235,7 +235,7 @@ function resume() {
 
 // What the client sees, by what it may read ---------------------------------------------------
 
-async function open() {
+async function showView() {
   const view = document.getElementById("view");
   document.getElementById("sign-in").hidden = true;
   document.getElementById("who").hidden = false;
@@ -264,30 +264,52 @@ const VIEWS = {
 
 // Restaurant operators: each FSE's devices, services and records.
 
+// A record is an export, limited per client a minute: the services of a few restaurants are
+// shown at once, those of a longer list when asked for.
+const OPEN_AT_ONCE = 5;
+
 async function restaurants() {
   const fses = await everything("/v1/fses");
   if (!fses.length) return [el("h1", {}, "Your restaurants"), el("p", { class: "empty" }, "No restaurant is linked to this client yet.")];
   const cards = [];
-  for (const fse of fses) cards.push(await restaurant(fse));
+  for (const fse of fses) cards.push(await restaurant(fse, { open: fses.length <= OPEN_AT_ONCE }));
   return [el("h1", {}, fses.length === 1 ? "Your restaurant" : "Your restaurants"), ...cards];
 }
 
-async function restaurant(fse) {
-  const record = await getJson(`/v1/fses/${fse.id}/records`);
+async function restaurant(fse, { open = true } = {}) {
   const path = `/v1/fses/${fse.id}/records`;
-  const tags = Object.fromEntries(record.devices.map((d) => [d.id, d.tag]));
-  const services = record.manifests.map((m) => ({ ...m, body: m.revisions[m.revisions.length - 1].document.manifest }))
-    .sort((a, b) => b.body.service_completed_at.localeCompare(a.body.service_completed_at));
-  const devices = table("Grease control devices", [
-    ["Device", (d) => `${d.tag} (${d.kind})`],
-    ["Capacity", (d) => `${d.capacity_gallons} gal`, "number"],
+  const status = await getJson(`/v1/fses/${fse.id}/service-status`);
+  const devices = table(`Grease control devices on ${status.as_of}`, [
+    ["Device", (d) => `${d.device_tag} (${d.device_kind})`],
+    ["Permit", (d) => `${d.permit_number} (${d.permit_status})`],
     ["Pumped every", (d) => `${d.frequency_days} days`, "number"],
-    ["Last full service", (d) => day(d.last_qualifying_service_on) || "none", "date"],
-    ["Next due", (d) => day(d.next_due_on), "date"],
+    ["Last full service", (d) => (d.last_service_on ? `${d.last_service_on}, ${d.last_hauler_name}` : "none")],
+    ["Next due", (d) => d.due_on, "date"],
     ["Status", (d) => badge(d.status)],
-    ["From the measurements", (d) => measured(d.measured, d.frequency_days)],
-  ], record.devices);
-  const history = table(`Services from ${record.period.from} to ${record.period.to}`, [
+  ], status.items);
+  const detail = el("div", { class: "record" });
+  const card = el("article", { class: "card", "data-fse": fse.id },
+    el("h2", {}, fse.name),
+    el("p", { class: "muted" }, [fse.address, fse.apn && `APN ${fse.apn}`, fse.jurisdiction].filter(Boolean).join(" · ")),
+    el("div", { class: "actions" },
+      action("Binder (PDF)", () => download(path, { format: "pdf" }, "application/pdf")),
+      action("Records with scans (ZIP)", () => download(path, { format: "zip" }, "application/zip")),
+      action("Services (CSV)", () => download(path, { format: "csv" }, "text/csv"))),
+    status.items.length ? devices.grid : el("p", { class: "empty" }, "No grease control device on record."),
+    detail);
+  const show = async () => detail.replaceChildren(...record(await getJson(path)));
+  if (open) await show();
+  else detail.append(action("Services, findings and measurements", show, { class: "quiet" }));
+  return card;
+}
+
+// The record's services with their findings, and what the measured depths say of each device.
+function record(found) {
+  const tags = Object.fromEntries(found.devices.map((d) => [d.id, d.tag]));
+  const services = found.manifests.map((m) => ({ ...m, body: m.revisions[m.revisions.length - 1].document.manifest }))
+    .sort((a, b) => b.body.service_completed_at.localeCompare(a.body.service_completed_at));
+  const summary = found.summary;
+  const history = table(`Services from ${found.period.from} to ${found.period.to}`, [
     ["Completed", (m) => when(m.body.service_completed_at)],
     ["Manifest", (m) => m.manifest_number + (m.current_revision > 1 ? ` (revision ${m.current_revision})` : "")],
     ["Device", (m) => tags[m.device_id] || m.body.device_tag],
@@ -297,22 +319,16 @@ async function restaurant(fse) {
     ["Findings", (m) => findings(m.findings)],
     ["Scans", (m) => m.documents.length, "number"],
   ], services);
-  const summary = record.summary;
-  return el("article", { class: "card", "data-fse": fse.id },
-    el("h2", {}, fse.name),
-    el("p", { class: "muted" }, [fse.address, fse.apn && `APN ${fse.apn}`, fse.jurisdiction].filter(Boolean).join(" · ")),
-    el("div", { class: "actions" },
-      action("Binder (PDF)", () => download(path, { format: "pdf" }, "application/pdf")),
-      action("Records with scans (ZIP)", () => download(path, { format: "zip" }, "application/zip")),
-      action("Services (CSV)", () => download(path, { format: "csv" }, "text/csv"))),
-    el("p", {},
-      `${summary.manifests} services in the period, ${summary.qualifying_services} of them full; `,
-      `${Math.round(summary.on_time_share * 100)}% on time.`),
-    el("ul", { class: "permits" }, record.permits.map((p) => el("li", {},
-      `Permit ${p.permit_number}: ${p.status}`, p.expires_on ? `, expires ${p.expires_on}` : ""))),
-    services.length || record.devices.length ? null : el("p", { class: "empty" }, "No devices or services on record."),
-    devices.grid,
-    services.length ? history.grid : el("p", { class: "empty" }, "No services in the period."));
+  return [
+    el("p", {}, summary.manifests
+      ? `${summary.manifests} services in the period, ${summary.qualifying_services} of them full; ` +
+        `${Math.round(summary.on_time_share * 100)}% filed on time.`
+      : "No services in the period."),
+    el("ul", { class: "permits" },
+      found.permits.map((p) => el("li", {}, `Permit ${p.permit_number}: ${p.status}`, p.expires_on ? `, expires ${p.expires_on}` : "")),
+      found.devices.filter((d) => d.measured).map((d) => el("li", {}, `${d.tag}: ${measured(d.measured, d.frequency_days)}`))),
+    services.length ? history.grid : null,
+  ];
 }
 
 function measured(found, frequency) {
@@ -510,7 +526,7 @@ function start() {
     try {
       await signIn(document.getElementById("client-id").value.trim(), document.getElementById("client-secret").value);
       document.getElementById("client-secret").value = "";
-      await open();
+      await showView();
     } catch (error) {
       report(error);
     } finally {
@@ -519,7 +535,7 @@ function start() {
   });
   document.getElementById("sign-out").addEventListener("click", () => signOut());
   resume();
-  if (current) open().catch(report);
+  if (current) showView().catch(report);
 }
 
 start();

@@ -265,3 +265,20 @@ def test_signing_out_revokes_the_token_and_a_revoked_one_signs_the_portal_out(po
     button(browser, "Findings").click()
     waiting_for(browser, lambda b: b.find_element("id", "sign-in").is_displayed(), "the sign-in form")
     assert message(browser) == "Your session has ended. Sign in again."
+
+
+def test_an_operator_of_many_restaurants_opens_each_record_when_asked(portal, session):
+    from tests import factories
+
+    browser, _ = portal
+    fses = [factories.fse(session, name=f"Taqueria {n}") for n in range(6)]
+    client_id, secret = factories.oauth_client(session, role="fse", subject=[f.id for f in fses])
+    sign_in(browser, client_id, secret)
+    cards = waiting_for(browser, lambda b: len(by_css(b, "article[data-fse]")) == 6 and by_css(b, "article[data-fse]"),
+                        "six restaurants")
+    # A record is an export (limited per client a minute): none is asked for until it is wanted.
+    assert [by_css(card, ".record button")[0].text for card in cards] == ["Services, findings and measurements"] * 6
+    assert all(by_css(card, ".empty")[0].text == "No grease control device on record." for card in cards)
+    by_css(cards[0], ".record button")[0].click()
+    waiting_for(browser, lambda b: "No services in the period." in cards[0].text, "the first record")
+    assert by_css(cards[1], ".record button")
