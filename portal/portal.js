@@ -420,7 +420,37 @@ const AUDIT_LISTS = [
     empty: "Every delivery matches the site's receipt.",
     caption: (page) => `Deliveries from ${page.from} to ${page.to} that do not match a receipt`,
   },
+  {
+    key: "haulers",
+    title: "Haulers",
+    filters: [["from", "Filed from", "date"], ["to", "to", "date"]],
+    // A scorecard each (GET /v1/audit/haulers/{id}/scorecard), for every hauler the city sees.
+    load: async (params) => {
+      const items = [];
+      for (const hauler of await everything("/v1/haulers")) {
+        items.push({ ...hauler, ...(await getJson(`/v1/audit/haulers/${hauler.id}/scorecard`, params)) });
+      }
+      return { items, next_cursor: null };
+    },
+    columns: [
+      ["Hauler", (r) => r.hauler_name],
+      ["Licence", (r) => `${r.licence_number} (${r.licence_status}, until ${r.licence_expires_on})`],
+      ["Manifests", (r) => r.manifests, "number"],
+      ["Filed on time", (r) => share(r.on_time_share), "number"],
+      ["Full pump-downs", (r) => share(r.qualifying_share), "number"],
+      ["Late disposals", (r) => r.late_disposals, "number"],
+      ["Unapproved sites", (r) => r.unapproved_disposal_sites, "number"],
+      ["Loads short", (r) => r.load_shortfalls, "number"],
+      ["Unregistered trucks", (r) => r.unregistered_vehicles, "number"],
+    ],
+    empty: "No hauler works in the city.",
+    caption: (page) => `Scorecards from ${page.items[0].period.from} to ${page.items[0].period.to}`,
+  },
 ];
+
+function share(value) {
+  return value === null || value === undefined ? "" : `${Math.round(value * 100)}%`;
+}
 
 async function audits() {
   const tabs = el("div", { class: "tabs", role: "tablist" });
@@ -460,7 +490,7 @@ async function auditList(list) {
   const results = el("div", { class: "results" });
   const params = () => Object.fromEntries(new FormData(form).entries());
   form.append(el("button", { type: "submit" }, "Show"),
-    action("Download CSV", () => download(list.path, { ...params(), format: "csv" }, "text/csv")));
+    list.path && action("Download CSV", () => download(list.path, { ...params(), format: "csv" }, "text/csv")));
   const run = async () => results.replaceChildren(...(await pages(list, params())));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -472,7 +502,7 @@ async function auditList(list) {
 }
 
 async function pages(list, params) {
-  const first = await getJson(list.path, { ...params, limit: 100 });
+  const first = list.load ? await list.load(params) : await getJson(list.path, { ...params, limit: 100 });
   if (!first.items.length) return [el("p", { class: "empty" }, list.empty)];
   const { grid, add } = table(list.caption ? list.caption(first) : list.title, list.columns, first.items);
   const parts = [];

@@ -122,7 +122,10 @@ def button(browser, label, within="#view"):
 
 
 def rows(browser, within="#view"):
-    return [[cell.text for cell in by_css(row, "td")] for row in by_css(browser, f"{within} tbody tr")]
+    # Read in one script: a table the page is replacing meanwhile cannot go stale halfway.
+    return browser.execute_script(
+        "return [...document.querySelectorAll(arguments[0] + ' tbody tr')]"
+        ".map((tr) => [...tr.querySelectorAll('td')].map((td) => td.innerText.trim()))", within)
 
 
 def downloaded(browser):
@@ -209,6 +212,13 @@ def test_an_auditor_filters_the_lists_and_downloads_the_same_csv_as_the_api(port
     light = next(row for row in rows(browser) if "HDR-00015" in row)
     assert light[:2] == ["High Desert Renewables", "HDR-00015"] and light[5].startswith("48 gal")
     assert light[6].startswith("40 gal")
+    button(browser, "Haulers").click()
+    waiting_for(browser, lambda b: any(row[0] == "Inland Grease Services" for row in rows(b)), "the scorecards")
+    [hauler] = requests.get(f"{base}/v1/haulers", headers=bearer, timeout=10).json()["items"]
+    card = requests.get(f"{base}/v1/audit/haulers/{hauler['id']}/scorecard", headers=bearer, timeout=10).json()
+    [shown] = rows(browser)
+    assert shown[2] == str(card["manifests"]) and shown[3] == f"{round(card['on_time_share'] * 100)}%"
+    assert not [b for b in by_css(browser, "#view button") if b.text == "Download CSV"]
 
 
 def test_a_hauler_sees_the_devices_coming_due(portal):
