@@ -69,14 +69,20 @@ def check_url(url: str, *, allow_local: bool) -> str:
 def _not_public(host, port) -> str | None:
     """Why a host may not be posted to (it resolves to no address, or to one that is not
     public: loopback, private, link-local), or None."""
+    return _resolve(host, port, allow_local=False)[1]
+
+
+def _resolve(host, port, *, allow_local) -> tuple[str | None, str | None]:
+    """(the address to connect to, None), or (None, why the host may not be posted to)."""
     try:
-        addresses = {info[4][0] for info in socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)}
+        addresses = [info[4][0] for info in socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)]
     except (socket.gaierror, UnicodeError):
-        return f"{host} does not resolve."
-    for address in addresses:
-        if not ipaddress.ip_address(address.split("%")[0]).is_global:
-            return f"{host} resolves to {address}, which is not a public address."
-    return None
+        return None, f"{host} does not resolve."
+    if not allow_local:
+        for address in addresses:
+            if not ipaddress.ip_address(address.split("%")[0]).is_global:
+                return None, f"{host} resolves to {address}, which is not a public address."
+    return addresses[0], None
 
 
 def create(session, principal, *, url, signing_key: bytes, description=None, cursor=None,
@@ -134,11 +140,30 @@ def signature(secret: str, timestamp: int, body: bytes) -> str:
     return f"t={timestamp},v1={mac}"
 
 
-def _post(url, body, headers) -> int:
-    """The receiver's status (`requests.RequestException` where it gave none)."""
-    with requests.post(url, data=body, headers=headers, timeout=TIMEOUT, allow_redirects=False,
-                       stream=True) as answer:
-        return answer.status_code
+class _Pinned(requests.adapters.HTTPAdapter):
+    """Connections to an address given in the URL, on which TLS still names and verifies the
+    host the address was found for."""
+
+    def __init__(self, hostname):
+        self.hostname = hostname
+        super().__init__()
+
+    def init_poolmanager(self, *args, **kwargs):
+        super().init_poolmanager(*args, server_hostname=self.hostname, assert_hostname=self.hostname, **kwargs)
+
+
+def _post(url, body, headers, address) -> int:
+    """The receiver's status (`requests.RequestException` where it gave none), posted to
+    `address`, the one its host was checked at: resolved again, the name could lead elsewhere
+    by now (a private address behind a public name)."""
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    pinned = parts._replace(netloc=f"[{address}]:{port}" if ":" in address else f"{address}:{port}").geturl()
+    with requests.Session() as http:
+        http.mount(f"{parts.scheme}://", _Pinned(parts.hostname))
+        with http.post(pinned, data=body, headers={**headers, "Host": parts.netloc}, timeout=TIMEOUT,
+                       allow_redirects=False, stream=True) as answer:
+            return answer.status_code
 
 
 def deliver(session, *, signing_key: bytes, allow_local=False, post=_post, progress=None) -> dict:
@@ -200,12 +225,13 @@ def _deliver_one(session, webhook_id, now, *, signing_key, allow_local, post) ->
     url = webhook.url
     session.commit()  # nothing stays open while the receiver answers
     status = None
-    # Asked again at each delivery: the host's addresses may have changed since it was checked.
+    # Asked again at each delivery, the host's addresses may have changed since it was checked;
+    # the delivery goes to the address checked now.
     parts = urlsplit(url)
-    error = None if allow_local else _not_public(parts.hostname, parts.port or 443)
+    address, error = _resolve(parts.hostname, parts.port or 443, allow_local=allow_local)
     if error is None:
         try:
-            status = post(url, body, headers)
+            status = post(url, body, headers, address)
         except requests.RequestException as failure:
             error = f"{type(failure).__name__}: {failure}"[:500]
     webhook = session.get(Webhook, webhook_id)

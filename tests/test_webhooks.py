@@ -289,3 +289,107 @@ def test_a_signing_key_too_short_is_refused_at_start(make_app):
 
     with pytest.raises(ConfigError, match="WEBHOOK_SIGNING_KEY"):
         make_app(WEBHOOK_SIGNING_KEY="short")
+
+
+def test_a_delivery_goes_to_the_address_its_host_was_checked_at(make_app, world, receiver, monkeypatch):
+    """A name that resolves to a public address when checked and to a private one a moment
+    later (DNS rebinding) must not lead the delivery to the private one."""
+    import socket
+
+    port = receiver.server.server_port
+    real = socket.getaddrinfo
+    asked = []
+
+    def resolver(host, *args, **kwargs):
+        # This test's network: hooks.test is 8.8.8.8 at first, then 127.0.0.2, where nothing
+        # listens; and 8.8.8.8 is reached at the receiver.
+        if host == "hooks.test":
+            asked.append(host)
+            host = "8.8.8.8" if len(asked) == 1 else "127.0.0.2"
+            return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (host, port))]
+        if host == "8.8.8.8":
+            return real("127.0.0.1", *args, **kwargs)
+        return real(host, *args, **kwargs)
+
+    subscribe(world, f"http://hooks.test:{port}/fogx")  # the local app admits a plain http URL
+    world.post(world.body())
+    monkeypatch.setattr(socket, "getaddrinfo", resolver)
+    assert run(make_app(WEBHOOK_ALLOW_LOCAL=False)) == "delivered 1, failed 0, idle 0, disabled 0"
+    assert asked == ["hooks.test"]  # resolved once, checked, and connected to
+    [(headers, _)] = receiver.received
+    assert headers["Host"] == f"hooks.test:{port}"
+
+
+def _certificate(tmp_path, name):
+    """A CA's file, and a certificate for `name` it signed with its key (PEM files)."""
+    from datetime import datetime, timezone
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    def made(subject, issuer, key, signer, *, ca, names=()):
+        now = datetime.now(timezone.utc)
+        builder = (x509.CertificateBuilder().subject_name(subject).issuer_name(issuer).public_key(key.public_key())
+                   .serial_number(x509.random_serial_number()).not_valid_before(now - timedelta(days=1))
+                   .not_valid_after(now + timedelta(days=1))
+                   .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+        if names:
+            builder = builder.add_extension(x509.SubjectAlternativeName([x509.DNSName(n) for n in names]),
+                                            critical=False)
+        return builder.sign(signer, hashes.SHA256())
+
+    ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "fogx test CA")])
+    ca = made(ca_name, ca_name, ca_key, ca_key, ca=True)
+    leaf = made(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)]), ca_name, key, ca_key, ca=False,
+                names=[name])
+    pem = serialization.Encoding.PEM
+    (tmp_path / "ca.pem").write_bytes(ca.public_bytes(pem))
+    (tmp_path / "leaf.pem").write_bytes(leaf.public_bytes(pem) + key.private_bytes(
+        pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    return tmp_path / "ca.pem", tmp_path / "leaf.pem"
+
+
+@pytest.mark.parametrize("certified", ["hooks.test", "elsewhere.test"])
+def test_over_tls_the_checked_address_must_still_prove_the_hosts_name(make_app, world, receiver, monkeypatch,
+                                                                      tmp_path, certified):
+    import socket
+    import ssl
+
+    from sqlalchemy import text
+
+    ca, leaf = _certificate(tmp_path, certified)
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(leaf)
+    receiver.server.socket = context.wrap_socket(receiver.server.socket, server_side=True)
+    port = receiver.server.server_port
+    real = socket.getaddrinfo
+    names = []
+
+    def resolver(host, *args, **kwargs):
+        if host == "hooks.test":
+            return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", ("8.8.8.8", port))]
+        return real("127.0.0.1" if host == "8.8.8.8" else host, *args, **kwargs)
+
+    original_wrap = ssl.SSLContext.wrap_socket
+
+    def wrap(self, sock, *args, server_hostname=None, **kwargs):
+        names.append(server_hostname)
+        return original_wrap(self, sock, *args, server_hostname=server_hostname, **kwargs)
+
+    subscribe(world, f"http://127.0.0.1:{port}/fogx")
+    world.session.execute(text("UPDATE webhooks SET url = :url"), {"url": f"https://hooks.test:{port}/fogx"})
+    world.session.commit()
+    world.post(world.body())
+    monkeypatch.setattr(socket, "getaddrinfo", resolver)
+    monkeypatch.setattr(ssl.SSLContext, "wrap_socket", wrap)
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(ca))
+    outcome = run(make_app(WEBHOOK_ALLOW_LOCAL=False))
+    # The client named hooks.test to the server (SNI) while connecting to the checked address.
+    assert "hooks.test" in names
+    if certified == "hooks.test":
+        assert outcome == "delivered 1, failed 0, idle 0, disabled 0" and len(receiver.received) == 1
+    else:  # a certificate for another name is refused: the address alone proves nothing
+        assert outcome == "delivered 0, failed 1, idle 0, disabled 0" and receiver.received == []
