@@ -453,16 +453,39 @@ function share(value) {
 }
 
 async function audits() {
-  const tabs = el("div", { class: "tabs", role: "tablist" });
-  const panel = el("section", { class: "card", role: "tabpanel" });
+  const tabs = el("div", { class: "tabs", role: "tablist", "aria-label": "The city's lists" });
+  const panel = el("section", { class: "card", role: "tabpanel", id: "audit-panel", tabindex: "-1" });
+  let latest = 0;
   const select = async (list) => {
-    for (const tab of tabs.children) tab.setAttribute("aria-selected", String(tab.dataset.list === list.key));
-    panel.replaceChildren(...(await auditList(list)));
+    const asked = ++latest;
+    for (const tab of tabs.children) {
+      const chosen = tab.dataset.list === list.key;
+      tab.setAttribute("aria-selected", String(chosen));
+      tab.tabIndex = chosen ? 0 : -1; // one stop in the tab order; the arrows move between tabs
+    }
+    panel.setAttribute("aria-labelledby", `tab-${list.key}`);
+    const parts = await auditList(list);
+    if (asked === latest) panel.replaceChildren(...parts); // a tab chosen since has the panel
   };
   for (const list of AUDIT_LISTS) {
-    const tab = action(list.title, () => select(list), { role: "tab", "data-list": list.key, class: "tab" });
-    tabs.append(tab);
+    // Not an `action`: a disabled button would lose the keyboard's focus while its list loads.
+    tabs.append(el("button", {
+      type: "button", role: "tab", id: `tab-${list.key}`, "data-list": list.key, class: "tab",
+      "aria-controls": "audit-panel", onclick: () => { show(""); select(list).catch(report); },
+    }, list.title));
   }
+  // The keys of a tab list (WAI-ARIA): arrows to the previous or next tab, Home and End to the
+  // first and last; the tab reached is chosen.
+  tabs.addEventListener("keydown", (event) => {
+    const all = [...tabs.children];
+    const at = all.indexOf(document.activeElement);
+    const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: all.length - 1 }[event.key];
+    if (at < 0 || to === undefined) return;
+    event.preventDefault();
+    const tab = all[(to + all.length) % all.length];
+    tab.focus();
+    tab.click();
+  });
   // A restaurant named in a list opens its record in the panel, and the list comes back as it was.
   panel.addEventListener("fogx:fse", (event) => {
     const list = [...panel.childNodes];

@@ -117,6 +117,12 @@ def sign_in(browser, client_id, secret):
     by_css(browser, "#sign-in-button")[0].click()
 
 
+def text_of(browser, selector):
+    """The text of the first element `selector` finds now, read in one script ("" if none)."""
+    return browser.execute_script("const e = document.querySelector(arguments[0]); return e ? e.innerText : ''",
+                                  selector)
+
+
 def button(browser, label, within="#view"):
     return next(b for b in by_css(browser, f"{within} button") if b.text == label)
 
@@ -212,6 +218,23 @@ def test_an_auditor_filters_the_lists_and_downloads_the_same_csv_as_the_api(port
     light = next(row for row in rows(browser) if "HDR-00015" in row)
     assert light[:2] == ["High Desert Renewables", "HDR-00015"] and light[5].startswith("48 gal")
     assert light[6].startswith("40 gal")
+    # The tabs answer the keys of a tab list: from the first, Left wraps to the last.
+    from selenium.webdriver.common.keys import Keys
+
+    first = by_css(browser, "[role=tab]")[0]
+    first.click()
+    waiting_for(browser, lambda b: rows(b) and rows(b)[0][0] == "Golden Wok", "the missed services again")
+    assert [t.get_attribute("tabindex") for t in by_css(browser, "[role=tab]")] == ["0", "-1", "-1", "-1", "-1"]
+    first.send_keys(Keys.ARROW_LEFT)
+    waiting_for(browser, lambda b: b.switch_to.active_element.text == "Haulers"
+                and text_of(b, "#audit-panel h2") == "Haulers", "the last tab by the keys")
+    assert by_css(browser, "#tab-haulers")[0].get_attribute("aria-selected") == "true"
+    # Tabs run through faster than their lists load: the panel shows the last one chosen.
+    for _ in range(3):
+        browser.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
+    waiting_for(browser, lambda b: text_of(b, "#audit-panel h2") == "Frequency recommendations", "the last chosen")
+    time.sleep(1)
+    assert text_of(browser, "#audit-panel h2") == "Frequency recommendations"
     button(browser, "Haulers").click()
     waiting_for(browser, lambda b: any(row[0] == "Inland Grease Services" for row in rows(b)), "the scorecards")
     [hauler] = requests.get(f"{base}/v1/haulers", headers=bearer, timeout=10).json()["items"]
