@@ -81,10 +81,6 @@ function badge(status) {
   return el("span", { class: `badge ${status}` }, STATUS[status] || status);
 }
 
-function day(value) {
-  return value ? String(value).slice(0, 10) : "";
-}
-
 function when(value) {
   return value ? String(value).replace("T", " ").replace(/:\d\d(\.\d+)?Z$/, " UTC") : "";
 }

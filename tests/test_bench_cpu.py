@@ -38,6 +38,8 @@ def test_a_process_that_works_is_counted_as_its_own_and_the_machine_as_busy():
         assert account.ms("own") == pytest.approx(10, abs=3)
         assert account.ms("rest") >= 0
         assert busy >= 0.45
+        # The blocks' own wall time (what the paced run's answered rate is counted over).
+        assert 0.45 <= account.seconds <= elapsed
         assert cpu_seconds([child.pid]) == pytest.approx(0.3, abs=0.06)
         # The hypervisor's share is of every tick of every core while the blocks ran.
         assert account.ticks == pytest.approx(elapsed * os.cpu_count() * os.sysconf("SC_CLK_TCK"), rel=0.25)
