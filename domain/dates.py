@@ -1,5 +1,9 @@
-"""Calendar arithmetic the ordinances need."""
-from datetime import date, timedelta
+"""Calendar arithmetic the ordinances need, and the city's local reading of an instant."""
+from datetime import date, datetime, timedelta, timezone
+from functools import lru_cache
+from zoneinfo import ZoneInfo
+
+DEFAULT_ZONE = "America/Los_Angeles"
 
 
 def add_years(day: date, years: int) -> date:
@@ -8,3 +12,34 @@ def add_years(day: date, years: int) -> date:
         return day.replace(year=day.year + years)
     except ValueError:
         return day.replace(year=day.year + years, day=28) + timedelta(days=1)
+
+
+@lru_cache(maxsize=64)
+def zone(name: str | None) -> ZoneInfo:
+    return ZoneInfo(name or DEFAULT_ZONE)
+
+
+def local(instant: datetime, zone_name: str | None) -> datetime:
+    """`instant` on the city's wall clock (stored instants are UTC)."""
+    if instant.tzinfo is None:
+        instant = instant.replace(tzinfo=timezone.utc)
+    return instant.astimezone(zone(zone_name))
+
+
+def local_date(instant: datetime, zone_name: str | None) -> date:
+    """The city's calendar day of `instant`: a service at 23:30 Pacific is that day's."""
+    return local(instant, zone_name).date()
+
+
+def start_of_day(day: date, zone_name: str | None) -> datetime:
+    """The instant (UTC) the city's day `day` begins."""
+    return datetime.combine(day, datetime.min.time(), zone(zone_name)).astimezone(timezone.utc)
+
+
+def human(instant: datetime | None, zone_name: str | None) -> str:
+    """The one way a person reads a time: local, with its offset (2026-06-30 23:30 -07:00)."""
+    if instant is None:
+        return ""
+    moment = local(instant, zone_name)
+    offset = moment.strftime("%z")
+    return f"{moment:%Y-%m-%d %H:%M} {offset[:3]}:{offset[3:]}"

@@ -37,7 +37,7 @@ def _preset(name, **values):
         "decant_return_allowed": (False, DEFAULT),
     }
     defaults.update(values)
-    return {"name": name, "parameters": defaults}
+    return {"name": name, "time_zone": "America/Los_Angeles", "parameters": defaults}
 
 
 PRESETS = {
@@ -87,7 +87,7 @@ PRESETS = {
 def preset_rows():
     """Each preset as the column values of a `jurisdictions` row."""
     for code, preset in PRESETS.items():
-        row = {"code": code, "name": preset["name"], "citations": {}}
+        row = {"code": code, "name": preset["name"], "time_zone": preset["time_zone"], "citations": {}}
         for parameter, (value, citation) in preset["parameters"].items():
             row[parameter] = value
             row["citations"][parameter] = citation

@@ -8,6 +8,7 @@ class JurisdictionSchema(Schema):
     id = fields.UUID()
     code = fields.String()
     name = fields.String()
+    time_zone = fields.String()
     parameters = fields.Method("_parameters")
     citations = fields.Dict(keys=fields.String(), values=fields.String())
 

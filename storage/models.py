@@ -102,6 +102,8 @@ class Jurisdiction(Base):
     id: Mapped[uuid.UUID] = pk()
     code: Mapped[str] = mapped_column(String(40), unique=True)
     name: Mapped[str] = mapped_column(String(200))
+    # IANA zone: the local date of an instant decides every rule that speaks of days.
+    time_zone: Mapped[str] = mapped_column(String(64), server_default="America/Los_Angeles")
     manifest_deadline_hours: Mapped[int] = mapped_column(Integer)
     retention_years: Mapped[int] = mapped_column(Integer)
     interceptor_default_frequency_days: Mapped[int] = mapped_column(Integer)
