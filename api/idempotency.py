@@ -31,7 +31,12 @@ def _fingerprint():
     return digest.hexdigest()
 
 
-def idempotent(view):
+def idempotent(view=None, *, fingerprint=None):
+    """`fingerprint`: what tells this route's requests apart, where the body alone is not read
+    (an upload its view parses); by default the method, path and body."""
+    if view is None:
+        return functools.partial(idempotent, fingerprint=fingerprint)
+
     @functools.wraps(view)
     def wrapper(*args, **kwargs):
         key = request.headers.get("Idempotency-Key")
@@ -42,18 +47,18 @@ def idempotent(view):
         client_pk = current_principal().client_pk
         held = lease(client_pk, key)
         try:
-            return _run(view, args, kwargs, client_pk, key, held)
+            return _run(view, args, kwargs, client_pk, key, held, fingerprint or _fingerprint)
         finally:
             held.release()
 
     return wrapper
 
 
-def _run(view, args, kwargs, client_pk, key, held):
+def _run(view, args, kwargs, client_pk, key, held, fingerprint):
     """Replay the stored response, or run the view under the key and store its response."""
     session = db.session
     stored, record_id = idempotency.claim(session, held, client_pk=client_pk, key=key,
-                                          fingerprint=_fingerprint())
+                                          fingerprint=fingerprint())
     if stored is not None:
         response = make_response(json.dumps(stored.response_body), stored.response_status)
         response.mimetype = ("application/problem+json" if stored.response_status >= 400

@@ -1,7 +1,10 @@
 """`POST /v1/imports/<kind>`: a registry CSV uploaded by a city admin."""
+import hashlib
+
 from flask import Blueprint, request
 
 from api.errors import NotFound, UnsupportedMediaType, ValidationFailed
+from api.idempotency import idempotent
 from auth.protect import current_principal, require
 from auth.scopes import REGISTRY_WRITE
 from services.imports import KINDS, ImportError_, read_rows, run_import
@@ -11,8 +14,21 @@ from storage.models import Jurisdiction
 bp = Blueprint("imports", __name__, url_prefix="/v1/imports")
 
 
+def _file_fingerprint():
+    """The kind and the file's bytes: a retry of the same file replays its report, another
+    file under the same key is refused."""
+    digest = hashlib.sha256(f"{request.method} {request.path}\n".encode())
+    upload = request.files.get("file") if request.mimetype == "multipart/form-data" else None
+    if upload is not None:
+        for chunk in iter(lambda: upload.stream.read(1 << 16), b""):
+            digest.update(chunk)
+        upload.stream.seek(0)
+    return digest.hexdigest()
+
+
 @bp.post("/<kind>")
 @require(REGISTRY_WRITE)
+@idempotent(fingerprint=_file_fingerprint)
 def import_csv(kind):
     if kind not in KINDS:
         raise NotFound(f"No import of that kind; one of {', '.join(KINDS)}.")

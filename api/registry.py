@@ -1,6 +1,7 @@
 """The registry routes: FSEs, permits, devices, haulers, vehicles and disposal sites."""
 from flask import Blueprint, request, url_for
 
+from api.idempotency import idempotent
 from api.validation import load, load_json
 from auth.protect import current_principal, require
 from auth.scopes import AUDIT_READ, MANIFESTS_WRITE, RECORDS_READ, REGISTRY_WRITE
@@ -14,6 +15,7 @@ from schemas.registry_views import (
     vehicle_view,
 )
 from services import registry
+from services import registry_haulers as shared
 from storage.db import db
 
 bp = Blueprint("registry", __name__, url_prefix="/v1")
@@ -47,15 +49,22 @@ def _created(body, endpoint, **values):
 # FSEs -------------------------------------------------------------------------------------
 
 
+def _fse_view(fse):
+    """A hauler is not shown the operator's e-mail: it is the city's and the operator's."""
+    return fse_view(fse, contact=current_principal().role != "hauler")
+
+
 @bp.get("/fses")
 @require(*READ)
 def list_fses():
     args, day = _query()
-    return _listing(*registry.list_fses(db.session, current_principal(), **args), fse_view)
+    rows, cursor = registry.list_fses(db.session, current_principal(), **args)
+    return _listing(rows, cursor, _fse_view)
 
 
 @bp.post("/fses")
 @require(*WRITE)
+@idempotent
 def create_fse():
     fse = registry.create_fse(db.session, current_principal(), load_json(schemas.FseIn()))
     return _created(fse_view(fse), "registry.get_fse", fse_id=fse.id)
@@ -64,7 +73,7 @@ def create_fse():
 @bp.get("/fses/<fse_id>")
 @require(*READ)
 def get_fse(fse_id):
-    return fse_view(registry.get_fse(db.session, current_principal(), fse_id))
+    return _fse_view(registry.get_fse(db.session, current_principal(), fse_id))
 
 
 @bp.patch("/fses/<fse_id>")
@@ -87,6 +96,7 @@ def list_devices(fse_id):
 
 @bp.post("/fses/<fse_id>/devices")
 @require(*WRITE)
+@idempotent
 def create_device(fse_id):
     data = load_json(schemas.DeviceIn())
     device, warnings = registry.create_device(db.session, current_principal(), fse_id, data)
@@ -113,6 +123,7 @@ def list_permits():
 
 @bp.post("/permits")
 @require(*WRITE)
+@idempotent
 def create_permit():
     permit = registry.create_permit(db.session, current_principal(), load_json(schemas.PermitIn()))
     return _created(permit_view(permit, registry.today()), "registry.get_permit", permit_id=permit.id)
@@ -134,22 +145,29 @@ def change_permit_status(permit_id):
 
 
 # Haulers and vehicles ---------------------------------------------------------------------
+# One record each, shared by the cities; each city's approval of it is its own (services.registry_haulers).
+
+
+def _seen_by():
+    return shared.viewer(db.session, current_principal())
 
 
 @bp.get("/haulers")
 @require(*READ)
 def list_haulers():
     args, day = _query()
-    rows, cursor = registry.list_haulers(db.session, current_principal(), **args)
-    return _listing(rows, cursor, lambda row: hauler_view(row, day))
+    rows, cursor = shared.list_haulers(db.session, current_principal(), **args)
+    seen_by = _seen_by()
+    return _listing(rows, cursor, lambda row: hauler_view(row, day, seen_by))
 
 
 @bp.post("/haulers")
 @require(*WRITE)
+@idempotent
 def create_hauler():
-    hauler, created = registry.create_hauler(db.session, current_principal(),
-                                             load_json(schemas.HaulerIn()))
-    body = hauler_view(hauler, registry.today())
+    hauler, created, warnings = shared.create_hauler(db.session, current_principal(),
+                                                     load_json(schemas.HaulerIn()))
+    body = {**hauler_view(hauler, registry.today(), _seen_by()), "warnings": warnings}
     if created:
         return _created(body, "registry.get_hauler", hauler_id=hauler.id)
     return body, 200
@@ -159,30 +177,31 @@ def create_hauler():
 @require(*READ)
 def get_hauler(hauler_id):
     day = _as_of()
-    return hauler_view(registry.get_hauler(db.session, current_principal(), hauler_id), day)
+    return hauler_view(shared.get_hauler(db.session, current_principal(), hauler_id), day, _seen_by())
 
 
 @bp.patch("/haulers/<hauler_id>")
 @require(*WRITE)
 def update_hauler(hauler_id):
     data = load_json(schemas.HaulerUpdate())
-    hauler = registry.update_hauler(db.session, current_principal(), hauler_id, data)
-    return hauler_view(hauler, registry.today())
+    hauler = shared.update_hauler(db.session, current_principal(), hauler_id, data)
+    return hauler_view(hauler, registry.today(), _seen_by())
 
 
 @bp.get("/haulers/<hauler_id>/vehicles")
 @require(*READ)
 def list_vehicles(hauler_id):
     args, _ = _query()
-    rows, cursor = registry.list_vehicles(db.session, current_principal(), hauler_id, **args)
+    rows, cursor = shared.list_vehicles(db.session, current_principal(), hauler_id, **args)
     return _listing(rows, cursor, vehicle_view)
 
 
 @bp.post("/haulers/<hauler_id>/vehicles")
 @require(*WRITE)
+@idempotent
 def create_vehicle(hauler_id):
     data = load_json(schemas.VehicleIn())
-    vehicle = registry.create_vehicle(db.session, current_principal(), hauler_id, data)
+    vehicle = shared.create_vehicle(db.session, current_principal(), hauler_id, data)
     return vehicle_view(vehicle), 201
 
 
@@ -193,16 +212,18 @@ def create_vehicle(hauler_id):
 @require(*READ)
 def list_sites():
     args, day = _query()
-    rows, cursor = registry.list_sites(db.session, current_principal(), as_of=day, **args)
-    return _listing(rows, cursor, lambda row: site_view(row, day))
+    seen_by = _seen_by()
+    rows, cursor = shared.list_sites(db.session, current_principal(), as_of=day, seen_by=seen_by, **args)
+    return _listing(rows, cursor, lambda row: site_view(row, day, seen_by))
 
 
 @bp.post("/disposal-sites")
 @require(*WRITE)
+@idempotent
 def create_site():
-    site, created = registry.create_site(db.session, current_principal(),
-                                         load_json(schemas.DisposalSiteIn()))
-    body = site_view(site, registry.today())
+    site, created, warnings = shared.create_site(db.session, current_principal(),
+                                                 load_json(schemas.DisposalSiteIn()))
+    body = {**site_view(site, registry.today(), _seen_by()), "warnings": warnings}
     if created:
         return _created(body, "registry.get_site", site_id=site.id)
     return body, 200
@@ -212,12 +233,12 @@ def create_site():
 @require(*READ)
 def get_site(site_id):
     day = _as_of()
-    return site_view(registry.get_site(db.session, current_principal(), site_id), day)
+    return site_view(shared.get_site(db.session, current_principal(), site_id), day, _seen_by())
 
 
 @bp.patch("/disposal-sites/<site_id>")
 @require(*WRITE)
 def update_site(site_id):
     data = load_json(schemas.DisposalSiteUpdate())
-    return site_view(registry.update_site(db.session, current_principal(), site_id, data),
-                     registry.today())
+    return site_view(shared.update_site(db.session, current_principal(), site_id, data),
+                     registry.today(), _seen_by())

@@ -96,30 +96,33 @@ class City:
                                         "liquid_depth_in", "frequency_days"), devices, stamps=("created_at",))
             for h in range(40):
                 hauler_id = new_id()
-                cur.execute("INSERT INTO haulers (id, name, created_at) VALUES (%s, %s, now())",
-                            (hauler_id, f"Hauler {h}"))
-                cur.execute("INSERT INTO hauler_licences (id, hauler_id, licence_number, expires_on, effective_on,"
-                            " status, recorded_at) VALUES (%s,%s,%s,%s,%s,'valid',now())",
-                            (new_id(), hauler_id, f"LIC-{h:04d}", issued + timedelta(days=3650), issued))
+                owner = next(iter(self.jurisdictions.values()))
+                cur.execute("INSERT INTO haulers (id, name, licence_number, owner_jurisdiction_id, created_at)"
+                            " VALUES (%s, %s, %s, %s, now())", (hauler_id, f"Hauler {h}", f"LIC-{h:04d}", owner))
+                vehicles = [f"TRK-{h}-{v}" for v in range(3)]
                 for jid in self.jurisdictions.values():
+                    cur.execute("INSERT INTO hauler_licences (id, hauler_id, jurisdiction_id, licence_number,"
+                                " expires_on, effective_on, status, recorded_at) VALUES (%s,%s,%s,%s,%s,%s,'valid',now())",
+                                (new_id(), hauler_id, jid, f"LIC-{h:04d}", issued + timedelta(days=3650), issued))
                     cur.execute("INSERT INTO hauler_registrations (id, hauler_id, jurisdiction_id, registered_on,"
                                 " recorded_at) VALUES (%s,%s,%s,%s,now())", (new_id(), hauler_id, jid, issued))
-                vehicles = [f"TRK-{h}-{v}" for v in range(3)]
-                for vehicle in vehicles:
-                    cur.execute("INSERT INTO vehicles (id, hauler_id, vehicle_id, tank_capacity_gallons, created_at)"
-                                " VALUES (%s,%s,%s,3500,now())", (new_id(), hauler_id, vehicle))
+                    for vehicle in vehicles:
+                        cur.execute("INSERT INTO vehicles (id, hauler_id, jurisdiction_id, vehicle_id,"
+                                    " tank_capacity_gallons, created_at) VALUES (%s,%s,%s,%s,3500,now())",
+                                    (new_id(), hauler_id, jid, vehicle))
                 self.haulers.append((hauler_id, vehicles))
             for s in range(6):
                 site_id = new_id()
-                cur.execute("INSERT INTO disposal_sites (id, name, address, facility_permit_number, waste_types,"
-                            " approved_from, created_at) VALUES (%s,%s,'1 Plant Rd',%s,%s,%s,now())",
-                            (site_id, f"Plant {s}", f"FAC-{s}", json.dumps(["grease_interceptor_waste",
-                                                                            "grease_trap_waste"]), issued))
-                cur.execute("INSERT INTO disposal_site_status_changes (id, site_id, status, effective_on, recorded_at)"
-                            " VALUES (%s,%s,'approved',%s,now())", (new_id(), site_id, issued))
+                cur.execute("INSERT INTO disposal_sites (id, name, address, facility_permit_number,"
+                            " owner_jurisdiction_id, created_at) VALUES (%s,%s,'1 Plant Rd',%s,%s,now())",
+                            (site_id, f"Plant {s}", f"FAC-{s}", next(iter(self.jurisdictions.values()))))
                 for jid in self.jurisdictions.values():
-                    cur.execute("INSERT INTO disposal_site_jurisdictions (site_id, jurisdiction_id) VALUES (%s,%s)",
-                                (site_id, jid))
+                    cur.execute("INSERT INTO disposal_site_jurisdictions (site_id, jurisdiction_id, waste_types,"
+                                " approved_from, created_at) VALUES (%s,%s,%s,%s,now())",
+                                (site_id, jid, json.dumps(["grease_interceptor_waste", "grease_trap_waste"]), issued))
+                    cur.execute("INSERT INTO disposal_site_status_changes (id, site_id, jurisdiction_id, status,"
+                                " effective_on, recorded_at) VALUES (%s,%s,%s,'approved',%s,now())",
+                                (new_id(), site_id, jid, issued))
                 self.sites.append(site_id)
             conn.commit()
 

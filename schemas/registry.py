@@ -102,12 +102,21 @@ class HaulerIn(Schema):
 
 
 class HaulerUpdate(Schema):
-    """A licence renewal, lapse or suspension, in force from `effective_on`."""
+    """The shared name or licence number (the owner city's to change), and the city's own
+    licence renewal, lapse or suspension, in force from `effective_on`."""
 
-    effective_on = Day(required=True)
+    name = text(200)
     licence_number = text(60)
+    effective_on = Day()
     licence_expires_on = Day()
     licence_status = fields.String(validate=validate.OneOf(LICENCE_STATUSES))
+
+    @validates_schema
+    def _dated(self, data, **kwargs):
+        if not data:
+            raise ValidationError("Name a field to change.", "$")
+        if "effective_on" not in data and ({"licence_expires_on", "licence_status"} & data.keys()):
+            raise ValidationError("Required with licence_expires_on or licence_status.", "effective_on")
 
 
 class VehicleIn(Schema):
@@ -134,8 +143,23 @@ class DisposalSiteIn(Schema):
             raise ValidationError("Must not be before approved_from.", "approved_until")
 
 
-class DisposalSiteUpdate(StatusChange):
-    status = fields.String(required=True, validate=validate.OneOf(SITE_STATUSES))
+class DisposalSiteUpdate(Schema):
+    """The shared name or address (the owner city's to change), and a status change of the
+    city's own approval, in force from `effective_on`."""
+
+    name = text(200)
+    address = text(300)
+    status = fields.String(validate=validate.OneOf(SITE_STATUSES))
+    effective_on = Day()
+    reason = fields.String(validate=[validate.Length(max=2000), printable], load_default=None)
+
+    @validates_schema
+    def _dated(self, data, **kwargs):
+        if not data.keys() - {"reason"}:
+            raise ValidationError("Name a field to change.", "$")
+        for given, needed in (("status", "effective_on"), ("effective_on", "status")):
+            if given in data and needed not in data:
+                raise ValidationError(f"Required with {given}.", needed)
 
 
 class ListQuery(Schema):

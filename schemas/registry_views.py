@@ -2,15 +2,17 @@
 from datetime import date
 
 from domain import registry as rules
-from services.registry import licences_of, permit_status_on, site_status_on
+from services.registry import permit_status_on
+from services.registry_haulers import approval_status_on, licences_of, registrations_of
 
 
 def _iso(value):
     return value.isoformat() if value else None
 
 
-def fse_view(fse):
-    return {
+def fse_view(fse, *, contact=True):
+    """`contact`: whether the operator's e-mail is shown (not to haulers)."""
+    view = {
         "id": str(fse.id),
         "name": fse.name,
         "address": fse.address,
@@ -21,6 +23,9 @@ def fse_view(fse):
         "created_at": _iso(fse.created_at),
         "updated_at": _iso(fse.updated_at),
     }
+    if not contact:
+        del view["operator_email"]
+    return view
 
 
 def permit_view(permit, day: date):
@@ -56,23 +61,52 @@ def device_view(device):
     }
 
 
-def hauler_view(hauler, day: date):
-    licence = rules.licence_on(licences_of(hauler), day)
+def _code(jurisdiction):
+    return jurisdiction.code if jurisdiction is not None else None
+
+
+def _licence_fields(licences, day: date):
+    """A city's licence record of a hauler, as of `day`."""
+    licence = rules.licence_on(licences, day)
     return {
-        "id": str(hauler.id),
-        "name": hauler.name,
-        "licence_number": licence.licence_number if licence else None,
         "licence_expires_on": _iso(licence.expires_on) if licence else None,
         "licence_status": licence.status if licence else None,
-        "licence_valid": rules.licence_valid_on(licences_of(hauler), day),
-        "status_as_of": day.isoformat(),
-        "jurisdictions": sorted({r.jurisdiction.code for r in hauler.registrations
-                                 if r.ended_on is None or r.ended_on >= day}),
+        "licence_valid": rules.licence_valid_on(licences, day),
         "licence_history": [
             {"licence_number": l.licence_number, "expires_on": l.expires_on.isoformat(),
              "status": l.status, "effective_on": l.effective_on.isoformat()}
-            for l in hauler.licences
+            for l in sorted(licences, key=lambda l: l.effective_on)
         ],
+    }
+
+
+def hauler_view(hauler, day: date, seen_by):
+    """The shared record, and the approvals of it within the caller's reach: its own city's
+    at the top (admins and auditors), each city's under `approvals`."""
+    codes = {r.jurisdiction_id: r.jurisdiction.code for r in hauler.registrations}
+    approvals = []
+    for city in sorted(codes.keys() & seen_by.cities, key=codes.get):
+        registrations = registrations_of(hauler, city)
+        approvals.append({
+            "jurisdiction": codes[city],
+            "registered_on": min(r.registered_on for r in registrations).isoformat(),
+            "ended_on": _iso(max(registrations, key=lambda r: r.registered_on).ended_on),
+            "registered": rules.registered_on(registrations, city, day),
+            **_licence_fields(licences_of(hauler, city), day),
+        })
+    home = next((a for a in approvals if a["jurisdiction"] == codes.get(seen_by.home)), None)
+    return {
+        "id": str(hauler.id),
+        "name": hauler.name,
+        "licence_number": hauler.licence_number,
+        "owner_jurisdiction": _code(hauler.owner),
+        "jurisdiction": home["jurisdiction"] if home else None,
+        **({key: home[key] for key in ("licence_expires_on", "licence_status", "licence_valid", "licence_history")}
+           if home else {"licence_expires_on": None, "licence_status": None, "licence_valid": None,
+                         "licence_history": []}),
+        "status_as_of": day.isoformat(),
+        "jurisdictions": [a["jurisdiction"] for a in approvals if a["registered"]],
+        "approvals": approvals,
     }
 
 
@@ -80,25 +114,43 @@ def vehicle_view(vehicle):
     return {
         "id": str(vehicle.id),
         "hauler_id": str(vehicle.hauler_id),
+        "jurisdiction": vehicle.jurisdiction.code,
         "vehicle_id": vehicle.vehicle_id,
         "tank_capacity_gallons": vehicle.tank_capacity_gallons,
     }
 
 
-def site_view(site, day: date):
+def _approval_fields(approval, day: date):
+    """A city's approval of a site, as of `day`."""
+    return {
+        "waste_types": list(approval.waste_types),
+        "approved_from": approval.approved_from.isoformat(),
+        "approved_until": _iso(approval.approved_until),
+        "status": approval_status_on(approval, day),
+        "status_history": [
+            {"status": c.status, "effective_on": c.effective_on.isoformat(), "reason": c.reason}
+            for c in approval.status_changes
+        ],
+    }
+
+
+def site_view(site, day: date, seen_by):
+    """The shared record, and the approvals of it within the caller's reach: its own city's
+    at the top (admins and auditors), each city's under `approvals`."""
+    mine = sorted((a for a in site.approvals if a.jurisdiction_id in seen_by.cities),
+                  key=lambda a: a.jurisdiction.code)
+    home = next((a for a in mine if a.jurisdiction_id == seen_by.home), None)
     return {
         "id": str(site.id),
         "name": site.name,
         "address": site.address,
         "facility_permit_number": site.facility_permit_number,
-        "waste_types": list(site.waste_types),
-        "approved_from": site.approved_from.isoformat(),
-        "approved_until": _iso(site.approved_until),
-        "status": site_status_on(site, day),
+        "owner_jurisdiction": _code(site.owner),
+        "jurisdiction": _code(home.jurisdiction) if home else None,
+        **(_approval_fields(home, day) if home else {
+            "waste_types": [], "approved_from": None, "approved_until": None, "status": None,
+            "status_history": []}),
         "status_as_of": day.isoformat(),
-        "jurisdictions": sorted(j.code for j in site.jurisdictions),
-        "status_history": [
-            {"status": c.status, "effective_on": c.effective_on.isoformat(), "reason": c.reason}
-            for c in site.status_changes
-        ],
+        "jurisdictions": [a.jurisdiction.code for a in mine],
+        "approvals": [{"jurisdiction": a.jurisdiction.code, **_approval_fields(a, day)} for a in mine],
     }

@@ -22,6 +22,7 @@ from services.jurisdictions import add_from_preset
 from storage.models import (
     Device,
     DisposalSite,
+    DisposalSiteJurisdiction,
     DisposalSiteStatusChange,
     Fse,
     Hauler,
@@ -98,21 +99,25 @@ def load(session):
             session.add(device)
         fses.append(fse)
 
-    hauler = Hauler(name="Inland Grease Services")
-    hauler.licences.append(HaulerLicence(licence_number="IGS-44812", expires_on=date(today.year + 2, 6, 30),
-                                         effective_on=date(today.year - 2, 7, 1)))
-    for city in ("victorville", "tracy"):
-        hauler.registrations.append(HaulerRegistration(jurisdiction_id=jurisdictions[city].id,
+    cities = [jurisdictions[city].id for city in ("victorville", "tracy")]
+    hauler = Hauler(name="Inland Grease Services", licence_number="IGS-44812", owner_jurisdiction_id=cities[0])
+    for city_id in cities:
+        hauler.licences.append(HaulerLicence(jurisdiction_id=city_id, licence_number=hauler.licence_number,
+                                             expires_on=date(today.year + 2, 6, 30),
+                                             effective_on=date(today.year - 2, 7, 1)))
+        hauler.registrations.append(HaulerRegistration(jurisdiction_id=city_id,
                                                        registered_on=date(today.year - 2, 7, 1)))
-    hauler.vehicles.append(Vehicle(vehicle_id="TRK-7", tank_capacity_gallons=3000))
+        hauler.vehicles.append(Vehicle(jurisdiction_id=city_id, vehicle_id="TRK-7", tank_capacity_gallons=3000))
+    approved_from = date(today.year - 3, 1, 1)
     site = DisposalSite(
         id=DEMO_SITE_ID, name="High Desert Renewables", address="17150 Smoke Tree St, Hesperia, CA 92345",
-        facility_permit_number="HDR-22-0091",
-        waste_types=["grease_interceptor_waste", "grease_trap_waste"],
-        approved_from=date(today.year - 3, 1, 1), approved_until=None,
-        jurisdictions=[jurisdictions["victorville"], jurisdictions["tracy"]],
+        facility_permit_number="HDR-22-0091", owner_jurisdiction_id=cities[0],
+        approvals=[DisposalSiteJurisdiction(
+            jurisdiction_id=city_id, waste_types=["grease_interceptor_waste", "grease_trap_waste"],
+            approved_from=approved_from, approved_until=None,
+            status_changes=[DisposalSiteStatusChange(status="approved", effective_on=approved_from)])
+            for city_id in cities],
     )
-    site.status_changes.append(DisposalSiteStatusChange(status="approved", effective_on=site.approved_from))
     session.add_all([hauler, site])
     session.commit()
 

@@ -1,7 +1,9 @@
 """Bulk registry import from CSV: one documented column set per kind, idempotent, row by row.
 
 Every row is validated on its own; a bad row is reported with its line number and reason
-and never stops the good ones. Rows are matched on their natural key (an FSE's APN and
+and never stops the good ones. Haulers and disposal sites are shared by the cities: a row
+changes only the importing city's own approval of one, and its name or address only where
+that city registered it first. Rows are matched on their natural key (an FSE's APN and
 name, a permit number, a device tag, a licence number, a vehicle id, a facility permit
 number), so running the same file twice changes nothing the second time.
 """
@@ -17,6 +19,20 @@ from api.validation import flatten_errors
 from schemas import registry as schemas
 from domain import registry as rules
 from services.registry import device_warnings, today
+from services.registry_haulers import (
+    SHARED_SITE_FIELDS,
+    approval_of,
+    approve_hauler,
+    differing,
+    hauler_by_licence,
+    licences_of,
+    local_today,
+    registered_here,
+    registrations_of,
+    shared_field_kept,
+    site_approval,
+    site_by_permit,
+)
 from storage.models import (
     Device,
     DisposalSite,
@@ -204,67 +220,82 @@ class Importer:
             return "created"
         return "updated" if self._set(device, {**data, "permit_id": permit.id}) else "unchanged"
 
+    # Haulers and sites are shared by the cities: a row changes the importing city's own
+    # approval, and the shared fields only where the city owns the record (a warning otherwise).
+
     def _haulers(self, data):
-        hauler = self.session.scalar(select(Hauler).join(HaulerLicence).where(
-            HaulerLicence.licence_number == data["licence_number"]))
+        city, day = self.jurisdiction, local_today(self.jurisdiction)
+        hauler = hauler_by_licence(self.session, data["licence_number"])
         if hauler is None:
-            hauler = Hauler(name=data["name"])
-            hauler.licences.append(HaulerLicence(licence_number=data["licence_number"],
-                                                 expires_on=data["licence_expires_on"],
-                                                 effective_on=today()))
-            hauler.registrations.append(HaulerRegistration(jurisdiction_id=self.jurisdiction.id,
-                                                           registered_on=today()))
+            hauler = Hauler(name=data["name"], licence_number=data["licence_number"],
+                            owner_jurisdiction_id=city.id)
+            approve_hauler(hauler, city, expires_on=data["licence_expires_on"], licence_from=day, registered_on=day)
             self.session.add(hauler)
             self.session.flush()
             return "created"
-        changed = self._set(hauler, {"name": data["name"]})
-        if not any(r.jurisdiction_id == self.jurisdiction.id for r in hauler.registrations):
-            hauler.registrations.append(HaulerRegistration(jurisdiction_id=self.jurisdiction.id,
-                                                           registered_on=today()))
-            changed = True
-        latest = hauler.licences[-1]
-        if latest.expires_on != data["licence_expires_on"]:
-            hauler.licences.append(HaulerLicence(licence_number=data["licence_number"],
-                                                 expires_on=data["licence_expires_on"],
-                                                 effective_on=today()))
-            changed = True
-        return "updated" if changed else "unchanged"
+        outcome = self._shared(hauler, data, ("name",), "hauler")
+        if not registered_here(hauler, city.id):
+            outcome = "created" if not registrations_of(hauler, city.id) else "updated"
+            approve_hauler(hauler, city, expires_on=data["licence_expires_on"], licence_from=day, registered_on=day)
+            return outcome
+        mine = licences_of(hauler, city.id)
+        if not mine or mine[-1].expires_on != data["licence_expires_on"]:
+            hauler.licences.append(HaulerLicence(jurisdiction_id=city.id, licence_number=hauler.licence_number,
+                                                 expires_on=data["licence_expires_on"], effective_on=day))
+            outcome = "updated"
+        return outcome
+
+    def _shared(self, record, data, fields, kind):
+        """The owner's row sets the shared fields; another city's differing ones are a warning."""
+        changed = differing(record, data, fields)
+        if not changed:
+            return "unchanged"
+        if record.owner_jurisdiction_id != self.jurisdiction.id:
+            self.warnings.append(shared_field_kept(kind, record, changed))
+            return "unchanged"
+        self._set(record, {name: data[name] for name in changed})
+        return "updated"
 
     def _vehicles(self, data):
-        hauler = self.session.scalar(
-            select(Hauler).join(HaulerLicence).join(HaulerRegistration, HaulerRegistration.hauler_id == Hauler.id)
-            .where(HaulerLicence.licence_number == data.pop("licence_number"),
-                   HaulerRegistration.jurisdiction_id == self.jurisdiction.id))
+        hauler = self.session.scalar(select(Hauler).where(
+            Hauler.licence_number == data.pop("licence_number"),
+            Hauler.id.in_(select(HaulerRegistration.hauler_id).where(
+                HaulerRegistration.jurisdiction_id == self.jurisdiction.id))))
         if hauler is None:
             raise Rejected("no hauler with this licence registered here",
                            {"licence_number": ["No such hauler here."]})
-        vehicle = next((v for v in hauler.vehicles if v.vehicle_id == data["vehicle_id"]), None)
+        vehicle = next((v for v in hauler.vehicles if v.jurisdiction_id == self.jurisdiction.id
+                        and v.vehicle_id == data["vehicle_id"]), None)
         if vehicle is None:
-            hauler.vehicles.append(Vehicle(**data))
+            hauler.vehicles.append(Vehicle(jurisdiction_id=self.jurisdiction.id, **data))
             return "created"
         return "updated" if self._set(vehicle, data) else "unchanged"
 
     def _disposal_sites(self, data):
-        site = self.session.scalar(select(DisposalSite).where(
-            DisposalSite.facility_permit_number == data["facility_permit_number"]))
+        city = self.jurisdiction
         status = data.pop("status")
+        own = {name: data[name] for name in ("waste_types", "approved_from", "approved_until")}
+        site = site_by_permit(self.session, data["facility_permit_number"])
         if site is None:
-            site = DisposalSite(jurisdictions=[self.jurisdiction], **data)
-            site.status_changes.append(DisposalSiteStatusChange(status=status,
-                                                                effective_on=data["approved_from"]))
+            site = DisposalSite(name=data["name"], address=data["address"],
+                                facility_permit_number=data["facility_permit_number"],
+                                owner_jurisdiction_id=city.id, approvals=[site_approval(city.id, status=status, **own)])
             self.session.add(site)
             self.session.flush()
             return "created"
-        changed = self._set(site, data)
-        if self.jurisdiction not in site.jurisdictions:
-            site.jurisdictions.append(self.jurisdiction)
-            changed = True
-        current = site.status_changes[-1].status if site.status_changes else "approved"
+        outcome = self._shared(site, data, SHARED_SITE_FIELDS, "disposal site")
+        approval = approval_of(site, city.id)
+        if approval is None:
+            site.approvals.append(site_approval(city.id, status=status, **own))
+            return "created"
+        if self._set(approval, own):
+            outcome = "updated"
+        current = approval.status_changes[-1].status if approval.status_changes else "approved"
         if current != status:
-            site.status_changes.append(DisposalSiteStatusChange(status=status, effective_on=today(),
-                                                                reason="imported"))
-            changed = True
-        return "updated" if changed else "unchanged"
+            approval.status_changes.append(DisposalSiteStatusChange(status=status, effective_on=local_today(city),
+                                                                    reason="imported"))
+            outcome = "updated"
+        return outcome
 
 
 def read_rows(stream, kind):

@@ -23,12 +23,15 @@ from domain import registry as reg
 from domain.clock import now as clock_now
 from schemas.manifest import canonical
 from services import changes, documents
-from services.registry import decode_cursor, encode_cursor, licences_of
+from services.registry import decode_cursor, encode_cursor
+from services.registry_haulers import approval_of, licences_of, registrations_of
 from storage.models import (
     Device,
     DisposalSite,
+    DisposalSiteJurisdiction,
     Finding,
     Hauler,
+    HaulerRegistration,
     Jurisdiction,
     Manifest,
     ManifestRevision,
@@ -69,23 +72,30 @@ def permit_facts(permit: Permit) -> checks.PermitFacts:
     )
 
 
-def hauler_facts(hauler: Hauler) -> checks.HaulerFacts:
+def hauler_facts(hauler: Hauler, jurisdiction_id) -> checks.HaulerFacts:
+    """The hauler as the filing's city records it: no other city's rows count."""
     return checks.HaulerFacts(
-        licences=tuple(licences_of(hauler)),
-        registrations=tuple(reg.Registration(r.jurisdiction_id, r.registered_on, r.ended_on)
-                            for r in hauler.registrations),
-        vehicles={v.vehicle_id: v.tank_capacity_gallons for v in hauler.vehicles},
+        licences=tuple(licences_of(hauler, jurisdiction_id)),
+        registrations=tuple(registrations_of(hauler, jurisdiction_id)),
+        vehicles={v.vehicle_id: v.tank_capacity_gallons for v in hauler.vehicles
+                  if v.jurisdiction_id == jurisdiction_id},
     )
 
 
-def site_facts(site: DisposalSite | None) -> checks.SiteFacts | None:
+def site_facts(site: DisposalSite | None, jurisdiction_id) -> checks.SiteFacts | None:
+    """The site as the filing's city approved it; a site the city never approved is approved
+    on no day, for no waste and not for the city."""
     if site is None:
         return None
+    approval = approval_of(site, jurisdiction_id)
+    if approval is None:
+        return checks.SiteFacts(approved_from=date.max, approved_until=None, changes=(), waste_types=(),
+                                jurisdiction_ids=frozenset())
     return checks.SiteFacts(
-        approved_from=site.approved_from, approved_until=site.approved_until,
-        changes=tuple(reg.Dated(c.effective_on, c.status) for c in site.status_changes),
-        waste_types=tuple(site.waste_types),
-        jurisdiction_ids=frozenset(j.id for j in site.jurisdictions),
+        approved_from=approval.approved_from, approved_until=approval.approved_until,
+        changes=tuple(reg.Dated(c.effective_on, c.status) for c in approval.status_changes),
+        waste_types=tuple(approval.waste_types),
+        jurisdiction_ids=frozenset({jurisdiction_id}),
     )
 
 
@@ -133,7 +143,7 @@ def _cached(session, kind, key, build):
     return cache[(kind, key)]
 
 
-SHARED_FACTS = {"hauler", "site"}
+SHARED_FACTS = {"hauler", "site", "registered"}
 _SHARED_LIMIT = 10_000
 _shared_by_engine = weakref.WeakKeyDictionary()  # engine -> (generation, {(kind, key): facts})
 
@@ -155,10 +165,15 @@ def registry_generation():
     return select(RegistryGeneration.generation).where(RegistryGeneration.id == 1).scalar_subquery()
 
 
-def _hauler_facts(session, hauler_id):
+def _hauler_facts(session, hauler_id, jurisdiction_id):
     hauler = session.scalars(select(Hauler).where(Hauler.id == hauler_id).options(
         joinedload(Hauler.licences), joinedload(Hauler.registrations), joinedload(Hauler.vehicles))).unique().one()
-    return hauler_facts(hauler)
+    return hauler_facts(hauler, jurisdiction_id)
+
+
+def _registered_in(session, hauler_id):
+    return frozenset(session.scalars(select(HaulerRegistration.jurisdiction_id).where(
+        HaulerRegistration.hauler_id == hauler_id)))
 
 
 def _device_facts(session, device_id):
@@ -167,10 +182,10 @@ def _device_facts(session, device_id):
     return device_facts(device), permit_facts(device.permit)
 
 
-def _site_facts(session, site_id):
+def _site_facts(session, site_id, jurisdiction_id):
     site = session.scalars(select(DisposalSite).where(DisposalSite.id == site_id).options(
-        joinedload(DisposalSite.status_changes), joinedload(DisposalSite.jurisdictions))).unique().one_or_none()
-    return site_facts(site)
+        joinedload(DisposalSite.approvals).joinedload(DisposalSiteJurisdiction.status_changes))).unique().one_or_none()
+    return site_facts(site, jurisdiction_id)
 
 
 @dataclass(frozen=True)
@@ -264,11 +279,13 @@ def evaluate(session, revision: ManifestRevision, now, around: Surroundings | No
                              lambda: _device_facts(session, revision.device_id))
     rules = _cached(session, "rules", manifest.jurisdiction_id,
                     lambda: rules_of(session.get(Jurisdiction, manifest.jurisdiction_id)))
-    hauler = _cached(session, "hauler", manifest.hauler_id, lambda: _hauler_facts(session, manifest.hauler_id))
+    city = manifest.jurisdiction_id
+    hauler = _cached(session, "hauler", (manifest.hauler_id, city),
+                     lambda: _hauler_facts(session, manifest.hauler_id, city))
     site = None
     if revision.disposal_site_id:
-        site = _cached(session, "site", revision.disposal_site_id,
-                       lambda: _site_facts(session, revision.disposal_site_id))
+        site = _cached(session, "site", (revision.disposal_site_id, city),
+                       lambda: _site_facts(session, revision.disposal_site_id, city))
     around = around or surroundings(session, revision)
     return checks.check(
         load=load_of(revision), received_at=revision.received_at, now=now,
@@ -396,8 +413,7 @@ def resolve(session, data, hauler_id) -> Named:
     if rows:
         session.info.setdefault("fogx.facts", {})[("generation", None)] = rows[0].generation
     if len(permits) > 1:
-        hauler = _cached(session, "hauler", hauler_id, lambda: _hauler_facts(session, hauler_id))
-        registered = {r.jurisdiction_id for r in hauler.registrations}
+        registered = _cached(session, "registered", hauler_id, lambda: _registered_in(session, hauler_id))
         permits = {k: v for k, v in permits.items() if v[0].jurisdiction_id in registered} or permits
     if not permits:
         raise ValidationFailed("The manifest names an unknown permit.",

@@ -1,4 +1,5 @@
-"""The registry use cases: create, read, list and update what each city knows.
+"""The registry use cases: create, read, list and update what each city knows (haulers and
+disposal sites, shared by the cities, in `services.registry_haulers`).
 
 Writes need an admin of the object's jurisdiction. Status changes add dated rows; nothing
 is deleted or overwritten, so any past date can be answered as it stood then.
@@ -17,16 +18,10 @@ from domain.clock import now
 from storage import reach
 from storage.models import (
     Device,
-    DisposalSite,
-    DisposalSiteStatusChange,
     Fse,
-    Hauler,
-    HaulerLicence,
-    HaulerRegistration,
     Jurisdiction,
     Permit,
     PermitStatusChange,
-    Vehicle,
 )
 
 
@@ -63,14 +58,6 @@ def get_device(session, principal, fse_id, device_id) -> Device:
     fse = get_fse(session, principal, fse_id)
     visible = select(Device.id).where(Device.fse_id == fse.id)
     return within_reach(session, Device, device_id, visible, "device")
-
-
-def get_hauler(session, principal, hauler_id) -> Hauler:
-    return within_reach(session, Hauler, hauler_id, reach.hauler_ids(principal), "hauler")
-
-
-def get_site(session, principal, site_id) -> DisposalSite:
-    return within_reach(session, DisposalSite, site_id, reach.site_ids(principal), "disposal site")
 
 
 def jurisdiction_by_code(session, code) -> Jurisdiction | None:
@@ -162,46 +149,6 @@ def list_devices(session, principal, fse_id, *, cursor=None, limit=50, **_filter
                 limit=limit, shown=(selectinload(Device.permit),))
 
 
-def list_haulers(session, principal, *, q=None, jurisdiction=None, status=None, cursor=None,
-                 limit=50, as_of=None):
-    query = select(Hauler).where(Hauler.id.in_(reach.hauler_ids(principal)))
-    if jurisdiction:
-        query = query.where(Hauler.id.in_(
-            select(HaulerRegistration.hauler_id).join(Jurisdiction).where(Jurisdiction.code == jurisdiction)
-        ))
-    if q:
-        query = query.where(or_(
-            func.lower(Hauler.name).like(f"%{q.lower()}%"),
-            Hauler.id.in_(select(HaulerLicence.hauler_id).where(
-                func.lower(HaulerLicence.licence_number).like(f"%{q.lower()}%"))),
-        ))
-    return page(session, query, Hauler, cursor=cursor, limit=limit, shown=(
-        selectinload(Hauler.licences), selectinload(Hauler.registrations).joinedload(HaulerRegistration.jurisdiction)))
-
-
-def list_vehicles(session, principal, hauler_id, *, cursor=None, limit=50, **_filters):
-    hauler = get_hauler(session, principal, hauler_id)
-    return page(session, select(Vehicle).where(Vehicle.hauler_id == hauler.id), Vehicle,
-                cursor=cursor, limit=limit)
-
-
-def list_sites(session, principal, *, q=None, jurisdiction=None, status=None, cursor=None,
-               limit=50, as_of=None):
-    query = select(DisposalSite).where(DisposalSite.id.in_(reach.site_ids(principal)))
-    if jurisdiction:
-        query = query.where(DisposalSite.id.in_(
-            select(DisposalSite.id).join(DisposalSite.jurisdictions).where(Jurisdiction.code == jurisdiction)
-        ))
-    query = _search(query, q, DisposalSite.name, DisposalSite.address,
-                    DisposalSite.facility_permit_number)
-    rows, next_cursor = page(session, query, DisposalSite, cursor=cursor, limit=limit, shown=(
-        selectinload(DisposalSite.status_changes), selectinload(DisposalSite.jurisdictions)))
-    if status:
-        day = as_of or today()
-        rows = [row for row in rows if site_status_on(row, day) == status]
-    return rows, next_cursor
-
-
 # As of a date -----------------------------------------------------------------------------
 
 
@@ -212,26 +159,10 @@ def permit_status_on(permit: Permit, day: date) -> str:
     )
 
 
-def licences_of(hauler: Hauler):
-    return [rules.Licence(l.effective_on, l.licence_number, l.expires_on, l.status)
-            for l in hauler.licences]
-
-
-def site_status_on(site: DisposalSite, day: date) -> str:
-    if not rules.site_approved_on(
-        approved_from=site.approved_from, approved_until=site.approved_until, day=day,
-        changes=[rules.Dated(c.effective_on, c.status) for c in site.status_changes],
-    ):
-        status = rules.value_on([rules.Dated(c.effective_on, c.status) for c in site.status_changes],
-                                day, default="approved")
-        return status if status != "approved" else "not_approved"
-    return "approved"
-
-
 # Writing ----------------------------------------------------------------------------------
 
 
-def _admin_jurisdiction(session, principal, code):
+def admin_jurisdiction(session, principal, code):
     """The jurisdiction `code`, which must be the admin's own; 422 otherwise."""
     jurisdiction = jurisdiction_by_code(session, code)
     if jurisdiction is None or jurisdiction.id != principal.jurisdiction_id:
@@ -251,7 +182,7 @@ def _commit(session, conflict_detail):
 
 
 def create_fse(session, principal, data) -> Fse:
-    jurisdiction = _admin_jurisdiction(session, principal, data.pop("jurisdiction"))
+    jurisdiction = admin_jurisdiction(session, principal, data.pop("jurisdiction"))
     fse = Fse(jurisdiction_id=jurisdiction.id, **data)
     session.add(fse)
     _commit(session, "An FSE with this name and APN exists in the jurisdiction.")
@@ -336,97 +267,3 @@ def create_device(session, principal, fse_id, data):
     session.add(device)
     _commit(session, f"Device tag {data['tag']!r} exists at this FSE.")
     return device, device_warnings(jurisdiction, device)
-
-
-def _hauler_by_licence(session, licence_number):
-    return session.scalar(select(Hauler).join(HaulerLicence).where(
-        HaulerLicence.licence_number == licence_number))
-
-
-def create_hauler(session, principal, data):
-    """A hauler registered in the admin's jurisdiction; returns (hauler, created).
-
-    Haulers work across cities: posting a licence number already known elsewhere registers
-    that hauler in the admin's jurisdiction instead of creating a second one.
-    """
-    codes = data.pop("jurisdictions")
-    for code in codes:
-        _admin_jurisdiction(session, principal, code)
-    registered_on = data.get("registered_on") or today()
-    hauler = _hauler_by_licence(session, data["licence_number"])
-    if hauler is not None:
-        if any(r.jurisdiction_id == principal.jurisdiction_id and r.ended_on is None
-               for r in hauler.registrations):
-            raise Conflict(f"Licence {data['licence_number']!r} is already registered here.")
-        hauler.registrations.append(HaulerRegistration(
-            jurisdiction_id=principal.jurisdiction_id, registered_on=registered_on))
-        session.commit()
-        return hauler, False
-    hauler = Hauler(name=data["name"])
-    hauler.licences.append(HaulerLicence(licence_number=data["licence_number"],
-                                         expires_on=data["licence_expires_on"],
-                                         effective_on=data.get("licence_issued_on") or today()))
-    hauler.registrations.append(HaulerRegistration(jurisdiction_id=principal.jurisdiction_id,
-                                                   registered_on=registered_on))
-    session.add(hauler)
-    session.commit()
-    return hauler, True
-
-
-def update_hauler(session, principal, hauler_id, data) -> Hauler:
-    """A licence renewal, lapse or suspension from `effective_on` on."""
-    hauler = get_hauler(session, principal, hauler_id)
-    if principal.role != "admin":
-        raise NotFound("Nothing of yours to change here.")
-    current = rules.licence_on(licences_of(hauler), data["effective_on"]) or (
-        hauler.licences[-1] if hauler.licences else None)
-    hauler.licences.append(HaulerLicence(
-        licence_number=data.get("licence_number") or current.licence_number,
-        expires_on=data.get("licence_expires_on") or current.expires_on,
-        status=data.get("licence_status") or "valid",
-        effective_on=data["effective_on"],
-    ))
-    session.commit()
-    return hauler
-
-
-def create_vehicle(session, principal, hauler_id, data) -> Vehicle:
-    hauler = get_hauler(session, principal, hauler_id)
-    if principal.role != "admin":
-        raise NotFound("Nothing of yours to change here.")
-    if session.scalar(select(Vehicle.id).where(Vehicle.hauler_id == hauler.id,
-                                               Vehicle.vehicle_id == data["vehicle_id"])):
-        raise Conflict(f"Vehicle {data['vehicle_id']!r} is registered to this hauler.")
-    vehicle = Vehicle(hauler_id=hauler.id, **data)
-    session.add(vehicle)
-    _commit(session, f"Vehicle {data['vehicle_id']!r} is registered to this hauler.")
-    return vehicle
-
-
-def create_site(session, principal, data):
-    """A disposal site approved for the admin's jurisdiction; returns (site, created)."""
-    codes = data.pop("jurisdictions")
-    jurisdictions = [_admin_jurisdiction(session, principal, code) for code in codes]
-    site = session.scalar(select(DisposalSite).where(
-        DisposalSite.facility_permit_number == data["facility_permit_number"]))
-    if site is not None:
-        if any(j.id == principal.jurisdiction_id for j in site.jurisdictions):
-            raise Conflict(f"Facility {data['facility_permit_number']!r} is already approved here.")
-        site.jurisdictions.extend(jurisdictions)
-        session.commit()
-        return site, False
-    status = data.pop("status")
-    site = DisposalSite(jurisdictions=jurisdictions, **data)
-    site.status_changes.append(DisposalSiteStatusChange(status=status, effective_on=site.approved_from))
-    session.add(site)
-    _commit(session, f"Facility {data['facility_permit_number']!r} exists.")
-    return site, True
-
-
-def update_site(session, principal, site_id, data) -> DisposalSite:
-    site = get_site(session, principal, site_id)
-    if principal.role != "admin":
-        raise NotFound("Nothing of yours to change here.")
-    site.status_changes.append(DisposalSiteStatusChange(**data))
-    session.commit()
-    return site

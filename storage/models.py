@@ -17,6 +17,7 @@ from sqlalchemy import (
     FetchedValue,
     Float,
     ForeignKey,
+    ForeignKeyConstraint,
     Index,
     Integer,
     MetaData,
@@ -205,13 +206,19 @@ class Device(Base):
 
 
 class Hauler(Base):
-    """A licensed waste hauler company; licences and registrations are dated rows."""
+    """A licensed waste hauler company: one record for every city. Its name and licence number
+    are the city's that registered it first (`owner_jurisdiction_id`; no city when None); each
+    city's approval of it (the licence as that city records it, its registrations, the vehicles
+    it accepts) is that city's own rows, which no other city changes."""
 
     __tablename__ = "haulers"
     id: Mapped[uuid.UUID] = pk()
     name: Mapped[str] = mapped_column(String(200))
+    licence_number: Mapped[str] = mapped_column(String(60), unique=True)
+    owner_jurisdiction_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("jurisdictions.id"))
     created_at: Mapped[datetime] = created()
 
+    owner: Mapped[Jurisdiction | None] = relationship()
     licences: Mapped[list["HaulerLicence"]] = relationship(
         order_by="HaulerLicence.effective_on, HaulerLicence.recorded_at"
     )
@@ -220,9 +227,12 @@ class Hauler(Base):
 
 
 class HaulerLicence(Base):
+    """The hauler's licence as one city records it, from `effective_on` on."""
+
     __tablename__ = "hauler_licences"
     id: Mapped[uuid.UUID] = pk()
     hauler_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("haulers.id"), index=True)
+    jurisdiction_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("jurisdictions.id"))
     licence_number: Mapped[str] = mapped_column(String(60))
     expires_on: Mapped[date] = mapped_column(Date)
     # From this date on the row states the licence; a lapse is a row with status 'lapsed'.
@@ -247,36 +257,56 @@ class HaulerRegistration(Base):
 
 
 class Vehicle(Base):
+    """A truck one city accepts for the hauler."""
+
     __tablename__ = "vehicles"
     id: Mapped[uuid.UUID] = pk()
     hauler_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("haulers.id"))
+    jurisdiction_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("jurisdictions.id"))
     vehicle_id: Mapped[str] = mapped_column(String(60))
     tank_capacity_gallons: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime] = created()
+
+    jurisdiction: Mapped[Jurisdiction] = relationship()
     __table_args__ = (
-        UniqueConstraint("hauler_id", "vehicle_id"),
+        UniqueConstraint("hauler_id", "jurisdiction_id", "vehicle_id"),
         CheckConstraint("tank_capacity_gallons > 0", name="tank_positive"),
     )
 
 
 class DisposalSite(Base):
-    """An approved disposal or recycling facility; status changes are dated rows."""
+    """A disposal or recycling facility: one record for every city. Its name, address and
+    facility permit number are the city's that approved it first; each city's approval of it
+    (dates, status, the waste types it may take) is that city's `approvals` row."""
 
     __tablename__ = "disposal_sites"
     id: Mapped[uuid.UUID] = pk()
     name: Mapped[str] = mapped_column(String(200))
     address: Mapped[str] = mapped_column(String(300))
     facility_permit_number: Mapped[str] = mapped_column(String(60), unique=True)
+    owner_jurisdiction_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("jurisdictions.id"))
+    created_at: Mapped[datetime] = created()
+
+    owner: Mapped[Jurisdiction | None] = relationship()
+    approvals: Mapped[list["DisposalSiteJurisdiction"]] = relationship()
+
+
+class DisposalSiteJurisdiction(Base):
+    """One city's approval of a disposal site; its status changes are dated rows."""
+
+    __tablename__ = "disposal_site_jurisdictions"
+    site_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("disposal_sites.id"), primary_key=True)
+    jurisdiction_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("jurisdictions.id"), primary_key=True
+    )
     waste_types: Mapped[list] = mapped_column(JSON)
     approved_from: Mapped[date] = mapped_column(Date)
     approved_until: Mapped[date | None] = mapped_column(Date)
     created_at: Mapped[datetime] = created()
 
+    jurisdiction: Mapped[Jurisdiction] = relationship()
     status_changes: Mapped[list["DisposalSiteStatusChange"]] = relationship(
         order_by="DisposalSiteStatusChange.effective_on, DisposalSiteStatusChange.recorded_at"
-    )
-    jurisdictions: Mapped[list[Jurisdiction]] = relationship(
-        secondary="disposal_site_jurisdictions"
     )
 
 
@@ -284,20 +314,18 @@ class DisposalSiteStatusChange(Base):
     __tablename__ = "disposal_site_status_changes"
     id: Mapped[uuid.UUID] = pk()
     site_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("disposal_sites.id"), index=True)
+    jurisdiction_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("jurisdictions.id"))
     status: Mapped[str] = mapped_column(String(20))
     effective_on: Mapped[date] = mapped_column(Date)
     reason: Mapped[str | None] = mapped_column(Text)
     recorded_at: Mapped[datetime] = created()
     __table_args__ = (
         CheckConstraint("status IN ('approved', 'suspended', 'closed')", name="status"),
-    )
-
-
-class DisposalSiteJurisdiction(Base):
-    __tablename__ = "disposal_site_jurisdictions"
-    site_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("disposal_sites.id"), primary_key=True)
-    jurisdiction_id: Mapped[uuid.UUID] = mapped_column(
-        ForeignKey("jurisdictions.id"), primary_key=True
+        # A status is one city's word on its own approval.
+        ForeignKeyConstraint(["site_id", "jurisdiction_id"],
+                             ["disposal_site_jurisdictions.site_id",
+                              "disposal_site_jurisdictions.jurisdiction_id"],
+                             name="fk_disposal_site_status_changes_approval"),
     )
 
 

@@ -1,8 +1,8 @@
 """What a principal may see: each select here is filtered to the caller's objects.
 
-Admins and auditors reach their jurisdiction; haulers the jurisdictions they are registered
-in (to find the permits and devices they file against) and themselves; FSE operators their
-FSEs; disposal sites the jurisdictions they serve, and nothing in them. Anything else is answered 404 by the views, exactly as if it did not exist.
+Admins and auditors reach their jurisdiction; haulers themselves, the disposal sites of the
+jurisdictions they are registered in, and the FSEs they have serviced (with their permits and
+devices: what their dispatch plans the next service by); FSE operators their FSEs; disposal sites the jurisdictions they serve, and nothing in them. Anything else is answered 404 by the views, exactly as if it did not exist.
 """
 from sqlalchemy import false, select
 
@@ -13,6 +13,7 @@ from storage.models import (
     Hauler,
     HaulerRegistration,
     Jurisdiction,
+    Manifest,
 )
 
 
@@ -45,6 +46,8 @@ def fse_ids(principal):
         return select(Fse.id).where(Fse.id.in_(principal.fse_ids or [None]))
     if principal.role == "site":
         return select(Fse.id).where(false())
+    if principal.role == "hauler":
+        return select(Manifest.fse_id).where(Manifest.hauler_id == principal.hauler_id)
     return select(Fse.id).where(Fse.jurisdiction_id.in_(jurisdiction_ids(principal)))
 
 

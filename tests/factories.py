@@ -7,6 +7,7 @@ from services.jurisdictions import add_from_preset
 from storage.models import (
     Device,
     DisposalSite,
+    DisposalSiteJurisdiction,
     DisposalSiteStatusChange,
     Fse,
     Hauler,
@@ -68,15 +69,19 @@ def device(session, *, permit_row=None, tag="GI-1", kind="interceptor", capacity
 
 def hauler(session, *, name=None, cities=("victorville",), licence_expires_on=date(2028, 6, 30),
            vehicles=(("TRK-1", 3000),)):
+    """A hauler registered in each of `cities` (the first owns its shared record), each city
+    with the same licence and vehicles on its own rows."""
     n = next(_seq)
-    row = Hauler(name=name or f"Hauler {n}")
-    row.licences.append(HaulerLicence(licence_number=f"L-{n:05d}", expires_on=licence_expires_on,
-                                      effective_on=date(2024, 1, 1)))
-    for city in cities:
-        row.registrations.append(HaulerRegistration(jurisdiction_id=jurisdiction(session, city).id,
-                                                    registered_on=date(2024, 1, 1)))
-    for vehicle_id, gallons in vehicles:
-        row.vehicles.append(Vehicle(vehicle_id=vehicle_id, tank_capacity_gallons=gallons))
+    city_ids = [jurisdiction(session, city).id for city in cities]
+    row = Hauler(name=name or f"Hauler {n}", licence_number=f"L-{n:05d}",
+                 owner_jurisdiction_id=city_ids[0] if city_ids else None)
+    for city_id in city_ids:
+        row.licences.append(HaulerLicence(jurisdiction_id=city_id, licence_number=row.licence_number,
+                                          expires_on=licence_expires_on, effective_on=date(2024, 1, 1)))
+        row.registrations.append(HaulerRegistration(jurisdiction_id=city_id, registered_on=date(2024, 1, 1)))
+        for vehicle_id, gallons in vehicles:
+            row.vehicles.append(Vehicle(jurisdiction_id=city_id, vehicle_id=vehicle_id,
+                                        tank_capacity_gallons=gallons))
     session.add(row)
     session.commit()
     return row
@@ -85,13 +90,18 @@ def hauler(session, *, name=None, cities=("victorville",), licence_expires_on=da
 def disposal_site(session, *, cities=("victorville",), status="approved",
                   waste_types=("grease_interceptor_waste", "grease_trap_waste"),
                   approved_from=date(2024, 1, 1), approved_until=None):
+    """A site each of `cities` approves alike (the first owns its shared record)."""
     n = next(_seq)
+    city_ids = [jurisdiction(session, c).id for c in cities]
     row = DisposalSite(
         name=f"Site {n}", address="9 Plant Rd", facility_permit_number=f"FAC-{n:05d}",
-        waste_types=list(waste_types), approved_from=approved_from, approved_until=approved_until,
-        jurisdictions=[jurisdiction(session, c) for c in cities],
+        owner_jurisdiction_id=city_ids[0] if city_ids else None,
+        approvals=[DisposalSiteJurisdiction(
+            jurisdiction_id=city_id, waste_types=list(waste_types), approved_from=approved_from,
+            approved_until=approved_until,
+            status_changes=[DisposalSiteStatusChange(status=status, effective_on=approved_from)])
+            for city_id in city_ids],
     )
-    row.status_changes.append(DisposalSiteStatusChange(status=status, effective_on=approved_from))
     session.add(row)
     session.commit()
     return row

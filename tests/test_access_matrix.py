@@ -43,6 +43,9 @@ def world(client, session):
             "received_at": datetime.now(timezone.utc).isoformat()})
         assert received.status_code == 201, received.json
         store["receipt_id"] = uuid.UUID(received.json["id"])
+    # A restaurant of the hauler's own city that it has never serviced.
+    unserved = factories.permit(session, fse_row=factories.fse(session, city="victorville", name="unserved restaurant"))
+    mine["unserved_fse_id"] = unserved.fse_id
     subjects = {"admin": ["victorville"], "auditor": ["victorville"],
                 "hauler": [mine["hauler_id"]], "fse": [mine["fse_id"]], "site": [mine["site_id"]]}
     tokens = {role: factories.token(client, *factories.oauth_client(session, role=role,
@@ -159,3 +162,24 @@ def test_own_objects_are_reachable_where_the_role_allows(client, world):
             "site": client.get(f"/v1/disposal-sites/{mine['site_id']}", headers=headers).status_code,
         }
         assert got == expected, role
+
+
+def test_a_hauler_reads_only_the_restaurants_it_serviced_and_no_operator_email(app, client, world):
+    """A hauler files by permit number and tag: of its city's restaurants it reads those it
+    has serviced (their permits and devices, for the next visit), never an operator's e-mail."""
+    mine, headers = world["mine"], factories.bearer(world["tokens"]["hauler"])
+    unserved = {**mine, "fse_id": mine["unserved_fse_id"]}
+    missing = {**mine, "fse_id": uuid.uuid4()}
+    for method, rule, arguments in v1_routes(app):
+        if method != "GET":
+            continue
+        body = client.get(fill(rule, mine), headers=headers).data
+        assert b"operator@example.com" not in body and b"operator_email" not in body, rule
+        if "fse_id" in arguments:
+            refused = client.get(fill(rule, unserved), headers=headers)
+            absent = client.get(fill(rule, missing), headers=headers)
+            assert (refused.status_code, refused.json["detail"]) == (absent.status_code, absent.json["detail"]), rule
+    listed = client.get("/v1/fses", headers=headers).json["items"]
+    assert [f["id"] for f in listed] == [str(mine["fse_id"])]
+    auditor = factories.bearer(world["tokens"]["auditor"])
+    assert client.get(f"/v1/fses/{mine['unserved_fse_id']}", headers=auditor).json["operator_email"] == "operator@example.com"

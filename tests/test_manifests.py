@@ -8,7 +8,7 @@ import requests
 from sqlalchemy import func, select, text, update
 
 from domain import chain
-from storage.models import DisposalSite, Manifest, ManifestRevision, PermitStatusChange
+from storage.models import DisposalSiteJurisdiction, Manifest, ManifestRevision, PermitStatusChange
 from tests import factories
 from tests.manifest_world import NOW, build, iso
 
@@ -135,7 +135,9 @@ def test_hauler_registered_only_in_victorville_filing_for_tracy(client, session,
     body = tracy.body(disposal=None, completed=NOW - timedelta(hours=1))
     response = tracy.post(body, token=token)
     assert response.status_code == 201
-    assert [f["code"] for f in response.json["findings"]] == ["hauler_licence_invalid"]
+    # Tracy is judged by Tracy's rows alone, and it has none of the hauler's: no registration,
+    # no licence on record, no truck it accepts.
+    assert [f["code"] for f in response.json["findings"]] == ["hauler_licence_invalid", "vehicle_unregistered"]
     assert "not registered" in response.json["findings"][0]["message"]
 
 
@@ -166,13 +168,14 @@ def test_registry_changes_reach_the_very_next_filing(world, client, session):
     session.execute(text("UPDATE vehicles SET tank_capacity_gallons = 500 WHERE vehicle_id = 'TRK-9'"))
     session.commit()
     assert world.codes(world.body(vehicle_id="TRK-9")) == ["vehicle_unregistered"]
-    session.execute(update(DisposalSite).where(DisposalSite.id == world.site.id)
+    session.execute(update(DisposalSiteJurisdiction).where(DisposalSiteJurisdiction.site_id == world.site.id)
                     .values(approved_until=date(2026, 1, 1)))
     session.commit()
     assert world.codes(world.body(vehicle_id="TRK-1")) == ["disposal_site_unapproved"]
     session.execute(text("DELETE FROM registry_generation"))  # even the counter's row lost
     session.commit()
-    session.execute(update(DisposalSite).where(DisposalSite.id == world.site.id).values(approved_until=None))
+    session.execute(update(DisposalSiteJurisdiction).where(DisposalSiteJurisdiction.site_id == world.site.id)
+                    .values(approved_until=None))
     session.commit()
     assert world.codes(world.body(vehicle_id="TRK-1")) == []
 

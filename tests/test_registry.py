@@ -1,8 +1,9 @@
 """The registry API: what admins write, what auditors and haulers read, and as-of-date answers."""
-from datetime import date
+import io
+from datetime import date, datetime, timedelta, timezone
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from storage.models import Permit, PermitStatusChange
 from tests import factories
@@ -170,18 +171,45 @@ def test_auditor_reads_but_cannot_write(client, city):
                 json={"name": "x"}).status_code == 403
 
 
-def test_hauler_reads_what_filing_needs_and_writes_nothing(client, city, session):
+def file_for(client, hauler_token, permit_number, tag="GI-1"):
+    """The hauler files a clean service of the device done two hours ago."""
+    completed = datetime.now(timezone.utc) - timedelta(hours=2)
+    response = client.post("/v1/manifests", headers=factories.bearer(hauler_token), json={
+        "manifest_number": f"M-{permit_number}", "permit_number": permit_number, "device_tag": tag,
+        "vehicle_id": "TRK-1", "driver_name": "D", "fse_signer_name": "S",
+        "service_started_at": (completed - timedelta(hours=1)).isoformat(),
+        "service_completed_at": completed.isoformat(), "waste_type": "grease_interceptor_waste",
+        "gallons_removed": 1450, "full_pump_down": True})
+    assert response.status_code == 201, response.json
+    return response.json
+
+
+def test_hauler_reads_the_restaurants_it_serves_and_writes_nothing(client, city, session):
+    """A hauler files by permit number and device tag; of the registry it reads the sites it
+    may deliver to and the restaurants it has serviced, without the operator's e-mail."""
     fse = make_fse(client, city["admin"])
     make_permit(client, city["admin"], fse["id"])
     call(client, city["admin"], "POST", f"/v1/fses/{fse['id']}/devices", json=DEVICE)
+    other = make_fse(client, city["admin"], name="Taco Stand", apn="200-1")
     site = call(client, city["admin"], "POST", "/v1/disposal-sites", json={
         "name": "Plant", "address": "1 Rd", "facility_permit_number": "FAC-1",
         "waste_types": ["grease_interceptor_waste"], "approved_from": "2024-01-01",
         "jurisdictions": ["victorville"]}).json
     hauler = city["hauler"]
-    assert call(client, hauler, "GET", f"/v1/fses/{fse['id']}").status_code == 200
-    assert len(call(client, hauler, "GET", f"/v1/fses/{fse['id']}/devices").json["items"]) == 1
     assert call(client, hauler, "GET", f"/v1/disposal-sites/{site['id']}").status_code == 200
+    assert call(client, hauler, "GET", f"/v1/fses/{fse['id']}").status_code == 404
+    assert call(client, hauler, "GET", "/v1/fses").json["items"] == []
+
+    file_for(client, hauler, "VV-1")
+    served = call(client, hauler, "GET", f"/v1/fses/{fse['id']}")
+    assert served.status_code == 200 and served.json["name"] == "Mesa Grill"
+    assert "operator_email" not in served.json and b"ana@example.com" not in served.data
+    listed = call(client, hauler, "GET", "/v1/fses")
+    assert [f["id"] for f in listed.json["items"]] == [fse["id"]] and b"@example.com" not in listed.data
+    assert len(call(client, hauler, "GET", f"/v1/fses/{fse['id']}/devices").json["items"]) == 1
+    assert [p["permit_number"] for p in call(client, hauler, "GET", "/v1/permits").json["items"]] == ["VV-1"]
+    assert call(client, hauler, "GET", f"/v1/fses/{other['id']}").status_code == 404
+    assert call(client, city["auditor"], "GET", f"/v1/fses/{fse['id']}").json["operator_email"] == "ana@example.com"
     assert call(client, hauler, "POST", "/v1/fses", json=FSE).status_code == 403
     tracy_fse = make_fse(client, city["tracy_admin"], jurisdiction="tracy")
     assert call(client, hauler, "GET", f"/v1/fses/{tracy_fse['id']}").status_code == 404
@@ -218,14 +246,37 @@ def test_hauler_licence_lapse_is_dated(client, city):
 
 
 def test_a_known_hauler_is_registered_in_a_second_city(client, city):
+    """The second city gets its own registration on the one shared record (200, the same id);
+    the first city, which registered it, owns its name and licence number."""
     body = {"name": "Desert Pumping", "licence_number": "DP-1", "licence_expires_on": "2027-06-30"}
     first = call(client, city["admin"], "POST", "/v1/haulers", json={**body, "jurisdictions": ["victorville"]})
     second = call(client, city["tracy_admin"], "POST", "/v1/haulers", json={**body, "jurisdictions": ["tracy"]})
     assert first.status_code == 201 and second.status_code == 200
     assert second.json["id"] == first.json["id"]
-    assert second.json["jurisdictions"] == ["tracy", "victorville"]
+    assert second.json["owner_jurisdiction"] == first.json["owner_jurisdiction"] == "victorville"
+    assert second.json["jurisdictions"] == ["tracy"] and second.json["jurisdiction"] == "tracy"
+    assert [a["jurisdiction"] for a in second.json["approvals"]] == ["tracy"]
+    assert second.json["warnings"] == [] and second.json["licence_valid"] is True
     again = call(client, city["tracy_admin"], "POST", "/v1/haulers", json={**body, "jurisdictions": ["tracy"]})
     assert again.status_code == 409
+
+
+def test_the_city_that_registered_a_hauler_renames_it_and_renumbers_its_licence(client, city):
+    created = call(client, city["admin"], "POST", "/v1/haulers", json={
+        "name": "Desert Pumping", "licence_number": "DP-1", "licence_expires_on": "2027-06-30",
+        "licence_issued_on": "2025-07-01", "jurisdictions": ["victorville"]}).json
+    path = f"/v1/haulers/{created['id']}"
+    renamed = call(client, city["admin"], "PATCH", path, json={"name": "Desert Pumping Inc."})
+    assert renamed.status_code == 200 and renamed.json["name"] == "Desert Pumping Inc."
+    assert len(renamed.json["licence_history"]) == 1  # no licence row for a new name
+    renewed = call(client, city["admin"], "PATCH", path, json={
+        "licence_number": "DP-2", "licence_expires_on": "2029-06-30", "effective_on": "2026-07-01"})
+    assert renewed.status_code == 200 and renewed.json["licence_number"] == "DP-2"
+    assert [(l["licence_number"], l["expires_on"]) for l in renewed.json["licence_history"]] == [
+        ("DP-1", "2027-06-30"), ("DP-2", "2029-06-30")]
+    dated = call(client, city["admin"], "PATCH", path, json={"licence_status": "suspended"})
+    assert dated.status_code == 422 and dated.json["errors"] == {"effective_on": ["Required with licence_expires_on or licence_status."]}
+    assert call(client, city["admin"], "PATCH", path, json={}).status_code == 422
 
 
 def test_site_closure_is_dated(client, city):
@@ -326,3 +377,64 @@ def test_the_sql_permit_status_agrees_with_the_rule_on_every_day(app, session):
             changes = [rules.Dated(c.effective_on, c.status) for c in permit.status_changes]
             assert in_sql[permit.id] == rules.permit_status_on(
                 issued_on=permit.issued_on, expires_on=permit.expires_on, changes=changes, day=day), (permit, day)
+
+
+def test_a_retried_registry_post_is_answered_once_under_its_idempotency_key(client, city, session):
+    """Every registry POST honours `Idempotency-Key`, as filings do: the retry of a create whose
+    answer was lost gets that answer again (not a 409), nothing is made twice, and the key
+    with another body is a 422."""
+    from storage.models import Device, DisposalSite, Fse, Hauler, Vehicle
+
+    fse = make_fse(client, city["admin"])
+    make_permit(client, city["admin"], fse["id"])
+    hauler = call(client, city["admin"], "POST", "/v1/haulers", json={
+        "name": "Desert Pumping", "licence_number": "DP-1", "licence_expires_on": "2027-06-30",
+        "jurisdictions": ["victorville"]}).json
+    posts = [
+        ("/v1/fses", {**FSE, "apn": "IDEM-1"}, Fse, "name"),
+        ("/v1/permits", {"permit_number": "VV-2", "fse_id": fse["id"], "kind": "regular",
+                         "issued_on": "2025-01-01", "expires_on": "2027-12-31"}, Permit, "kind"),
+        (f"/v1/fses/{fse['id']}/devices", {**DEVICE, "tag": "GI-2"}, Device, "tag"),
+        ("/v1/haulers", {"name": "Valley Vac", "licence_number": "VV-3", "licence_expires_on": "2027-06-30",
+                         "jurisdictions": ["victorville"]}, Hauler, "name"),
+        (f"/v1/haulers/{hauler['id']}/vehicles", {"vehicle_id": "TRK-9", "tank_capacity_gallons": 2500}, Vehicle,
+         "vehicle_id"),
+        ("/v1/disposal-sites", {"name": "Plant", "address": "1 Rd", "facility_permit_number": "FAC-9",
+                                "waste_types": ["grease_interceptor_waste"], "approved_from": "2024-01-01",
+                                "jurisdictions": ["victorville"]}, DisposalSite, "name"),
+    ]
+    admin = factories.bearer(city["admin"])
+    for n, (path, body, model, field) in enumerate(posts):
+        def count():
+            session.expire_all()
+            return session.scalar(select(func.count()).select_from(model))
+
+        key = {**admin, "Idempotency-Key": f"create-{n}"}
+        first = client.post(path, json=body, headers=key)
+        assert first.status_code == 201, (path, first.json)
+        made = count()
+        retried = client.post(path, json=body, headers=key)
+        assert (retried.status_code, retried.json) == (201, first.json), path
+        assert retried.headers["Idempotent-Replayed"] == "true" and count() == made, path
+        other = client.post(path, json={**body, field: "Something Else"}, headers=key)
+        assert other.status_code == 422 and "Idempotency-Key" in other.json["errors"], path
+        assert client.post(path, json=body, headers=admin).status_code == 409, path
+        assert count() == made, path
+
+
+def test_a_retried_import_replays_its_report_and_refuses_another_file(client, city, session):
+    rows = b"name,licence_number,licence_expires_on\nValley Vac,VV-3,2028-06-30\n"
+
+    def upload(content, key):
+        return client.post("/v1/imports/haulers", content_type="multipart/form-data",
+                           headers={**factories.bearer(city["admin"]), "Idempotency-Key": key},
+                           data={"file": (io.BytesIO(content), "haulers.csv")})
+
+    first = upload(rows, "import-1")
+    assert first.status_code == 200 and first.json["created"] == 1
+    again = upload(rows, "import-1")
+    assert again.json == first.json and again.headers["Idempotent-Replayed"] == "true"
+    same_length = rows.replace(b"2028", b"2029")
+    refused = upload(same_length, "import-1")
+    assert refused.status_code == 422 and "Idempotency-Key" in refused.json["errors"]
+    assert upload(rows, "import-2").json["unchanged"] == 1
