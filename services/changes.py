@@ -18,7 +18,7 @@ import struct
 
 from sqlalchemy import BigInteger, Text, cast, func, select, tuple_
 
-from api.errors import ValidationFailed
+from services.errors import Invalid
 from storage.models import Change, unflushed
 
 FILED = "manifest.filed"
@@ -73,7 +73,7 @@ def decode_cursor(cursor: str) -> tuple[int, int]:
     try:
         return _CURSOR.unpack(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
     except (ValueError, struct.error):
-        raise ValidationFailed("The cursor is not one this API gave out.",
+        raise Invalid("The cursor is not one this API gave out.",
                                errors={"cursor": ["Not a valid cursor."]})
 
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from marshmallow import Schema, ValidationError, fields
 from sqlalchemy import select
 
-from api.validation import flatten_errors
 from schemas import registry as schemas
+from schemas.field_errors import flatten_errors
 from domain import registry as rules
 from services.registry import device_warnings, today
 from storage.models import (

@@ -11,7 +11,7 @@ from sqlalchemy import case, func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
-from api.errors import Conflict, NotFound, ValidationFailed
+from services.errors import Conflict, Invalid, NotFound
 from domain import registry as rules
 from domain.clock import now
 from storage import reach
@@ -88,7 +88,7 @@ def decode_cursor(cursor: str) -> uuid.UUID:
     try:
         return uuid.UUID(bytes=base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
     except ValueError:
-        raise ValidationFailed("The cursor is not one this API gave out.",
+        raise Invalid("The cursor is not one this API gave out.",
                                errors={"cursor": ["Not a valid cursor."]})
 
 
@@ -235,7 +235,7 @@ def _admin_jurisdiction(session, principal, code):
     """The jurisdiction `code`, which must be the admin's own; 422 otherwise."""
     jurisdiction = jurisdiction_by_code(session, code)
     if jurisdiction is None or jurisdiction.id != principal.jurisdiction_id:
-        raise ValidationFailed(
+        raise Invalid(
             f"Jurisdiction {code!r} is not yours to write.",
             errors={"jurisdiction": [f"Unknown or not your jurisdiction: {code!r}."]},
         )
@@ -278,7 +278,7 @@ def create_permit(session, principal, data) -> Permit:
     fse = session.scalar(select(Fse).where(
         Fse.id == data["fse_id"], Fse.jurisdiction_id == principal.jurisdiction_id))
     if fse is None:
-        raise ValidationFailed("Unknown FSE.", errors={"fse_id": ["No such FSE in your jurisdiction."]})
+        raise Invalid("Unknown FSE.", errors={"fse_id": ["No such FSE in your jurisdiction."]})
     if session.scalar(select(Permit.id).where(Permit.jurisdiction_id == fse.jurisdiction_id,
                                                Permit.permit_number == data["permit_number"])):
         raise Conflict(f"Permit number {data['permit_number']!r} exists in this jurisdiction.")
@@ -328,7 +328,7 @@ def create_device(session, principal, fse_id, data):
         errors["frequency_days"] = [f"Must be one of {allowed} "
                                     f"({jurisdiction.citations.get('allowed_frequencies', '')})."]
     if errors:
-        raise ValidationFailed("The device does not fit the permit or the ordinance.", errors=errors)
+        raise Invalid("The device does not fit the permit or the ordinance.", errors=errors)
     if session.scalar(select(Device.id).where(Device.fse_id == fse.id, Device.tag == data["tag"])):
         raise Conflict(f"Device tag {data['tag']!r} exists at this FSE.")
     data = {k: v for k, v in data.items() if k != "permit_number"}
