@@ -2,7 +2,7 @@
 from datetime import date
 
 from domain import registry as rules
-from services.registry import licences_of, permit_status_on, site_status_on
+from domain.registry_rows import licences_of, permit_status_on, site_status_on
 
 
 def _iso(value):

@@ -22,7 +22,8 @@ from domain import registry as reg
 from domain.clock import now as clock_now
 from schemas.manifest import canonical
 from services import changes, documents
-from services.registry import decode_cursor, encode_cursor, licences_of
+from domain.registry_rows import licences_of
+from services.registry import decode_cursor, encode_cursor
 from storage.models import (
     Device,
     DisposalSite,

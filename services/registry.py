@@ -5,16 +5,17 @@ is deleted or overwritten, so any past date can be answered as it stood then.
 """
 import base64
 import uuid
-from datetime import date
 
-from sqlalchemy import case, func, or_, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
 from services.errors import Conflict, Invalid, NotFound
 from domain import registry as rules
 from domain.clock import now
+from domain.registry_rows import licences_of, site_status_on
 from storage import reach
+from storage.permit_status import permit_status_sql
 from storage.models import (
     Device,
     DisposalSite,
@@ -125,24 +126,6 @@ def list_fses(session, principal, *, q=None, jurisdiction=None, status=None, cur
     return page(session, query, Fse, cursor=cursor, limit=limit)
 
 
-def permit_status_sql(day: date):
-    """The permit status on `day` as a SQL expression (mirrors domain.registry)."""
-    latest = (
-        select(PermitStatusChange.status)
-        .where(PermitStatusChange.permit_id == Permit.id, PermitStatusChange.effective_on <= day)
-        .order_by(PermitStatusChange.effective_on.desc(), PermitStatusChange.recorded_at.desc())
-        .limit(1)
-        .scalar_subquery()
-    )
-    # A recorded status other than active stands; an active one (or none recorded) lapses at
-    # expiry. The history is read once per permit: the subquery appears once.
-    return case(
-        (Permit.issued_on > day, "not_issued"),
-        else_=func.coalesce(func.nullif(latest, "active"),
-                            case((Permit.expires_on < day, "expired"), else_="active")),
-    )
-
-
 def list_permits(session, principal, *, q=None, jurisdiction=None, status=None, cursor=None,
                  limit=50, as_of=None):
     query = select(Permit).where(Permit.fse_id.in_(reach.fse_ids(principal)))
@@ -200,32 +183,6 @@ def list_sites(session, principal, *, q=None, jurisdiction=None, status=None, cu
         day = as_of or today()
         rows = [row for row in rows if site_status_on(row, day) == status]
     return rows, next_cursor
-
-
-# As of a date -----------------------------------------------------------------------------
-
-
-def permit_status_on(permit: Permit, day: date) -> str:
-    return rules.permit_status_on(
-        issued_on=permit.issued_on, expires_on=permit.expires_on, day=day,
-        changes=[rules.Dated(c.effective_on, c.status) for c in permit.status_changes],
-    )
-
-
-def licences_of(hauler: Hauler):
-    return [rules.Licence(l.effective_on, l.licence_number, l.expires_on, l.status)
-            for l in hauler.licences]
-
-
-def site_status_on(site: DisposalSite, day: date) -> str:
-    if not rules.site_approved_on(
-        approved_from=site.approved_from, approved_until=site.approved_until, day=day,
-        changes=[rules.Dated(c.effective_on, c.status) for c in site.status_changes],
-    ):
-        status = rules.value_on([rules.Dated(c.effective_on, c.status) for c in site.status_changes],
-                                day, default="approved")
-        return status if status != "approved" else "not_approved"
-    return "approved"
 
 
 # Writing ----------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from sqlalchemy import (
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.expression import FunctionElement
 
-from services.registry import permit_status_sql
+from storage.permit_status import permit_status_sql
 from storage.models import (
     Device,
     Finding,
