@@ -129,8 +129,8 @@ def start_s3():
 
 
 class Server:
-    # One sync worker per core: with a filing down to a few queries the work is CPU-bound, and
-    # more workers than cores only add switching (measured: lower throughput, longer tail).
+    # One sync worker per core, as README.md tells operators: a filing is CPU-bound, and more
+    # workers than cores only add switching.
     # `root`: the checkout whose code it serves (bench/ingest.py and bench/uploads.py compare two).
     def __init__(self, dsn, endpoint, workers=os.cpu_count(), root=ROOT):
         self.port = free_port()
@@ -507,7 +507,7 @@ def growth(first, last, city, rounds=10):
     """Milliseconds per manifest ingested through the API at the first stage's size and at the
     last's (servers on a copy of the database as it stood then, and on the grown one), the
     same filings posted to each in turns, each round first to the one that went second in the
-    round before. The stages' own figures are minutes apart, and this machine's speed moves
+    round before. The stages' own figures are minutes apart, and a machine's speed can move
     between them by more than the database's size moves the filing. (The missed-services
     answer is not compared so: asked of both in turns, the two databases' pages evict each
     other's from the server's shared buffers, which the larger one pays for.)"""
