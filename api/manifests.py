@@ -45,7 +45,7 @@ def _uploads():
     declared = request.form.getlist("documents_sha256")
     if declared and len(declared) != len(files):
         raise Invalid("Send one documents_sha256 per document, in order.",
-                               errors={"documents_sha256": [f"{len(declared)} hashes for {len(files)} documents."]})
+                      errors={"documents_sha256": [f"{len(declared)} hashes for {len(files)} documents."]})
     return [documents.Upload(spool=f.stream, filename=f.filename,
                              declared_sha256=declared[i] if declared else None)
             for i, f in enumerate(files)]
@@ -60,7 +60,7 @@ def _manifest_body():
         part = request.files["manifest"].read(current_app.config["MAX_JSON_BYTES"] + 1)
     if part is None:
         raise Invalid("The multipart body has no `manifest` part.",
-                               errors={"manifest": ["Missing."]})
+                      errors={"manifest": ["Missing."]})
     raw = part.encode() if isinstance(part, str) else part
     data = parse_json(raw)
     if not isinstance(data, dict):

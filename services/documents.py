@@ -47,13 +47,13 @@ def check(uploads: list[Upload]):
         defect = upload.spool.defect(upload.content_type)
         if defect:
             raise Invalid(f"documents[{index}] is not a sound scan: {defect}.",
-                                   errors={f"documents.{index}": [defect]})
+                          errors={f"documents.{index}": [defect]})
         if upload.declared_sha256 and upload.declared_sha256.lower() != upload.spool.sha256:
             mismatched[f"documents.{index}"] = [
                 f"The SHA-256 is {upload.spool.sha256}, not {upload.declared_sha256}."]
     if mismatched:
         raise Invalid("A document does not match the SHA-256 declared for it.",
-                               errors=mismatched)
+                      errors=mismatched)
 
 
 def put_objects(store, uploads: list[Upload]):
@@ -133,7 +133,7 @@ def receive(session, principal, store, manifest_id, key, body, *, length, filena
         head = body.read(HEAD if length is None else min(HEAD, length))
         if not head:
             raise Invalid("The body is empty: send the scan's bytes.",
-                                   errors={"body": ["Empty."]})
+                          errors={"body": ["Empty."]})
         upload.content_type = sniff(head)
         if upload.content_type is None:
             raise Unsupported("The body is not a PDF, JPEG, PNG or TIFF file.")
@@ -247,7 +247,7 @@ def _verdict(upload: Upload) -> Invalid | None:
         return Invalid(f"The body is not a sound scan: {defect}.", errors={"body": [defect]})
     if upload.declared_sha256 != upload.spool.sha256:
         return Invalid("The body does not match the SHA-256 it was sent to.",
-                                errors={"sha256": [f"The body's SHA-256 is {upload.spool.sha256}."]})
+                       errors={"sha256": [f"The body's SHA-256 is {upload.spool.sha256}."]})
     return None
 
 
@@ -301,7 +301,7 @@ def _own_manifest(session, principal, manifest_id, key) -> _Target:
         raise NotFound("No such manifest within your reach.")
     if not SHA256.fullmatch(key):
         raise Invalid("The document is named by its SHA-256: 64 lowercase hex digits.",
-                               errors={"sha256": ["Must be 64 lowercase hex digits."]})
+                      errors={"sha256": ["Must be 64 lowercase hex digits."]})
     return _Target(row.id, row.manifest_number, row.current_revision, row.hauler_id, row.fse_id,
                    row.jurisdiction_id, row.retention_years, row.service_completed_at.date(), row.document_id)
 

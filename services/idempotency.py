@@ -82,7 +82,7 @@ def claim(session, lease: Lease, *, client_pk, key, fingerprint):
         return claim(session, lease, client_pk=client_pk, key=key, fingerprint=fingerprint)
     if stored.request_sha256 != fingerprint:
         raise Invalid("This Idempotency-Key was used with a different request.",
-                               errors={"Idempotency-Key": ["Reused with a different body."]})
+                      errors={"Idempotency-Key": ["Reused with a different body."]})
     if stored.state == "in_flight":
         if not lease.try_acquire():
             raise Conflict("A request with this Idempotency-Key is still being processed.",

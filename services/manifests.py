@@ -583,7 +583,7 @@ def correct(session, principal, manifest_id, data) -> tuple[Manifest, bool]:
     reason = data.pop("reason")
     if data["manifest_number"] != manifest.manifest_number:
         raise Invalid("A correction keeps the manifest number.",
-                               errors={"manifest_number": [f"Must be {manifest.manifest_number}."]})
+                      errors={"manifest_number": [f"Must be {manifest.manifest_number}."]})
     _refuse_the_future(data, now)
     named = resolve(session, data, principal.hauler_id)
     body = canonical(data)

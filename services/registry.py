@@ -90,7 +90,7 @@ def decode_cursor(cursor: str) -> uuid.UUID:
         return uuid.UUID(bytes=base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
     except ValueError:
         raise Invalid("The cursor is not one this API gave out.",
-                               errors={"cursor": ["Not a valid cursor."]})
+                      errors={"cursor": ["Not a valid cursor."]})
 
 
 def page(session, query, model, *, cursor=None, limit=50, shown=()):
