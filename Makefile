@@ -29,12 +29,12 @@ fuzz: venv
 	$(BIN)/python tests/contract/fuzz.py
 
 # the benchmarks of bench/README.md, against the local PostgreSQL and a local S3 server, in a
-# venv of their own on the fastest build of this Python found here (bench/interpreter.py)
+# venv of their own on the Python that runs the app (BENCH_PYTHON to try another)
 BENCH_VENV := .venv-bench
 
-# The venv is made again when the fastest build found is another (or requirements.txt changed).
+# The venv is made again when the Python asked for is another (or requirements.txt changed).
 bench:
-	@python="$${BENCH_PYTHON:-$$($(PYTHON) bench/interpreter.py)}"; \
+	@python="$$(command -v "$${BENCH_PYTHON:-$(PYTHON)}")"; \
 	if [ "$$(readlink -f $(BENCH_VENV)/bin/python)" != "$$(readlink -f "$$python")" ] \
 	   || [ requirements.txt -nt $(BENCH_VENV)/.installed ]; then \
 	  rm -rf $(BENCH_VENV) && "$$python" -m venv $(BENCH_VENV) \

@@ -4,7 +4,6 @@ import uuid
 from flask import Blueprint, Response, request, stream_with_context
 
 from api.downloads import disposition
-from api.errors import NotFound
 
 from api.validation import load
 from auth.protect import current_principal, require
@@ -12,6 +11,7 @@ from auth.scopes import AUDIT_READ, MANIFESTS_READ, MANIFESTS_WRITE, RECORDS_REA
 from reports import table_csv
 from schemas import audit as schemas
 from services import audit, receipts, registry
+from services.errors import NotFound
 from storage.db import db
 
 bp = Blueprint("audit", __name__)

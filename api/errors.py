@@ -1,23 +1,25 @@
-"""Typed errors and their RFC 9457 `application/problem+json` rendering, for every route."""
+"""Every typed error as RFC 9457 `application/problem+json`: one table gives each kind its
+status, problem `type` and title, whichever layer raised it."""
 import logging
 
 from flask import current_app, g, json
 from werkzeug.exceptions import HTTPException
+
+from auth import errors as auth
+from services import errors as service
+from storage.uploads import TooLarge
 
 PROBLEM_JSON = "application/problem+json"
 log = logging.getLogger("fogx.errors")
 
 
 class ApiError(Exception):
-    """An error with a preset status, `type` slug and `title`; raise it anywhere below a view."""
-
-    status = 400
-    slug = "bad-request"
-    title = "Bad request"
+    """An HTTP-level refusal raised by a view or its helpers (the request, not the use case, is at
+    fault); `extra` members go into the problem body as they are."""
 
     def __init__(self, detail=None, *, errors=None, headers=None, **extra):
-        super().__init__(detail or self.title)
-        self.detail = detail or self.title
+        super().__init__(detail)
+        self.detail = detail
         self.errors = errors
         self.headers = headers or {}
         self.extra = extra
@@ -27,44 +29,49 @@ class BadRequest(ApiError):
     pass
 
 
-class Unauthorized(ApiError):
-    status, slug, title = 401, "unauthorized", "Authentication required"
-
-
-class Forbidden(ApiError):
-    status, slug, title = 403, "insufficient-scope", "Insufficient scope"
-
-
-class NotFound(ApiError):
-    status, slug, title = 404, "not-found", "Not found"
-
-
 class NotAcceptable(ApiError):
-    status, slug, title = 406, "not-acceptable", "Not acceptable"
-
-
-class Conflict(ApiError):
-    status, slug, title = 409, "conflict", "Conflict"
+    pass
 
 
 class PayloadTooLarge(ApiError):
-    status, slug, title = 413, "payload-too-large", "Payload too large"
+    pass
 
 
 class UnsupportedMediaType(ApiError):
-    status, slug, title = 415, "unsupported-media-type", "Unsupported media type"
-
-
-class ValidationFailed(ApiError):
-    status, slug, title = 422, "validation-failed", "Validation failed"
-
-
-class TooManyRequests(ApiError):
-    status, slug, title = 429, "too-many-requests", "Too many requests"
+    pass
 
 
 class ServiceUnavailable(ApiError):
-    status, slug, title = 503, "service-unavailable", "Service unavailable"
+    pass
+
+
+# kind -> (status, problem type slug, title); a kind not listed here is a 500.
+PROBLEMS = {
+    BadRequest: (400, "bad-request", "Bad request"),
+    service.Incomplete: (400, "bad-request", "Bad request"),
+    auth.InsecureTransport: (400, "bad-request", "Bad request"),
+    auth.Unauthenticated: (401, "unauthorized", "Authentication required"),
+    auth.InsufficientScope: (403, "insufficient-scope", "Insufficient scope"),
+    service.NotFound: (404, "not-found", "Not found"),
+    NotAcceptable: (406, "not-acceptable", "Not acceptable"),
+    service.Conflict: (409, "conflict", "Conflict"),
+    PayloadTooLarge: (413, "payload-too-large", "Payload too large"),
+    UnsupportedMediaType: (415, "unsupported-media-type", "Unsupported media type"),
+    service.Unsupported: (415, "unsupported-media-type", "Unsupported media type"),
+    service.Invalid: (422, "validation-failed", "Validation failed"),
+    auth.TooManyAttempts: (429, "too-many-requests", "Too many requests"),
+    ServiceUnavailable: (503, "service-unavailable", "Service unavailable"),
+    service.Unavailable: (503, "service-unavailable", "Service unavailable"),
+}
+# An OAuth endpoint's error keeps the status RFC 6749 gives it; its type names its `error` code.
+TYPED = (*PROBLEMS, auth.OAuthRefused)
+
+
+def status_of(error) -> int:
+    """The status a typed error answers with."""
+    if isinstance(error, auth.OAuthRefused):
+        return error.status
+    return next(PROBLEMS[kind] for kind in type(error).__mro__ if kind in PROBLEMS)[0]
 
 
 def problem_response(status, slug, title, detail, *, errors=None, headers=None, extra=None):
@@ -83,16 +90,27 @@ def problem_response(status, slug, title, detail, *, errors=None, headers=None, 
     return response
 
 
-def render(error: ApiError):
-    return problem_response(
-        error.status,
-        error.slug,
-        error.title,
-        error.detail,
-        errors=error.errors,
-        headers=error.headers,
-        extra=error.extra,
-    )
+def render(error):
+    """The problem response of any typed error (`TYPED`)."""
+    if isinstance(error, auth.OAuthRefused):
+        code = error.error
+        response = problem_response(error.status, f"oauth-{code.replace('_', '-')}",
+                                    code.replace("_", " ").capitalize(), error.message, extra=error.body)
+        response.headers.update(error.headers)
+        response.headers["Content-Type"] = PROBLEM_JSON
+        return response
+    status, slug, title = next(PROBLEMS[kind] for kind in type(error).__mro__ if kind in PROBLEMS)
+    if isinstance(error, ApiError):
+        return problem_response(status, slug, title, error.detail or title, errors=error.errors,
+                                headers=error.headers, extra=error.extra)
+    headers = {"Retry-After": str(error.retry_after)} if error.retry_after else {}
+    extra = None
+    if isinstance(error, auth.AuthError):
+        if error.challenge:
+            headers["WWW-Authenticate"] = error.challenge
+        extra = {"error": error.error} if error.error else None
+    return problem_response(status, slug, title, error.message, errors=getattr(error, "errors", None),
+                            headers=headers, extra=extra)
 
 
 # Werkzeug's own errors (routing, body size, ...) keep their status and get a problem body.
@@ -125,7 +143,7 @@ def _unexpected(error: Exception):
     )
 
 
-def _upload_too_large(error):
+def _upload_too_large(error: TooLarge):
     return render(PayloadTooLarge(f"A document is larger than {error.args[0]} bytes; nothing was stored."))
 
 
@@ -138,10 +156,9 @@ def _database_error(error):
 def init_app(app):
     from sqlalchemy.exc import DBAPIError
 
-    from storage.uploads import TooLarge
-
     app.register_error_handler(DBAPIError, _database_error)
     app.register_error_handler(TooLarge, _upload_too_large)
-    app.register_error_handler(ApiError, render)
+    for kind in TYPED:
+        app.register_error_handler(kind, render)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(Exception, _unexpected)

@@ -9,7 +9,7 @@ import re
 
 from flask import current_app, json, make_response, request
 
-from api.errors import ApiError, BadRequest, render
+from api.errors import TYPED, BadRequest, render, status_of
 from auth.protect import current_principal
 from services import idempotency
 from storage.db import db
@@ -67,8 +67,8 @@ def _run(view, args, kwargs, client_pk, key, held, fingerprint):
         return response
     try:
         response = make_response(view(*args, **kwargs))
-    except ApiError as error:
-        if error.status >= 500:
+    except TYPED as error:
+        if status_of(error) >= 500:
             idempotency.forget(session, record_id)
             raise
         response = render(error)

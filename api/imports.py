@@ -3,11 +3,12 @@ import hashlib
 
 from flask import Blueprint, request
 
-from api.errors import NotFound, UnsupportedMediaType, ValidationFailed
+from api.errors import UnsupportedMediaType
 from api.idempotency import idempotent
 from auth.protect import current_principal, require
 from auth.scopes import REGISTRY_WRITE
 from services.imports import KINDS, ImportError_, read_rows, run_import
+from services.errors import Invalid, NotFound
 from storage.db import db
 from storage.models import Jurisdiction
 
@@ -36,11 +37,11 @@ def import_csv(kind):
         raise UnsupportedMediaType("Send the CSV as multipart/form-data in a `file` part.")
     upload = request.files.get("file")
     if upload is None:
-        raise ValidationFailed("The CSV is missing.", errors={"file": ["Missing a `file` part."]})
+        raise Invalid("The CSV is missing.", errors={"file": ["Missing a `file` part."]})
     try:
         rows = read_rows(upload.stream, kind)
     except ImportError_ as error:
-        raise ValidationFailed(str(error), errors={"file": [str(error)]})
+        raise Invalid(str(error), errors={"file": [str(error)]})
     jurisdiction = db.session.get(Jurisdiction, current_principal().jurisdiction_id)
     report = run_import(db.session, jurisdiction=jurisdiction, kind=kind, rows=rows)
     return report.as_dict()

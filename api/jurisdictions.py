@@ -1,10 +1,10 @@
 """`/v1/jurisdictions`: the rule parameters of the cities within the caller's reach."""
 from flask import Blueprint
 
-from api.errors import NotFound
 from auth.protect import current_principal, require
 from auth.scopes import ALL_SCOPES
 from schemas.jurisdiction import JurisdictionSchema
+from services.errors import NotFound
 from storage import reach
 from storage.db import db
 

@@ -6,16 +6,16 @@ from werkzeug.http import parse_options_header
 
 from api import worker
 from api.downloads import disposition
-from api.errors import ApiError, ServiceUnavailable, UnsupportedMediaType, ValidationFailed
+from api.errors import ServiceUnavailable, UnsupportedMediaType
 from api.idempotency import idempotent
-from api.validation import json_body, load, load_json, parse_json
+from api.validation import load, load_json, parse_json
 from auth.protect import current_principal, require
 from auth.ratelimit import per_client
 from auth.scopes import AUDIT_READ, MANIFESTS_READ, MANIFESTS_WRITE, RECORDS_READ
 from schemas.manifest import CorrectionIn, ManifestIn, ManifestQuery
 from schemas.manifest_views import document_view, receipt, revision_view
-from schemas.registry import CONTROL
 from services import documents, manifests, outbox
+from services.errors import Invalid
 from storage.db import db
 from storage.objects import StoreUnavailable
 
@@ -44,8 +44,8 @@ def _uploads():
     files = request.files.getlist("documents")
     declared = request.form.getlist("documents_sha256")
     if declared and len(declared) != len(files):
-        raise ValidationFailed("Send one documents_sha256 per document, in order.",
-                               errors={"documents_sha256": [f"{len(declared)} hashes for {len(files)} documents."]})
+        raise Invalid("Send one documents_sha256 per document, in order.",
+                      errors={"documents_sha256": [f"{len(declared)} hashes for {len(files)} documents."]})
     return [documents.Upload(spool=f.stream, filename=f.filename,
                              declared_sha256=declared[i] if declared else None)
             for i, f in enumerate(files)]
@@ -59,12 +59,12 @@ def _manifest_body():
     if part is None and "manifest" in request.files:
         part = request.files["manifest"].read(current_app.config["MAX_JSON_BYTES"] + 1)
     if part is None:
-        raise ValidationFailed("The multipart body has no `manifest` part.",
-                               errors={"manifest": ["Missing."]})
+        raise Invalid("The multipart body has no `manifest` part.",
+                      errors={"manifest": ["Missing."]})
     raw = part.encode() if isinstance(part, str) else part
     data = parse_json(raw)
     if not isinstance(data, dict):
-        raise ValidationFailed("The manifest must be a JSON object.", errors={"manifest": ["Must be an object."]})
+        raise Invalid("The manifest must be a JSON object.", errors={"manifest": ["Must be an object."]})
     return load(manifest_in, data), _uploads()
 
 
@@ -92,23 +92,8 @@ def _drain_soon():
         return response
 
 
-def _named_in_body():
-    """The permit and device a JSON filing names, to be found with the bearer token; None
-    where the body does not name them plainly (the view says why, once the token is checked)."""
-    try:
-        data = json_body()
-    except ApiError:  # not JSON, or not an object: the view answers for it
-        return None
-    number, tag = data.get("permit_number"), data.get("device_tag")
-    # Control characters (NUL among them, which PostgreSQL takes in no text value): the
-    # schema's to refuse, naming the field.
-    if not (isinstance(number, str) and isinstance(tag, str)) or CONTROL.search(number + tag):
-        return None
-    return manifests.resolve_params(number, tag)
-
-
 @bp.post("")
-@require(MANIFESTS_WRITE, alongside=manifests.resolving_alongside(_named_in_body))
+@require(MANIFESTS_WRITE)
 @per_client("submissions")
 @idempotent
 def submit():
@@ -162,7 +147,7 @@ def add_documents(manifest_id):
 
 
 @bp.put("/<manifest_id>/documents/<document_id>")
-@require(MANIFESTS_WRITE, alongside=documents.TARGET_ALONGSIDE)
+@require(MANIFESTS_WRITE)
 @per_client("submissions")
 def put_document(manifest_id, document_id):
     """One scan as the raw body, sent to its SHA-256 (which names the document as well as its

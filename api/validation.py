@@ -1,29 +1,12 @@
 """Reading request bodies: JSON only, parsed strictly, loaded through a marshmallow schema."""
 import json
 
-from flask import g, request
+from flask import request
 from marshmallow import ValidationError
 
-from api.errors import BadRequest, UnsupportedMediaType, ValidationFailed
-
-
-def flatten_errors(messages, prefix=""):
-    """marshmallow's nested messages as {"a.b.0.c": ["..."]}."""
-    flat = {}
-    if isinstance(messages, dict):
-        for key, value in messages.items():
-            path = f"{prefix}.{key}" if prefix else str(key)
-            if key == "_schema":
-                path = prefix or "$"
-            flat.update(flatten_errors(value, path))
-    elif isinstance(messages, list) and messages and all(isinstance(m, str) for m in messages):
-        flat.setdefault(prefix or "$", []).extend(messages)
-    elif isinstance(messages, list):
-        for value in messages:
-            flat.update(flatten_errors(value, prefix))
-    else:
-        flat.setdefault(prefix or "$", []).append(str(messages))
-    return flat
+from api.errors import BadRequest, UnsupportedMediaType
+from schemas.field_errors import flatten_errors
+from services.errors import Invalid
 
 
 def _no_duplicates(pairs):
@@ -35,15 +18,17 @@ def _no_duplicates(pairs):
     return seen
 
 
-def _reject_constant(name):
-    raise BadRequest(f"The JSON body contains {name}, which is not a number.")
+def _non_finite(name):
+    # NaN and Infinity are read as the floats they name: no field takes one, so the schema
+    # refuses the field that holds it (422 naming it) rather than the whole body.
+    return float(name)
 
 
 def parse_json(raw: bytes):
-    """Strict JSON: UTF-8, no duplicate keys, no NaN or Infinity, bounded nesting."""
+    """Strict JSON: UTF-8, no duplicate keys, bounded nesting."""
     try:
         text = raw.decode("utf-8")
-        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
+        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_non_finite)
     except UnicodeDecodeError:
         raise BadRequest("The body is not UTF-8.")
     except RecursionError:
@@ -55,12 +40,9 @@ def parse_json(raw: bytes):
 def json_body():
     if request.mimetype != "application/json":
         raise UnsupportedMediaType("Send the body as application/json.")
-    # Parsed once a request: a route may read the body before its view does (auth.server.Alongside).
-    data = g.get("json_body")
-    if data is None:
-        data = g.json_body = parse_json(request.get_data(cache=True))
+    data = parse_json(request.get_data(cache=True))
     if not isinstance(data, dict):
-        raise ValidationFailed("The body must be a JSON object.", errors={"$": ["Must be an object."]})
+        raise Invalid("The body must be a JSON object.", errors={"$": ["Must be an object."]})
     return data
 
 
@@ -69,7 +51,7 @@ def load(schema, data, **kwargs):
     try:
         return schema.load(data, **kwargs)
     except ValidationError as error:
-        raise ValidationFailed(
+        raise Invalid(
             "The body has field errors; see `errors`.", errors=flatten_errors(error.messages)
         )
 

@@ -41,11 +41,9 @@ def _periodic(app, name, interval, job):
     lock = threading.Lock()
 
     def loop(wake):
-        # The first round runs at once, as the process starts serving: the database connection
-        # the thread needs beside the requests' is opened then, not some seconds later in the
-        # middle of whatever load the process is under. (A new connection's first statements,
-        # the server's catalog read and the statements prepared, stalled two workers for 0.1 to
-        # 0.2 s, which a load of 400 filings a second turned into a queue: bench/README.md.)
+        # The first round runs at once, as the process starts serving: the thread's database
+        # connection is opened (and its first, slower statements run) before the load arrives,
+        # not in the middle of it.
         while True:
             if state["stopped"]:
                 return

@@ -1,30 +1,14 @@
 """Who the caller is: bearer-token protection for every `/v1` route, and the caller's reach."""
 import functools
-import uuid
-from dataclasses import dataclass
 
 from authlib.integrations.flask_oauth2 import ResourceProtector
 from authlib.oauth2.rfc6749 import OAuth2Error
 from authlib.oauth2.rfc6750 import BearerTokenValidator
 from flask import g
 
-from api.errors import Forbidden, Unauthorized
+from auth.errors import InsufficientScope, Unauthenticated
+from auth.principal import Principal, current_principal  # noqa: F401  views import both from here
 from auth.server import REALM, find_bearer
-
-
-@dataclass(frozen=True)
-class Principal:
-    """The caller: one role and its subject (a hauler, some FSEs, a jurisdiction, or a
-    disposal site)."""
-
-    client_pk: uuid.UUID
-    client_id: str
-    role: str
-    scopes: frozenset
-    hauler_id: uuid.UUID | None = None
-    jurisdiction_id: uuid.UUID | None = None
-    fse_ids: frozenset = frozenset()
-    site_id: uuid.UUID | None = None
 
 
 class _Validator(BearerTokenValidator):
@@ -35,12 +19,10 @@ class _Validator(BearerTokenValidator):
 class _Protector(ResourceProtector):
     def raise_error_response(self, error: OAuth2Error):
         if error.error == "insufficient_scope":
-            raise Forbidden(
+            raise InsufficientScope(
                 "The access token does not carry a scope this route needs.",
-                headers={
-                    "WWW-Authenticate": f'Bearer realm="{REALM}", error="insufficient_scope", '
-                    f'scope="{" ".join(g.get("required_scopes", ()))}"'
-                },
+                challenge=f'Bearer realm="{REALM}", error="insufficient_scope", '
+                f'scope="{" ".join(g.get("required_scopes", ()))}"',
                 error="insufficient_scope",
             )
         if error.error == "invalid_token":
@@ -49,24 +31,21 @@ class _Protector(ResourceProtector):
         else:
             detail = "A bearer access token is required (Authorization: Bearer ...)."
             challenge = f'Bearer realm="{REALM}"'
-        raise Unauthorized(detail, headers={"WWW-Authenticate": challenge}, error="invalid_token"
-                           if error.error == "invalid_token" else "invalid_request")
+        raise Unauthenticated(detail, challenge=challenge, error="invalid_token"
+                              if error.error == "invalid_token" else "invalid_request")
 
 
 protector = _Protector()
 protector.register_token_validator(_Validator(realm=REALM))
 
 
-def require(*scopes, alongside=None):
-    """Protect a view: a valid bearer token holding any one of `scopes`. `alongside`
-    (`auth.server.Alongside`): the view's first question, asked with the token's."""
+def require(*scopes):
+    """Protect a view: a valid bearer token holding any one of `scopes`."""
 
     def decorator(view):
         @functools.wraps(view)
         def protected(*args, **kwargs):
             g.required_scopes = scopes
-            if alongside is not None:
-                g.alongside = (alongside, kwargs)
             try:
                 token = protector.acquire_token(list(scopes))
             except OAuth2Error as error:
@@ -92,7 +71,3 @@ def principal_of(token) -> Principal:
         fse_ids=token.fse_ids(),
         site_id=row.site_id,
     )
-
-
-def current_principal() -> Principal:
-    return g.principal

@@ -11,7 +11,8 @@ from collections import defaultdict, deque
 
 from flask import current_app, request
 
-from api.errors import TooManyRequests
+from auth.errors import OAuthRefused, TooManyAttempts
+from auth.principal import current_principal
 
 
 class FailureWindow:
@@ -68,14 +69,14 @@ def failed_auth_limiter(view):
             keys.append(("client", client_id))
         wait = window.retry_after(keys)
         if wait:
-            raise TooManyRequests(
-                "Too many failed client authentications; try again later.",
-                headers={"Retry-After": str(wait)},
-            )
-        response = view(*args, **kwargs)
-        if response.status_code == 401:
-            window.record(keys)
-        return response
+            raise TooManyAttempts("Too many failed client authentications; try again later.",
+                                  retry_after=wait)
+        try:
+            return view(*args, **kwargs)
+        except OAuthRefused as refused:
+            if refused.status == 401:
+                window.record(keys)
+            raise
 
     return limited
 
@@ -86,16 +87,11 @@ def per_client(kind):
     def decorator(view):
         @functools.wraps(view)
         def limited(*args, **kwargs):
-            from auth.protect import current_principal
-
             window = current_app.extensions[f"fogx.limit.{kind}"]
             key = ("client", current_principal().client_id)
             wait = window.retry_after([key])
             if wait:
-                raise TooManyRequests(
-                    f"Too many {kind} from this client; slow down.",
-                    headers={"Retry-After": str(wait)},
-                )
+                raise TooManyAttempts(f"Too many {kind} from this client; slow down.", retry_after=wait)
             window.record([key])
             return view(*args, **kwargs)
 

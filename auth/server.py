@@ -2,7 +2,6 @@
 import hashlib
 import hmac
 import re
-from collections import namedtuple
 from datetime import timedelta
 
 from authlib.integrations.flask_oauth2 import AuthorizationServer as _AuthorizationServer
@@ -10,13 +9,13 @@ from authlib.oauth2.rfc6749 import InsecureTransportError, InvalidScopeError, gr
 from authlib.oauth2.rfc6749.util import scope_to_list
 from authlib.oauth2.rfc7009 import RevocationEndpoint
 from authlib.oauth2.rfc7662 import IntrospectionEndpoint
-from flask import Blueprint, current_app, g
-from sqlalchemy import bindparam, select, true
+from flask import Blueprint, current_app
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import joinedload
 
-from api.errors import BadRequest, problem_response
 from domain.clock import now
 from auth import ratelimit
+from auth.errors import InsecureTransport, OAuthRefused
 from auth.ratelimit import failed_auth_limiter
 from auth.scopes import ALL_SCOPES
 from storage.db import db
@@ -109,8 +108,6 @@ def find_token(token_string):
     return Token(row) if row else None
 
 
-NOT_ASKED = object()
-
 # A bearer token and its client in one row: what protecting a route needs, built once.
 _BEARER = Prebuilt(
     select(OAuthToken.scope, OAuthToken.expires_at, OAuthToken.revoked_at,
@@ -145,58 +142,9 @@ class BearerToken:
         return frozenset(db.session.connection().execute(_CLIENT_FSES, {"client_pk": self.row.client_pk}).scalars())
 
 
-class Alongside:
-    """A route's first question, asked in the round trip that finds the bearer token.
-
-    `build(bearer)` makes the SELECT of the route's row from the bearer's columns (e.g.
-    `bearer.c.hauler_id`), at most one row, or rows in the order of its columns `order_by`;
-    `params(**view_kwargs)` binds it for a request, or is None where the request cannot have
-    an answer (the route then asks nothing of its own, or asks itself). On PostgreSQL the two
-    are one statement (the route's as a LATERAL subquery: a round trip less on the route's
-    path); elsewhere the route asks its question itself."""
-
-    def __init__(self, build, params, *, order_by=()):
-        bearer = _BEARER.statement.subquery("bearer")
-        asked = build(bearer).add_columns(true().label("found")).lateral("asked")
-        self.names = [column.key for column in asked.c if column.key != "found"]
-        self.row = namedtuple("Asked", self.names)
-        self.params = params
-        self.many = bool(order_by)
-        self._statement = Prebuilt(select(bearer, *(column.label(f"asked_{column.key}") for column in asked.c))
-                                   .select_from(bearer.outerjoin(asked, true()))
-                                   .order_by(*(asked.c[name] for name in order_by)))
-
-    def ask(self, connection, digest, view_kwargs):
-        """The bearer's row (None: no such token), the route's answer kept for
-        `alongside_answer()`; `NOT_ASKED` where the two cannot be asked together."""
-        params = self.params(**view_kwargs)
-        if params is None or connection.dialect.name != "postgresql":
-            return NOT_ASKED
-        rows = self._statement.all(connection, {"digest": digest, **params})
-        if not rows:
-            return None
-        answers = [self.row(*(getattr(row, f"asked_{name}") for name in self.names))
-                   for row in rows if row.asked_found]
-        g.alongside_answer = (params, answers if self.many else next(iter(answers), None))
-        return rows[0]
-
-
-def alongside_answer(params=None, default=NOT_ASKED):
-    """The route's row asked beside the bearer token (None: there is none), or its rows, or
-    `default` where it was not asked, or was asked of other values than `params` (the route
-    asks itself)."""
-    asked = g.get("alongside_answer")
-    if asked is None or (params is not None and asked[0] != params):
-        return default
-    return asked[1]
-
-
 def find_bearer(token_string):
-    connection, digest = db.session.connection(), sha256_hex(token_string)
-    pending = g.pop("alongside", None)
-    row = pending[0].ask(connection, digest, pending[1]) if pending else NOT_ASKED
-    if row is NOT_ASKED:
-        row = _BEARER.first(connection, {"digest": digest})
+    """The token presented to a protected route, or None where there is no such token."""
+    row = _BEARER.first(db.session.connection(), {"digest": sha256_hex(token_string)})
     return BearerToken(row) if row else None
 
 
@@ -288,19 +236,20 @@ class Introspection(IntrospectionEndpoint):
 
 
 class AuthorizationServer(_AuthorizationServer):
-    """Errors as problem+json that keep RFC 6749's `error` and `error_description` members."""
+    """Errors raised as `OAuthRefused`, rendered as problem+json that keeps RFC 6749's `error`
+    and `error_description` members."""
 
     def create_oauth2_request(self, request):
         try:
             return super().create_oauth2_request(request)
         except InsecureTransportError:
-            raise BadRequest("OAuth requests must use HTTPS.", error="insecure_transport")
+            raise InsecureTransport("OAuth requests must use HTTPS.", error="insecure_transport")
 
     def create_json_request(self, request):
         try:
             return super().create_json_request(request)
         except InsecureTransportError:
-            raise BadRequest("OAuth requests must use HTTPS.", error="insecure_transport")
+            raise InsecureTransport("OAuth requests must use HTTPS.", error="insecure_transport")
 
     def handle_error_response(self, request, error):
         status, body, headers = error(self.get_error_uri(request, error))
@@ -317,16 +266,8 @@ class AuthorizationServer(_AuthorizationServer):
             # Authlib answers it 401 (as a ForbiddenError); the client authenticated, and
             # RFC 7009 section 2.2.1 answers it as RFC 6749 section 5.2 does its errors: 400.
             status = 400
-        response = problem_response(
-            status,
-            f"oauth-{code.replace('_', '-')}",
-            code.replace("_", " ").capitalize(),
-            body.get("error_description") or error.description or code,
-            extra=body,
-        )
-        response.headers.update(dict(headers))
-        response.headers["Content-Type"] = "application/problem+json"
-        return response
+        raise OAuthRefused(status, code, body.get("error_description") or error.description or code,
+                           body=body, headers=dict(headers))
 
 
 def token_ttl(client, grant_type):

@@ -47,8 +47,8 @@ def main():
     rates = {checkout: [] for checkout in checkouts}
     accounts = {checkout: [] for checkout in checkouts}
     offset = 0
-    # Twice, the servers started in the opposite order the second time: a checkout against
-    # itself came out 0.1 to 0.3 ms a filing cheaper on the server started second.
+    # Twice, the servers started in the opposite order the second time: which server starts
+    # first is itself a difference between them.
     for order in (checkouts, checkouts[::-1]):
         offset = _rounds(order, dsn, city, args, offset, rates, accounts)
     first = checkouts[0]

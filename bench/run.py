@@ -1,7 +1,8 @@
 """`make bench`: fogx against the limits of the parts underneath, on PostgreSQL and S3.
 
-Every figure is printed with the limit measured in the same run and their ratio, and the
-table is written into bench/README.md with the date and the machine.
+Every figure is printed with the limit measured in the same run and their ratio; the table is
+written into bench/README.md with the date and the machine, and every figure is appended to
+bench/runs.csv (`bench.runs`).
 
     BENCH_DATABASE_URL   an empty database to build the city in (default: fogx_bench on the
                          local PostgreSQL, dropped and created); a copy of it as it stands at
@@ -36,6 +37,7 @@ from sqlalchemy import create_engine
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import runs  # noqa: E402
 from bench.city import City, depths, iso  # noqa: E402
 from domain import chain  # noqa: E402
 from storage import migrate  # noqa: E402
@@ -50,6 +52,7 @@ CLIENTS = 8
 WARM_UP = 4 * CLIENTS
 WARM_UP_UPLOADS = 8
 results = []
+figures = []  # (figure, value) for bench/runs.csv
 
 
 def say(message):
@@ -58,6 +61,7 @@ def say(message):
 
 def record(name, value, unit, limit=None, limit_name="", target=""):
     ratio = f"{value / limit:.2f}" if limit else ""
+    figures.extend(runs.figures_of(name, value, unit, limit, limit_name))
     results.append((name, f"{value:,.1f} {unit}", f"{limit:,.1f} {unit} ({limit_name})" if limit else "",
                     ratio, target))
     say(f"  {name}: {value:,.1f} {unit}" + (f"  limit {limit:,.1f} ({limit_name})  ratio {ratio}" if limit else ""))
@@ -129,8 +133,8 @@ def start_s3():
 
 
 class Server:
-    # One sync worker per core: with a filing down to a few queries the work is CPU-bound, and
-    # more workers than cores only add switching (measured: lower throughput, longer tail).
+    # One sync worker per core, as README.md tells operators: a filing is CPU-bound, and more
+    # workers than cores only add switching.
     # `root`: the checkout whose code it serves (bench/ingest.py and bench/uploads.py compare two).
     def __init__(self, dsn, endpoint, workers=os.cpu_count(), root=ROOT):
         self.port = free_port()
@@ -507,7 +511,7 @@ def growth(first, last, city, rounds=10):
     """Milliseconds per manifest ingested through the API at the first stage's size and at the
     last's (servers on a copy of the database as it stood then, and on the grown one), the
     same filings posted to each in turns, each round first to the one that went second in the
-    round before. The stages' own figures are minutes apart, and this machine's speed moves
+    round before. The stages' own figures are minutes apart, and a machine's speed can move
     between them by more than the database's size moves the filing. (The missed-services
     answer is not compared so: asked of both in turns, the two databases' pages evict each
     other's from the server's shared buffers, which the larger one pays for.)"""
@@ -714,6 +718,7 @@ def write_readme(started, elapsed, dsn):
     block = (f"Last run: {started:%Y-%m-%d %H:%M} UTC on {machine(dsn)}; "
              f"{'small city (BENCH_SMALL=1)' if SMALL else f'{DEVICES:,} devices'}; {elapsed / 60:.1f} minutes.\n\n"
              + "\n".join(table) + "\n")
+    runs.append(machine(dsn), f"{started:%Y-%m-%d %H:%M}", runs.commit_of(ROOT), figures)
     readme.write_text(with_results(readme.read_text() if readme.exists() else "", block))
 
 
@@ -815,7 +820,7 @@ def main():
         s3_process.terminate()
         drop(first)
     write_readme(started_at, time.perf_counter() - t0, dsn)
-    say(f"done in {(time.perf_counter() - t0) / 60:.1f} minutes; results in bench/README.md")
+    say(f"done in {(time.perf_counter() - t0) / 60:.1f} minutes; results in bench/README.md and bench/runs.csv")
 
 
 if __name__ == "__main__":

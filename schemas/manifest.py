@@ -1,4 +1,4 @@
-"""The manifest body (DESIGN.md section 6): names are the contract, units are in the names."""
+"""The manifest body: names are the contract, units are in the names."""
 import re
 from datetime import datetime, timedelta, timezone
 

@@ -1,4 +1,4 @@
-"""Registry bodies (DESIGN.md section 6): FSEs, permits, devices, haulers, vehicles, sites."""
+"""Registry bodies: FSEs, permits, devices, haulers, vehicles, sites."""
 import re
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema

@@ -2,8 +2,7 @@
 from datetime import date
 
 from domain import registry as rules
-from services.registry import permit_status_on
-from services.registry_haulers import approval_status_on, licences_of, registrations_of
+from domain.registry_rows import approval_status_on, licences_of, permit_status_on, registrations_of
 
 
 def _iso(value):

@@ -4,7 +4,7 @@ import re
 import uuid
 from datetime import date, datetime, timedelta
 
-from api.errors import NotFound, ValidationFailed
+from services.errors import Invalid, NotFound
 from domain import frequency
 from domain.clock import now as clock_now
 from storage import audit as queries
@@ -24,7 +24,7 @@ def decode_offset(cursor: str | None) -> int:
     if not cursor:
         return 0
     if not re.fullmatch(r"o[0-9]{1,9}", cursor):
-        raise ValidationFailed("The cursor is not one this API gave out.", errors={"cursor": ["Not a valid cursor."]})
+        raise Invalid("The cursor is not one this API gave out.", errors={"cursor": ["Not a valid cursor."]})
     return int(cursor[1:])
 
 
@@ -87,7 +87,7 @@ def missed_services(session, principal, *, as_of=None, period_from=None, period_
         period_to = period_to or today()
         period_from = period_from or period_to - timedelta(days=91)
         if period_to < period_from:
-            raise ValidationFailed("The period ends before it starts.", errors={"to": ["Must not be before from."]})
+            raise Invalid("The period ends before it starts.", errors={"to": ["Must not be before from."]})
         filters.pop("status", None)
         period = {"from": period_from.isoformat(), "to": period_to.isoformat()}
         return "intervals", period, queries.missed_intervals(period_from, period_to,

@@ -1,6 +1,5 @@
 """The change feed: what happened to the manifests within a caller's reach, in order, for
-dispatch software and city systems that would rather be told than ask again and again
-(DESIGN.md section 8).
+dispatch software and city systems that would rather be told than ask again and again.
 
 Each change is a row written in the transaction that made it (`storage.models.Change`). The
 feed gives them out in `(txid, seq)` order. A counter alone would not do on PostgreSQL: two
@@ -18,7 +17,7 @@ import struct
 
 from sqlalchemy import BigInteger, Text, cast, func, select, tuple_
 
-from api.errors import ValidationFailed
+from services.errors import Invalid
 from storage.models import Change, unflushed
 
 FILED = "manifest.filed"
@@ -73,8 +72,8 @@ def decode_cursor(cursor: str) -> tuple[int, int]:
     try:
         return _CURSOR.unpack(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
     except (ValueError, struct.error):
-        raise ValidationFailed("The cursor is not one this API gave out.",
-                               errors={"cursor": ["Not a valid cursor."]})
+        raise Invalid("The cursor is not one this API gave out.",
+                      errors={"cursor": ["Not a valid cursor."]})
 
 
 def _settled(session, principal):

@@ -3,7 +3,7 @@ import secrets
 
 from sqlalchemy import select
 
-from auth.protect import Principal
+from auth.principal import Principal
 from auth.scopes import ROLE_SCOPES
 from auth.server import sha256_hex
 from domain.clock import now

@@ -9,8 +9,7 @@ from datetime import date
 from sqlalchemy import bindparam, select
 from sqlalchemy.exc import IntegrityError
 
-from api.errors import BadRequest, NotFound, ServiceUnavailable, UnsupportedMediaType, ValidationFailed
-from auth.server import NOT_ASKED, Alongside, alongside_answer
+from services.errors import Incomplete, Invalid, NotFound, Unavailable, Unsupported
 from domain.clock import now as clock_now
 from domain.dates import add_years
 from services import changes, outbox
@@ -42,19 +41,19 @@ def check(uploads: list[Upload]):
     for index, upload in enumerate(uploads):
         upload.content_type = upload.spool.sniff()
         if upload.content_type is None:
-            raise UnsupportedMediaType(
+            raise Unsupported(
                 f"documents[{index}] ({upload.filename or 'unnamed'}) is not a PDF, JPEG, PNG or "
                 "TIFF file.")
         defect = upload.spool.defect(upload.content_type)
         if defect:
-            raise ValidationFailed(f"documents[{index}] is not a sound scan: {defect}.",
-                                   errors={f"documents.{index}": [defect]})
+            raise Invalid(f"documents[{index}] is not a sound scan: {defect}.",
+                          errors={f"documents.{index}": [defect]})
         if upload.declared_sha256 and upload.declared_sha256.lower() != upload.spool.sha256:
             mismatched[f"documents.{index}"] = [
                 f"The SHA-256 is {upload.spool.sha256}, not {upload.declared_sha256}."]
     if mismatched:
-        raise ValidationFailed("A document does not match the SHA-256 declared for it.",
-                               errors=mismatched)
+        raise Invalid("A document does not match the SHA-256 declared for it.",
+                      errors=mismatched)
 
 
 def put_objects(store, uploads: list[Upload]):
@@ -67,8 +66,7 @@ def put_objects(store, uploads: list[Upload]):
 
 
 def _store_down():
-    return ServiceUnavailable("The document store is unavailable; nothing was stored. Retry.",
-                              headers={"Retry-After": "30"})
+    return Unavailable("The document store is unavailable; nothing was stored. Retry.", retry_after=30)
 
 
 def _document_columns(manifest_id, *, key, size, content_type, filename) -> dict:
@@ -101,7 +99,7 @@ def add(session, principal, store, manifest, uploads: list[Upload]):
     if principal.role != "hauler" or manifest.hauler_id != principal.hauler_id:
         raise NotFound("No such manifest within your reach.")
     if not uploads:
-        raise ValidationFailed("No documents were sent.", errors={"documents": ["Send one or more files."]})
+        raise Invalid("No documents were sent.", errors={"documents": ["Send one or more files."]})
     check(uploads)
     put_objects(store, uploads)
     service_day = manifest.revisions[manifest.current_revision - 1].service_completed_at.date()
@@ -134,11 +132,11 @@ def receive(session, principal, store, manifest_id, key, body, *, length, filena
         upload = Upload(spool=spool, filename=filename, declared_sha256=key)
         head = body.read(HEAD if length is None else min(HEAD, length))
         if not head:
-            raise ValidationFailed("The body is empty: send the scan's bytes.",
-                                   errors={"body": ["Empty."]})
+            raise Invalid("The body is empty: send the scan's bytes.",
+                          errors={"body": ["Empty."]})
         upload.content_type = sniff(head)
         if upload.content_type is None:
-            raise UnsupportedMediaType("The body is not a PDF, JPEG, PNG or TIFF file.")
+            raise Unsupported("The body is not a PDF, JPEG, PNG or TIFF file.")
         if store.streams and length is not None and length <= MULTIPART_THRESHOLD:
             document = _stream(session, store, target, upload, Passing(body, spool, length, head=head), length)
         else:
@@ -181,7 +179,7 @@ def _stream(session, store, target, upload: Upload, passing: Passing, length) ->
         # of it after a failure, to tell a refused checksum from a store that is down.
         passing.drain()
     except ShortBody:
-        raise BadRequest(f"The body ended after {upload.spool.size} of the {length} bytes declared.")
+        raise Incomplete(f"The body ended after {upload.spool.size} of the {length} bytes declared.")
     if verdict is None:
         verdict = _verdict(upload)
     if wrote is None:
@@ -242,14 +240,14 @@ def _spool_then_put(store, upload: Upload, body, head):
     put_objects(store, [upload])
 
 
-def _verdict(upload: Upload) -> ValidationFailed | None:
+def _verdict(upload: Upload) -> Invalid | None:
     """Why the spooled body is refused (no sound scan, or not the bytes of its SHA-256), or None."""
     defect = upload.spool.defect(upload.content_type)
     if defect:
-        return ValidationFailed(f"The body is not a sound scan: {defect}.", errors={"body": [defect]})
+        return Invalid(f"The body is not a sound scan: {defect}.", errors={"body": [defect]})
     if upload.declared_sha256 != upload.spool.sha256:
-        return ValidationFailed("The body does not match the SHA-256 it was sent to.",
-                                errors={"sha256": [f"The body's SHA-256 is {upload.spool.sha256}."]})
+        return Invalid("The body does not match the SHA-256 it was sent to.",
+                       errors={"sha256": [f"The body's SHA-256 is {upload.spool.sha256}."]})
     return None
 
 
@@ -276,8 +274,6 @@ def _target_params(manifest_id, document_id):
 
 
 _TARGET = Prebuilt(_target(bindparam("hauler_id")))
-# A scan's manifest, looked up in the round trip that finds the hauler's token.
-TARGET_ALONGSIDE = Alongside(lambda bearer: _target(bearer.c.hauler_id), _target_params)
 
 
 @dataclass
@@ -296,19 +292,16 @@ class _Target:
 
 
 def _own_manifest(session, principal, manifest_id, key) -> _Target:
-    """The hauler's own manifest (as asked beside the token, or asked now); 404 for anything
-    else, then 422 for a malformed key."""
+    """The hauler's own manifest; 404 for anything else, then 422 for a malformed key."""
     params = _target_params(manifest_id, key)
     row = None
     if params is not None and principal.role == "hauler":
-        row = alongside_answer()
-        if row is NOT_ASKED:
-            row = _TARGET.first(session.connection(), {**params, "hauler_id": principal.hauler_id})
+        row = _TARGET.first(session.connection(), {**params, "hauler_id": principal.hauler_id})
     if row is None:
         raise NotFound("No such manifest within your reach.")
     if not SHA256.fullmatch(key):
-        raise ValidationFailed("The document is named by its SHA-256: 64 lowercase hex digits.",
-                               errors={"sha256": ["Must be 64 lowercase hex digits."]})
+        raise Invalid("The document is named by its SHA-256: 64 lowercase hex digits.",
+                      errors={"sha256": ["Must be 64 lowercase hex digits."]})
     return _Target(row.id, row.manifest_number, row.current_revision, row.hauler_id, row.fse_id,
                    row.jurisdiction_id, row.retention_years, row.service_completed_at.date(), row.document_id)
 

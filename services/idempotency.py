@@ -12,7 +12,7 @@ from pathlib import Path
 from sqlalchemy import delete, select, text
 from sqlalchemy.exc import IntegrityError
 
-from api.errors import Conflict, ValidationFailed
+from services.errors import Conflict, Invalid
 from domain.clock import now
 from storage.models import IdempotencyRecord
 
@@ -81,12 +81,12 @@ def claim(session, lease: Lease, *, client_pk, key, fingerprint):
     if stored is None:  # released between our insert and this read
         return claim(session, lease, client_pk=client_pk, key=key, fingerprint=fingerprint)
     if stored.request_sha256 != fingerprint:
-        raise ValidationFailed("This Idempotency-Key was used with a different request.",
-                               errors={"Idempotency-Key": ["Reused with a different body."]})
+        raise Invalid("This Idempotency-Key was used with a different request.",
+                      errors={"Idempotency-Key": ["Reused with a different body."]})
     if stored.state == "in_flight":
         if not lease.try_acquire():
             raise Conflict("A request with this Idempotency-Key is still being processed.",
-                           headers={"Retry-After": "1"})
+                           retry_after=1)
         # Its lease is free: the request that held the key died. Take the work over.
         stored.created_at = now()
         session.commit()

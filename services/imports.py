@@ -15,20 +15,18 @@ from dataclasses import dataclass, field
 from marshmallow import Schema, ValidationError, fields
 from sqlalchemy import select
 
-from api.validation import flatten_errors
 from schemas import registry as schemas
+from schemas.field_errors import flatten_errors
 from domain import registry as rules
+from domain.registry_rows import approval_of, licences_of, registrations_of
 from services.registry import device_warnings, today
 from services.registry_haulers import (
     SHARED_SITE_FIELDS,
-    approval_of,
     approve_hauler,
     differing,
     hauler_by_licence,
-    licences_of,
     local_today,
     registered_here,
-    registrations_of,
     shared_field_kept,
     site_approval,
     site_by_permit,

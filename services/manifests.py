@@ -16,15 +16,14 @@ from sqlalchemy.orm import joinedload, make_transient_to_detached, selectinload
 from sqlalchemy.orm.util import identity_key
 from sqlalchemy.orm.attributes import set_committed_value
 
-from api.errors import Conflict, NotFound, ValidationFailed
-from auth.server import NOT_ASKED, Alongside, alongside_answer
+from services.errors import Conflict, Invalid, NotFound
 from domain import chain, checks
 from domain import registry as reg
 from domain.clock import now as clock_now
 from schemas.manifest import canonical
 from services import changes, documents
+from domain.registry_rows import approval_of, licences_of, registrations_of
 from services.registry import decode_cursor, encode_cursor
-from services.registry_haulers import approval_of, licences_of, registrations_of
 from storage.models import (
     Device,
     DisposalSite,
@@ -384,13 +383,6 @@ _RESOLVE_ORDER = ("permit_id", "effective_on", "recorded_at")
 RESOLVE = Prebuilt(_resolve_statement())
 
 
-def resolving_alongside(params) -> Alongside:
-    """`resolve`'s question, for a route to ask in the round trip that finds the bearer token
-    (a filing's body names its permit and device before anything is checked): `params()` is
-    the request's `resolve_params`, or None."""
-    return Alongside(lambda _bearer: _resolve_statement(ordered=False), params, order_by=_RESOLVE_ORDER)
-
-
 def resolve_params(permit_number, device_tag) -> dict:
     return {"number": permit_number, "tag": device_tag}
 
@@ -398,35 +390,36 @@ def resolve_params(permit_number, device_tag) -> dict:
 def resolve(session, data, hauler_id) -> Named:
     """The permit and device a manifest names, or a 422 naming the field.
 
-    Permit numbers are unique within a jurisdiction; a number used in two cities is read in
-    a city the hauler is registered in. One query brings the permit with its status history,
-    its city's rules and the device (asked beside the token where the route did so); the
+    Permit numbers are unique within a jurisdiction. A number is read in the cities the hauler
+    is registered in; a permit of another city is found only together with the named device
+    (its filing is kept and flagged), so a 422 tells nothing of other cities' permits. One
+    query brings the permit with its status history, its city's rules and the device; the
     facts the checks need are kept for the request.
     """
     params = resolve_params(data["permit_number"], data["device_tag"])
-    rows = alongside_answer(params)
-    if rows is NOT_ASKED:
-        rows = RESOLVE.all(session.connection(), params)
+    rows = RESOLVE.all(session.connection(), params)
     permits = {}
     for row in rows:
         permits.setdefault(row.permit_id, []).append(row)
     if rows:
         session.info.setdefault("fogx.facts", {})[("generation", None)] = rows[0].generation
-    if len(permits) > 1:
         registered = _cached(session, "registered", hauler_id, lambda: _registered_in(session, hauler_id))
-        permits = {k: v for k, v in permits.items() if v[0].jurisdiction_id in registered} or permits
+        own = {k: v for k, v in permits.items() if v[0].jurisdiction_id in registered}
+        # Another city's permit only with the named device, and only where one city has both.
+        elsewhere = {k: v for k, v in permits.items() if v[0].device_id is not None}
+        permits = own or (elsewhere if len(elsewhere) == 1 else {})
     if not permits:
-        raise ValidationFailed("The manifest names an unknown permit.",
-                               errors={"permit_number": ["No such permit."]})
+        raise Invalid("The manifest names an unknown permit.",
+                      errors={"permit_number": ["No such permit."]})
     if len(permits) > 1:
-        raise ValidationFailed("The permit number is ambiguous.",
-                               errors={"permit_number": ["Used in several jurisdictions."]})
+        raise Invalid("The permit number is ambiguous.",
+                      errors={"permit_number": ["Used in several jurisdictions."]})
     (history,) = permits.values()
     first = history[0]
     if first.device_id is None:
-        raise ValidationFailed("The manifest names a device the permit does not list.",
-                               errors={"device_tag": [f"No device {data['device_tag']!r} on permit "
-                                                      f"{first.permit_number}."]})
+        raise Invalid("The manifest names a device the permit does not list.",
+                      errors={"device_tag": [f"No device {data['device_tag']!r} on permit "
+                                             f"{first.permit_number}."]})
     _cached(session, "device", first.device_id, lambda: (device_facts(first), checks.PermitFacts(
         permit_number=first.permit_number, issued_on=first.issued_on, expires_on=first.expires_on,
         changes=tuple(reg.Dated(r.effective_on, r.status) for r in history if r.effective_on is not None))))
@@ -443,7 +436,7 @@ def _refuse_the_future(data, now):
     if data.get("disposal") and data["disposal"]["delivered_at"] > now + skew:
         errors["disposal.delivered_at"] = ["Must not be in the future."]
     if errors:
-        raise ValidationFailed("The manifest is dated in the future.", errors=errors)
+        raise Invalid("The manifest is dated in the future.", errors=errors)
 
 
 def _columns(data, named: Named) -> dict:
@@ -604,8 +597,8 @@ def correct(session, principal, manifest_id, data) -> tuple[Manifest, bool]:
         raise NotFound("No such manifest within your reach.")
     reason = data.pop("reason")
     if data["manifest_number"] != manifest.manifest_number:
-        raise ValidationFailed("A correction keeps the manifest number.",
-                               errors={"manifest_number": [f"Must be {manifest.manifest_number}."]})
+        raise Invalid("A correction keeps the manifest number.",
+                      errors={"manifest_number": [f"Must be {manifest.manifest_number}."]})
     _refuse_the_future(data, now)
     named = resolve(session, data, principal.hauler_id)
     body = canonical(data)

@@ -1,5 +1,5 @@
 """Disposal receipts: a site's own record of each load it received, and the city's list of
-where the site's side and the hauler's manifest disagree (DESIGN.md section 8).
+where the site's side and the hauler's manifest disagree.
 
 A site reports from the moment its first `site` client is made: manifests delivered to it
 before then are not compared, since nothing says it would have reported them.
@@ -9,7 +9,7 @@ from datetime import datetime, time, timedelta, timezone
 from sqlalchemy import and_, func, or_, select
 from sqlalchemy.exc import IntegrityError
 
-from api.errors import Conflict, ValidationFailed
+from services.errors import Conflict, Invalid
 from domain import reconcile
 from domain.clock import now as clock_now
 from schemas.manifest import canonical
@@ -41,7 +41,7 @@ def submit(session, principal, data) -> tuple[DisposalReceipt, bool]:
     same body is the receipt already made; with another body, a 409: receipts are evidence,
     never changed."""
     if data["received_at"] > clock_now() + SKEW:
-        raise ValidationFailed("The load is dated in the future.", errors={"received_at": ["Must not be in the future."]})
+        raise Invalid("The load is dated in the future.", errors={"received_at": ["Must not be in the future."]})
     body = canonical(data)
     existing = _on_ticket(session, principal.site_id, data["ticket_number"])
     if existing is not None:
@@ -95,7 +95,7 @@ def reconciliation(session, principal, *, period_from=None, period_to=None, code
     period_to = period_to or today()
     period_from = period_from or period_to - timedelta(days=30)
     if period_to < period_from:
-        raise ValidationFailed("The period ends before it starts.", errors={"to": ["Must not be before from."]})
+        raise Invalid("The period ends before it starts.", errors={"to": ["Must not be before from."]})
     city = session.get(Jurisdiction, principal.jurisdiction_id)
     now, wait = clock_now(), timedelta(hours=city.manifest_deadline_hours)
     start, end = _moment(period_from), _moment(period_to + timedelta(days=1))

@@ -6,7 +6,7 @@ from datetime import date, datetime
 from sqlalchemy import and_, func, select
 from sqlalchemy.orm import selectinload
 
-from api.errors import ValidationFailed
+from services.errors import Invalid
 from domain import chain, frequency
 from domain.clock import now as clock_now
 from domain.dates import add_years
@@ -85,7 +85,7 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
     period_to = period_to or today
     period_from = period_from or add_years(period_to, -jurisdiction.retention_years)
     if period_to < period_from:
-        raise ValidationFailed("The period ends before it starts.", errors={"to": ["Must not be before from."]})
+        raise Invalid("The period ends before it starts.", errors={"to": ["Must not be before from."]})
     permits = session.scalars(select(Permit).where(Permit.fse_id == fse.id).order_by(Permit.issued_on)).all()
     devices = session.scalars(select(Device).where(Device.fse_id == fse.id).order_by(Device.tag)).all()
     manifests = session.scalars(

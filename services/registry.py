@@ -6,16 +6,15 @@ is deleted or overwritten, so any past date can be answered as it stood then.
 """
 import base64
 import uuid
-from datetime import date
 
-from sqlalchemy import case, func, or_, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
-from api.errors import Conflict, NotFound, ValidationFailed
-from domain import registry as rules
+from services.errors import Conflict, Invalid, NotFound
 from domain.clock import now
 from storage import reach
+from storage.permit_status import permit_status_sql
 from storage.models import (
     Device,
     Fse,
@@ -75,8 +74,8 @@ def decode_cursor(cursor: str) -> uuid.UUID:
     try:
         return uuid.UUID(bytes=base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
     except ValueError:
-        raise ValidationFailed("The cursor is not one this API gave out.",
-                               errors={"cursor": ["Not a valid cursor."]})
+        raise Invalid("The cursor is not one this API gave out.",
+                      errors={"cursor": ["Not a valid cursor."]})
 
 
 def page(session, query, model, *, cursor=None, limit=50, shown=()):
@@ -112,24 +111,6 @@ def list_fses(session, principal, *, q=None, jurisdiction=None, status=None, cur
     return page(session, query, Fse, cursor=cursor, limit=limit)
 
 
-def permit_status_sql(day: date):
-    """The permit status on `day` as a SQL expression (mirrors domain.registry)."""
-    latest = (
-        select(PermitStatusChange.status)
-        .where(PermitStatusChange.permit_id == Permit.id, PermitStatusChange.effective_on <= day)
-        .order_by(PermitStatusChange.effective_on.desc(), PermitStatusChange.recorded_at.desc())
-        .limit(1)
-        .scalar_subquery()
-    )
-    # A recorded status other than active stands; an active one (or none recorded) lapses at
-    # expiry. The history is read once per permit: the subquery appears once.
-    return case(
-        (Permit.issued_on > day, "not_issued"),
-        else_=func.coalesce(func.nullif(latest, "active"),
-                            case((Permit.expires_on < day, "expired"), else_="active")),
-    )
-
-
 def list_permits(session, principal, *, q=None, jurisdiction=None, status=None, cursor=None,
                  limit=50, as_of=None):
     query = select(Permit).where(Permit.fse_id.in_(reach.fse_ids(principal)))
@@ -149,14 +130,6 @@ def list_devices(session, principal, fse_id, *, cursor=None, limit=50, **_filter
                 limit=limit, shown=(selectinload(Device.permit),))
 
 
-# As of a date -----------------------------------------------------------------------------
-
-
-def permit_status_on(permit: Permit, day: date) -> str:
-    return rules.permit_status_on(
-        issued_on=permit.issued_on, expires_on=permit.expires_on, day=day,
-        changes=[rules.Dated(c.effective_on, c.status) for c in permit.status_changes],
-    )
 
 
 # Writing ----------------------------------------------------------------------------------
@@ -166,7 +139,7 @@ def admin_jurisdiction(session, principal, code):
     """The jurisdiction `code`, which must be the admin's own; 422 otherwise."""
     jurisdiction = jurisdiction_by_code(session, code)
     if jurisdiction is None or jurisdiction.id != principal.jurisdiction_id:
-        raise ValidationFailed(
+        raise Invalid(
             f"Jurisdiction {code!r} is not yours to write.",
             errors={"jurisdiction": [f"Unknown or not your jurisdiction: {code!r}."]},
         )
@@ -209,7 +182,7 @@ def create_permit(session, principal, data) -> Permit:
     fse = session.scalar(select(Fse).where(
         Fse.id == data["fse_id"], Fse.jurisdiction_id == principal.jurisdiction_id))
     if fse is None:
-        raise ValidationFailed("Unknown FSE.", errors={"fse_id": ["No such FSE in your jurisdiction."]})
+        raise Invalid("Unknown FSE.", errors={"fse_id": ["No such FSE in your jurisdiction."]})
     if session.scalar(select(Permit.id).where(Permit.jurisdiction_id == fse.jurisdiction_id,
                                                Permit.permit_number == data["permit_number"])):
         raise Conflict(f"Permit number {data['permit_number']!r} exists in this jurisdiction.")
@@ -259,7 +232,7 @@ def create_device(session, principal, fse_id, data):
         errors["frequency_days"] = [f"Must be one of {allowed} "
                                     f"({jurisdiction.citations.get('allowed_frequencies', '')})."]
     if errors:
-        raise ValidationFailed("The device does not fit the permit or the ordinance.", errors=errors)
+        raise Invalid("The device does not fit the permit or the ordinance.", errors=errors)
     if session.scalar(select(Device.id).where(Device.fse_id == fse.id, Device.tag == data["tag"])):
         raise Conflict(f"Device tag {data['tag']!r} exists at this FSE.")
     data = {k: v for k, v in data.items() if k != "permit_number"}

@@ -15,10 +15,11 @@ from sqlalchemy import func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import joinedload, selectinload
 
-from api.errors import Conflict, NotFound, ValidationFailed
 from domain import registry as rules
 from domain.clock import now
 from domain.dates import local_date
+from domain.registry_rows import approval_of, approval_status_on, licences_of
+from services.errors import Conflict, Invalid, NotFound
 from services.registry import admin_jurisdiction, page, today, within_reach
 from storage import reach
 from storage.models import (
@@ -56,32 +57,6 @@ def local_today(jurisdiction: Jurisdiction) -> date:
 
 
 # One city's rows ----------------------------------------------------------------------------
-
-
-def licences_of(hauler: Hauler, jurisdiction_id):
-    """The hauler's licence as city `jurisdiction_id` records it, row by row."""
-    return [rules.Licence(l.effective_on, l.licence_number, l.expires_on, l.status)
-            for l in hauler.licences if l.jurisdiction_id == jurisdiction_id]
-
-
-def registrations_of(hauler: Hauler, jurisdiction_id):
-    return [rules.Registration(r.jurisdiction_id, r.registered_on, r.ended_on)
-            for r in hauler.registrations if r.jurisdiction_id == jurisdiction_id]
-
-
-def approval_of(site: DisposalSite, jurisdiction_id) -> DisposalSiteJurisdiction | None:
-    return next((a for a in site.approvals if a.jurisdiction_id == jurisdiction_id), None)
-
-
-def approval_status_on(approval: DisposalSiteJurisdiction, day: date) -> str:
-    """`approved`, or the status that keeps the city's approval from standing on `day`
-    (`suspended`, `closed`, or `not_approved` outside its dates)."""
-    changes = [rules.Dated(c.effective_on, c.status) for c in approval.status_changes]
-    if rules.site_approved_on(approved_from=approval.approved_from, approved_until=approval.approved_until,
-                              changes=changes, day=day):
-        return "approved"
-    status = rules.value_on(changes, day, default="approved")
-    return status if status != "approved" else "not_approved"
 
 
 def shared_field_kept(kind, record, fields) -> dict:
@@ -253,7 +228,7 @@ def update_hauler(session, principal, hauler_id, data) -> Hauler:
         current = rules.licence_on(mine, data["effective_on"]) or (mine[-1] if mine else None)
         expires_on = data.get("licence_expires_on") or (current and current.expires_on)
         if expires_on is None:
-            raise ValidationFailed("Your city has no licence of this hauler on record to renew.",
+            raise Invalid("Your city has no licence of this hauler on record to renew.",
                                    errors={"licence_expires_on": ["Missing: no licence on record here."]})
         hauler.licences.append(HaulerLicence(
             jurisdiction_id=city, licence_number=hauler.licence_number, expires_on=expires_on,

@@ -1,5 +1,5 @@
 """Webhooks: a client's change feed, posted to its own URL as the entries arrive, so that
-dispatch software and city systems need not even ask (DESIGN.md section 8).
+dispatch software and city systems need not even ask.
 
 Each delivery is one POST of up to `BATCH` entries after the webhook's cursor, in the feed's
 own shape, signed with the webhook's secret (`Fogx-Signature: t=<unix time>,v1=<hex
@@ -26,7 +26,7 @@ import requests
 from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm.attributes import set_committed_value
 
-from api.errors import ValidationFailed
+from services.errors import Invalid
 from domain.clock import now as clock_now
 from schemas.changes import change_view
 from services import changes
@@ -62,7 +62,7 @@ def check_url(url: str, *, allow_local: bool) -> str:
     elif not allow_local:
         problem = _not_public(parts.hostname, parts.port or 443)
     if problem:
-        raise ValidationFailed("The webhook URL cannot be used.", errors={"url": [problem]})
+        raise Invalid("The webhook URL cannot be used.", errors={"url": [problem]})
     return url
 
 

@@ -20,7 +20,7 @@ from sqlalchemy import (
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.expression import FunctionElement
 
-from services.registry import permit_status_sql
+from storage.permit_status import permit_status_sql
 from storage.models import (
     Device,
     Finding,
@@ -67,7 +67,7 @@ def _day_of_postgresql(element, compiler, **kw):
 
 
 def qualifying_services():
-    """Current, qualifying revisions: the services that count (DESIGN.md section 5)."""
+    """Current, qualifying revisions: the services that count."""
     return (
         select(ManifestRevision.device_id.label("device_id"),
                day_of(ManifestRevision.service_completed_at).label("day"),

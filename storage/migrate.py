@@ -1,15 +1,16 @@
 """Applies the Alembic migrations in `migrations/` to an engine."""
 import contextlib
+from pathlib import Path
 
 from alembic import command
 from alembic.config import Config as AlembicConfig
 
-from api.config import ROOT
+MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 
 
 def alembic_config(connection):
     config = AlembicConfig()
-    config.set_main_option("script_location", str(ROOT / "migrations"))
+    config.set_main_option("script_location", str(MIGRATIONS))
     config.attributes["connection"] = connection
     return config
 

@@ -1,4 +1,4 @@
-"""SQLAlchemy models for the whole domain (DESIGN.md section 3).
+"""SQLAlchemy models for the whole domain.
 
 Registry facts that change over time (permit status, hauler licences and registrations,
 disposal-site status) are kept as dated rows, never overwritten, so that a manifest is always
@@ -97,7 +97,7 @@ def created():
 
 
 class Jurisdiction(Base):
-    """A city or agency and its rule parameters (DESIGN.md section 4)."""
+    """A city or agency and its rule parameters."""
 
     __tablename__ = "jurisdictions"
     id: Mapped[uuid.UUID] = pk()
@@ -404,7 +404,7 @@ class ManifestRevision(Base):
     # Measured before pumping, where the hauler measured (the frequency recommendations).
     fog_depth_in: Mapped[float | None] = mapped_column(Float)
     solids_depth_in: Mapped[float | None] = mapped_column(Float)
-    # Whether this revision counts as a qualifying service (DESIGN.md section 5).
+    # Whether this revision counts as a qualifying service.
     qualifying: Mapped[bool] = mapped_column(Boolean)
 
     manifest: Mapped[Manifest] = relationship(back_populates="revisions")

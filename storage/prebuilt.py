@@ -1,8 +1,8 @@
 """Statements on a request's hot path, compiled once and run straight on the driver.
 
-A filing runs three statements (the token and the permit it names are one). For each,
-SQLAlchemy's per-execution work (binding through the compiled cache, building a result from
-the cursor's description) costs more CPU than PostgreSQL spends answering. A `Prebuilt`
+For the few statements every filing runs, SQLAlchemy's per-execution work (binding through
+the compiled cache, building a result from the cursor's description) costs more CPU than
+PostgreSQL spends answering. A `Prebuilt`
 statement is still written in SQLAlchemy Core and compiled by it, once per dialect; on
 PostgreSQL it is then bound with SQLAlchemy's type processing, prepared once on each
 connection, and run on libpq's connection under the session's own transaction, with psycopg's

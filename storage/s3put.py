@@ -1,13 +1,13 @@
 """One S3 PUT of a body while it arrives, without the client's per-call machinery.
 
-A boto3 client's `put_object` spends about 2.5 ms of CPU before its first byte leaves: the
-endpoint rules evaluated again for every key, parameter validation and serialization, a
-dozen event hooks, the user agent. On a scan upload that sits on the critical path, between
-the last check of the request and the first byte S3 sees. `DirectPut` asks the client once
+A boto3 client's `put_object` does much work before its first byte leaves (the endpoint rules
+evaluated again for every key, parameter validation and serialization, a dozen event hooks),
+and on a scan upload that work sits between the request's last check and the first byte S3
+sees. `DirectPut` asks the client once
 where the bucket's objects go (path or virtual-hosted style, as the client resolves them for
 its endpoint and region) and which region it signs for, then per PUT builds the request,
 signs it with botocore's SigV4 signer and sends it on the client's own HTTP session (its
-pool, proxies, TLS settings and timeouts): about 1 ms (`bench/s3put.py`). What it leaves out
+pool, proxies, TLS settings and timeouts); `bench/s3put.py` compares the two. What it leaves out
 does not apply to it or is its caller's: a stream is read once and cannot be sent again (a
 file is, by `S3Store.put_stream`); a bucket in another region is named in the refusal,
 and `S3Store.put_stream` makes a `DirectPut` for that region; the checksum is given, not

@@ -238,17 +238,6 @@ def test_workers_mark_themselves_alive_in_memory(servers):
         assert heartbeats and all(name.startswith("/dev/shm/") for name in heartbeats), files
 
 
-@pytest.mark.skipif(not hasattr(os, "SCHED_BATCH"), reason="no SCHED_BATCH on this system")
-def test_workers_run_as_batch_work(servers):
-    """gunicorn.conf.py: the workers run under SCHED_BATCH (they do not preempt the
-    PostgreSQL backend they wait on); the server that started them does not."""
-    server = servers()
-    workers = server.worker_pids()
-    assert len(workers) == server.workers
-    assert [os.sched_getscheduler(pid) for pid in workers] == [os.SCHED_BATCH] * server.workers
-    assert os.sched_getscheduler(server.process.pid) == os.SCHED_OTHER
-
-
 def test_scans_arrive_whole_through_gunicorn(servers, world, tmp_path):
     """gunicorn's request body is read in blocks of our choosing (`api.app._BlockReads`): a
     scan PUT with its length, one PUT chunked, and one in a multipart body arrive byte for byte."""

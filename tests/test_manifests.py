@@ -298,51 +298,46 @@ def test_a_permit_number_used_in_two_cities_is_read_in_the_haulers_city(client, 
     assert ambiguous.json["errors"] == {"permit_number": ["Used in several jurisdictions."]}
 
 
-def test_the_permit_is_found_with_the_token_and_answers_as_if_asked_apart(world, client, session, monkeypatch,
-                                                                         frozen_clock):
-    """On PostgreSQL the permit and device a JSON filing names are found by the statement that
-    finds the bearer token (a round trip less on every filing), and a token that is none is
-    found none by it, not looked up again; elsewhere each is asked apart. The answers are the
-    same: the filing, 422 naming an unknown permit or device, 401 for an unknown, expired or
-    revoked token, and the schema's 422 where the body does not name them plainly."""
-    from auth import server
-    from services import manifests
-
-    asked_apart = {"token": 0, "permit": 0}
-
-    def count(module, name, counted):
-        prebuilt = getattr(module, name)
-
-        class Counted:
-            def first(self, *args):
-                asked_apart[counted] += 1
-                return prebuilt.first(*args)
-
-            def all(self, *args):
-                asked_apart[counted] += 1
-                return prebuilt.all(*args)
-
-        monkeypatch.setattr(module, name, Counted())
-
-    count(server, "_BEARER", "token")
-    count(manifests, "RESOLVE", "permit")
+def test_a_filing_answers_for_its_token_before_its_body(world, client, frozen_clock):
+    """The token is checked first, whatever the body names: the filing, 422 naming an unknown
+    permit or device, the schema's 422 where the body does not name them plainly, and 401 for an
+    unknown, expired or revoked token (from the moment the revocation is answered)."""
     filed = world.post(world.body())
     assert filed.status_code == 201 and filed.json["device_id"] == str(world.device.id)
     assert set(world.post(world.body(permit_number="NOPE")).json["errors"]) == {"permit_number"}
     assert set(world.post(world.body(device_tag="GT-9")).json["errors"]) == {"device_tag"}
     assert world.post(world.body(), token="never-issued").status_code == 401
-    together = (0, 0) if session.get_bind().dialect.name == "postgresql" else (4, 3)
-    assert (asked_apart["token"], asked_apart["permit"]) == together
+    assert world.post(world.body(permit_number="NOPE"), token="never-issued").status_code == 401
     not_plain = world.post(world.body(permit_number=7))
     assert not_plain.status_code == 422 and set(not_plain.json["errors"]) == {"permit_number"}
-    assert asked_apart["token"] == together[0] + 1  # the token alone: nothing to ask beside it
     frozen_clock(NOW + timedelta(hours=2))  # the token has expired
     assert world.post(world.body()).status_code == 401
     frozen_clock(NOW)
+    assert world.post(world.body()).status_code == 201
     assert client.post("/oauth/revoke", data={"token": world.hauler_token},
                        auth=world.credentials).status_code == 200
     assert world.post(world.body()).status_code == 401
-    assert world.session.scalar(select(func.count()).select_from(Manifest)) == 1
+    assert world.session.scalar(select(func.count()).select_from(Manifest)) == 2
+
+
+def test_a_422_tells_nothing_of_another_citys_permits(client, session, frozen_clock):
+    """A permit number of a city the hauler is not registered in answers as one that exists
+    nowhere, unless the filing names its device too (then it is filed and flagged)."""
+    frozen_clock(NOW)
+    tracy = build(client, session, city="tracy")  # the hauler is registered in Tracy only
+    elsewhere = factories.permit(session, fse_row=factories.fse(session, city="victorville"), number="VV-ONLY")
+    factories.device(session, permit_row=elsewhere, tag="GI-7")
+    unknown = tracy.post(tracy.body(permit_number="NO-SUCH", device_tag="GI-7"))
+    wrong_device = tracy.post(tracy.body(permit_number="VV-ONLY", device_tag="GI-8"))
+    assert unknown.status_code == wrong_device.status_code == 422
+    assert unknown.json["detail"] == wrong_device.json["detail"]
+    assert unknown.json["errors"] == wrong_device.json["errors"] == {"permit_number": ["No such permit."]}
+    # The same number and device in two other cities: still no permit of the hauler's.
+    twin = factories.permit(session, fse_row=factories.fse(session, city="colusa"), number="VV-ONLY")
+    factories.device(session, permit_row=twin, tag="GI-7")
+    two_cities = tracy.post(tracy.body(permit_number="VV-ONLY", device_tag="GI-7"))
+    assert two_cities.status_code == 422
+    assert two_cities.json["errors"] == {"permit_number": ["No such permit."]}
 
 
 def test_only_hauler_clients_file(world, client, session):

@@ -357,7 +357,7 @@ def test_non_json_body_is_415_and_malformed_json_is_400(client, city):
 def test_the_sql_permit_status_agrees_with_the_rule_on_every_day(app, session):
     """`permit_status_sql` (audit lists, status filters) against domain.registry, day by day."""
     from domain import registry as rules
-    from services.registry import permit_status_sql
+    from storage.permit_status import permit_status_sql
 
     histories = [[], [("active", date(2025, 1, 1))], [("active", date(2025, 1, 1)), ("suspended", date(2026, 3, 1))],
                  [("suspended", date(2025, 6, 1)), ("active", date(2025, 9, 1))], [("revoked", date(2025, 2, 1))]]

@@ -1,0 +1,47 @@
+"""The import rules of docs/architecture.md, as the contracts in `.importlinter` state them."""
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("api", "services", "auth", "reports", "storage", "schemas", "domain")
+
+
+def lint_imports(root: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", "import sys; from importlinter.cli import lint_imports; "
+         "sys.exit(lint_imports(config_filename='.importlinter', no_cache=True, no_logo=True))"],
+        cwd=root, env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"}, capture_output=True, text=True,
+    )
+
+
+def test_every_layer_imports_only_the_layers_below_it_and_nothing_circles():
+    result = lint_imports(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "2 kept, 0 broken" in result.stdout
+
+
+def _copy(tmp_path):
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / ".importlinter", tmp_path / ".importlinter")
+    return tmp_path
+
+
+def test_a_layer_that_reaches_up_breaks_the_contract(tmp_path):
+    root = _copy(tmp_path)
+    with open(root / "storage" / "reach.py", "a") as module:
+        module.write("\nfrom services import errors  # noqa: E402\n")
+    result = lint_imports(root)
+    assert result.returncode == 1
+    assert "storage.reach -> services.errors" in result.stdout
+
+
+def test_an_import_circle_breaks_the_contract(tmp_path):
+    root = _copy(tmp_path)
+    with open(root / "auth" / "scopes.py", "a") as module:
+        module.write("\nfrom auth import protect  # noqa: E402\n")
+    result = lint_imports(root)
+    assert result.returncode == 1
+    assert "No import circles within a package BROKEN" in result.stdout
