@@ -14,6 +14,10 @@ and the workers' CPU a filing fell 4 to 7% (bench/README.md).
 """
 import os
 
+# The longest request line gunicorn takes (its maximum): the app answers a URL over
+# `api.app.MAX_URL_BYTES` with a problem+json 414 instead of gunicorn's own page.
+limit_request_line = 8190
+
 if os.path.isdir("/dev/shm"):
     worker_tmp_dir = "/dev/shm"
 

@@ -51,6 +51,10 @@ class PayloadTooLarge(ApiError):
     status, slug, title = 413, "payload-too-large", "Payload too large"
 
 
+class UriTooLong(ApiError):
+    status, slug, title = 414, "uri-too-long", "URI too long"
+
+
 class UnsupportedMediaType(ApiError):
     status, slug, title = 415, "unsupported-media-type", "Unsupported media type"
 
@@ -104,6 +108,7 @@ _HTTP_SLUGS = {
     405: ("method-not-allowed", "Method not allowed"),
     406: ("not-acceptable", "Not acceptable"),
     413: ("payload-too-large", "Payload too large"),
+    414: ("uri-too-long", "URI too long"),
     415: ("unsupported-media-type", "Unsupported media type"),
     422: ("validation-failed", "Validation failed"),
     429: ("too-many-requests", "Too many requests"),

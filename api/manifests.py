@@ -14,7 +14,7 @@ from auth.ratelimit import per_client
 from auth.scopes import AUDIT_READ, MANIFESTS_READ, MANIFESTS_WRITE, RECORDS_READ
 from schemas.manifest import CorrectionIn, ManifestIn, ManifestQuery
 from schemas.manifest_views import document_view, receipt, revision_view
-from schemas.registry import CONTROL
+from schemas.registry import CONTROL, SURROGATE
 from services import documents, manifests, outbox
 from storage.db import db
 from storage.objects import StoreUnavailable
@@ -100,9 +100,10 @@ def _named_in_body():
     except ApiError:  # not JSON, or not an object: the view answers for it
         return None
     number, tag = data.get("permit_number"), data.get("device_tag")
-    # Control characters (NUL among them, which PostgreSQL takes in no text value): the
-    # schema's to refuse, naming the field.
-    if not (isinstance(number, str) and isinstance(tag, str)) or CONTROL.search(number + tag):
+    # Control characters (NUL among them, which PostgreSQL takes in no text value) and lone
+    # surrogates (no text value can hold them): the schema's to refuse, naming the field.
+    if not (isinstance(number, str) and isinstance(tag, str)) or CONTROL.search(number + tag) \
+            or SURROGATE.search(number + tag):
         return None
     return manifests.resolve_params(number, tag)
 
