@@ -41,6 +41,11 @@ def _store():
 
 
 def _uploads():
+    if "documents" in request.form:
+        # A scan sent as text (a client that took the part for a string) would be lost unseen.
+        raise ValidationFailed("Each of `documents` must be a file part (a Content-Disposition with a "
+                               "filename), not a text field.",
+                               errors={"documents": ["Send each scan as a file part, not a text field."]})
     files = request.files.getlist("documents")
     declared = request.form.getlist("documents_sha256")
     if declared and len(declared) != len(files):
