@@ -67,6 +67,13 @@ class TooManyRequests(ApiError):
     status, slug, title = 429, "too-many-requests", "Too many requests"
 
 
+class StoredScanAltered(ApiError):
+    """The object store gave other bytes for a scan than were stored: not the client's doing,
+    and not served."""
+
+    status, slug, title = 502, "stored-scan-altered", "Stored scan failed its integrity check"
+
+
 class ServiceUnavailable(ApiError):
     status, slug, title = 503, "service-unavailable", "Service unavailable"
 

@@ -6,7 +6,7 @@ from werkzeug.http import parse_options_header
 
 from api import worker
 from api.downloads import disposition
-from api.errors import ApiError, ServiceUnavailable, UnsupportedMediaType, ValidationFailed
+from api.errors import ApiError, UnsupportedMediaType, ValidationFailed
 from api.idempotency import idempotent
 from api.validation import json_body, load, load_json, parse_json
 from auth.protect import current_principal, require
@@ -17,7 +17,6 @@ from schemas.manifest_views import document_view, receipt, revision_view
 from schemas.registry import CONTROL, SURROGATE
 from services import documents, manifests, outbox
 from storage.db import db
-from storage.objects import StoreUnavailable
 
 log = logging.getLogger("fogx.manifests")
 
@@ -189,10 +188,7 @@ def put_document(manifest_id, document_id):
 def get_document(manifest_id, document_id):
     manifest = manifests.get(db.session, current_principal(), manifest_id)
     document = documents.find(db.session, manifest, document_id)
-    try:
-        body = _store().open(document.object_key)
-    except (StoreUnavailable, KeyError, FileNotFoundError):
-        raise ServiceUnavailable("The document store is unavailable.", headers={"Retry-After": "30"})
+    body = documents.open_scan(_store(), document)  # checked whole before a byte is sent
     response = Response(stream_with_context(_chunks(body)), mimetype=document.content_type,
                         direct_passthrough=True)
     response.headers["Content-Length"] = str(document.size_bytes)
