@@ -5,6 +5,10 @@ memory, so a touch never waits on the journal of the disk the database commits t
 """
 import os
 
+# The longest request line gunicorn takes (its maximum): the app answers a URL over
+# `api.app.MAX_URL_BYTES` with a problem+json 414 instead of gunicorn's own page.
+limit_request_line = 8190
+
 if os.path.isdir("/dev/shm"):
     worker_tmp_dir = "/dev/shm"
 

@@ -7,7 +7,7 @@ from flask import Flask, Request, current_app, g, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from api import cli, errors, logs
-from api.errors import BadRequest, PayloadTooLarge
+from api.errors import BadRequest, PayloadTooLarge, UriTooLong
 from api.worker import start_background_work
 from api.config import load_config
 from storage.db import db
@@ -17,6 +17,9 @@ from storage.uploads import HashingSpool
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,100}$")
 # A scan PUT as the raw body: its view streams it, within MAX_UPLOAD_BYTES.
 _STREAMED_PUT = re.compile(r"^/v1/manifests/[^/]+/documents/[^/]+/?$")
+# The longest request target (path and query, as sent) the API reads. gunicorn takes request
+# lines up to 8190 bytes (gunicorn.conf.py), so one longer than this gets our 414, not its page.
+MAX_URL_BYTES = 4096
 
 
 class FogxRequest(Request):
@@ -78,6 +81,11 @@ def _request_ids(app):
         supplied = request.headers.get("X-Request-Id", "")
         g.request_id = supplied if _REQUEST_ID.match(supplied) else uuid.uuid4().hex
 
+    @app.before_request
+    def _refuse_long_urls():
+        if len(_request_target(request.environ)) > MAX_URL_BYTES:
+            raise UriTooLong(f"The URL is longer than {MAX_URL_BYTES} bytes.")
+
     @app.teardown_request
     def _remove_spools(_exc):
         for spool in g.pop("spools", []):
@@ -98,6 +106,14 @@ def _request_ids(app):
             response.headers.setdefault("Cache-Control", "no-store")
         return response
 
+
+def _request_target(environ) -> str:
+    """The path and query as the client sent them (gunicorn and Werkzeug keep it whole)."""
+    raw = environ.get("RAW_URI") or environ.get("REQUEST_URI")
+    if raw is not None:
+        return raw
+    query = environ.get("QUERY_STRING", "")
+    return environ.get("SCRIPT_NAME", "") + environ.get("PATH_INFO", "") + (f"?{query}" if query else "")
 
 
 class _SmallBodies:

@@ -37,6 +37,10 @@ class PayloadTooLarge(ApiError):
     pass
 
 
+class UriTooLong(ApiError):
+    pass
+
+
 class UnsupportedMediaType(ApiError):
     pass
 
@@ -56,10 +60,12 @@ PROBLEMS = {
     NotAcceptable: (406, "not-acceptable", "Not acceptable"),
     service.Conflict: (409, "conflict", "Conflict"),
     PayloadTooLarge: (413, "payload-too-large", "Payload too large"),
+    UriTooLong: (414, "uri-too-long", "URI too long"),
     UnsupportedMediaType: (415, "unsupported-media-type", "Unsupported media type"),
     service.Unsupported: (415, "unsupported-media-type", "Unsupported media type"),
     service.Invalid: (422, "validation-failed", "Validation failed"),
     auth.TooManyAttempts: (429, "too-many-requests", "Too many requests"),
+    service.Altered: (502, "stored-scan-altered", "Stored scan failed its integrity check"),
     ServiceUnavailable: (503, "service-unavailable", "Service unavailable"),
     service.Unavailable: (503, "service-unavailable", "Service unavailable"),
 }
@@ -122,6 +128,7 @@ _HTTP_SLUGS = {
     405: ("method-not-allowed", "Method not allowed"),
     406: ("not-acceptable", "Not acceptable"),
     413: ("payload-too-large", "Payload too large"),
+    414: ("uri-too-long", "URI too long"),
     415: ("unsupported-media-type", "Unsupported media type"),
     422: ("validation-failed", "Validation failed"),
     429: ("too-many-requests", "Too many requests"),

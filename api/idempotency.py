@@ -25,10 +25,21 @@ def lease(client_pk, key) -> idempotency.Lease:
 def _fingerprint():
     digest = hashlib.sha256(f"{request.method} {request.path}\n".encode())
     if request.mimetype == "multipart/form-data":
-        digest.update(request.headers.get("Content-Length", "").encode())
+        digest.update(_parts_digest())
     else:
         digest.update(request.get_data(cache=True))
     return digest.hexdigest()
+
+
+def _parts_digest() -> bytes:
+    """Every part of a multipart body: each field's name and value, each file's name, filename
+    and the SHA-256 of its bytes (hashed as they were spooled to disk, so memory does not grow
+    with the upload). The boundary is left out: a client that retries with another one sends
+    the same request."""
+    parts = [["field", name, value] for name, value in request.form.items(multi=True)]
+    parts += [["file", name, upload.filename, upload.stream.sha256, upload.stream.size]
+              for name, upload in request.files.items(multi=True)]
+    return hashlib.sha256(json.dumps(parts).encode()).digest()
 
 
 def idempotent(view=None, *, fingerprint=None):

@@ -6,7 +6,7 @@ from werkzeug.http import parse_options_header
 
 from api import worker
 from api.downloads import disposition
-from api.errors import ServiceUnavailable, UnsupportedMediaType
+from api.errors import UnsupportedMediaType
 from api.idempotency import idempotent
 from api.validation import load, load_json, parse_json
 from auth.protect import current_principal, require
@@ -17,7 +17,6 @@ from schemas.manifest_views import document_view, receipt, revision_view
 from services import documents, manifests, outbox
 from services.errors import Invalid
 from storage.db import db
-from storage.objects import StoreUnavailable
 
 log = logging.getLogger("fogx.manifests")
 
@@ -41,6 +40,11 @@ def _store():
 
 
 def _uploads():
+    if "documents" in request.form:
+        # A scan sent as text (a client that took the part for a string) would be lost unseen.
+        raise Invalid("Each of `documents` must be a file part (a Content-Disposition with a "
+                               "filename), not a text field.",
+                               errors={"documents": ["Send each scan as a file part, not a text field."]})
     files = request.files.getlist("documents")
     declared = request.form.getlist("documents_sha256")
     if declared and len(declared) != len(files):
@@ -168,10 +172,7 @@ def put_document(manifest_id, document_id):
 def get_document(manifest_id, document_id):
     manifest = manifests.get(db.session, current_principal(), manifest_id)
     document = documents.find(db.session, manifest, document_id)
-    try:
-        body = _store().open(document.object_key)
-    except (StoreUnavailable, KeyError, FileNotFoundError):
-        raise ServiceUnavailable("The document store is unavailable.", headers={"Retry-After": "30"})
+    body = documents.open_scan(_store(), document)  # checked whole before a byte is sent
     response = Response(stream_with_context(_chunks(body)), mimetype=document.content_type,
                         direct_passthrough=True)
     response.headers["Content-Length"] = str(document.size_bytes)

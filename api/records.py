@@ -9,7 +9,7 @@ from auth.ratelimit import per_client
 from auth.scopes import RECORDS_READ
 from reports import binder, record_csv, record_json, record_zip
 from schemas.records import RecordQuery
-from services import records
+from services import documents, records
 from storage.db import db
 
 bp = Blueprint("records", __name__)
@@ -58,12 +58,14 @@ def get_records(fse_id):
     if kind == "csv":
         response = Response(stream_with_context(record_csv.render(record)), mimetype="text/csv")
         return _attachment(response, record, "csv")
-    pdf = binder.render(record, store.open)
+    # Each scan as stored (its version), checked against its SHA-256 before it is used.
+    open_scan = documents.opener(store, [d for m in record.manifests for d in m.documents])
+    pdf = binder.render(record, open_scan)
     if kind == "pdf":
         size = pdf.seek(0, 2)
         pdf.seek(0)
         response = Response(_chunks(pdf), mimetype="application/pdf", direct_passthrough=True)
         response.headers["Content-Length"] = str(size)
         return _attachment(response, record, "pdf")
-    body = record_zip.render(record, pdf, store.open, record_json.render(record))
+    body = record_zip.render(record, pdf, open_scan, record_json.render(record))
     return _attachment(Response(stream_with_context(body), mimetype="application/zip"), record, "zip")

@@ -55,7 +55,7 @@ def main(rounds):
                                     ChecksumSHA256=base64.b64encode(bytes.fromhex(key)).decode())
 
         def direct_put(data, key):
-            assert store.put_stream(key, Stream(data), len(data), "image/png")
+            assert store.put_stream(key, Stream(data), len(data), "image/png").wrote
 
         ways = (boto3_put_object, direct_put)
         serial = 0

@@ -33,6 +33,12 @@ def safe(name):
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:80] or "_"
 
 
+def folder_of(manifest):
+    """A manifest's folder: its number, made safe, for people; its id, for uniqueness (two
+    haulers may use one number, and two numbers may be made safe alike)."""
+    return f"{safe(manifest.manifest_number)}_{manifest.id}"
+
+
 def render(record, binder, open_object, record_json):
     """Yield the ZIP's bytes; `binder` is a readable file, `open_object(key)` a scan's bytes.
 
@@ -66,7 +72,7 @@ def render(record, binder, open_object, record_json):
     yield from add("binder.pdf", binder)
     yield from add("record.json", _Bytes(json.dumps(record_json, indent=2, ensure_ascii=False).encode()))
     for manifest in record.manifests:
-        folder = safe(manifest.manifest_number)
+        folder = folder_of(manifest)
         for revision in manifest.revisions:
             yield from add(f"revisions/{folder}/revision-{revision.revision}.json",
                            _Bytes(canonical_json(revision.body)))

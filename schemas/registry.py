@@ -10,12 +10,18 @@ WASTE_TYPES = ("grease_interceptor_waste", "grease_trap_waste")
 LICENCE_STATUSES = ("valid", "lapsed", "suspended", "revoked")
 SITE_STATUSES = ("approved", "suspended", "closed")
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Half of a UTF-16 pair alone: JSON's "\ud800" escape reads as one, yet it is no character,
+# and no UTF-8 text (a hash, a CSV, PostgreSQL) can hold it.
+SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def printable(value):
-    """No control characters (tabs and newlines aside): they break CSVs, logs and PostgreSQL."""
+    """No control characters (tabs and newlines aside): they break CSVs, logs and PostgreSQL;
+    and no lone surrogate, which is no character at all."""
     if CONTROL.search(value):
         raise ValidationError("Must not contain control characters.")
+    if SURROGATE.search(value):
+        raise ValidationError("Must be Unicode text: a lone UTF-16 surrogate (\\ud800 to \\udfff) is no character.")
 
 
 def text(maximum, **kwargs):

@@ -1,4 +1,6 @@
-"""Scans: checked by their bytes, stored content-addressed, attached, locked via the outbox."""
+"""Scans: checked by their bytes, stored content-addressed, attached, locked via the outbox,
+and read back as the version stored, checked against their SHA-256."""
+import logging
 import os
 import re
 import uuid
@@ -6,10 +8,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.exc import IntegrityError
 
-from services.errors import Incomplete, Invalid, NotFound, Unavailable, Unsupported
+from services.errors import Altered, Incomplete, Invalid, NotFound, Unavailable, Unsupported
 from domain.clock import now as clock_now
 from domain.dates import add_years
 from services import changes, outbox
@@ -17,7 +19,9 @@ from storage.models import Document, Jurisdiction, Manifest, ManifestRevision, n
 from storage.objects import MULTIPART_THRESHOLD, StoreUnavailable
 from storage.prebuilt import Prebuilt, insert_rows
 from storage.uploads import HashingSpool, Passing, ShortBody, sniff
+from storage.verified import ScanAltered, read_verified
 
+log = logging.getLogger("fogx.documents")
 SHA256 = re.compile(r"[0-9a-f]{64}")
 # Enough of a body to tell a PDF, JPEG, PNG or TIFF by its first bytes.
 HEAD = 64 * 1024
@@ -29,6 +33,7 @@ class Upload:
     filename: str | None
     declared_sha256: str | None = None
     content_type: str | None = None
+    version_id: str | None = None  # the store's version that holds the bytes, once stored
 
     @property
     def key(self):
@@ -60,7 +65,7 @@ def put_objects(store, uploads: list[Upload]):
     """Write the objects, unlocked; an unreachable store is a 503 and nothing is committed."""
     try:
         for upload in uploads:
-            store.put_file(upload.key, upload.spool.path, upload.content_type)
+            upload.version_id = store.put_file(upload.key, upload.spool.path, upload.content_type).version_id
     except StoreUnavailable:
         raise _store_down()
 
@@ -69,9 +74,10 @@ def _store_down():
     return Unavailable("The document store is unavailable; nothing was stored. Retry.", retry_after=30)
 
 
-def _document_columns(manifest_id, *, key, size, content_type, filename) -> dict:
+def _document_columns(manifest_id, *, key, size, content_type, filename, version_id) -> dict:
     return dict(id=new_id(), manifest_id=manifest_id, sha256=key, size_bytes=size, content_type=content_type,
-                object_key=key, filename=(filename or None) and filename[:255], uploaded_at=clock_now())
+                object_key=key, object_version_id=version_id, filename=(filename or None) and filename[:255],
+                uploaded_at=clock_now())
 
 
 def attach(session, manifest: Manifest, uploads: list[Upload], *, service_day: date):
@@ -87,7 +93,7 @@ def attach(session, manifest: Manifest, uploads: list[Upload], *, service_day: d
         attached.append(upload.key)
         manifest.documents.append(Document(**_document_columns(
             manifest.id, key=upload.key, size=upload.spool.size, content_type=upload.content_type,
-            filename=upload.filename)))
+            filename=upload.filename, version_id=upload.version_id)))
         outbox.enqueue_lock(session, key=upload.key, retain_until=until)
     if attached:
         changes.record(session, manifest, changes.DOCUMENTS_ATTACHED, at=clock_now(),
@@ -168,9 +174,9 @@ def _stream(session, store, target, upload: Upload, passing: Passing, length) ->
     beside = _background().submit(_beside_the_put, connection, target, upload, passing, length)
     try:
         try:
-            wrote = store.put_stream(key, passing, length, upload.content_type)
+            stored = store.put_stream(key, passing, length, upload.content_type)
         except StoreUnavailable:
-            wrote = None
+            stored = None
         finally:
             passing.stop_handing()
             # The helper uses the connection and the spool: it is done before either is used again.
@@ -182,16 +188,21 @@ def _stream(session, store, target, upload: Upload, passing: Passing, length) ->
         raise Incomplete(f"The body ended after {upload.spool.size} of the {length} bytes declared.")
     if verdict is None:
         verdict = _verdict(upload)
-    if wrote is None:
+    if stored is None:
         raise verdict or _store_down()
     if verdict:
-        if wrote:
+        if stored.wrote:
             store.delete(key)
         raise verdict
     if failure is not None:
         raise failure
+    upload.version_id = stored.version_id
     if document is None:
         document = _add_rows(session.connection(), target, upload, size=length)
+    elif stored.version_id is not None:  # written beside the PUT, before the version was known
+        session.connection().execute(update(Document).where(Document.id == document.id)
+                                     .values(object_version_id=stored.version_id))
+        document.object_version_id = stored.version_id
     return document
 
 
@@ -222,7 +233,8 @@ def _background():
 def _add_rows(connection, target, upload: Upload, *, size) -> Document:
     """The document and its lock entry, written (not committed) without the unit of work."""
     document = unflushed(Document, retained_until=None, **_document_columns(
-        target.id, key=upload.declared_sha256, size=size, content_type=upload.content_type, filename=upload.filename))
+        target.id, key=upload.declared_sha256, size=size, content_type=upload.content_type, filename=upload.filename,
+        version_id=upload.version_id))
     lock = outbox.lock_row(key=document.sha256, retain_until=add_years(target.service_day, target.retention_years))
     change = changes.entry(target, changes.DOCUMENTS_ATTACHED, at=document.uploaded_at,
                            revision=target.current_revision, documents=[document.sha256])
@@ -304,6 +316,29 @@ def _own_manifest(session, principal, manifest_id, key) -> _Target:
                       errors={"sha256": ["Must be 64 lowercase hex digits."]})
     return _Target(row.id, row.manifest_number, row.current_revision, row.hauler_id, row.fse_id,
                    row.jurisdiction_id, row.retention_years, row.service_completed_at.date(), row.document_id)
+
+
+def open_scan(store, document: Document):
+    """The scan's bytes as stored (its version, where the store keeps versions), read whole and
+    checked against its SHA-256 before any is served: a readable, rewound file to close. Bytes
+    that are not the scan's are never given out: a 502, and an error in the log."""
+    try:
+        return read_verified(store, document.object_key, sha256=document.sha256, size=document.size_bytes,
+                             version_id=document.object_version_id)
+    except ScanAltered as altered:
+        log.error("STORED SCAN FAILED ITS INTEGRITY CHECK: document %s of manifest %s: %s",
+                  document.id, document.manifest_id, altered)
+        raise Altered(
+            f"The stored scan {document.id} failed its integrity check: the store holds other bytes than "
+            "those received, and they are not served.") from None
+    except (StoreUnavailable, KeyError, FileNotFoundError):
+        raise Unavailable("The document store is unavailable.", retry_after=30) from None
+
+
+def opener(store, documents):
+    """`open_scan` by object key, for the renderers that name a scan by its key."""
+    by_key = {document.object_key: document for document in documents}
+    return lambda key: open_scan(store, by_key[key])
 
 
 def find(session, manifest, document_id) -> Document:

@@ -35,5 +35,9 @@ class Incomplete(ServiceError):
     """The body ended before the length it declared; nothing was stored."""
 
 
+class Altered(ServiceError):
+    """A store gave back other bytes than were stored: not the caller's doing, and not served."""
+
+
 class Unavailable(ServiceError):
     """A store the use case needs did not answer; nothing was stored, and a retry may succeed."""

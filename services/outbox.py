@@ -54,9 +54,12 @@ def drain(session, store, *, limit=100, progress=None) -> dict:
         try:
             if entry.kind == LOCK_OBJECT:
                 retain_until = date.fromisoformat(entry.payload["retain_until"])
-                store.set_retention(entry.payload["key"], retain_until)
-                for document in session.scalars(select(Document).where(
-                        Document.object_key == entry.payload["key"])):
+                documents = session.scalars(select(Document).where(
+                    Document.object_key == entry.payload["key"])).all()
+                # The version each scan was stored as, not whatever was written under its key since.
+                for version_id in {document.object_version_id for document in documents} or {None}:
+                    store.set_retention(entry.payload["key"], retain_until, version_id=version_id)
+                for document in documents:
                     if document.retained_until is None or document.retained_until < retain_until:
                         document.retained_until = retain_until
             entry.done_at = at

@@ -175,7 +175,7 @@ def verify(session, store, fse: Fse) -> list[str]:
         for document in session.scalars(select(Document).where(Document.manifest_id == manifest.id)):
             digest = hashlib.sha256()
             try:
-                with store.open(document.object_key) as body:
+                with store.open(document.object_key, document.object_version_id) as body:
                     while chunk := body.read(1024 * 1024):
                         digest.update(chunk)
             except (KeyError, FileNotFoundError):

@@ -449,6 +449,9 @@ class Document(Base):
     size_bytes: Mapped[int] = mapped_column(Integer)
     content_type: Mapped[str] = mapped_column(String(40))
     object_key: Mapped[str] = mapped_column(String(200))
+    # The store's version of the object that holds the bytes (S3 with versioning); what is read
+    # and locked, whatever is written under the key later. None where the store keeps one copy.
+    object_version_id: Mapped[str | None] = mapped_column(String(1024))
     filename: Mapped[str | None] = mapped_column(String(255))
     uploaded_at: Mapped[datetime] = created()
     retained_until: Mapped[date | None] = mapped_column(Date)

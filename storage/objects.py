@@ -1,8 +1,11 @@
 """The object store for scans: a local folder or S3, behind one small interface.
 
-Keys are the content's SHA-256, so storing the same bytes twice stores them once.
+Keys are the content's SHA-256, so storing the same bytes twice stores them once. Where the
+bucket keeps versions, each write names the version that holds the bytes, and that version is
+what is read and locked: anything written under the key later is not.
 """
 import base64
+import hashlib
 import logging
 import os
 import shutil
@@ -10,6 +13,7 @@ import uuid
 from datetime import date, datetime, time, timezone
 from pathlib import Path
 from time import sleep
+from typing import NamedTuple
 
 log = logging.getLogger("fogx.storage")
 
@@ -28,6 +32,14 @@ class StoreUnavailable(Exception):
     """The object store could not be reached or refused the operation."""
 
 
+class Stored(NamedTuple):
+    """What a write did: whether it wrote the bytes (False: they were there already), and the
+    version that holds them where the store keeps versions (None where it keeps one copy)."""
+
+    wrote: bool
+    version_id: str | None = None
+
+
 class ObjectStore:
     # Whether `put_stream` can store a body while it arrives (before it is hashed and checked).
     streams = False
@@ -36,16 +48,16 @@ class ObjectStore:
         """Raise StoreUnavailable unless the store answers."""
         raise NotImplementedError
 
-    def put_file(self, key, path, content_type):
+    def put_file(self, key, path, content_type) -> Stored:
         """Store the file at `path` under `key` (no-op when the key is already there)."""
         raise NotImplementedError
 
-    def put_stream(self, key, body, length, content_type) -> bool:
-        """Store `length` bytes read from `body` under `key`; True when this call wrote them."""
+    def put_stream(self, key, body, length, content_type) -> Stored:
+        """Store `length` bytes read from `body` under `key`."""
         raise NotImplementedError
 
-    def open(self, key):
-        """A binary file-like object over the stored bytes."""
+    def open(self, key, version_id=None):
+        """A binary file-like object over the stored bytes (of that version, when given)."""
         raise NotImplementedError
 
     def exists(self, key):
@@ -54,8 +66,9 @@ class ObjectStore:
     def delete(self, key):
         raise NotImplementedError
 
-    def set_retention(self, key, until: date):
-        """Lock the object until the end of `until`; a no-op where the store cannot lock."""
+    def set_retention(self, key, until: date, version_id=None):
+        """Lock the object (that version, when given) until the end of `until`; a no-op where
+        the store cannot lock."""
         raise NotImplementedError
 
     def keys(self):
@@ -91,7 +104,7 @@ class LocalStore(ObjectStore):
     def put_file(self, key, path, content_type):
         target = self._path(key)
         if target.exists():
-            return
+            return Stored(False)
         target.parent.mkdir(parents=True, exist_ok=True)
         # A name of its own for each upload: two uploads of the same bytes at once each rename
         # a whole copy into place, whichever is last.
@@ -101,8 +114,9 @@ class LocalStore(ObjectStore):
             os.replace(partial, target)
         finally:
             partial.unlink(missing_ok=True)  # left only when the copy failed
+        return Stored(True)
 
-    def open(self, key):
+    def open(self, key, version_id=None):
         return open(self._path(key), "rb")
 
     def exists(self, key):
@@ -111,7 +125,7 @@ class LocalStore(ObjectStore):
     def delete(self, key):
         self._path(key).unlink(missing_ok=True)
 
-    def set_retention(self, key, until):
+    def set_retention(self, key, until, version_id=None):
         pass
 
     def keys(self):
@@ -154,11 +168,21 @@ class S3Store(ObjectStore):
                 # Parts of large files go up unsigned: S3 checks each part's checksum, and
                 # hashing every byte a second time for the signature would only double the CPU.
                 s3={"payload_signing_enabled": False},
+                # A scan read back is checked against its SHA-256 whole (storage.verified): a
+                # checksum of S3's own, computed again on the way, would only cost CPU.
+                response_checksum_validation="when_required",
             ),
         )
         self.client = self._session.client("s3", **self._client_args)
+        # The version each multipart upload completed, by key (boto3's transfer keeps it to itself).
+        self._completed = {}
+        self.client.meta.events.register("after-call.s3.CompleteMultipartUpload", self._remember_version)
         self._direct_put = None
         self._put_region = None
+
+    def _remember_version(self, parsed, **_):
+        if parsed.get("Key") and parsed.get("VersionId"):
+            self._completed[parsed["Key"]] = parsed["VersionId"]
 
     def _call(self, method, **kwargs):
         from botocore.exceptions import BotoCoreError, ClientError
@@ -166,7 +190,7 @@ class S3Store(ObjectStore):
         try:
             return getattr(self.client, method)(Bucket=self.bucket, **kwargs)
         except ClientError as error:
-            if error.response.get("Error", {}).get("Code") in ("404", "NoSuchKey", "NotFound"):
+            if error.response.get("Error", {}).get("Code") in ("404", "NoSuchKey", "NotFound", "NoSuchVersion"):
                 raise KeyError(kwargs.get("Key")) from error
             raise StoreUnavailable(str(error)) from error
         except BotoCoreError as error:
@@ -186,10 +210,9 @@ class S3Store(ObjectStore):
         size = os.path.getsize(path)
         if size <= MULTIPART_THRESHOLD:
             with open(path, "rb") as body:
-                self.put_stream(key, body, size, content_type)
-            return
+                return self.put_stream(key, body, size, content_type)
         if self.exists(key):
-            return
+            return Stored(False, self._found_version(key))
         from boto3.s3.transfer import TransferConfig
         from botocore.exceptions import BotoCoreError, ClientError
 
@@ -201,13 +224,16 @@ class S3Store(ObjectStore):
                                     ExtraArgs={"ContentType": content_type})
         except (BotoCoreError, ClientError) as error:
             raise StoreUnavailable(str(error)) from error
+        version_id = self._completed.pop(key, None)
+        return Stored(True, version_id if version_id is not None else self._found_version(key))
 
     def put_stream(self, key, body, length, content_type):
         """One conditional PUT of `length` bytes read from `body` as they come: written unless
         the key is there already (If-None-Match: *), so a retried upload neither stores a second
         version nor costs a second request. The key, the content's SHA-256, goes as the
-        object's checksum: S3 refuses bytes that do not hash to it. True when this call wrote
-        the object, False when the same bytes were stored already.
+        object's checksum: S3 refuses bytes that do not hash to it. `wrote` when this call
+        wrote the object, not when the same bytes were stored already; either way the version
+        that holds them.
 
         A file may be refused unsent (412) after S3's `100 Continue`; a body streamed from a
         client is read whole whatever S3 answers (it is hashed and checked on the way), so it
@@ -227,11 +253,11 @@ class S3Store(ObjectStore):
         attempt = 1
         while True:
             try:
-                self._put()(key, body, length=length, content_type=content_type, headers=headers)
-                return True
+                return Stored(True, self._put()(key, body, length=length, content_type=content_type,
+                                                headers=headers))
             except PutRefused as refusal:
                 if refusal.code == "PreconditionFailed":
-                    return False  # the same bytes are stored already
+                    return Stored(False, self._found_version(key))  # the same bytes are stored already
                 if refusal.region and refusal.status in (301, 307, 400):
                     # The bucket is in another region than S3_REGION (boto3's own calls follow
                     # such redirects by themselves): the PUTs go there from now on. A file is
@@ -240,7 +266,7 @@ class S3Store(ObjectStore):
                     if attempt == attempts:
                         raise StoreUnavailable(str(refusal)) from refusal
                 elif refusal.code == "ConditionalRequestConflict" and self.exists(key):
-                    return False  # another upload of the same bytes finished first
+                    return Stored(False, self._found_version(key))  # another upload of the same bytes finished first
                 elif refusal.status < 500 or attempt == attempts:
                     raise StoreUnavailable(str(refusal)) from refusal
             except BotoCoreError as error:
@@ -274,8 +300,45 @@ class S3Store(ObjectStore):
                 raise StoreUnavailable(str(error)) from error
         return self._direct_put
 
-    def open(self, key):
-        return self._call("get_object", Key=key)["Body"]
+    def open(self, key, version_id=None):
+        return self._call("get_object", Key=key, **_version(version_id))["Body"]
+
+    def _found_version(self, key):
+        """`version_of`, or None where the store cannot tell now: the bytes are stored all the
+        same, and a scan read as its key stands is checked against its SHA-256 too."""
+        try:
+            return self.version_of(key)
+        except (StoreUnavailable, KeyError) as error:
+            log.warning("the version of %s that holds its bytes could not be found: %s", key, error)
+            return None
+
+    def version_of(self, key):
+        """The oldest version under `key` that holds the bytes the key is the SHA-256 of, told
+        by the checksum S3 keeps (or, where it keeps none, by hashing the bytes); None where
+        the bucket keeps no versions or none holds them (then the key is read as it stands,
+        and checked)."""
+        listing = self._call("list_object_versions", Prefix=key)
+        # S3 lists a key's versions newest first.
+        for version in reversed([v for v in listing.get("Versions", []) if v["Key"] == key]):
+            version_id = version["VersionId"]
+            if version_id == "null":  # written while the bucket kept no versions
+                continue
+            head = self._call("head_object", Key=key, VersionId=version_id, ChecksumMode="ENABLED")
+            checksum = head.get("ChecksumSHA256")
+            if checksum and "-" not in checksum:  # a whole object's, not a multipart composite
+                if checksum == _base64_digest(key):
+                    return version_id
+                continue
+            digest = hashlib.sha256()
+            body = self.open(key, version_id)
+            try:
+                while chunk := body.read(CHUNK):
+                    digest.update(chunk)
+            finally:
+                body.close()
+            if digest.hexdigest() == key:
+                return version_id
+        return None
 
     def delete(self, key):
         """Remove every version (a plain delete would only add a marker over a locked one)."""
@@ -285,22 +348,23 @@ class S3Store(ObjectStore):
         for version in entries:
             self._call("delete_object", Key=key, VersionId=version["VersionId"])
 
-    def set_retention(self, key, until):
+    def set_retention(self, key, until, version_id=None):
         if self.object_lock == "off":
             return
         retain_until = datetime.combine(until, time.max, tzinfo=timezone.utc).replace(microsecond=0)
-        current = self.retention(key)
+        current = self.retention(key, version_id)
         if current and current[1] >= retain_until:
             return  # already locked as long or longer; a lock is only ever extended
         self._call(
             "put_object_retention",
             Key=key,
             Retention={"Mode": self.object_lock.upper(), "RetainUntilDate": retain_until},
+            **_version(version_id),
         )
 
-    def retention(self, key):
-        """(mode, retain until) of the object's lock, or None."""
-        head = self._call("head_object", Key=key)
+    def retention(self, key, version_id=None):
+        """(mode, retain until) of the object's lock (that version's, when given), or None."""
+        head = self._call("head_object", Key=key, **_version(version_id))
         if head.get("ObjectLockMode") and head.get("ObjectLockRetainUntilDate"):
             return head["ObjectLockMode"], head["ObjectLockRetainUntilDate"]
         return None
@@ -323,6 +387,10 @@ def _modified(path):
 
 def _base64_digest(hex_digest):
     return base64.b64encode(bytes.fromhex(hex_digest)).decode()
+
+
+def _version(version_id):
+    return {} if version_id is None else {"VersionId": version_id}
 
 
 def make_store(config):

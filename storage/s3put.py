@@ -65,8 +65,9 @@ class DirectPut:
         self._http = client._endpoint.http_session  # the client's pool, proxies and TLS
 
     def __call__(self, key, body, *, length, content_type, headers=None):
-        """PUT `length` bytes read from `body` to `key`; returns None, raises `PutRefused`
-        for an answer other than 200, botocore's exceptions when S3 cannot be reached."""
+        """PUT `length` bytes read from `body` to `key`; returns the version S3 stored them as
+        (None where the bucket keeps no versions), raises `PutRefused` for an answer other
+        than 200, botocore's exceptions when S3 cannot be reached."""
         request = AWSRequest(method="PUT", url=self.base + key, data=_blocks(body), headers={
             "Content-Type": content_type, "Content-Length": str(length), **(headers or {})})
         credentials = self._credentials.get_frozen_credentials()
@@ -77,6 +78,7 @@ class DirectPut:
             region = response.headers.get("x-amz-bucket-region") or _first(_REGION, content) or None
             raise PutRefused(response.status_code, _first(_CODE, content), _first(_MESSAGE, content),
                              region=region if region != self.region else None)
+        return response.headers.get("x-amz-version-id")
 
 
 def _blocks(body, size=256 * 1024):

@@ -177,6 +177,12 @@ class HashingSpool:
     def closed(self):
         return self._closed
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        self.close()
+
 
 class Passing:
     """A request body read once, by the object store's PUT, while it arrives.

@@ -418,7 +418,7 @@ def test_a_put_is_signed_conditional_checksummed_and_only_a_file_waits_for_100_c
         store = S3Store(bucket="scans", endpoint_url=endpoint, region="us-west-1")
         spool = HashingSpool(10 * 2 ** 20, directory=tmp_path)
         try:
-            assert store.put_stream(sha(PNG), Passing(io.BytesIO(PNG), spool, len(PNG)), len(PNG), "image/png")
+            assert store.put_stream(sha(PNG), Passing(io.BytesIO(PNG), spool, len(PNG)), len(PNG), "image/png").wrote
         finally:
             spool.close()
         scan = tmp_path / "scan.pdf"
@@ -476,9 +476,11 @@ def test_a_put_goes_where_the_client_addresses_the_bucket(s3_bucket, monkeypatch
     endpoint, bucket, s3 = s3_bucket
     store = S3Store(bucket=bucket, endpoint_url=endpoint, region="us-west-1")
     assert store._put().base == f"{endpoint}/{bucket}/"
-    assert store.put_stream(sha(PNG), io.BytesIO(PNG), len(PNG), "image/png") is True
+    stored = store.put_stream(sha(PNG), io.BytesIO(PNG), len(PNG), "image/png")
+    assert stored.wrote is True and stored.version_id
     assert s3.get_object(Bucket=bucket, Key=sha(PNG))["Body"].read() == PNG
-    assert store.put_stream(sha(PNG), io.BytesIO(PNG), len(PNG), "image/png") is False  # stored already
+    again = store.put_stream(sha(PNG), io.BytesIO(PNG), len(PNG), "image/png")
+    assert again == (False, stored.version_id)  # stored already, as that version
 
 
 def _open_put(base, path, token, length):
@@ -565,7 +567,7 @@ def test_a_stream_goes_to_s3_in_blocks_of_256_kib_as_it_came(monkeypatch):
         passing = Watched(Source(data), spool, len(data))
         with _fake_s3() as (endpoint, received):
             store = S3Store(bucket="scans", endpoint_url=endpoint, region="us-west-1")
-            assert store.put_stream(sha(data), passing, len(data), "image/png")
+            assert store.put_stream(sha(data), passing, len(data), "image/png").wrote
     finally:
         spool.close()
     assert received[0][1] == data
@@ -652,7 +654,7 @@ def test_puts_follow_the_bucket_to_the_region_s3_names(tmp_path, monkeypatch):
                     with pytest.raises(StoreUnavailable, match="PermanentRedirect"):
                         store.put_stream(sha(PNG), passing, len(PNG), "image/png")
                 else:
-                    assert store.put_stream(sha(PNG), passing, len(PNG), "image/png")
+                    assert store.put_stream(sha(PNG), passing, len(PNG), "image/png").wrote
             finally:
                 spool.close()
     assert [(signed_for(headers), body) for headers, body in received] == [("us-west-1", PNG), ("eu-west-1", PNG)]

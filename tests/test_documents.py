@@ -255,7 +255,8 @@ def test_where_the_outbox_thread_runs_the_lock_is_its_work(make_app, s3_bucket, 
                    OUTBOX_INTERVAL_SECONDS=3600)
     store = app.extensions["fogx.store"]
     locked_by, lock = [], store.set_retention
-    store.set_retention = lambda *args: (locked_by.append(threading.current_thread().name), lock(*args))
+    store.set_retention = lambda *args, **kwargs: (locked_by.append(threading.current_thread().name),
+                                                   lock(*args, **kwargs))
     client, world = s3_world(app, frozen_clock)
     response = client.post("/v1/manifests", content_type="multipart/form-data", buffered=False,
                            headers=factories.bearer(world.hauler_token),

@@ -192,13 +192,44 @@ def test_zip_verifies_itself(client, filed):
     for name, digest in sums.items():
         assert hashlib.sha256(archive.read(name)).hexdigest() == digest, name
     first = filed["manifests"][0]
-    revision = archive.read(f"revisions/{first['manifest_number']}/revision-1.json")
+    revision = archive.read(f"revisions/{first['manifest_number']}_{first['id']}/revision-1.json")
     assert hashlib.sha256(revision).hexdigest() == first["sha256"]
     assert chain.seal(json.loads(revision)) == first["sha256"]
     scans = [n for n in names if n.startswith("scans/")]
     assert len(scans) == 2
     assert archive.read(next(n for n in scans if n.endswith(".pdf"))) == filed["scans"]["pdf"]
     assert PdfReader(io.BytesIO(archive.read("binder.pdf"))).pages
+
+
+def test_zip_entries_are_unique_when_manifest_numbers_collide(client, session, filed):
+    """Two haulers may use the same manifest number for one restaurant, and `X/1` and `X_1`
+    are made safe alike: each manifest's entries are in a folder of its own all the same,
+    and `SHA256SUMS` checks every entry."""
+    world = filed["world"]
+    other = factories.hauler(session, cities=("victorville",), vehicles=(("TRK-1", 3000),))
+    other_token = factories.token(client, *factories.oauth_client(session, role="hauler", subject=[other.id]))
+    png = factories.png_bytes((32, 32))
+    filings = [(world.hauler_token, "X/1"), (world.hauler_token, "X_1"), (other_token, "X/1")]
+    for n, (token, number) in enumerate(filings):
+        body = world.body(manifest_number=number, completed=NOW - timedelta(days=30 + 2 * n))
+        body["vehicle_id"] = "TRK-1"
+        response = client.post("/v1/manifests", content_type="multipart/form-data", headers=factories.bearer(token),
+                               data={"manifest": json.dumps(body), "documents": [(io.BytesIO(png), "scan.png")]})
+        assert response.status_code == 201, response.json
+    response = get(client, filed, fmt="zip")
+    assert response.status_code == 200
+    archive = zipfile.ZipFile(io.BytesIO(response.data))
+    names = archive.namelist()
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
+    assert archive.testzip() is None
+    sums = [reversed(line.split("  ", 1)) for line in archive.read("SHA256SUMS").decode().splitlines()]
+    sums = [tuple(pair) for pair in sums]
+    assert len(sums) == len(names) - 1 and {name for name, _ in sums} == set(names) - {"SHA256SUMS"}
+    for name, digest in sums:
+        assert hashlib.sha256(archive.read(name)).hexdigest() == digest, name
+    colliding = [n for n in names if n.startswith("scans/X_1_")]
+    assert len(colliding) == 3 and all(archive.read(n) == png for n in colliding)
+    assert len([n for n in names if n.startswith("revisions/X_1_")]) == 3
 
 
 def test_period_and_formats(client, filed):
