@@ -2,14 +2,14 @@
 read and locked, not whatever is written under its key later.
 
 Revision ID: 0018
-Revises: 0012
+Revises: 0016
 Create Date: 2026-12-04
 """
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0018"
-down_revision = "0012"
+down_revision = "0016"
 branch_labels = None
 depends_on = None
 
