@@ -239,7 +239,7 @@ def cover(record, scans):
         ("Manifests in period", f"{len(record.manifests)} ({sum(len(m.revisions) for m in record.manifests)} revisions)"),
         ("Scans attached", str(len(scans))),
         ("Generated", when(record.generated_at, record.zone)),
-        ("Times", f"local time in {record.zone}, with the offset from UTC"),
+        ("Times", f"{record.zone} local time, with its offset"),
     ]))
     story += [Spacer(1, 0.35 * inch), Paragraph(
         f"This binder holds every pump-out manifest filed for this establishment in the period, "

@@ -2,9 +2,9 @@
 filing (Victorville 10.03.170(c): records of waste haulers and disposal site locations), and a
 site's receipt is one ticket on one local day (a site may number a ticket again another day).
 
-Revisions filed before keep the names the registry gives now: the hauler's name, the licence it
-held on the service's local date as recorded by the filing (else the latest recorded), the
-site's name and address. Receipts are dated on the local day of their site's city.
+Revisions filed before are given the names the registry gives now: the hauler's name, the
+licence it held on the service's local date (as recorded by the filing where the registry can
+tell; else its latest), the site's name and address. Receipts are dated on the local day of their site's city.
 
 Revision ID: 0014
 Revises: 0012
@@ -57,13 +57,13 @@ def upgrade():
         "manifest_revisions.service_completed_at",
         "(SELECT j.time_zone FROM jurisdictions j JOIN manifests m ON m.jurisdiction_id = j.id"
         " WHERE m.id = manifest_revisions.manifest_id)")
+    in_force = f" AND l.effective_on <= {service_day}"
     by_filing = " AND l.recorded_at <= manifest_revisions.received_at"
     op.execute(
         "UPDATE manifest_revisions SET"
         " hauler_name = (SELECT h.name FROM haulers h JOIN manifests m ON m.hauler_id = h.id"
         "                WHERE m.id = manifest_revisions.manifest_id),"
-        f" hauler_licence_number = COALESCE({_licence(by_filing + f' AND l.effective_on <= {service_day}')},"
-        f"                                  {_licence(by_filing)}, {_licence('')}),"
+        f" hauler_licence_number = COALESCE({_licence(in_force + by_filing)}, {_licence(in_force)}, {_licence('')}),"
         " disposal_site_name = (SELECT s.name FROM disposal_sites s WHERE s.id = manifest_revisions.disposal_site_id),"
         " disposal_site_address = (SELECT s.address FROM disposal_sites s"
         "                          WHERE s.id = manifest_revisions.disposal_site_id)")
