@@ -4,6 +4,7 @@ A manifest is rejected only when it cannot be filed (schema errors, an unknown p
 device). Everything else is stored and flagged: a late or non-compliant manifest is
 evidence the city needs.
 """
+import functools
 import uuid
 import weakref
 from collections import deque
@@ -23,7 +24,7 @@ from domain import registry as reg
 from domain.clock import now as clock_now
 from domain.dates import local, local_date, start_of_day
 from schemas.manifest import canonical
-from services import changes, documents
+from services import changes, documents, filing_names
 from services.registry import decode_cursor, encode_cursor, licences_of
 from storage.localtime import local_date as sql_local_date
 from storage.models import (
@@ -479,26 +480,16 @@ def _columns(data, named: Named) -> dict:
 
 
 def _named_at_filing(session, hauler_id, data, named: Named) -> dict:
-    """Who pumped and where the load went, as the registry names them when the revision is
-    filed: the hauler's name and the licence it held on the service's local date, the site's
-    name and address (Victorville 10.03.170(c): records of waste haulers and disposal site
-    locations). Kept on the revision, a later change to the registry does not rewrite them."""
     hauler = _cached(session, "hauler", hauler_id, lambda: _hauler_facts(session, hauler_id))
-    name = _cached(session, "hauler_name", hauler_id, lambda: session.scalar(
-        select(Hauler.name).where(Hauler.id == hauler_id)))
-    day = local_date(data["service_completed_at"], _zone(session, named.jurisdiction_id))
-    licence = reg.licence_on(hauler.licences, day) or reg.licence_on(hauler.licences, date.max)
-    site_id = (data.get("disposal") or {}).get("site_id")
-    site = site_id and _cached(session, "site_named", site_id, lambda: session.execute(
-        select(DisposalSite.name, DisposalSite.address).where(DisposalSite.id == site_id)).one_or_none())
-    return dict(hauler_name=name, hauler_licence_number=licence.licence_number if licence else None,
-                disposal_site_name=site.name if site else None,
-                disposal_site_address=site.address if site else None)
+    return filing_names.at_filing(
+        session, functools.partial(_cached, session), hauler_id=hauler_id, licences=hauler.licences,
+        site_id=(data.get("disposal") or {}).get("site_id"),
+        service_day=local_date(data["service_completed_at"], _zone(session, named.jurisdiction_id)))
 
 
 def _revision(manifest, number, body, data, named, *, received_at, reason, previous, client_pk, names) -> dict:
     """A new revision's columns: the canonical document and its chained hash among them, and
-    the names of its hauler and disposal site at filing (`_named_at_filing`)."""
+    the names of its hauler and disposal site at filing (`services.filing_names`)."""
     document = {
         "manifest_id": str(manifest.id),
         "hauler_id": str(manifest.hauler_id),
