@@ -111,11 +111,11 @@ def due():
 def service_status(fse_id):
     args = load(schemas.StatusQuery(), request.args.to_dict())
     fse = registry.get_fse(db.session, current_principal(), fse_id)
-    query = audit.fse_status(db.session, fse, as_of=args.get("as_of"))
+    as_of, query = audit.fse_status(db.session, fse, as_of=args.get("as_of"))
     if _wants_csv(args):
         return _csv(audit.run_page(db.session, query)[0], "service-status")
     rows, _ = audit.run_page(db.session, query)
-    return {"fse_id": str(fse.id), "as_of": (args.get("as_of") or audit.today()).isoformat(), "items": rows}
+    return {"fse_id": str(fse.id), "as_of": as_of.isoformat(), "items": rows}
 
 
 def _uuid(value):

@@ -405,6 +405,11 @@ def ingest_plain(dsn, city, bodies, beside, client_pk):
     devices = {(d[6], d[7]): d for d in city.devices}
     hauler_id = city.haulers[0][0]
     with psycopg.connect(dsn) as conn:
+        # The names a revision keeps, read once as the API's process keeps them.
+        hauler = conn.execute("SELECT h.name, (SELECT l.licence_number FROM hauler_licences l WHERE l.hauler_id = h.id"
+                              " ORDER BY l.effective_on DESC, l.recorded_at DESC LIMIT 1) FROM haulers h WHERE h.id = %s",
+                              (hauler_id,)).fetchone()
+        sites = {str(row[0]): row[1:] for row in conn.execute("SELECT id, name, address FROM disposal_sites")}
         started = time.perf_counter()
         for body, filed in zip(bodies, beside, strict=True):
             device_id, fse_id, permit_id, jid, *_ = devices[(body["permit_number"], body["device_tag"])]
@@ -421,13 +426,15 @@ def ingest_plain(dsn, city, bodies, beside, client_pk):
                     " submitted_by_client_id, device_id, service_started_at, service_completed_at, waste_type,"
                     " gallons_removed, decant_returned_gallons, full_pump_down, vehicle_id, disposal_site_id,"
                     " disposal_ticket_number, disposal_delivered_at, disposal_gallons_delivered, fog_depth_in,"
-                    " solids_depth_in, qualifying)"
-                    " VALUES (%s,%s,1,%s,%s,%s,%s,%s,%s,%s,%s,%s,0,true,%s,%s,%s,%s,%s,%s,%s,%s)",
+                    " solids_depth_in, qualifying, hauler_name, hauler_licence_number, disposal_site_name,"
+                    " disposal_site_address)"
+                    " VALUES (%s,%s,1,%s,%s,%s,%s,%s,%s,%s,%s,%s,0,true,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
                     (revision_id, manifest_id, json.dumps(document), chain.seal(document), received, client_pk,
                      device_id, body["service_started_at"], body["service_completed_at"], body["waste_type"],
                      body["gallons_removed"], body["vehicle_id"], body["disposal"]["site_id"],
                      body["disposal"]["ticket_number"], body["disposal"]["delivered_at"],
-                     body["disposal"]["gallons_delivered"], *depths(body), filed.qualifying))
+                     body["disposal"]["gallons_delivered"], *depths(body), filed.qualifying, *hauler,
+                     *sites[body["disposal"]["site_id"]]))
                 for code, severity, message, citation in filed.findings:
                     conn.execute("INSERT INTO findings (id, revision_id, code, severity, message, citation,"
                                  " raised_at) VALUES (%s,%s,%s,%s,%s,%s,%s)",
@@ -534,9 +541,10 @@ def _percentile(ordered, p):
 
 
 # The question the API answers, field for field, as one statement written by hand: each
-# device's last qualifying service by one probe of the partial index, its permit's status on
-# the day, the last hauler's name, and where it stands (overdue within the grace, missed
-# beyond it, never serviced).
+# device's last qualifying service up to the end of its city's day by one probe of the partial
+# index (dated on that local day), its permit's status on the day and whether it still holds
+# (not revoked, not expired), the last hauler's name, and where it stands (overdue within the
+# grace, missed beyond it, never serviced).
 HAND_WRITTEN_AS_OF = """
 SELECT f.id AS fse_id, f.name AS fse_name, f.address, j.code AS jurisdiction, p.permit_number,
        CASE WHEN p.issued_on > %(as_of)s THEN 'not_issued'
@@ -559,13 +567,19 @@ JOIN jurisdictions j ON j.id = f.jurisdiction_id
 CROSS JOIN LATERAL (SELECT CASE WHEN d.kind = 'interceptor' AND j.interceptor_max_interval_days < d.frequency_days
                                 THEN j.interceptor_max_interval_days ELSE d.frequency_days END AS days) freq
 LEFT JOIN LATERAL (
-  SELECT (r.service_completed_at AT TIME ZONE 'UTC')::date AS service_on, m.id AS manifest_id,
+  SELECT (r.service_completed_at AT TIME ZONE j.time_zone)::date AS service_on, m.id AS manifest_id,
          m.manifest_number, m.hauler_id
   FROM manifest_revisions r JOIN manifests m ON m.id = r.manifest_id AND m.current_revision = r.revision
-  WHERE r.device_id = d.id AND r.qualifying AND r.service_completed_at < %(end)s
+  WHERE r.device_id = d.id AND r.qualifying AND r.service_completed_at < (%(end)s::timestamp AT TIME ZONE j.time_zone)
   ORDER BY r.service_completed_at DESC LIMIT 1
 ) last ON true
+LEFT JOIN LATERAL (
+  SELECT CASE WHEN s.status IN ('revoked', 'expired') THEN s.effective_on END AS ending_on
+  FROM permit_status_changes s WHERE s.permit_id = p.id AND s.effective_on <= %(as_of)s
+  ORDER BY s.effective_on DESC, s.recorded_at DESC LIMIT 1
+) ending ON true
 WHERE f.jurisdiction_id = %(jurisdiction)s AND p.issued_on <= %(as_of)s
+  AND LEAST(ending.ending_on, p.expires_on + 1) > %(as_of)s
   AND %(as_of)s::date - (COALESCE(last.service_on, p.issued_on) + freq.days) > 0
 ORDER BY days_overdue DESC, d.id
 LIMIT 1000

@@ -5,9 +5,13 @@ The ordinances require FOG waste to be disposed of at an approved site (Colusa 1
 Victorville 10.03.160(f)(6)) and the manifest to prove service and disposal (Victorville
 10.03.020(v)). A hauler's word alone proves neither; the site's receipt does. These rules
 compare the two once each side has had its time to arrive.
+
+One load is one ticket of one site on one local day: a site may number a ticket again another day.
 """
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+
+from domain.dates import local_date
 
 CITATION = "Victorville 10.03.020(v): proof of service and disposal; Colusa 15A-16(G)"
 # Site scales and truck meters disagree a little on every load: a difference within this share
@@ -47,6 +51,12 @@ class Received:
     vehicle_id: str
     gallons: int
     at: datetime
+
+
+def load_key(site_id, ticket_number: str, at: datetime, zone: str | None) -> tuple:
+    """What names one load on both sides: the site, its ticket, and the local day in `zone`
+    it was delivered (the manifest) or received (the site's receipt)."""
+    return site_id, ticket_number, local_date(at, zone)
 
 
 def gallons_differ(delivered: int, received: int) -> bool:

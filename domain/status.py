@@ -3,13 +3,30 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 DUE_SOON_DAYS = 14
+# A permit in either status covers no device again: its devices are no longer due.
+ENDING_STATUSES = ("revoked", "expired")
 
 
 @dataclass(frozen=True)
 class DeviceStatus:
-    status: str  # compliant | due_soon | overdue | missed | never_serviced
-    due_on: date
+    status: str  # compliant | due_soon | overdue | missed | never_serviced | permit_ended
+    due_on: date | None
     days_overdue: int
+
+
+def permit_ended_on(*, expires_on: date, changes, day: date) -> date | None:
+    """The first day the permit no longer held, as known on `day`: the day after its expiry,
+    or the day a revocation (or an expiry recorded as a status) took effect, whichever came
+    first; None while it holds. `changes` are `domain.registry.Dated` status changes in the
+    order they took effect (and were recorded)."""
+    latest = None
+    for change in changes:
+        if change.effective_on <= day:
+            latest = change
+    after_expiry = expires_on + timedelta(days=1)
+    if latest is not None and latest.value in ENDING_STATUSES:
+        return min(latest.effective_on, after_expiry)
+    return after_expiry if after_expiry <= day else None
 
 
 def effective_frequency(kind: str, frequency_days: int, max_interval_days: int | None) -> int:
@@ -21,10 +38,13 @@ def effective_frequency(kind: str, frequency_days: int, max_interval_days: int |
 
 
 def device_status(*, as_of: date, last_qualifying: date | None, counted_from: date,
-                  frequency_days: int, grace_days: int) -> DeviceStatus:
+                  frequency_days: int, grace_days: int, permit_ended: date | None = None) -> DeviceStatus:
     """Due `frequency_days` after the last qualifying service (or after `counted_from`, the
     permit's issue date, for a device never serviced); `overdue` within `grace_days` past
-    due, `missed` beyond (Victorville 10.03.160(f)(2))."""
+    due, `missed` beyond (Victorville 10.03.160(f)(2)). From the day its permit ended
+    (`permit_ended`) a device is due no more: `permit_ended`, with no due date."""
+    if permit_ended is not None and permit_ended <= as_of:
+        return DeviceStatus("permit_ended", None, 0)
     start = last_qualifying or counted_from
     due = start + timedelta(days=frequency_days)
     late = (as_of - due).days

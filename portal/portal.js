@@ -8,12 +8,14 @@ const STATUS = {
   overdue: "Overdue",
   missed: "Missed",
   never_serviced: "Never serviced",
+  permit_ended: "Permit ended",
 };
 const KEPT = "fogx.portal.session";
 const ENDED = "Your session has ended. Sign in again.";
 
 let current = null; // {clientId, token, expiresAt, scopes}
 let secret = null; // in memory only, to revoke the token at sign-out
+let cityZone; // the auditor's city's time zone, which its lists' times are read in
 
 class ApiError extends Error {
   constructor(message, status) {
@@ -81,8 +83,20 @@ function badge(status) {
   return el("span", { class: `badge ${status}` }, STATUS[status] || status);
 }
 
-function when(value) {
-  return value ? String(value).replace("T", " ").replace(/:\d\d(\.\d+)?Z$/, " UTC") : "";
+// An instant (RFC 3339) as a person reads it: the city's local time with its offset, the one
+// way fogx writes a time for people (2026-06-30 23:30 -07:00).
+function when(value, zone) {
+  if (!value) return "";
+  const instant = new Date(value);
+  const parts = Object.fromEntries(new Intl.DateTimeFormat("en-US", {
+    timeZone: zone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit",
+    hour: "2-digit", minute: "2-digit", second: "2-digit",
+  }).formatToParts(instant).map((part) => [part.type, part.value]));
+  const wall = Date.UTC(+parts.year, +parts.month - 1, +parts.day, +parts.hour, +parts.minute, +parts.second);
+  const minutes = Math.round((wall - Math.floor(instant.getTime() / 1000) * 1000) / 60000);
+  const two = (n) => String(n).padStart(2, "0");
+  const offset = `${minutes < 0 ? "-" : "+"}${two(Math.floor(Math.abs(minutes) / 60))}:${two(Math.abs(minutes) % 60)}`;
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} ${offset}`;
 }
 
 // columns: [heading, row => text or node, class?]
@@ -306,7 +320,7 @@ function record(found) {
     .sort((a, b) => b.body.service_completed_at.localeCompare(a.body.service_completed_at));
   const summary = found.summary;
   const history = table(`Services from ${found.period.from} to ${found.period.to}`, [
-    ["Completed", (m) => when(m.body.service_completed_at)],
+    ["Completed", (m) => when(m.body.service_completed_at, found.time_zone)],
     ["Manifest", (m) => m.manifest_number + (m.current_revision > 1 ? ` (revision ${m.current_revision})` : "")],
     ["Device", (m) => tags[m.device_id] || m.body.device_tag],
     ["Gallons removed", (m) => m.body.gallons_removed, "number"],
@@ -369,7 +383,7 @@ const AUDIT_LISTS = [
     path: "/v1/audit/findings",
     filters: [["from", "Serviced from", "date"], ["to", "to", "date"], ["severity", "Severity", ["", "violation", "warning"]]],
     columns: [
-      ["Serviced", (r) => when(r.service_completed_at)],
+      ["Serviced", (r) => when(r.service_completed_at, cityZone)],
       ["Restaurant", fseLink],
       ["Device", (r) => r.device_tag],
       ["Manifest", (r) => r.manifest_number],
@@ -409,8 +423,8 @@ const AUDIT_LISTS = [
       ["Hauler", (r) => r.hauler_name],
       ["Manifest", (r) => r.manifest_number || "none"],
       ["Restaurant", fseLink],
-      ["Delivered", (r) => (r.gallons_delivered == null ? "" : `${r.gallons_delivered} gal, ${when(r.delivered_at)}`)],
-      ["Received", (r) => (r.gallons_received == null ? "no receipt" : `${r.gallons_received} gal, ${when(r.received_at)}`)],
+      ["Delivered", (r) => (r.gallons_delivered == null ? "" : `${r.gallons_delivered} gal, ${when(r.delivered_at, cityZone)}`)],
+      ["Received", (r) => (r.gallons_received == null ? "no receipt" : `${r.gallons_received} gal, ${when(r.received_at, cityZone)}`)],
       ["What differs", (r) => r.message],
     ],
     empty: "Every delivery matches the site's receipt.",
@@ -449,6 +463,7 @@ function share(value) {
 }
 
 async function audits() {
+  [cityZone] = (await getJson("/v1/jurisdictions")).items.map((city) => city.time_zone);
   const tabs = el("div", { class: "tabs", role: "tablist", "aria-label": "The city's lists" });
   const panel = el("section", { class: "card", role: "tabpanel", id: "audit-panel", tabindex: "-1" });
   let latest = 0;

@@ -1,5 +1,8 @@
 """The records binder (ReportLab): cover, compliance summary with a chart, every service,
-one page per manifest, and the scans appended, each page footed with the FSE and period."""
+one page per manifest, and the scans appended, each page footed with the FSE and period.
+
+Every time in it is the city's local time with its offset, every date its local date
+(`domain.dates.human`, `local_date`)."""
 import functools
 import io
 import tempfile
@@ -31,6 +34,7 @@ from reportlab.platypus import (
     TableStyle,
 )
 
+from domain.dates import human as when, local_date
 from domain.frequency import ENOUGH_INTERVALS, citation as frequency_citation
 
 INK = colors.HexColor("#1f2d3a")
@@ -41,7 +45,7 @@ WARN = colors.HexColor("#b45309")
 BAD = colors.HexColor("#b91c1c")
 GOOD = colors.HexColor("#15803d")
 STATUS_COLOURS = {"compliant": GOOD, "due_soon": ACCENT, "overdue": WARN, "missed": BAD,
-                  "never_serviced": BAD}
+                  "never_serviced": BAD, "permit_ended": INK}
 
 PAGE_W, PAGE_H = LETTER
 MARGIN = 0.75 * inch
@@ -179,7 +183,7 @@ def services_chart(record, width=6.9 * inch):
     for manifest in record.manifests:
         revision = record.current(manifest)
         qualifying_days.setdefault(manifest.device_id, []).append(
-            (revision.service_completed_at.date(), revision.qualifying))
+            (local_date(revision.service_completed_at, record.zone), revision.qualifying))
     for index, line in enumerate(lanes):
         y = height - top - lane_h * index - lane_h / 2 + 4
         drawing.add(String(4, y - 3, line.device.tag, fontSize=8, fillColor=INK, fontName=SANS_BOLD))
@@ -191,7 +195,7 @@ def services_chart(record, width=6.9 * inch):
                 due = day + timedelta(days=line.frequency_days)
                 if qualifying and start <= due <= end:
                     drawing.add(Line(x(due), y - 6, x(due), y + 6, strokeColor=BAD, strokeWidth=0.9))
-        if start <= line.due_on <= end + timedelta(days=365) and line.due_on <= end:
+        if line.due_on is not None and start <= line.due_on <= end:
             drawing.add(Line(x(line.due_on), y - 8, x(line.due_on), y + 8, strokeColor=BAD, strokeWidth=1.6))
     return drawing
 
@@ -234,7 +238,8 @@ def cover(record, scans):
         ("Period", f"{record.period_from:%B %d, %Y} to {record.period_to:%B %d, %Y}"),
         ("Manifests in period", f"{len(record.manifests)} ({sum(len(m.revisions) for m in record.manifests)} revisions)"),
         ("Scans attached", str(len(scans))),
-        ("Generated", record.generated_at.strftime("%Y-%m-%d %H:%M UTC")),
+        ("Generated", when(record.generated_at, record.zone)),
+        ("Times", f"{record.zone} local time, with its offset"),
     ]))
     story += [Spacer(1, 0.35 * inch), Paragraph(
         f"This binder holds every pump-out manifest filed for this establishment in the period, "
@@ -256,7 +261,7 @@ def summary_page(record):
         rows.append([line.device.tag, line.device.kind, f"{line.device.capacity_gallons:,} gal",
                      f"{line.frequency_days} d",
                      line.last_qualifying.isoformat() if line.last_qualifying else "never",
-                     line.due_on.isoformat(),
+                     line.due_on.isoformat() if line.due_on else "–",
                      Paragraph(f'<font color="{colour}"><b>{human(line.status)}</b></font>'
                                + (f" ({line.days_overdue} d)" if line.days_overdue else ""), CELL)])
     story.append(table(rows, [0.8 * inch, 0.85 * inch, 0.85 * inch, 0.6 * inch, 1.15 * inch, 1.0 * inch, 1.65 * inch]))
@@ -315,14 +320,14 @@ def services_table(record):
         revision = record.current(manifest)
         findings = record.active_findings(manifest)
         rows.append([
-            revision.service_completed_at.strftime("%Y-%m-%d"),
+            local_date(revision.service_completed_at, record.zone).isoformat(),
             Paragraph(esc(manifest.manifest_number) + (f" <font size=6>r{revision.revision}</font>"
                                                        if revision.revision > 1 else ""), CELL),
             devices[manifest.device_id].tag,
             f"{revision.gallons_removed:,}",
             "yes" if revision.full_pump_down else "no",
             Paragraph(esc(revision.disposal_ticket_number or "–"), CELL),
-            revision.received_at.strftime("%Y-%m-%d"),
+            local_date(revision.received_at, record.zone).isoformat(),
             Paragraph(", ".join(f'<font color="{(BAD if f.severity == "violation" else WARN).hexval()}">'
                                 f"{esc(f.code)}</font>" for f in findings) or "–", CELL),
         ])
@@ -338,13 +343,17 @@ def manifest_page(record, manifest):
     device = devices[manifest.device_id]
     measurements = body.get("measurements") or {}
     disposal = body.get("disposal") or {}
+    zone = record.zone
     story = [Paragraph(f"Manifest {esc(manifest.manifest_number)}", H1),
              Paragraph(f"Revision {revision.revision} of {len(manifest.revisions)} · "
                        f"device {esc(device.tag)} · permit {esc(body['permit_number'])}", SMALL),
              Spacer(1, 6),
              key_values([
-                 ("Service", f"{body['service_started_at']} to {body['service_completed_at']}"),
-                 ("Received", revision.received_at.strftime("%Y-%m-%d %H:%M:%S UTC")),
+                 ("Service", f"{when(revision.service_started_at, zone)} to "
+                             f"{when(revision.service_completed_at, zone)}"),
+                 ("Received", _received_at(manifest, revision, zone)),
+                 ("Hauler", _named(revision.hauler_name, revision.hauler_licence_number and
+                                   f"licence {revision.hauler_licence_number}")),
                  ("Driver / vehicle", f"{body['driver_name']} / {body['vehicle_id']}"),
                  ("Signed for the FSE by", body["fse_signer_name"]),
                  ("Waste", human(body["waste_type"])),
@@ -355,8 +364,11 @@ def manifest_page(record, manifest):
                                               f"{measurements['solids_depth_in']} in (design depth "
                                               f"{device.liquid_depth_in:g} in)") if measurements else "not measured"),
                  ("Disposal", (f"ticket {disposal['ticket_number']}, {disposal['gallons_delivered']:,} gal "
-                               f"delivered {disposal['delivered_at']}") if disposal else "no disposal record"),
-                 *_received(record.receipts.get(manifest.id)),
+                               f"delivered {when(revision.disposal_delivered_at, zone)}")
+                  if disposal else "no disposal record"),
+                 *([("Disposal site", _named(revision.disposal_site_name, revision.disposal_site_address))]
+                   if disposal else []),
+                 *_received(record.receipts.get(manifest.id), zone),
              ])]
     findings = record.active_findings(manifest)
     story.append(Paragraph("Findings", H2))
@@ -371,7 +383,7 @@ def manifest_page(record, manifest):
     story.append(Paragraph("Revisions", H2))
     rows = [["Rev", "Received", "Reason", "SHA-256"]]
     for r in manifest.revisions:
-        rows.append([str(r.revision), r.received_at.strftime("%Y-%m-%d %H:%M"),
+        rows.append([str(r.revision), Paragraph(when(r.received_at, zone), CELL),
                      Paragraph(esc(r.reason or "original filing"), CELL), Paragraph(r.sha256, MONO)])
     story.append(table(rows, [0.4 * inch, 1.1 * inch, 1.4 * inch, 4.0 * inch]))  # a SHA-256 on one line
     if manifest.documents:
@@ -384,12 +396,26 @@ def manifest_page(record, manifest):
     return story
 
 
-def _received(receipt):
+def _received_at(manifest, revision, zone):
+    """When the revision was received, and when the manifest first was (the filing deadline
+    runs to that), where they differ."""
+    received = when(revision.received_at, zone)
+    if revision.revision == 1:
+        return received
+    return f"{received} (first received {when(manifest.revisions[0].received_at, zone)})"
+
+
+def _named(name, detail):
+    """A name as recorded at filing, with its detail, or a dash where none was recorded."""
+    return ", ".join(part for part in (name, detail) if part) or "–"
+
+
+def _received(receipt, zone):
     """The disposal site's own record of the load, where it sent one."""
     if receipt is None:
         return []
     return [("Received by the site", f"{receipt.gallons_received:,} gal at "
-                                     f"{receipt.received_at.strftime('%Y-%m-%d %H:%M UTC')}, vehicle "
+                                     f"{when(receipt.received_at, zone)}, vehicle "
                                      f"{receipt.vehicle_id}, hauler licence {receipt.hauler_licence_number} "
                                      f"(the site's receipt)")]
 

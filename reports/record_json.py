@@ -1,5 +1,8 @@
-"""The record as JSON: the FSE, its permits and devices, every revision, and a summary."""
-from schemas.manifest_views import document_view, finding_view, revision_view
+"""The record as JSON: the FSE, its permits and devices, every revision, and a summary.
+
+Instants are RFC 3339 in UTC, for machines; `time_zone` says which local day each date is.
+"""
+from schemas.manifest_views import document_view, finding_view, names_view, revision_view
 from schemas.receipts import receipt_view
 from schemas.registry_views import device_view, fse_view, permit_view
 
@@ -9,10 +12,12 @@ def render(record):
         "fse": fse_view(record.fse),
         "period": {"from": record.period_from.isoformat(), "to": record.period_to.isoformat()},
         "generated_at": record.generated_at.isoformat().replace("+00:00", "Z"),
+        "time_zone": record.zone,
         "retention_years": record.jurisdiction.retention_years,
         "permits": [permit_view(p, record.period_to) for p in record.permits],
         "devices": [{**device_view(line.device), "status": line.status,
-                     "next_due_on": line.due_on.isoformat(), "days_overdue": line.days_overdue,
+                     "next_due_on": line.due_on.isoformat() if line.due_on else None,
+                     "days_overdue": line.days_overdue,
                      "last_qualifying_service_on": line.last_qualifying.isoformat() if line.last_qualifying else None,
                      "measured": _measured(line)}
                     for line in record.devices],
@@ -21,6 +26,9 @@ def render(record):
             "manifest_number": m.manifest_number,
             "device_id": str(m.device_id),
             "current_revision": m.current_revision,
+            "hauler_id": str(m.hauler_id),
+            "disposal_site_id": _text(record.current(m).disposal_site_id),
+            **names_view(record.current(m)),
             "findings": [finding_view(f) for f in record.active_findings(m)],
             "documents": [document_view(d) for d in m.documents],
             "revisions": [revision_view(r) for r in m.revisions],
@@ -28,6 +36,10 @@ def render(record):
         } for m in record.manifests],
         "summary": record.summary,
     }
+
+
+def _text(value):
+    return str(value) if value is not None else None
 
 
 def _measured(line):

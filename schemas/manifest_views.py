@@ -32,6 +32,16 @@ def active_findings(revision):
     return [f for f in revision.findings if f.cleared_at is None]
 
 
+def names_view(revision) -> dict:
+    """Who pumped and where the load went, as named when the revision was filed."""
+    return {
+        "hauler_name": revision.hauler_name,
+        "hauler_licence_number": revision.hauler_licence_number,
+        "disposal_site_name": revision.disposal_site_name,
+        "disposal_site_address": revision.disposal_site_address,
+    }
+
+
 def receipt(manifest, revision, *, due_by, device):
     """The answer to a filing, and the hauler's proof of it."""
     findings = active_findings(revision)
@@ -47,6 +57,7 @@ def receipt(manifest, revision, *, due_by, device):
         "sha256": revision.sha256,
         "qualifying": checks.is_qualifying(f.code for f in findings),
         "hauler_id": str(manifest.hauler_id),
+        **names_view(revision),
         "fse_id": str(manifest.fse_id),
         "device_id": str(manifest.device_id),
         "device_frequency_days": device.frequency_days,
@@ -62,6 +73,7 @@ def revision_view(revision):
         "reason": revision.reason,
         "sha256": revision.sha256,
         "previous_sha256": revision.previous_sha256,
+        **names_view(revision),
         "document": revision.body,
         "findings": [finding_view(f) for f in revision.findings],
     }

@@ -7,11 +7,12 @@ from datetime import date, datetime, timedelta
 from services.errors import Invalid, NotFound
 from domain import frequency
 from domain.clock import now as clock_now
+from domain.dates import local_date
 from storage import audit as queries
 from storage.audit import from_day_number
-from storage.models import Hauler, HaulerRegistration, Jurisdiction, Manifest
+from storage.models import Fse, Hauler, HaulerRegistration, Jurisdiction, Manifest
 from storage.prebuilt import fetch_all
-from sqlalchemy import exists, select
+from sqlalchemy import exists, func, select
 
 DAY_COLUMNS = ("last_service_day", "due_day", "from_day", "missed_day", "serviced_day")
 
@@ -77,22 +78,36 @@ def run_page(session, query, *, cursor=None, limit=None):
     return plain_rows(rows[:limit]), encode_offset(offset + limit) if more else None
 
 
-def today():
-    return clock_now().date()
+def today(zone: str | None = None):
+    """Today in the city's time zone `zone`: the day its FOG manager would write."""
+    return local_date(clock_now(), zone)
+
+
+def zone_of(session, jurisdiction_id) -> str:
+    return session.scalar(select(Jurisdiction.time_zone).where(Jurisdiction.id == jurisdiction_id))
+
+
+def _hauler_zone(session, hauler_id) -> str | None:
+    """The time zone of the cities the hauler is registered in (the first, should they differ)."""
+    return session.scalar(select(func.min(Jurisdiction.time_zone)).join(
+        HaulerRegistration, HaulerRegistration.jurisdiction_id == Jurisdiction.id).where(
+        HaulerRegistration.hauler_id == hauler_id))
 
 
 def missed_services(session, principal, *, as_of=None, period_from=None, period_to=None, **filters):
+    """Devices past due on the city's day `as_of` (today by default), or every interval missed
+    in the period `from`-`to` (local days)."""
     if period_from or period_to:
         # A period open at one end runs to today, or back one quarter from its end.
-        period_to = period_to or today()
+        period_to = period_to or today(zone_of(session, principal.jurisdiction_id))
         period_from = period_from or period_to - timedelta(days=91)
         if period_to < period_from:
             raise Invalid("The period ends before it starts.", errors={"to": ["Must not be before from."]})
         filters.pop("status", None)
         period = {"from": period_from.isoformat(), "to": period_to.isoformat()}
-        return "intervals", period, queries.missed_intervals(period_from, period_to,
-                                                             principal.jurisdiction_id, **filters)
-    as_of = as_of or today()
+        return "intervals", period, queries.missed_intervals(period_from, period_to, principal.jurisdiction_id,
+                                                             dialect=_dialect(session), **filters)
+    as_of = as_of or today(zone_of(session, principal.jurisdiction_id))
     return "as_of", {"as_of": as_of.isoformat()}, queries.missed_as_of(
         as_of, principal.jurisdiction_id, dialect=_dialect(session), **filters)
 
@@ -102,7 +117,7 @@ def findings(principal, **filters):
 
 
 def scorecard(session, principal, hauler_id, *, period_from=None, period_to=None) -> dict:
-    period_to = period_to or today()
+    period_to = period_to or today(zone_of(session, principal.jurisdiction_id))
     period_from = period_from or period_to - timedelta(days=365)
     known = session.scalar(select(Hauler.id).where(Hauler.id == hauler_id, (
         exists().where(HaulerRegistration.hauler_id == Hauler.id,
@@ -126,19 +141,22 @@ def scorecard(session, principal, hauler_id, *, period_from=None, period_to=None
 
 
 def due_for_hauler(session, principal, *, within_days, as_of=None):
-    return queries.due_for_hauler(as_of or today(), principal.hauler_id, within_days, dialect=_dialect(session))
+    as_of = as_of or today(_hauler_zone(session, principal.hauler_id))
+    return queries.due_for_hauler(as_of, principal.hauler_id, within_days, dialect=_dialect(session))
 
 
-def fse_status(session, fse, *, as_of=None):
-    return queries.fse_status(as_of or today(), fse.id, dialect=_dialect(session))
+def fse_status(session, fse: Fse, *, as_of=None):
+    """(the day, the status of each of the FSE's devices on it): today in its city by default."""
+    as_of = as_of or today(zone_of(session, fse.jurisdiction_id))
+    return as_of, queries.fse_status(as_of, fse.id, dialect=_dialect(session))
 
 
 def frequency_recommendations(session, principal, *, as_of=None, min_intervals=frequency.ENOUGH_INTERVALS,
                               fse_id=None, change=None) -> tuple[dict, list[dict]]:
     """({as_of, min_intervals}, a row per interceptor with enough measured intervals): its
     average accumulation and the frequency it supports (domain.frequency)."""
-    as_of = as_of or today()
     city = session.get(Jurisdiction, principal.jurisdiction_id)
+    as_of = as_of or today(city.time_zone)
     cited = frequency.citation(city.code, city.citations)
     rows = []
     for row in session.execute(queries.measured_accumulation(

@@ -4,6 +4,7 @@ A manifest is rejected only when it cannot be filed (schema errors, an unknown p
 device). Everything else is stored and flagged: a late or non-compliant manifest is
 evidence the city needs.
 """
+import functools
 import uuid
 import weakref
 from collections import deque
@@ -20,15 +21,18 @@ from services.errors import Conflict, Invalid, NotFound
 from domain import chain, checks
 from domain import registry as reg
 from domain.clock import now as clock_now
+from domain.dates import local, local_date, start_of_day
 from schemas.manifest import canonical
-from services import changes, documents
+from services import changes, documents, filing_names
 from domain.registry_rows import approval_of, licences_of, registrations_of
 from services.registry import decode_cursor, encode_cursor
+from storage.localtime import local_date as sql_local_date
 from storage.models import (
     Device,
     DisposalSite,
     DisposalSiteJurisdiction,
     Finding,
+    Fse,
     Hauler,
     HaulerRegistration,
     Jurisdiction,
@@ -142,7 +146,7 @@ def _cached(session, kind, key, build):
     return cache[(kind, key)]
 
 
-SHARED_FACTS = {"hauler", "site", "registered"}
+SHARED_FACTS = {"hauler", "site", "registered", "hauler_name", "site_named"}
 _SHARED_LIMIT = 10_000
 _shared_by_engine = weakref.WeakKeyDictionary()  # engine -> (generation, {(kind, key): facts})
 
@@ -181,6 +185,12 @@ def _device_facts(session, device_id):
     return device_facts(device), permit_facts(device.permit)
 
 
+def _zone(session, jurisdiction_id) -> str:
+    """The city's time zone: its local dates are the ones its rules speak of."""
+    return _cached(session, "zone", jurisdiction_id, lambda: session.scalar(
+        select(Jurisdiction.time_zone).where(Jurisdiction.id == jurisdiction_id)))
+
+
 def _site_facts(session, site_id, jurisdiction_id):
     site = session.scalars(select(DisposalSite).where(DisposalSite.id == site_id).options(
         joinedload(DisposalSite.approvals).joinedload(DisposalSiteJurisdiction.status_changes))).unique().one_or_none()
@@ -215,9 +225,12 @@ def _surroundings_statement():
          .order_by(completed.desc()).limit(1)),
         ("following", here.where(device, completed > bindparam("hi")).order_by(completed).limit(1)),
         ("latest", when.where(device, others, ManifestRevision.qualifying).order_by(completed.desc()).limit(1)),
-        # No ticket binds NULL, which matches nothing.
+        # One load: a site's ticket on one local day (a site may use a number again another
+        # day). No ticket binds NULL, which matches nothing.
         ("ticket", here.where(others, ManifestRevision.disposal_site_id == bindparam("site_id"),
-                              ManifestRevision.disposal_ticket_number == bindparam("ticket"))),
+                              ManifestRevision.disposal_ticket_number == bindparam("ticket"),
+                              ManifestRevision.disposal_delivered_at >= bindparam("delivered_from"),
+                              ManifestRevision.disposal_delivered_at < bindparam("delivered_to"))),
     ]
     return union_all(*(select(literal(role).label("role"), part.subquery()) for role, part in parts))
 
@@ -228,11 +241,17 @@ SURROUNDINGS = Prebuilt(_surroundings_statement())
 def surroundings(session, revision: ManifestRevision) -> Surroundings:
     """Every neighbour of `revision` in one round trip (ids), then the rows, if any."""
     completed, window = revision.service_completed_at, checks.SAME_SERVICE
+    delivered_from = delivered_to = None
+    if revision.disposal_delivered_at is not None:
+        zone = _zone(session, revision.manifest.jurisdiction_id)
+        day = local_date(revision.disposal_delivered_at, zone)
+        delivered_from, delivered_to = start_of_day(day, zone), start_of_day(day + timedelta(days=1), zone)
     session.flush()  # what this request changed is part of the neighbourhood
     found = SURROUNDINGS.all(session.connection(), {
         "device_id": revision.device_id, "manifest_id": revision.manifest_id,
         "lo": completed - window, "hi": completed + window,
         "site_id": revision.disposal_site_id, "ticket": revision.disposal_ticket_number,
+        "delivered_from": delivered_from, "delivered_to": delivered_to,
     })
     rows = _revisions(session, {row.id for row in found if row.role in ("service", "ticket", "following")})
 
@@ -287,13 +306,20 @@ def evaluate(session, revision: ManifestRevision, now, around: Surroundings | No
                        lambda: _site_facts(session, revision.disposal_site_id, city))
     around = around or surroundings(session, revision)
     return checks.check(
-        load=load_of(revision), received_at=revision.received_at, now=now,
+        load=load_of(revision), received_at=first_received(manifest), now=now,
         rules=rules, jurisdiction_id=manifest.jurisdiction_id,
         device=device, permit=permit, hauler=hauler, site=site,
         device_loads=[load_of(o) for o in around.same_service],
         ticket_loads=[load_of(t) for t in around.same_ticket],
         previous_qualifying=around.previous_qualifying,
     )
+
+
+def first_received(manifest: Manifest) -> datetime:
+    """When the manifest number was first received: a manifest is made with its first
+    revision, at that moment. The filing deadline runs to it; a correction never moves it
+    (Victorville 10.03.170(b))."""
+    return manifest.created_at
 
 
 def refresh(session, revision: ManifestRevision, now, around: Surroundings | None = None) -> tuple[list, list]:
@@ -361,7 +387,7 @@ def _resolve_statement(*, ordered=True):
     and the registry generation: built once, bound per filing."""
     rules = [getattr(Jurisdiction, name) for name in (
         "manifest_deadline_hours", "twenty_five_percent_rule", "full_pump_min_ratio", "grace_days",
-        "decant_return_allowed", "interceptor_max_interval_days", "citations")]
+        "decant_return_allowed", "interceptor_max_interval_days", "citations", "time_zone")]
     statement = (
         select(Permit.id.label("permit_id"), Permit.permit_number, Permit.jurisdiction_id, Permit.issued_on,
                Permit.expires_on, Device.id.label("device_id"), Device.fse_id, Device.kind,
@@ -424,6 +450,7 @@ def resolve(session, data, hauler_id) -> Named:
         permit_number=first.permit_number, issued_on=first.issued_on, expires_on=first.expires_on,
         changes=tuple(reg.Dated(r.effective_on, r.status) for r in history if r.effective_on is not None))))
     _cached(session, "rules", first.jurisdiction_id, lambda: rules_of(first))
+    _cached(session, "zone", first.jurisdiction_id, lambda: first.time_zone)
     return Named(permit_id=first.permit_id, permit_number=first.permit_number,
                  jurisdiction_id=first.jurisdiction_id, device_id=first.device_id, fse_id=first.fse_id)
 
@@ -461,8 +488,18 @@ def _columns(data, named: Named) -> dict:
     )
 
 
-def _revision(manifest, number, body, data, named, *, received_at, reason, previous, client_pk) -> dict:
-    """A new revision's columns: the canonical document and its chained hash among them."""
+def _named_at_filing(session, hauler_id, data, named: Named) -> dict:
+    city = named.jurisdiction_id
+    hauler = _cached(session, "hauler", (hauler_id, city), lambda: _hauler_facts(session, hauler_id, city))
+    return filing_names.at_filing(
+        session, functools.partial(_cached, session), hauler_id=hauler_id, licences=hauler.licences,
+        site_id=(data.get("disposal") or {}).get("site_id"),
+        service_day=local_date(data["service_completed_at"], _zone(session, named.jurisdiction_id)))
+
+
+def _revision(manifest, number, body, data, named, *, received_at, reason, previous, client_pk, names) -> dict:
+    """A new revision's columns: the canonical document and its chained hash among them, and
+    the names of its hauler and disposal site at filing (`services.filing_names`)."""
     document = {
         "manifest_id": str(manifest.id),
         "hauler_id": str(manifest.hauler_id),
@@ -475,7 +512,7 @@ def _revision(manifest, number, body, data, named, *, received_at, reason, previ
     return dict(
         id=new_id(), manifest_id=manifest.id, revision=number, body=document, sha256=chain.seal(document),
         previous_sha256=previous, reason=reason, received_at=received_at,
-        submitted_by_client_id=client_pk, **_columns(data, named),
+        submitted_by_client_id=client_pk, **_columns(data, named), **names,
     )
 
 
@@ -515,7 +552,7 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
                          current_revision=1, created_at=now, documents=[], revisions=[])
     revision = unflushed(ManifestRevision, manifest=manifest, findings=[], **_revision(
         manifest, 1, body, data, named, received_at=now, reason=None, previous=None,
-        client_pk=principal.client_pk))
+        client_pk=principal.client_pk, names=_named_at_filing(session, principal.hauler_id, data, named)))
     manifest.revisions.append(revision)
     try:
         # The new rows are not in the database yet: nothing a neighbour query returns is them.
@@ -530,7 +567,7 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
         refresh_neighbours(session, revision, now, around)
         due = _due_after(session, revision, around)
         if uploads:
-            documents.attach(session, manifest, list(uploads), service_day=revision.service_completed_at.date())
+            documents.attach(session, manifest, list(uploads), service_day=_service_day(session, revision))
         session.commit()
     except IntegrityError:
         # The hauler filed this number before (or another request just did): a repeat.
@@ -576,15 +613,24 @@ def _due_after(session, revision, around: Surroundings):
         times.append(around.latest_qualifying)
     device, _ = _cached(session, "device", revision.device_id,
                         lambda: _device_facts(session, revision.device_id))
-    return device, checks.due_by(max(times, default=None), device)
+    return device, _due_on(max(times, default=None), device, _zone(session, revision.manifest.jurisdiction_id))
+
+
+def _due_on(last_qualifying: datetime | None, device: checks.DeviceFacts, zone: str) -> date | None:
+    """The device's next due date, counted from the city's local date of its last qualifying
+    service (a service at 23:30 Pacific is that day's)."""
+    return checks.due_by(local(last_qualifying, zone) if last_qualifying else None, device)
+
+
+def _service_day(session, revision: ManifestRevision) -> date:
+    return local_date(revision.service_completed_at, _zone(session, revision.manifest.jurisdiction_id))
 
 
 def _repeat(session, manifest, body, uploads):
     """The stored manifest for a repeated filing; scans it lacks (already written) are attached."""
     _same_or_conflict(manifest, body)
     if uploads:
-        documents.attach(session, manifest, list(uploads),
-                         service_day=current(manifest).service_completed_at.date())
+        documents.attach(session, manifest, list(uploads), service_day=_service_day(session, current(manifest)))
         session.commit()
     return manifest
 
@@ -607,7 +653,8 @@ def correct(session, principal, manifest_id, data) -> tuple[Manifest, bool]:
         return manifest, False
     revision = ManifestRevision(findings=[], **_revision(
         manifest, latest.revision + 1, body, data, named, received_at=now, reason=reason,
-        previous=latest.sha256, client_pk=principal.client_pk))
+        previous=latest.sha256, client_pk=principal.client_pk,
+        names=_named_at_filing(session, principal.hauler_id, data, named)))
     session.add(revision)
     manifest.current_revision = revision.revision
     manifest.device_id, manifest.permit_id, manifest.fse_id = named.device_id, named.permit_id, named.fse_id
@@ -697,10 +744,13 @@ def listing(session, principal, *, fse_id=None, permit_number=None, device_id=No
         query = query.where(~active_finding)
     elif status == "accepted_with_findings":
         query = query.where(active_finding)
-    if service_from:
-        query = query.where(func.date(ManifestRevision.service_completed_at) >= service_from)
-    if service_to:
-        query = query.where(func.date(ManifestRevision.service_completed_at) <= service_to)
+    if service_from or service_to:
+        zone = select(Jurisdiction.time_zone).where(Jurisdiction.id == Manifest.jurisdiction_id).scalar_subquery()
+        served_on = sql_local_date(ManifestRevision.service_completed_at, zone)
+        if service_from:
+            query = query.where(served_on >= service_from)
+        if service_to:
+            query = query.where(served_on <= service_to)
     if cursor:
         query = query.where(Manifest.id > decode_cursor(cursor))
     rows = session.scalars(query.order_by(Manifest.id).limit(limit + 1)).unique().all()
@@ -724,7 +774,9 @@ def dues(session, device_ids) -> dict:
     if missing:
         last = current_revisions().with_only_columns(func.max(ManifestRevision.service_completed_at)).where(
             ManifestRevision.device_id == Device.id, ManifestRevision.qualifying).scalar_subquery()
-        for device, completed in session.execute(select(Device, last).where(Device.id.in_(missing))).all():
+        for device, completed, zone in session.execute(
+                select(Device, last, Jurisdiction.time_zone).join(Fse, Fse.id == Device.fse_id)
+                .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id).where(Device.id.in_(missing))).all():
             facts = device_facts(device)
-            found[device.id] = (facts, checks.due_by(completed, facts))
+            found[device.id] = (facts, _due_on(completed, facts, zone))
     return found

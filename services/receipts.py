@@ -2,20 +2,23 @@
 where the site's side and the hauler's manifest disagree.
 
 A site reports from the moment its first `site` client is made: manifests delivered to it
-before then are not compared, since nothing says it would have reported them.
+before then are not compared, since nothing says it would have reported them. A load is one
+ticket of one site on one local day (`domain.reconcile.load_key`).
 """
-from datetime import datetime, time, timedelta, timezone
+from datetime import timedelta
 
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import String, and_, func, literal, or_, select
 from sqlalchemy.exc import IntegrityError
 
 from services.errors import Conflict, Invalid
 from domain import reconcile
 from domain.clock import now as clock_now
+from domain.dates import local_date, start_of_day
 from schemas.manifest import canonical
 from schemas.manifest_views import iso
 from services.audit import today
 from services.registry import page, within_reach
+from storage.localtime import local_date as sql_local_date
 from storage.models import (
     DisposalReceipt,
     DisposalSite,
@@ -37,17 +40,18 @@ SKEW = timedelta(minutes=5)
 
 
 def submit(session, principal, data) -> tuple[DisposalReceipt, bool]:
-    """The site's receipt of one load; (receipt, created). The same ticket sent again with the
-    same body is the receipt already made; with another body, a 409: receipts are evidence,
-    never changed."""
+    """The site's receipt of one load; (receipt, created). The same ticket on the same local
+    day sent again with the same body is the receipt already made; with another body, a 409:
+    receipts are evidence, never changed."""
     if data["received_at"] > clock_now() + SKEW:
         raise Invalid("The load is dated in the future.", errors={"received_at": ["Must not be in the future."]})
     body = canonical(data)
-    existing = _on_ticket(session, principal.site_id, data["ticket_number"])
+    received_on = local_date(data["received_at"], site_zone(session, principal.site_id))
+    existing = _on_ticket(session, principal.site_id, data["ticket_number"], received_on)
     if existing is not None:
         return _same_or_conflict(existing, body), False
     receipt = DisposalReceipt(
-        site_id=principal.site_id, body=body, submitted_by_client_id=principal.client_pk,
+        site_id=principal.site_id, body=body, submitted_by_client_id=principal.client_pk, received_on=received_on,
         hauler_id=session.scalar(select(HaulerLicence.hauler_id).where(
             HaulerLicence.licence_number == data["hauler_licence_number"]).limit(1)),
         **{name: data[name] for name in ("ticket_number", "hauler_licence_number", "vehicle_id", "waste_type",
@@ -57,19 +61,28 @@ def submit(session, principal, data) -> tuple[DisposalReceipt, bool]:
         session.commit()
     except IntegrityError:  # the same ticket, from another request meanwhile
         session.rollback()
-        return _same_or_conflict(_on_ticket(session, principal.site_id, data["ticket_number"]), body), False
+        return _same_or_conflict(_on_ticket(session, principal.site_id, data["ticket_number"], received_on),
+                                 body), False
     return receipt, True
 
 
-def _on_ticket(session, site_id, ticket_number):
+def site_zone(session, site_id) -> str | None:
+    """The time zone of the cities the site serves (the first, should they differ)."""
+    return session.scalar(select(func.min(Jurisdiction.time_zone)).join(
+        DisposalSiteJurisdiction, DisposalSiteJurisdiction.jurisdiction_id == Jurisdiction.id).where(
+        DisposalSiteJurisdiction.site_id == site_id))
+
+
+def _on_ticket(session, site_id, ticket_number, received_on):
     return session.scalar(select(DisposalReceipt).where(DisposalReceipt.site_id == site_id,
-                                                        DisposalReceipt.ticket_number == ticket_number))
+                                                        DisposalReceipt.ticket_number == ticket_number,
+                                                        DisposalReceipt.received_on == received_on))
 
 
 def _same_or_conflict(receipt, body):
     if receipt.body != body:
-        raise Conflict(f"Ticket {receipt.ticket_number} was received with a different body; "
-                       "a receipt is never changed.")
+        raise Conflict(f"Ticket {receipt.ticket_number} was received on {receipt.received_on.isoformat()} with a "
+                       "different body; a receipt is never changed.")
     return receipt
 
 
@@ -90,24 +103,22 @@ def get(session, principal, receipt_id) -> DisposalReceipt:
 
 
 def reconciliation(session, principal, *, period_from=None, period_to=None, code=None) -> tuple[dict, list[dict]]:
-    """({from, to}, the loads of the auditor's city delivered or received in the period on
-    which a reporting site and the manifests disagree, in time order)."""
-    period_to = period_to or today()
+    """({from, to}, the loads of the auditor's city delivered or received in the period (the
+    city's local days) on which a reporting site and the manifests disagree, in time order)."""
+    city = session.get(Jurisdiction, principal.jurisdiction_id)
+    period_to = period_to or today(city.time_zone)
     period_from = period_from or period_to - timedelta(days=30)
     if period_to < period_from:
         raise Invalid("The period ends before it starts.", errors={"to": ["Must not be before from."]})
-    city = session.get(Jurisdiction, principal.jurisdiction_id)
     now, wait = clock_now(), timedelta(hours=city.manifest_deadline_hours)
-    start, end = _moment(period_from), _moment(period_to + timedelta(days=1))
-    rows = [*_delivered(session, city.id, start, end, now, wait), *_unfiled(session, city.id, start, end, now, wait)]
+    start, end = start_of_day(period_from, city.time_zone), start_of_day(period_to + timedelta(days=1), city.time_zone)
+    zone = literal(city.time_zone, String)
+    rows = [*_delivered(session, city.id, zone, start, end, now, wait),
+            *_unfiled(session, city.id, zone, start, end, now, wait)]
     if code:
         rows = [row for row in rows if row["code"] == code]
     rows.sort(key=lambda row: (row["delivered_at"] or row["received_at"], row["ticket_number"], row["code"]))
     return {"from": period_from.isoformat(), "to": period_to.isoformat()}, rows
-
-
-def _moment(day):
-    return datetime.combine(day, time(), tzinfo=timezone.utc)
 
 
 def _reporting_since():
@@ -116,9 +127,9 @@ def _reporting_since():
             .where(OAuthClient.role == "site").group_by(OAuthClient.site_id).subquery())
 
 
-def _delivered(session, city_id, start, end, now, wait):
+def _delivered(session, city_id, zone, start, end, now, wait):
     """The city's manifests delivered in the period to a reporting site, each beside the
-    receipt of its ticket, if any."""
+    receipt of its ticket on its local delivery day, if any."""
     reporting = _reporting_since()
     revision, receipt = ManifestRevision, DisposalReceipt
     query = (
@@ -136,7 +147,8 @@ def _delivered(session, city_id, start, end, now, wait):
         .join(Hauler, Hauler.id == Manifest.hauler_id)
         .join(Fse, Fse.id == Manifest.fse_id)
         .outerjoin(receipt, and_(receipt.site_id == revision.disposal_site_id,
-                                 receipt.ticket_number == revision.disposal_ticket_number))
+                                 receipt.ticket_number == revision.disposal_ticket_number,
+                                 receipt.received_on == sql_local_date(revision.disposal_delivered_at, zone)))
         .where(Manifest.jurisdiction_id == city_id, revision.disposal_delivered_at >= reporting.c.since,
                revision.disposal_delivered_at >= start, revision.disposal_delivered_at < end,
                # A delivery is dated no later than its filing (the future is refused): one in
@@ -152,14 +164,15 @@ def _delivered(session, city_id, start, end, now, wait):
             yield _row(code, row, received=received is not None)
 
 
-def _unfiled(session, city_id, start, end, now, wait):
+def _unfiled(session, city_id, zone, start, end, now, wait):
     """Receipts in the period at the sites serving the city, from its registered haulers or
-    from haulers fogx does not know, on tickets no manifest names."""
+    from haulers fogx does not know, on tickets no manifest names for that local day."""
     receipt, revision = DisposalReceipt, ManifestRevision
     named = (select(revision.id).join(Manifest, and_(Manifest.id == revision.manifest_id,
                                                      Manifest.current_revision == revision.revision))
              .where(revision.disposal_site_id == receipt.site_id,
-                    revision.disposal_ticket_number == receipt.ticket_number))
+                    revision.disposal_ticket_number == receipt.ticket_number,
+                    sql_local_date(revision.disposal_delivered_at, zone) == receipt.received_on))
     registered = select(HaulerRegistration.hauler_id).where(HaulerRegistration.jurisdiction_id == city_id)
     serving = select(DisposalSiteJurisdiction.site_id).where(DisposalSiteJurisdiction.jurisdiction_id == city_id)
     query = (

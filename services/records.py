@@ -1,16 +1,20 @@
-"""An FSE's record for a period: its permits, devices, every manifest revision and a summary."""
+"""An FSE's record for a period: its permits, devices, every manifest revision and a summary.
+
+Every day in it is the FSE's city's local day: the period, the services, the due dates.
+"""
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from sqlalchemy import and_, func, select
 from sqlalchemy.orm import selectinload
 
 from services.errors import Invalid
-from domain import chain, frequency
+from domain import chain, frequency, reconcile
+from domain import registry as reg
 from domain.clock import now as clock_now
-from domain.dates import add_years
-from domain.status import device_status, effective_frequency
+from domain.dates import add_years, local_date, start_of_day
+from domain.status import device_status, effective_frequency, permit_ended_on
 from services import registry
 from storage.models import (
     Device,
@@ -30,7 +34,7 @@ class DeviceLine:
     permit: Permit
     frequency_days: int
     status: str
-    due_on: date
+    due_on: date | None  # None once the permit has ended
     days_overdue: int
     last_qualifying: date | None
     services: list = field(default_factory=list)  # service dates in the period
@@ -52,6 +56,11 @@ class Record:
     manifests: list[Manifest]  # current revision in the period, oldest service first
     receipts: dict = field(default_factory=dict)  # manifest id -> the disposal site's receipt of its load
 
+    @property
+    def zone(self) -> str:
+        """The city's time zone: every time a person reads in the record is its local time."""
+        return self.jurisdiction.time_zone
+
     def current(self, manifest):
         return manifest.revisions[manifest.current_revision - 1]
 
@@ -69,7 +78,8 @@ class Record:
             "qualifying_services": sum(1 for m in self.manifests if self.current(m).qualifying),
             "on_time_share": round((total - late) / total, 4) if total else None,
             "findings_by_code": dict(sorted(findings.items())),
-            "devices": {line.device.tag: {"status": line.status, "next_due_on": line.due_on.isoformat(),
+            "devices": {line.device.tag: {"status": line.status,
+                                          "next_due_on": line.due_on.isoformat() if line.due_on else None,
                                           "days_overdue": line.days_overdue}
                         for line in self.devices},
         }
@@ -80,12 +90,14 @@ class Record:
 
 def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
     now = clock_now()
-    today = now.date()
     jurisdiction = session.get(Jurisdiction, fse.jurisdiction_id)
+    zone = jurisdiction.time_zone
+    today = local_date(now, zone)
     period_to = period_to or today
     period_from = period_from or add_years(period_to, -jurisdiction.retention_years)
     if period_to < period_from:
         raise Invalid("The period ends before it starts.", errors={"to": ["Must not be before from."]})
+    begins, ends = start_of_day(period_from, zone), start_of_day(period_to + timedelta(days=1), zone)
     permits = session.scalars(select(Permit).where(Permit.fse_id == fse.id).order_by(Permit.issued_on)).all()
     devices = session.scalars(select(Device).where(Device.fse_id == fse.id).order_by(Device.tag)).all()
     manifests = session.scalars(
@@ -93,8 +105,8 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
         .join(ManifestRevision, and_(ManifestRevision.manifest_id == Manifest.id,
                                      ManifestRevision.revision == Manifest.current_revision))
         .where(Manifest.fse_id == fse.id,
-               func.date(ManifestRevision.service_completed_at) >= period_from,
-               func.date(ManifestRevision.service_completed_at) <= period_to)
+               ManifestRevision.service_completed_at >= begins,
+               ManifestRevision.service_completed_at < ends)
         .order_by(ManifestRevision.service_completed_at, Manifest.id)
         .options(selectinload(Manifest.revisions).selectinload(ManifestRevision.findings),
                  selectinload(Manifest.documents))
@@ -106,17 +118,21 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
             .join(Manifest, and_(Manifest.id == ManifestRevision.manifest_id,
                                  Manifest.current_revision == ManifestRevision.revision))
             .where(ManifestRevision.device_id == device.id, ManifestRevision.qualifying,
-                   func.date(ManifestRevision.service_completed_at) <= period_to))
-        last_day = last.date() if last else None
+                   ManifestRevision.service_completed_at < ends))
+        last_day = local_date(last, zone) if last else None
         frequency_days = effective_frequency(device.kind, device.frequency_days,
                                              jurisdiction.interceptor_max_interval_days)
-        status = device_status(as_of=min(period_to, today), last_qualifying=last_day,
-                               counted_from=device.permit.issued_on, frequency_days=frequency_days,
-                               grace_days=jurisdiction.grace_days)
+        as_of = min(period_to, today)
+        permit = device.permit
+        ended = permit_ended_on(expires_on=permit.expires_on, day=as_of, changes=[
+            reg.Dated(c.effective_on, c.status) for c in permit.status_changes])
+        status = device_status(as_of=as_of, last_qualifying=last_day, counted_from=permit.issued_on,
+                               frequency_days=frequency_days, grace_days=jurisdiction.grace_days,
+                               permit_ended=ended)
         revisions = [m.revisions[m.current_revision - 1] for m in manifests if m.device_id == device.id]
         accumulation = advice = None
         if device.kind == "interceptor":
-            accumulation = frequency.measured((r.service_completed_at.date(), r.qualifying, _depth(r))
+            accumulation = frequency.measured((local_date(r.service_completed_at, zone), r.qualifying, _depth(r))
                                               for r in revisions)
         if accumulation and accumulation.intervals >= frequency.ENOUGH_INTERVALS:
             advice = frequency.recommend(
@@ -127,28 +143,30 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
         lines.append(DeviceLine(device=device, permit=device.permit, frequency_days=frequency_days,
                                 status=status.status, due_on=status.due_on,
                                 days_overdue=status.days_overdue, last_qualifying=last_day,
-                                services=[r.service_completed_at.date() for r in revisions],
+                                services=[local_date(r.service_completed_at, zone) for r in revisions],
                                 accumulation=accumulation, advice=advice))
     return Record(fse=fse, jurisdiction=jurisdiction, period_from=period_from, period_to=period_to,
                   generated_at=now, permits=permits, devices=lines, manifests=manifests,
-                  receipts=_receipts(session, manifests))
+                  receipts=_receipts(session, manifests, zone))
 
 
-def _receipts(session, manifests) -> dict:
+def _receipts(session, manifests, zone) -> dict:
     """The disposal site's own receipt of each manifest's load, where the site sent one: the
-    ticket of the manifest's current revision at its site (the reconciliation's match)."""
+    ticket of the manifest's current revision at its site on its local delivery day (the
+    reconciliation's match)."""
     tickets = {}
     for manifest in manifests:
         revision = manifest.revisions[manifest.current_revision - 1]
-        if revision.disposal_site_id and revision.disposal_ticket_number:
-            tickets[(revision.disposal_site_id, revision.disposal_ticket_number)] = manifest.id
+        if revision.disposal_site_id and revision.disposal_ticket_number and revision.disposal_delivered_at:
+            tickets[reconcile.load_key(revision.disposal_site_id, revision.disposal_ticket_number,
+                                       revision.disposal_delivered_at, zone)] = manifest.id
     if not tickets:
         return {}
     found = session.scalars(select(DisposalReceipt).where(
-        DisposalReceipt.site_id.in_({site for site, _ in tickets}),
-        DisposalReceipt.ticket_number.in_({ticket for _, ticket in tickets})))
+        DisposalReceipt.site_id.in_({site for site, _, _ in tickets}),
+        DisposalReceipt.ticket_number.in_({ticket for _, ticket, _ in tickets})))
     return {tickets[key]: receipt for receipt in found
-            if (key := (receipt.site_id, receipt.ticket_number)) in tickets}
+            if (key := (receipt.site_id, receipt.ticket_number, receipt.received_on)) in tickets}
 
 
 def _depth(revision: ManifestRevision) -> float | None:

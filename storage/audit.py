@@ -1,9 +1,10 @@
 """Set-based audit queries: devices due and overdue, missed intervals, findings, scorecards.
 
 Every question is one SQL statement over the current revisions, portable between SQLite and
-PostgreSQL. Days are counted as whole days since 2000-01-01, in UTC, on both.
+PostgreSQL. Days are counted as whole days since 2000-01-01, each service on the local date of
+its city (`storage.localtime`), on both.
 """
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import date, timedelta
 
 from sqlalchemy import (
     Date,
@@ -18,8 +19,11 @@ from sqlalchemy import (
     union_all,
 )
 from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.orm import aliased
 from sqlalchemy.sql.expression import FunctionElement
 
+from domain.status import ENDING_STATUSES
+from storage.localtime import day_start, local_day
 from storage.permit_status import permit_status_sql
 from storage.models import (
     Device,
@@ -30,6 +34,7 @@ from storage.models import (
     Manifest,
     ManifestRevision,
     Permit,
+    PermitStatusChange,
 )
 
 EPOCH = date(2000, 1, 1)
@@ -44,7 +49,8 @@ def from_day_number(number: int) -> date:
 
 
 class day_of(FunctionElement):
-    """Whole days since 2000-01-01 of a date or a UTC timestamp column."""
+    """Whole days since 2000-01-01 of a date column (an instant's day is its city's:
+    `storage.localtime.local_day`)."""
 
     type = Integer()
     inherit_cache = True
@@ -60,24 +66,57 @@ def _day_of_sqlite(element, compiler, **kw):
 @compiles(day_of, "postgresql")
 def _day_of_postgresql(element, compiler, **kw):
     (arg,) = list(element.clauses)
-    inner = compiler.process(arg, **kw)
-    if isinstance(arg.type, Date):
-        return f"(({inner}) - DATE '2000-01-01')"
-    return f"((({inner}) AT TIME ZONE 'UTC')::date - DATE '2000-01-01')"
+    return f"(({compiler.process(arg, **kw)}) - DATE '2000-01-01')"
+
+
+def city_zone(jurisdiction_id):
+    """The city's time zone, as a value the database reads once per statement."""
+    return select(Jurisdiction.time_zone).where(Jurisdiction.id == jurisdiction_id).scalar_subquery()
 
 
 def qualifying_services():
-    """Current, qualifying revisions: the services that count."""
+    """Current, qualifying revisions: the services that count, each on its city's local day."""
+    city = aliased(Jurisdiction)
     return (
         select(ManifestRevision.device_id.label("device_id"),
-               day_of(ManifestRevision.service_completed_at).label("day"),
+               local_day(ManifestRevision.service_completed_at, city.time_zone).label("day"),
                ManifestRevision.service_completed_at.label("completed_at"),
                Manifest.id.label("manifest_id"), Manifest.manifest_number.label("manifest_number"),
                Manifest.hauler_id.label("hauler_id"))
         .join(Manifest, and_(Manifest.id == ManifestRevision.manifest_id,
                              Manifest.current_revision == ManifestRevision.revision))
+        .join(city, city.id == Manifest.jurisdiction_id)
         .where(ManifestRevision.qualifying)
     )
+
+
+def _permit_ending(day: date, dialect: str):
+    """Each permit's latest status change up to `day`, where that change ended it (revoked,
+    or expiry recorded as a status): its `ending_on`, as a FROM element to outer-join.
+    PostgreSQL probes each permit's changes (LATERAL ... LIMIT 1); SQLite ranks them."""
+    ending = case((PermitStatusChange.status.in_(ENDING_STATUSES), PermitStatusChange.effective_on),
+                  else_=null()).label("ending_on")
+    order = (PermitStatusChange.effective_on.desc(), PermitStatusChange.recorded_at.desc())
+    if dialect == "postgresql":
+        latest = (select(ending).where(PermitStatusChange.permit_id == Permit.id,
+                                       PermitStatusChange.effective_on <= day)
+                  .order_by(*order).limit(1).lateral("ending"))
+        return latest, true()
+    ranked = (select(PermitStatusChange.permit_id, ending,
+                     func.row_number().over(partition_by=PermitStatusChange.permit_id, order_by=order).label("rank"))
+              .where(PermitStatusChange.effective_on <= day).subquery("ranked_changes"))
+    latest = select(ranked.c.permit_id, ranked.c.ending_on).where(ranked.c.rank == 1).subquery("ending")
+    return latest, latest.c.permit_id == Permit.id
+
+
+def permit_ended_day(ending):
+    """The day number from which the permit no longer holds, as known on the day `ending` was
+    read for (`_permit_ending`): its revocation's, or the day after its expiry, whichever comes
+    first. A permit has ended on a day on or after it (as `domain.status.permit_ended_on`)."""
+    after_expiry = day_of(Permit.expires_on) + 1
+    ended = day_of(ending.c.ending_on)
+    return case((ending.c.ending_on.is_(None), after_expiry),
+                (ended < after_expiry, ended), else_=after_expiry)
 
 
 def effective_frequency():
@@ -91,42 +130,55 @@ def effective_frequency():
 
 
 def _last_service(as_of: date, dialect: str):
-    """Each device's last qualifying service up to `as_of`, as a FROM element to outer-join.
+    """Each device's last qualifying service up to the end of its city's day `as_of`, as a
+    FROM element to outer-join (beside `Jurisdiction`, the device's city).
 
     PostgreSQL probes the partial index of qualifying services once per device (LATERAL ...
     LIMIT 1); SQLite, which has no LATERAL, ranks the services with a window function.
     """
-    end = datetime.combine(as_of + timedelta(days=1), time.min, tzinfo=timezone.utc)
-    columns = (ManifestRevision.device_id.label("device_id"),
-               day_of(ManifestRevision.service_completed_at).label("day"),
-               Manifest.id.label("manifest_id"), Manifest.manifest_number.label("manifest_number"),
-               Manifest.hauler_id.label("hauler_id"))
+    following = as_of + timedelta(days=1)
     current = and_(Manifest.id == ManifestRevision.manifest_id,
                    Manifest.current_revision == ManifestRevision.revision)
     if dialect == "postgresql":
+        zone = Jurisdiction.time_zone
+        columns = _service_columns(zone)
         last = (select(*columns).join(Manifest, current)
                 .where(ManifestRevision.device_id == Device.id, ManifestRevision.qualifying,
-                       ManifestRevision.service_completed_at < end)
+                       ManifestRevision.service_completed_at < day_start(literal(following, Date), zone))
                 .order_by(ManifestRevision.service_completed_at.desc()).limit(1).lateral("last"))
         return last, true()
-    ranked = (select(*columns, func.row_number().over(
+    city = aliased(Jurisdiction)
+    ranked = (select(*_service_columns(city.time_zone), func.row_number().over(
         partition_by=ManifestRevision.device_id,
         order_by=(ManifestRevision.service_completed_at.desc(), Manifest.id.desc())).label("rank"))
         .join(Manifest, current)
-        .where(ManifestRevision.qualifying, ManifestRevision.service_completed_at < end)
+        .join(city, city.id == Manifest.jurisdiction_id)
+        .where(ManifestRevision.qualifying,
+               ManifestRevision.service_completed_at < day_start(literal(following, Date), city.time_zone))
         .subquery("ranked"))
     last = select(ranked).where(ranked.c.rank == 1).subquery("last")
     return last, last.c.device_id == Device.id
 
 
+def _service_columns(zone):
+    return (ManifestRevision.device_id.label("device_id"),
+            local_day(ManifestRevision.service_completed_at, zone).label("day"),
+            Manifest.id.label("manifest_id"), Manifest.manifest_number.label("manifest_number"),
+            Manifest.hauler_id.label("hauler_id"))
+
+
 def device_due(as_of: date, dialect: str = "sqlite"):
-    """One row per device: its last qualifying service up to `as_of`, due day and lateness."""
+    """One row per device: its last qualifying service up to `as_of`, due day and lateness.
+    A device whose permit has ended by `as_of` is due no more: `permit_ended`, no due day."""
     last, on = _last_service(as_of, dialect)
+    ending, ending_on = _permit_ending(as_of, dialect)
+    ended = permit_ended_day(ending) <= day_number(as_of)
     frequency = effective_frequency()
     start_day = func.coalesce(last.c.day, day_of(Permit.issued_on))
     due_day = start_day + frequency
     days_overdue = literal(day_number(as_of)) - due_day
     status = case(
+        (ended, "permit_ended"),
         (last.c.manifest_id.is_(None), "never_serviced"),
         (days_overdue <= 0, case((days_overdue >= -14, "due_soon"), else_="compliant")),
         (days_overdue <= Jurisdiction.grace_days, "overdue"),
@@ -147,7 +199,8 @@ def device_due(as_of: date, dialect: str = "sqlite"):
             select(Hauler.name).where(Hauler.id == last.c.hauler_id).scalar_subquery()
             .label("last_hauler_name"),
             # Not yet due is 0 days overdue, as in a record's summary (domain.status).
-            due_day.label("due_day"), case((days_overdue > 0, days_overdue), else_=0).label("days_overdue"),
+            case((ended, null()), else_=due_day).label("due_day"),
+            case((ended, 0), (days_overdue > 0, days_overdue), else_=0).label("days_overdue"),
             status.label("status"),
         )
         .select_from(Device)
@@ -155,6 +208,7 @@ def device_due(as_of: date, dialect: str = "sqlite"):
         .join(Permit, Permit.id == Device.permit_id)
         .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
         .outerjoin(last, on)
+        .outerjoin(ending, ending_on)
         .where(Permit.issued_on <= as_of)
     )
 
@@ -184,10 +238,11 @@ def fse_status(as_of: date, fse_id, *, dialect):
     return select(rows).order_by(rows.c.device_tag)
 
 
-def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, fse_id=None,
+def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dialect="sqlite", fse_id=None,
                      hauler_id=None, area=None):
     """Every gap between qualifying services longer than the frequency plus grace that was
-    missed (past due beyond the grace, not yet serviced) on some day of the period."""
+    missed (past due beyond the grace, not yet serviced) on some day of the period while the
+    device's permit held: a gap ends at the next service, or the permit's last day."""
     services = qualifying_services().subquery("services")
     closed = select(
         services.c.device_id,
@@ -202,10 +257,13 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, fse
                     null().label("end_day"), null().label("end_manifest_id"))
              .select_from(Device).outerjoin(last, last.c.device_id == Device.id))
     gaps = union_all(closed, open_).subquery("gaps")
+    ending, ending_on = _permit_ending(period_to, dialect)
+    last_day_in_force = permit_ended_day(ending) - 1
     frequency = effective_frequency()
     start = func.coalesce(gaps.c.start_day, day_of(Permit.issued_on))
     due = start + frequency
-    end = func.coalesce(gaps.c.end_day, day_number(period_to))
+    reached = func.coalesce(gaps.c.end_day, day_number(period_to))
+    end = case((last_day_in_force < reached, last_day_in_force), else_=reached)
     missed_on = due + Jurisdiction.grace_days + 1
     query = (
         select(
@@ -222,6 +280,7 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, fse
         .join(Fse, Fse.id == Device.fse_id)
         .join(Permit, Permit.id == Device.permit_id)
         .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
+        .outerjoin(ending, ending_on)
         .where(Fse.jurisdiction_id == jurisdiction_id,
                end - due > Jurisdiction.grace_days,
                missed_on <= day_number(period_to), end >= day_number(period_from))
@@ -249,9 +308,22 @@ def _filters(query, rows, *, fse_id, hauler_id, status, area):
     return query
 
 
+def serviced_within(period_from: date | None, period_to: date | None, zone) -> list:
+    """Conditions on a service's completion: within the local days `period_from` to
+    `period_to` (either may be open) of the time zone `zone` (an SQL expression)."""
+    completed = ManifestRevision.service_completed_at
+    conditions = []
+    if period_from:
+        conditions.append(completed >= day_start(literal(period_from, Date), zone))
+    if period_to:
+        conditions.append(completed < day_start(literal(period_to + timedelta(days=1), Date), zone))
+    return conditions
+
+
 def findings(jurisdiction_id, *, code=None, severity=None, hauler_id=None, fse_id=None,
              period_from=None, period_to=None):
-    """Open findings on current revisions of the jurisdiction's manifests."""
+    """Open findings on current revisions of the jurisdiction's manifests (a period of the
+    city's local days)."""
     query = (
         select(Finding.id.label("finding_id"), Finding.code, Finding.severity, Finding.message,
                Finding.citation, Finding.raised_at, Manifest.id.label("manifest_id"),
@@ -270,11 +342,7 @@ def findings(jurisdiction_id, *, code=None, severity=None, hauler_id=None, fse_i
                           (Manifest.hauler_id, hauler_id), (Manifest.fse_id, fse_id)):
         if value:
             query = query.where(column == value)
-    if period_from:
-        query = query.where(day_of(ManifestRevision.service_completed_at) >= day_number(period_from))
-    if period_to:
-        query = query.where(day_of(ManifestRevision.service_completed_at) <= day_number(period_to))
-    return query
+    return query.where(*serviced_within(period_from, period_to, city_zone(jurisdiction_id)))
 
 
 def counts_by_code(findings_query):
@@ -283,7 +351,8 @@ def counts_by_code(findings_query):
 
 
 def scorecard(jurisdiction_id, hauler_id, period_from: date, period_to: date):
-    """One row: a hauler's manifests in the jurisdiction and period, and what they raised."""
+    """One row: a hauler's manifests in the jurisdiction and period (its local days), and what
+    they raised."""
     open_code = lambda code: func.count(func.distinct(case(  # noqa: E731
         (and_(Finding.code == code, Finding.cleared_at.is_(None)), Manifest.id))))
     return (
@@ -304,8 +373,7 @@ def scorecard(jurisdiction_id, hauler_id, period_from: date, period_to: date):
                                      ManifestRevision.revision == Manifest.current_revision))
         .outerjoin(Finding, Finding.revision_id == ManifestRevision.id)
         .where(Manifest.jurisdiction_id == jurisdiction_id, Manifest.hauler_id == hauler_id,
-               day_of(ManifestRevision.service_completed_at) >= day_number(period_from),
-               day_of(ManifestRevision.service_completed_at) <= day_number(period_to))
+               *serviced_within(period_from, period_to, city_zone(jurisdiction_id)))
     )
 
 
@@ -318,16 +386,16 @@ def measured_accumulation(as_of: date, jurisdiction_id, *, min_intervals: int, y
     started empty) to the device's next current revision, whose hauler measured both depths
     before pumping; loads of one day make no interval between them.
     """
-    end = datetime.combine(as_of + timedelta(days=1), time.min, tzinfo=timezone.utc)
     first_day = day_number(as_of) - 365 * years
     # The year before the window too, where each first interval's full pump-down lies.
-    begin = datetime.combine(from_day_number(first_day - 366), time.min, tzinfo=timezone.utc)
+    begin = from_day_number(first_day - 366)
     order = (ManifestRevision.service_completed_at, ManifestRevision.manifest_id)
+    zone = city_zone(jurisdiction_id)
+    day = local_day(ManifestRevision.service_completed_at, zone)
     services = (
-        select(ManifestRevision.device_id.label("device_id"),
-               day_of(ManifestRevision.service_completed_at).label("day"),
+        select(ManifestRevision.device_id.label("device_id"), day.label("day"),
                (ManifestRevision.fog_depth_in + ManifestRevision.solids_depth_in).label("inches"),
-               func.lag(day_of(ManifestRevision.service_completed_at)).over(
+               func.lag(day).over(
                    partition_by=ManifestRevision.device_id, order_by=order).label("previous_day"),
                func.lag(ManifestRevision.qualifying).over(
                    partition_by=ManifestRevision.device_id, order_by=order).label("previous_qualifying"))
@@ -335,7 +403,7 @@ def measured_accumulation(as_of: date, jurisdiction_id, *, min_intervals: int, y
                              Manifest.current_revision == ManifestRevision.revision))
         .join(Device, Device.id == ManifestRevision.device_id)
         .where(Manifest.jurisdiction_id == jurisdiction_id, Device.kind == "interceptor",
-               ManifestRevision.service_completed_at >= begin, ManifestRevision.service_completed_at < end)
+               *serviced_within(begin, as_of, zone))
     )
     if fse_id:
         services = services.where(Manifest.fse_id == fse_id)

@@ -6,6 +6,8 @@ from sqlalchemy.engine import make_url
 from flask import current_app, has_request_context, request
 from sqlalchemy.orm import Session, scoped_session
 
+from storage import localtime
+
 # Requests that only read: the API never writes on them.
 READING_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
@@ -40,6 +42,7 @@ def _sqlite_pragmas(dbapi_connection, _record):
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA busy_timeout=30000")
     cursor.close()
+    localtime.register(dbapi_connection)
 
 
 def _new_session():

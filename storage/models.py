@@ -406,6 +406,12 @@ class ManifestRevision(Base):
     solids_depth_in: Mapped[float | None] = mapped_column(Float)
     # Whether this revision counts as a qualifying service.
     qualifying: Mapped[bool] = mapped_column(Boolean)
+    # Who pumped and where the load went, as the registry named them when this revision was
+    # filed (Victorville 10.03.170(c)): a later rename or licence does not rewrite the record.
+    hauler_name: Mapped[str | None] = mapped_column(String(200))
+    hauler_licence_number: Mapped[str | None] = mapped_column(String(60))
+    disposal_site_name: Mapped[str | None] = mapped_column(String(200))
+    disposal_site_address: Mapped[str | None] = mapped_column(String(300))
 
     manifest: Mapped[Manifest] = relationship(back_populates="revisions")
     findings: Mapped[list["Finding"]] = relationship(order_by="Finding.raised_at, Finding.code")
@@ -516,11 +522,13 @@ class DisposalReceipt(Base):
     waste_type: Mapped[str] = mapped_column(String(40))
     gallons_received: Mapped[int] = mapped_column(Integer)
     received_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # The site's local date of `received_at`: a site may number a ticket again another day.
+    received_on: Mapped[date] = mapped_column(Date)
     body: Mapped[dict] = mapped_column(JSON)
     submitted_by_client_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("oauth_clients.id"))
     created_at: Mapped[datetime] = created()
     __table_args__ = (
-        UniqueConstraint("site_id", "ticket_number"),
+        UniqueConstraint("site_id", "ticket_number", "received_on"),
         Index("ix_disposal_receipts_site_received", "site_id", "received_at"),
     )
 

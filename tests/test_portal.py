@@ -1,6 +1,7 @@
 """The web portal: its pages as served, and the portal itself in a real browser (Chromium, driven
 by Selenium) against the app over HTTP with the demo loaded."""
 import os
+import re
 import shutil
 import time
 
@@ -315,3 +316,50 @@ def test_an_operator_of_many_restaurants_opens_each_record_when_asked(portal, se
     by_css(cards[0], ".record button")[0].click()
     waiting_for(browser, lambda b: "No services in the period." in cards[0].text, "the first record")
     assert by_css(cards[1], ".record button")
+
+
+def _local(value, zone):
+    """An RFC 3339 instant of the API as `domain.dates.human` writes it for people."""
+    from datetime import datetime
+
+    from domain.dates import human
+
+    return human(datetime.fromisoformat(value.replace("Z", "+00:00")), zone)
+
+
+def test_an_operator_reads_each_service_time_in_the_citys_local_time_with_its_offset(portal):
+    """The one way a time is written for people, in the portal as in the binder and the CSV:
+    the city's wall clock and its offset (2026-06-30 23:30 -07:00), never UTC."""
+    browser, base = portal
+    sign_in(browser, "demo-fse", "demo-fse-secret")
+    cards = waiting_for(browser, lambda b: len(by_css(b, "article[data-fse]")) == 2 and by_css(b, "article[data-fse]"),
+                        "both restaurants")
+    bearer = {"Authorization": f"Bearer {api_token(base, 'demo-fse')}"}
+    for card in cards:
+        record = requests.get(f"{base}/v1/fses/{card.get_attribute('data-fse')}/records", headers=bearer,
+                              timeout=10).json()
+        shown = [by_css(tr, "td")[0].text for tr in by_css(by_css(card, "table")[1], "tbody tr")]
+        completed = sorted((m["revisions"][-1]["document"]["manifest"]["service_completed_at"]
+                            for m in record["manifests"]), reverse=True)
+        assert shown == [_local(value, record["time_zone"]) for value in completed]
+        assert all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d -0[78]:00", text) for text in shown)
+
+
+def test_an_auditor_reads_findings_and_deliveries_in_the_citys_local_time(portal):
+    browser, base = portal
+    sign_in(browser, "demo-auditor", "demo-auditor-secret")
+    waiting_for(browser, lambda b: rows(b), "the missed services")
+    bearer = {"Authorization": f"Bearer {api_token(base, 'demo-auditor')}"}
+    button(browser, "Findings").click()
+    findings = requests.get(f"{base}/v1/audit/findings", headers=bearer, timeout=10).json()["items"]
+    waiting_for(browser, lambda b: text_of(b, "#audit-panel h2") == "Findings" and len(rows(b)) == len(findings),
+                "the findings")
+    assert [row[0] for row in rows(browser)] == [_local(f["service_completed_at"], "America/Los_Angeles")
+                                                for f in findings]
+    button(browser, "Disposal reconciliation").click()
+    waiting_for(browser, lambda b: any("HDR-00015" in row for row in rows(b)), "the reconciliation")
+    light = next(row for row in rows(browser) if "HDR-00015" in row)
+    answer = requests.get(f"{base}/v1/audit/disposal-reconciliation", headers=bearer, timeout=10).json()["items"]
+    load = next(item for item in answer if item["ticket_number"] == "HDR-00015")
+    assert light[5] == f"48 gal, {_local(load['delivered_at'], 'America/Los_Angeles')}"
+    assert light[6] == f"40 gal, {_local(load['received_at'], 'America/Los_Angeles')}"

@@ -83,7 +83,9 @@ def test_the_city_sees_where_the_site_and_the_manifests_disagree(site_world, cli
     def filed(days_ago, **overrides):
         response = world.post(world.body(completed=NOW - timedelta(days=days_ago), **overrides))
         assert response.status_code == 201, response.json
-        return response.json["manifest_number"], response.json["manifest"]["disposal"]["ticket_number"]
+        disposal = response.json["manifest"]["disposal"]
+        delivered = datetime.fromisoformat(disposal["delivered_at"].replace("Z", "+00:00"))
+        return response.json["manifest_number"], disposal["ticket_number"], delivered
 
     before_reporting = filed(12)  # delivered before the site reported anything
     matched = filed(9)
@@ -93,12 +95,14 @@ def test_the_city_sees_where_the_site_and_the_manifests_disagree(site_world, cli
     other_truck = filed(6)
     elsewhere = factories.hauler(session, name="Other Pumping")
     by_another = filed(5)
-    for (_, ticket), gallons, vehicle, licence in (
+    for (_, ticket, delivered), gallons, vehicle, licence in (
             (matched, 1420, "trk 1", world.licence),  # within 5%; the truck as the site writes it
             (short, 1100, "TRK-1", world.licence),
             (other_truck, 1450, "TRK-9", world.licence),
             (by_another, 1450, "TRK-1", elsewhere.licences[0].licence_number)):
-        assert post_receipt(world, receipt(ticket, licence, gallons=gallons, vehicle=vehicle)).status_code == 201
+        # The site weighs the load in a few minutes after it arrives, the same day.
+        at = delivered + timedelta(minutes=10)
+        assert post_receipt(world, receipt(ticket, licence, gallons=gallons, vehicle=vehicle, at=at)).status_code == 201
     for ticket, licence in (("NO-MANIFEST", world.licence), ("STRANGER", "UNLICENSED-1")):
         assert post_receipt(world, receipt(ticket, licence)).status_code == 201
     post_receipt(world, receipt("JUST-NOW", world.licence, at=NOW - timedelta(hours=2)))
