@@ -266,7 +266,7 @@ def test_the_record_names_the_hauler_and_the_site_as_they_were_at_filing(city, s
 
     session.get(Hauler, hauler.id).name = "Renamed Pumping LLC"
     session.get(DisposalSite, site.id).name = "Renamed Plant"
-    session.add(HaulerLicence(hauler_id=hauler.id, licence_number="L-RENEWED", expires_on=date(2030, 1, 1),
+    session.add(HaulerLicence(hauler_id=hauler.id, jurisdiction_id=world.permit.fse.jurisdiction_id, licence_number="L-RENEWED", expires_on=date(2030, 1, 1),
                               effective_on=date(2026, 5, 21)))
     session.commit()
     at(frozen_clock, world, pacific(2026, 5, 22, 9))
@@ -340,7 +340,7 @@ def test_0014_names_the_revisions_filed_before_it_from_the_registry(app, city, s
     hauler held on the service's local day (a service at 23:30 Pacific on May 31, before a
     licence that took effect on June 1), and each receipt dated on its site's local day."""
     world = city
-    session.add(HaulerLicence(hauler_id=world.hauler.id, licence_number="L-JUNE", expires_on=date(2030, 1, 1),
+    session.add(HaulerLicence(hauler_id=world.hauler.id, jurisdiction_id=world.permit.fse.jurisdiction_id, licence_number="L-JUNE", expires_on=date(2030, 1, 1),
                               effective_on=date(2026, 6, 1)))
     session.commit()
     licence = world.hauler.licences[0].licence_number
