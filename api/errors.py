@@ -130,6 +130,12 @@ def _upload_too_large(error):
 
 
 def _database_error(error):
+    """A database that cannot be reached, or dropped the connection (or, on SQLite, stayed
+    locked), is a 503 to retry; any other database error is a bug of ours, a 500."""
+    from sqlalchemy.exc import InterfaceError, OperationalError
+
+    if not (error.connection_invalidated or isinstance(error, (OperationalError, InterfaceError))):
+        return _unexpected(error)
     log.warning("database error", exc_info=error)
     return render(ServiceUnavailable("The database could not complete the request; nothing was "
                                      "stored. Retry.", headers={"Retry-After": "5"}))

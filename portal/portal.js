@@ -13,7 +13,6 @@ const KEPT = "fogx.portal.session";
 const ENDED = "Your session has ended. Sign in again.";
 
 let current = null; // {clientId, token, expiresAt, scopes}
-let secret = null; // in memory only, to revoke the token at sign-out
 
 class ApiError extends Error {
   constructor(message, status) {
@@ -191,26 +190,27 @@ async function signIn(clientId, clientSecret) {
     expiresAt: Date.now() + (token.expires_in - 30) * 1000,
     scopes: (token.scope || "").split(" "),
   };
-  secret = clientSecret;
   sessionStorage.setItem(KEPT, JSON.stringify(current));
 }
 
+// The token's holder revokes it with the client ID alone, so that signing out ends the token
+// however the page came to hold it (signed in here, or kept across a reload); `keepalive` lets
+// the revocation finish should the page be closed at once.
 async function signOut() {
   const ending = current;
-  const revokeWith = secret;
   signedOut("You are signed out.");
-  if (ending && revokeWith) {
+  if (ending) {
     await fetch("/oauth/revoke", {
       method: "POST",
       credentials: "omit",
-      body: new URLSearchParams({ token: ending.token, client_id: ending.clientId, client_secret: revokeWith }),
+      keepalive: true,
+      body: new URLSearchParams({ token: ending.token, client_id: ending.clientId }),
     }).catch(() => {});
   }
 }
 
 function signedOut(message) {
   current = null;
-  secret = null;
   sessionStorage.removeItem(KEPT);
   document.getElementById("who").hidden = true;
   document.getElementById("view").hidden = true;
