@@ -1,14 +1,18 @@
-"""The OpenAPI document and its browsable rendering (assets shipped by flask-swagger-ui).
+"""The OpenAPI document and its browsable rendering (Swagger UI's files, as flask-swagger-ui
+ships them).
 
-The rendering's page is this module's own: flask-swagger-ui's has an inline script, which a
-Content-Security-Policy that admits only the page's own files would stop."""
-from flask import Blueprint, Response, send_file
-from flask_swagger_ui import get_swaggerui_blueprint
+The rendering's page and the script that starts it are this module's own: flask-swagger-ui's
+page has an inline script, which a Content-Security-Policy that admits only the page's own
+files would stop."""
+from pathlib import Path
+
+import flask_swagger_ui
+from flask import Blueprint, Response, send_file, send_from_directory
 
 from api.config import ROOT
 
 bp = Blueprint("docs", __name__)
-swagger_ui = get_swaggerui_blueprint("/docs", "/openapi.yaml", config={"app_name": "fogx API"})
+SWAGGER_UI = Path(flask_swagger_ui.__file__).parent / "dist"
 
 # Swagger UI's own files and its calls to this API (the document, "Try it out"); its icons are
 # data: URLs and it sets style attributes as it renders. No framing, no other origin.
@@ -50,18 +54,16 @@ def openapi_document():
 
 
 @bp.get("/docs/")
-@bp.get("/docs/index.html")
-def page():
-    return Response(PAGE, mimetype="text/html")
-
-
-@bp.get("/docs/fogx-docs.js")
-def script():
-    return Response(SCRIPT, mimetype="text/javascript")
+@bp.get("/docs/<path:path>")
+def rendered(path="index.html"):
+    if path == "index.html":
+        return Response(PAGE, mimetype="text/html")
+    if path == "fogx-docs.js":
+        return Response(SCRIPT, mimetype="text/javascript")
+    return send_from_directory(SWAGGER_UI, path)
 
 
 @bp.after_request
-@swagger_ui.after_request
 def _protect(response):
     response.headers["Content-Security-Policy"] = POLICY
     response.headers["X-Frame-Options"] = "DENY"
