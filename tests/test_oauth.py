@@ -436,3 +436,13 @@ def test_successful_authentications_are_not_limited(make_app):
         credentials = factories.oauth_client(db.session, role="auditor", subject=["victorville"])
     for _ in range(5):
         assert token_response(client, credentials).status_code == 200
+
+
+def test_a_rate_limit_store_that_does_not_answer_is_a_503(make_app):
+    """Redis down: nothing is done unlimited, and the caller is told to retry."""
+    from tests.conftest import https_client
+
+    client = https_client(make_app(REDIS_URL="redis://127.0.0.1:1/0"))
+    response = client.post("/oauth/token", data={"grant_type": "client_credentials"}, auth=("someone", "guess"))
+    assert response.status_code == 503 and int(response.headers["Retry-After"]) > 0
+    assert response.mimetype == "application/problem+json"
