@@ -19,7 +19,7 @@ $(VENV)/.installed: requirements.txt
 run: venv
 	$(BIN)/flask --app wsgi db upgrade
 	$(BIN)/flask --app wsgi demo load
-	$(BIN)/gunicorn --bind $(HOST):$(PORT) --workers $(WORKERS) --access-logfile - wsgi:app
+	$(BIN)/gunicorn --config gunicorn.conf.py --bind $(HOST):$(PORT) --workers $(WORKERS) --access-logfile - wsgi:app
 
 test: venv
 	$(BIN)/python -m pytest

@@ -60,7 +60,6 @@ def create_app(config=None):
 
     app.register_blueprint(health.bp)
     app.register_blueprint(docs.bp)
-    app.register_blueprint(docs.swagger_ui)
     app.register_blueprint(jurisdictions.bp)
     app.register_blueprint(registry.bp)
     app.register_blueprint(imports.bp)

@@ -36,6 +36,7 @@ SETTINGS = {
     "TRUSTED_PROXIES": (0, int),
     "SUBMISSIONS_PER_MINUTE": (600, int),
     "EXPORTS_PER_MINUTE": (30, int),
+    "REDIS_URL": ("", str),
     "OUTBOX_INTERVAL_SECONDS": (5, int),
     "WEBHOOK_INTERVAL_SECONDS": (5, int),
     "WEBHOOK_ALLOW_LOCAL": (False, flag),

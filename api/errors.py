@@ -68,6 +68,7 @@ PROBLEMS = {
     service.Altered: (502, "stored-scan-altered", "Stored scan failed its integrity check"),
     ServiceUnavailable: (503, "service-unavailable", "Service unavailable"),
     service.Unavailable: (503, "service-unavailable", "Service unavailable"),
+    auth.LimitsUnavailable: (503, "service-unavailable", "Service unavailable"),
 }
 # An OAuth endpoint's error keeps the status RFC 6749 gives it; its type names its `error` code.
 TYPED = (*PROBLEMS, auth.OAuthRefused)
@@ -155,6 +156,12 @@ def _upload_too_large(error: TooLarge):
 
 
 def _database_error(error):
+    """A database that cannot be reached, or dropped the connection (or, on SQLite, stayed
+    locked), is a 503 to retry; any other database error is a bug of ours, a 500."""
+    from sqlalchemy.exc import InterfaceError, OperationalError
+
+    if not (error.connection_invalidated or isinstance(error, (OperationalError, InterfaceError))):
+        return _unexpected(error)
     log.warning("database error", exc_info=error)
     return render(ServiceUnavailable("The database could not complete the request; nothing was "
                                      "stored. Retry.", headers={"Retry-After": "5"}))

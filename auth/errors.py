@@ -26,6 +26,10 @@ class TooManyAttempts(AuthError):
     """Too many failed client authentications, or requests of one kind, in the window."""
 
 
+class LimitsUnavailable(AuthError):
+    """The store the limits are counted in did not answer; nothing was done, and a retry may pass."""
+
+
 class InsecureTransport(AuthError):
     """An OAuth request over plain HTTP."""
 

@@ -1,52 +1,86 @@
-"""Failed client authentications are limited per client id and per address (429 + Retry-After).
+"""fogx's rate limits (429 + Retry-After), counted by the `limits` library: in Redis when
+`REDIS_URL` is set, so that every worker of every app server counts against the same limit,
+else in each process's memory.
 
-Counters live in the process; behind several workers each keeps its own window, which
-still bounds guessing to `AUTH_FAILURE_LIMIT` x workers per window.
+Failed client authentications are counted per address and per client id, after the secret is
+checked. An address that failed `AUTH_FAILURE_LIMIT` times waits, whatever it sends; a client
+id that many failures were made for slows down only the addresses that failed: a stranger who
+knows a client id cannot keep the client that holds the right secret out.
 """
 import base64
 import functools
-import threading
+import math
 import time
-from collections import defaultdict, deque
 
 from flask import current_app, request
+from limits import RateLimitItemPerSecond, storage, strategies
+from limits.errors import StorageError
 
-from auth.errors import OAuthRefused, TooManyAttempts
+from auth.errors import LimitsUnavailable, OAuthRefused, TooManyAttempts
 from auth.principal import current_principal
 
+KEY_PREFIX = "fogx"
+EXACT = 1000  # the highest limit counted exactly
 
-class FailureWindow:
-    """Events per key in a sliding window; `retry_after` says how long a full key must wait."""
 
-    def __init__(self, limit, window_seconds, clock=time.monotonic):
-        self.limit = limit
-        self.window = window_seconds
-        self.clock = clock
-        self._failures = defaultdict(deque)
-        self._lock = threading.Lock()
+class Limits:
+    """The process's limits and where they are counted."""
 
-    def _prune(self, key, at):
-        failures = self._failures[key]
-        while failures and failures[0] <= at - self.window:
-            failures.popleft()
-        return failures
+    def __init__(self, config):
+        if config.get("REDIS_URL"):
+            self.storage = storage.storage_from_string(
+                config["REDIS_URL"], key_prefix=KEY_PREFIX, wrap_exceptions=True,
+                socket_timeout=2, socket_connect_timeout=2)
+        else:
+            self.storage = storage.MemoryStorage()
+        # A limit of up to `EXACT` is counted exactly, each event kept for its window (a moving
+        # window); a higher one (a limit lifted for a load test) by two counters a window, which
+        # weigh the last window's count by the share of it still in view.
+        self._moving = strategies.MovingWindowRateLimiter(self.storage)
+        self._sliding = strategies.SlidingWindowCounterRateLimiter(self.storage)
+        self.failure_limit = RateLimitItemPerSecond(config["AUTH_FAILURE_LIMIT"],
+                                                    config["AUTH_FAILURE_WINDOW_SECONDS"], namespace="auth-failures")
+        self.per_minute = {
+            "submissions": RateLimitItemPerSecond(config["SUBMISSIONS_PER_MINUTE"], 60, namespace="submissions"),
+            "exports": RateLimitItemPerSecond(config["EXPORTS_PER_MINUTE"], 60, namespace="exports"),
+        }
 
-    def retry_after(self, keys):
-        """Seconds until the first blocked key frees up, or 0 when none is blocked."""
-        at = self.clock()
-        with self._lock:
-            waits = [
-                failures[0] + self.window - at
-                for failures in (self._prune(key, at) for key in keys)
-                if len(failures) >= self.limit
-            ]
-        return max(1, int(max(waits)) + 1) if waits else 0
+    def _strategy(self, item):
+        return self._moving if item.amount <= EXACT else self._sliding
 
-    def record(self, keys):
-        at = self.clock()
-        with self._lock:
-            for key in keys:
-                self._prune(key, at).append(at)
+    def failure_wait(self, *key) -> int:
+        """Seconds until `key` may fail again, or 0 when it is under the limit."""
+        strategy = self._strategy(self.failure_limit)
+        if strategy.test(self.failure_limit, *key):
+            return 0
+        return _seconds_until(strategy.get_window_stats(self.failure_limit, *key).reset_time)
+
+    def has_failed(self, *key) -> bool:
+        stats = self._strategy(self.failure_limit).get_window_stats(self.failure_limit, *key)
+        return stats.remaining < self.failure_limit.amount
+
+    def failed(self, *key):
+        self._strategy(self.failure_limit).hit(self.failure_limit, *key)
+
+    def take(self, kind, client_id) -> int:
+        """Counts one of `kind` for the client: 0, or the seconds to wait when it is over its limit."""
+        item = self.per_minute[kind]
+        strategy = self._strategy(item)
+        if strategy.hit(item, client_id):
+            return 0
+        return _seconds_until(strategy.get_window_stats(item, client_id).reset_time)
+
+
+def _seconds_until(at) -> int:
+    return max(1, math.ceil(at - time.time()))
+
+
+def _limits() -> Limits:
+    return current_app.extensions["fogx.limits"]
+
+
+def _unavailable(error):
+    return LimitsUnavailable("The rate limits' store does not answer; nothing was done. Retry.", retry_after=5)
 
 
 def _claimed_client_id():
@@ -60,14 +94,19 @@ def _claimed_client_id():
 
 
 def failed_auth_limiter(view):
+    """Count the view's 401s (a failed client authentication) per address and per client id."""
+
     @functools.wraps(view)
     def limited(*args, **kwargs):
-        window = current_app.extensions["fogx.auth_failures"]
-        keys = [("addr", request.remote_addr)]
-        client_id = _claimed_client_id()
-        if client_id:
-            keys.append(("client", client_id))
-        wait = window.retry_after(keys)
+        limits, address, client_id = _limits(), request.remote_addr or "", _claimed_client_id()
+        try:
+            wait = limits.failure_wait("address", address)
+            if not wait and client_id:
+                wait = limits.failure_wait("client", client_id)
+                # A client id over its limit slows down the addresses that failed, not the others.
+                wait = wait if wait and limits.has_failed("address", address) else 0
+        except StorageError as error:
+            raise _unavailable(error) from error
         if wait:
             raise TooManyAttempts("Too many failed client authentications; try again later.",
                                   retry_after=wait)
@@ -75,7 +114,12 @@ def failed_auth_limiter(view):
             return view(*args, **kwargs)
         except OAuthRefused as refused:
             if refused.status == 401:
-                window.record(keys)
+                try:
+                    limits.failed("address", address)
+                    if client_id:
+                        limits.failed("client", client_id)
+                except StorageError as error:
+                    raise _unavailable(error) from error
             raise
 
     return limited
@@ -87,12 +131,12 @@ def per_client(kind):
     def decorator(view):
         @functools.wraps(view)
         def limited(*args, **kwargs):
-            window = current_app.extensions[f"fogx.limit.{kind}"]
-            key = ("client", current_principal().client_id)
-            wait = window.retry_after([key])
+            try:
+                wait = _limits().take(kind, current_principal().client_id)
+            except StorageError as error:
+                raise _unavailable(error) from error
             if wait:
                 raise TooManyAttempts(f"Too many {kind} from this client; slow down.", retry_after=wait)
-            window.record([key])
             return view(*args, **kwargs)
 
         return limited
@@ -101,8 +145,4 @@ def per_client(kind):
 
 
 def init_app(app):
-    app.extensions["fogx.auth_failures"] = FailureWindow(
-        app.config["AUTH_FAILURE_LIMIT"], app.config["AUTH_FAILURE_WINDOW_SECONDS"]
-    )
-    app.extensions["fogx.limit.submissions"] = FailureWindow(app.config["SUBMISSIONS_PER_MINUTE"], 60)
-    app.extensions["fogx.limit.exports"] = FailureWindow(app.config["EXPORTS_PER_MINUTE"], 60)
+    app.extensions["fogx.limits"] = Limits(app.config)

@@ -1,6 +1,7 @@
 """The OAuth2 authorization server (client credentials, RFC 7009, RFC 7662, RFC 8414)."""
 import hashlib
 import hmac
+import ipaddress
 import re
 from datetime import timedelta
 
@@ -9,7 +10,7 @@ from authlib.oauth2.rfc6749 import InsecureTransportError, InvalidScopeError, gr
 from authlib.oauth2.rfc6749.util import scope_to_list
 from authlib.oauth2.rfc7009 import RevocationEndpoint
 from authlib.oauth2.rfc7662 import IntrospectionEndpoint
-from flask import Blueprint, current_app
+from flask import Blueprint, current_app, request
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import joinedload
 
@@ -55,7 +56,7 @@ class Client:
         return hmac.compare_digest(sha256_hex(client_secret), self.row.secret_sha256)
 
     def check_endpoint_auth_method(self, method, endpoint):
-        return method in AUTH_METHODS
+        return method in AUTH_METHODS or (method == "none" and endpoint == Revocation.ENDPOINT_NAME)
 
     def check_response_type(self, response_type):
         return False
@@ -93,6 +94,8 @@ class Token:
 
 
 def query_client(client_id):
+    if not client_id or "\x00" in client_id:  # no client has one; PostgreSQL's text cannot hold it
+        return None
     row = db.session.scalar(select(OAuthClient).where(OAuthClient.client_id == client_id))
     if row is None or row.revoked_at is not None:
         return None
@@ -192,9 +195,12 @@ class ClientCredentialsGrant(grants.ClientCredentialsGrant):
 
 
 class Revocation(RevocationEndpoint):
-    """RFC 7009. Another client's token is left alone and answered like an unknown one."""
+    """RFC 7009. Another client's token is left alone and answered like an unknown one.
 
-    CLIENT_AUTH_METHODS = AUTH_METHODS
+    The token's holder may revoke it with the client id alone (`none`): holding the token is
+    all the proof ending it needs, and a page that was reloaded no longer has the secret."""
+
+    CLIENT_AUTH_METHODS = [*AUTH_METHODS, "none"]
     SUPPORTED_TOKEN_TYPES = ("access_token",)
 
     def authenticate_token(self, request, client):
@@ -235,17 +241,35 @@ class Introspection(IntrospectionEndpoint):
         }
 
 
+def require_secure_transport():
+    """OAuth over HTTPS, or plain HTTP over loopback: judged by the connection's peer (as
+    `TRUSTED_PROXIES` resolves it), never by the Host header a client names. A request an
+    uncounted proxy forwarded is no local one, whatever address the proxy has."""
+    if request.scheme == "https":
+        return
+    forwarded = not current_app.config["TRUSTED_PROXIES"] and (
+        "X-Forwarded-For" in request.headers or "Forwarded" in request.headers)
+    try:
+        local = ipaddress.ip_address((request.remote_addr or "").split("%")[0]).is_loopback
+    except ValueError:
+        local = False
+    if forwarded or not local:
+        raise InsecureTransport("OAuth requests must use HTTPS.", error="insecure_transport")
+
+
 class AuthorizationServer(_AuthorizationServer):
     """Errors raised as `OAuthRefused`, rendered as problem+json that keeps RFC 6749's `error`
     and `error_description` members."""
 
     def create_oauth2_request(self, request):
+        require_secure_transport()
         try:
             return super().create_oauth2_request(request)
         except InsecureTransportError:
             raise InsecureTransport("OAuth requests must use HTTPS.", error="insecure_transport")
 
     def create_json_request(self, request):
+        require_secure_transport()
         try:
             return super().create_json_request(request)
         except InsecureTransportError:
@@ -307,7 +331,7 @@ def metadata():
         "grant_types_supported": ["client_credentials"],
         "response_types_supported": [],
         "token_endpoint_auth_methods_supported": AUTH_METHODS,
-        "revocation_endpoint_auth_methods_supported": AUTH_METHODS,
+        "revocation_endpoint_auth_methods_supported": Revocation.CLIENT_AUTH_METHODS,
         "introspection_endpoint_auth_methods_supported": AUTH_METHODS,
         "scopes_supported": list(ALL_SCOPES),
         "service_documentation": f"{issuer}/docs/",

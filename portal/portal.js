@@ -14,7 +14,6 @@ const KEPT = "fogx.portal.session";
 const ENDED = "Your session has ended. Sign in again.";
 
 let current = null; // {clientId, token, expiresAt, scopes}
-let secret = null; // in memory only, to revoke the token at sign-out
 let cityZone; // the auditor's city's time zone, which its lists' times are read in
 
 class ApiError extends Error {
@@ -205,26 +204,27 @@ async function signIn(clientId, clientSecret) {
     expiresAt: Date.now() + (token.expires_in - 30) * 1000,
     scopes: (token.scope || "").split(" "),
   };
-  secret = clientSecret;
   sessionStorage.setItem(KEPT, JSON.stringify(current));
 }
 
+// The token's holder revokes it with the client ID alone, so that signing out ends the token
+// however the page came to hold it (signed in here, or kept across a reload); `keepalive` lets
+// the revocation finish should the page be closed at once.
 async function signOut() {
   const ending = current;
-  const revokeWith = secret;
   signedOut("You are signed out.");
-  if (ending && revokeWith) {
+  if (ending) {
     await fetch("/oauth/revoke", {
       method: "POST",
       credentials: "omit",
-      body: new URLSearchParams({ token: ending.token, client_id: ending.clientId, client_secret: revokeWith }),
+      keepalive: true,
+      body: new URLSearchParams({ token: ending.token, client_id: ending.clientId }),
     }).catch(() => {});
   }
 }
 
 function signedOut(message) {
   current = null;
-  secret = null;
   sessionStorage.removeItem(KEPT);
   document.getElementById("who").hidden = true;
   document.getElementById("view").hidden = true;

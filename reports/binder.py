@@ -6,6 +6,7 @@ Every time in it is the city's local time with its offset, every date its local 
 import functools
 import io
 import tempfile
+import threading
 from datetime import date, timedelta
 from itertools import groupby
 from pathlib import Path
@@ -63,12 +64,18 @@ CJK = "WenQuanYiMicroHei"
 _DEJAVU_HAS = pdfmetrics.getFont(SANS).face.charToGlyph
 
 
+_CJK_REGISTERED = threading.Lock()
+
+
 @functools.cache
 def _cjk():
     """The CJK font's name, registered the first time a text needs it (reading it takes a
-    fifth of a second, which a binder without such text does not pay)."""
-    pdfmetrics.registerFont(TTFont(CJK, str(FONTS / "wqy-microhei.ttc"), subfontIndex=0))
-    pdfmetrics.registerFontFamily(CJK, normal=CJK, bold=CJK, italic=CJK, boldItalic=CJK)
+    fifth of a second, which a binder without such text does not pay); once per process, so
+    that binders drawn at once on a worker's threads all use the one font object."""
+    with _CJK_REGISTERED:
+        if CJK not in pdfmetrics.getRegisteredFontNames():
+            pdfmetrics.registerFont(TTFont(CJK, str(FONTS / "wqy-microhei.ttc"), subfontIndex=0))
+            pdfmetrics.registerFontFamily(CJK, normal=CJK, bold=CJK, italic=CJK, boldItalic=CJK)
     return CJK
 
 

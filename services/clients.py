@@ -100,21 +100,28 @@ def revoke_client(session, client_id):
     row = find_client(session, client_id)
     at = now()
     row.revoked_at = row.revoked_at or at
-    for token in session.scalars(
-        select(OAuthToken).where(OAuthToken.client_id == row.id, OAuthToken.revoked_at.is_(None))
-    ):
-        token.revoked_at = at
+    _revoke_tokens(session, row, at)
     session.commit()
     return row
 
 
+def _revoke_tokens(session, row, at):
+    for token in session.scalars(
+        select(OAuthToken).where(OAuthToken.client_id == row.id, OAuthToken.revoked_at.is_(None))
+    ):
+        token.revoked_at = at
+
+
 def rotate_secret(session, client_id):
+    """A new secret for the client; the tokens issued on the old one are revoked with it (a
+    secret is rotated because it may have leaked, and so may what it obtained)."""
     row = find_client(session, client_id)
     if row.revoked_at:
         raise ClientError(f"client {client_id!r} is revoked")
     secret = secrets.token_urlsafe(32)
     row.secret_sha256 = sha256_hex(secret)
     row.secret_rotated_at = now()
+    _revoke_tokens(session, row, row.secret_rotated_at)
     session.commit()
     return row, secret
 

@@ -80,9 +80,26 @@ def _resolve(host, port, *, allow_local) -> tuple[str | None, str | None]:
         return None, f"{host} does not resolve."
     if not allow_local:
         for address in addresses:
-            if not ipaddress.ip_address(address.split("%")[0]).is_global:
+            if not is_public(address):
                 return None, f"{host} resolves to {address}, which is not a public address."
     return addresses[0], None
+
+
+# Ranges `is_global` lets through that reach no public receiver, or reach one only through a
+# translator that would take an IPv4 address inside to the network it stands in: NAT64 (RFC
+# 6052, RFC 8215), 6to4 (RFC 3056), and IANA's IPv4 special-purpose block (192.0.0.8, RFC 7600).
+_TRANSLATED_OR_SPECIAL = tuple(ipaddress.ip_network(n) for n in (
+    "64:ff9b::/96", "64:ff9b:1::/48", "2002::/16", "192.0.0.0/24"))
+
+
+def is_public(address: str) -> bool:
+    """An address a webhook may be posted to: global unicast, neither multicast nor reserved nor
+    translated; an IPv4-mapped IPv6 address is judged by its IPv4 address."""
+    ip = ipaddress.ip_address(address.split("%")[0])
+    if ip.version == 6 and ip.ipv4_mapped:
+        ip = ip.ipv4_mapped
+    return (ip.is_global and not ip.is_multicast and not ip.is_reserved
+            and not any(ip in network for network in _TRANSLATED_OR_SPECIAL if network.version == ip.version))
 
 
 def create(session, principal, *, url, signing_key: bytes, description=None, cursor=None,

@@ -265,12 +265,80 @@ def test_no_secret_or_token_is_stored_in_plain_text(app, client, session, audito
     assert set(Base.metadata.tables) <= set(inspect(engine).get_table_names())
 
 
-def test_rotated_secret_replaces_the_old_one(app, client, auditor):
+def test_rotated_secret_replaces_the_old_one_and_ends_its_tokens(app, client, auditor):
     client_id, old_secret = auditor
+    issued = factories.token(client, client_id, old_secret)
+    assert client.get("/v1/jurisdictions", headers=factories.bearer(issued)).status_code == 200
     result = app.test_cli_runner().invoke(args=["clients", "rotate-secret", client_id])
     new_secret = json.loads(result.output)["client_secret"]
     assert token_response(client, (client_id, old_secret)).status_code == 401
-    assert token_response(client, (client_id, new_secret)).status_code == 200
+    assert client.get("/v1/jurisdictions", headers=factories.bearer(issued)).status_code == 401
+    fresh = token_response(client, (client_id, new_secret))
+    assert fresh.status_code == 200
+    assert client.get("/v1/jurisdictions", headers=factories.bearer(fresh.json["access_token"])).status_code == 200
+
+
+def test_a_nul_in_the_client_id_is_an_invalid_client(client, auditor):
+    """However it is sent: no client has one, and it never reaches the database."""
+    for attempt in (
+        client.post("/oauth/token", data={"grant_type": "client_credentials"}, auth=(f"{auditor[0]}\x00", auditor[1])),
+        client.post("/oauth/token", data={"grant_type": "client_credentials", "client_id": "a\x00b",
+                                          "client_secret": "x"}),
+        client.post("/oauth/introspect", data={"token": "t"}, auth=("\x00", "x")),
+        client.post("/oauth/revoke", data={"token": "t", "client_id": "\x00"}),
+    ):
+        assert attempt.status_code == 401, attempt.get_data(as_text=True)
+        assert attempt.mimetype == "application/problem+json" and attempt.json["error"] == "invalid_client"
+
+
+def test_the_holder_of_a_token_may_revoke_it_with_the_client_id_alone(client, auditor, other_auditor):
+    mine, theirs = factories.token(client, *auditor), factories.token(client, *other_auditor)
+    # Another client's token, named with this client's id: left alone, answered like an unknown one.
+    assert client.post("/oauth/revoke", data={"token": theirs, "client_id": auditor[0]}).status_code == 200
+    assert client.get("/v1/jurisdictions", headers=factories.bearer(theirs)).status_code == 200
+    assert client.post("/oauth/revoke", data={"token": mine, "client_id": auditor[0]}).status_code == 200
+    assert client.get("/v1/jurisdictions", headers=factories.bearer(mine)).status_code == 401
+    # The secret, when sent, must still be the right one; and introspecting still needs it.
+    wrong = client.post("/oauth/revoke", data={"token": theirs, "client_id": other_auditor[0], "client_secret": "x"})
+    assert wrong.status_code == 401
+    assert client.post("/oauth/introspect", data={"token": theirs, "client_id": other_auditor[0]}).status_code == 401
+
+
+@pytest.mark.parametrize("host", ["localhost", "127.0.0.1", "localhost:8000", "127.0.0.1:8000"])
+def test_plain_http_is_refused_from_the_network_whatever_host_it_names(app, auditor, host):
+    plain = app.test_client()
+    outside = plain.post("/oauth/token", data={"grant_type": "client_credentials"}, auth=auditor,
+                         base_url=f"http://{host}", environ_base={"REMOTE_ADDR": "203.0.113.9"})
+    assert outside.status_code == 400 and outside.json["error"] == "insecure_transport"
+    # An uncounted proxy on this host forwarding someone's request is no local client either.
+    forwarded = plain.post("/oauth/token", data={"grant_type": "client_credentials"}, auth=auditor,
+                           base_url=f"http://{host}", headers={"X-Forwarded-For": "203.0.113.9"})
+    assert forwarded.status_code == 400 and forwarded.json["error"] == "insecure_transport"
+    if ":" in host:  # Authlib's own check also wants a port on a plain-HTTP local URL
+        local = plain.post("/oauth/token", data={"grant_type": "client_credentials"}, auth=auditor,
+                           base_url=f"http://{host}")
+        assert local.status_code == 200
+    over_tls = plain.post("/oauth/token", data={"grant_type": "client_credentials"}, auth=auditor,
+                          base_url="https://fogx.example.org", environ_base={"REMOTE_ADDR": "203.0.113.9"})
+    assert over_tls.status_code == 200
+
+
+def test_behind_a_counted_proxy_the_forwarded_scheme_and_address_decide(make_app, session):
+    from storage.db import db
+
+    app = make_app(TRUSTED_PROXIES=1)
+    with app.app_context():
+        factories.jurisdiction(db.session, "victorville")
+        credentials = factories.oauth_client(db.session, role="auditor", subject=["victorville"])
+    plain = app.test_client()
+    forwarded_http = plain.post("/oauth/token", data={"grant_type": "client_credentials"}, auth=credentials,
+                                base_url="http://localhost", headers={"X-Forwarded-For": "203.0.113.9",
+                                                                      "X-Forwarded-Proto": "http"})
+    assert forwarded_http.status_code == 400
+    forwarded_https = plain.post("/oauth/token", data={"grant_type": "client_credentials"}, auth=credentials,
+                                 base_url="http://localhost", headers={"X-Forwarded-For": "203.0.113.9",
+                                                                       "X-Forwarded-Proto": "https"})
+    assert forwarded_https.status_code == 200
 
 
 def test_revoked_client_loses_its_tokens_and_cannot_get_new_ones(app, client, auditor):
@@ -283,7 +351,8 @@ def test_revoked_client_loses_its_tokens_and_cannot_get_new_ones(app, client, au
 
 @pytest.mark.parametrize("method", ["client_secret_basic", "client_secret_post"])
 def test_failed_authentication_is_rate_limited_per_client(make_app, method):
-    """Guesses count however the secret is sent (a form's used to answer 400 and went uncounted)."""
+    """Guesses count however the secret is sent (a form's used to answer 400 and went uncounted).
+    A client id guessed at too often slows down the addresses that guessed, not the others."""
     from tests.conftest import https_client
 
     app = make_app(AUTH_FAILURE_LIMIT=3)
@@ -294,18 +363,49 @@ def test_failed_authentication_is_rate_limited_per_client(make_app, method):
         factories.jurisdiction(db.session, "victorville")
         client_id, secret = factories.oauth_client(db.session, role="auditor", subject=["victorville"])
 
-    def attempt(guess):
+    def attempt(guess, address):
+        environ = {"REMOTE_ADDR": address}
         if method == "client_secret_basic":
-            return token_response(client, (client_id, guess))
+            return client.post("/oauth/token", data={"grant_type": "client_credentials"}, auth=(client_id, guess),
+                               environ_base=environ)
         return client.post("/oauth/token", data={"grant_type": "client_credentials", "client_id": client_id,
-                                                 "client_secret": guess})
+                                                 "client_secret": guess}, environ_base=environ)
 
-    for _ in range(3):
-        assert attempt("guess").status_code == 401
-    blocked = attempt(secret)
+    guessers = ["198.51.100.1", "198.51.100.2", "198.51.100.3"]  # each under its own limit
+    for address in guessers:
+        assert attempt("guess", address).status_code == 401
+    blocked = attempt(secret, guessers[0])
     assert blocked.status_code == 429
     assert blocked.mimetype == "application/problem+json"
-    assert int(blocked.headers["Retry-After"]) > 0
+    assert 0 < int(blocked.headers["Retry-After"]) <= 300
+    assert attempt(secret, "203.0.113.50").status_code == 200  # an address that never failed
+    assert attempt("guess", "203.0.113.51").status_code == 401
+    assert attempt(secret, "203.0.113.51").status_code == 429  # one guess, then it waits too
+
+
+def test_a_stranger_cannot_lock_a_client_out(make_app):
+    """Fifty wrong secrets for a hauler's client id from one address: that address waits, and
+    the hauler, with the right secret from its own address, still gets its token."""
+    from tests.conftest import https_client
+
+    app = make_app()  # AUTH_FAILURE_LIMIT 10 in 300 seconds
+    client = https_client(app)
+    with app.app_context():
+        from storage.db import db
+
+        hauler = factories.hauler(db.session)
+        client_id, secret = factories.oauth_client(db.session, role="hauler", subject=[hauler.id])
+    stranger = {"REMOTE_ADDR": "198.51.100.66"}
+    statuses = [client.post("/oauth/token", data={"grant_type": "client_credentials"}, auth=(client_id, "guess"),
+                            environ_base=stranger).status_code for _ in range(50)]
+    assert statuses == [401] * 10 + [429] * 40
+    limited = client.post("/oauth/token", data={"grant_type": "client_credentials"}, auth=(client_id, secret),
+                          environ_base=stranger)
+    assert limited.status_code == 429 and limited.mimetype == "application/problem+json"
+    assert 0 < int(limited.headers["Retry-After"]) <= 300
+    own = client.post("/oauth/token", data={"grant_type": "client_credentials"}, auth=(client_id, secret),
+                      environ_base={"REMOTE_ADDR": "203.0.113.10"})
+    assert own.status_code == 200 and own.json["access_token"]
 
 
 def test_failed_authentication_is_rate_limited_per_address(make_app):
@@ -336,3 +436,13 @@ def test_successful_authentications_are_not_limited(make_app):
         credentials = factories.oauth_client(db.session, role="auditor", subject=["victorville"])
     for _ in range(5):
         assert token_response(client, credentials).status_code == 200
+
+
+def test_a_rate_limit_store_that_does_not_answer_is_a_503(make_app):
+    """Redis down: nothing is done unlimited, and the caller is told to retry."""
+    from tests.conftest import https_client
+
+    client = https_client(make_app(REDIS_URL="redis://127.0.0.1:1/0"))
+    response = client.post("/oauth/token", data={"grant_type": "client_credentials"}, auth=("someone", "guess"))
+    assert response.status_code == 503 and int(response.headers["Retry-After"]) > 0
+    assert response.mimetype == "application/problem+json"

@@ -301,6 +301,24 @@ def test_signing_out_revokes_the_token_and_a_revoked_one_signs_the_portal_out(po
     assert message(browser) == "Your session has ended. Sign in again."
 
 
+def test_signing_out_after_a_reload_still_revokes_the_token(portal):
+    """The page reloaded keeps the token but not the secret; signing out ends the token all the same."""
+    browser, base = portal
+    sign_in(browser, "demo-auditor", "demo-auditor-secret")
+    waiting_for(browser, lambda b: rows(b), "the missed services")
+    token = browser.execute_script("return JSON.parse(sessionStorage.getItem('fogx.portal.session')).token")
+    browser.refresh()
+    waiting_for(browser, lambda b: rows(b), "the missed services after the reload")
+    button(browser, "Sign out", within="#who").click()
+    waiting_for(browser, lambda b: message(b) == "You are signed out.", "the sign-out")
+
+    def active():
+        return requests.post(f"{base}/oauth/introspect", data={"token": token},
+                             auth=("demo-auditor", "demo-auditor-secret"), timeout=10).json()["active"]
+
+    waiting_for(browser, lambda _: not active(), "the token revoked")
+
+
 def test_an_operator_of_many_restaurants_opens_each_record_when_asked(portal, session):
     from tests import factories
 

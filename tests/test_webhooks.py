@@ -217,6 +217,49 @@ def test_the_urls_a_webhook_may_not_post_to(make_app, session):
     assert made.status_code == 201 and made.headers["Location"].endswith(made.json["id"])
 
 
+# Addresses `ipaddress`'s is_global calls global that lead to no public receiver.
+NOT_PUBLIC = ["64:ff9b::a00:1", "64:ff9b::7f00:1", "64:ff9b::808:808", "64:ff9b:1::a00:1", "2002:a00:1::1",
+              "2002:7f00:1::1", "192.0.0.8", "224.0.0.1", "239.255.255.250", "ff02::1", "ff0e::1"]
+
+
+@pytest.mark.parametrize("address", NOT_PUBLIC)
+def test_translated_special_and_multicast_addresses_are_refused(make_app, session, address):
+    """NAT64 and 6to4 addresses carry an IPv4 address a translator would reach (10.0.0.1,
+    127.0.0.1 here); 192.0.0.8 and multicast groups are no receiver on the internet."""
+    client = https_client(make_app())
+    world = build(client, session)
+    host = f"[{address}]" if ":" in address else address
+    response = client.post("/v1/webhooks", json={"url": f"https://{host}/hook"},
+                           headers=factories.bearer(world.hauler_token))
+    assert response.status_code == 422 and response.mimetype == "application/problem+json"
+    assert "not a public address" in response.json["errors"]["url"][0], response.json
+
+
+@pytest.mark.parametrize("address", ["64:ff9b::a00:1", "2002:7f00:1::1", "239.255.255.250"])
+def test_a_delivery_is_not_posted_to_a_host_that_turned_translated_or_multicast(make_app, world, receiver,
+                                                                                  monkeypatch, address):
+    """A host public at registration that resolves to such an address at delivery is a failed
+    delivery, and nothing is sent."""
+    import socket
+
+    port = receiver.server.server_port
+    real = socket.getaddrinfo
+
+    def resolver(host, *args, **kwargs):
+        # This test's network: hooks.test is `address` now.
+        if host == "hooks.test":
+            family = socket.AF_INET6 if ":" in address else socket.AF_INET
+            return [(family, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (address, port))]
+        return real(host, *args, **kwargs)
+
+    hook = subscribe(world, f"http://hooks.test:{port}/fogx")  # the local app admits a plain http URL
+    world.post(world.body())
+    monkeypatch.setattr(socket, "getaddrinfo", resolver)
+    assert run(make_app(WEBHOOK_ALLOW_LOCAL=False)) == "delivered 0, failed 1, idle 0, disabled 0"
+    assert receiver.received == []
+    assert "not a public address" in shown(world, hook)["last_error"]
+
+
 def test_each_worker_process_delivers_without_an_operator(make_app, session, receiver):
     app = make_app(WEBHOOK_ALLOW_LOCAL=True, WEBHOOK_INTERVAL_SECONDS=1)
     world = build(https_client(app), session)

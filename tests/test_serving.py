@@ -1,0 +1,112 @@
+"""fogx served as `make run` serves it: gunicorn with the project's gunicorn.conf.py, whose
+workers serve with threads, so that clients sending their bodies slowly hold threads, not the
+workers every filing needs."""
+import os
+import shlex
+import signal
+import socket
+import subprocess
+import threading
+import time
+
+import pytest
+import requests
+
+from tests import factories
+from tests.conftest import _free_port
+from tests.test_faults import BIN, ROOT, post, world  # noqa: F401  (the fixture)
+
+
+class MakeRun:
+    """gunicorn started with the command line of `make run` (read from `make -n`), on a free port,
+    on the test's database."""
+
+    def __init__(self, database_url, storage_dir):
+        self.port = _free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        planned = subprocess.run(["make", "-n", "run", f"BIN={BIN}", "HOST=127.0.0.1", f"PORT={self.port}"],
+                                 cwd=ROOT, capture_output=True, text=True, check=True).stdout
+        (line,) = [line for line in planned.splitlines() if line.startswith(f"{BIN}/gunicorn ")]
+        self.command = [arg if arg != "-" else "/dev/null" for arg in shlex.split(line)]
+        self.env = {**os.environ, "DATABASE_URL": database_url, "STORAGE_DIR": str(storage_dir),
+                    "OUTBOX_INTERVAL_SECONDS": "0", "WEBHOOK_INTERVAL_SECONDS": "0"}
+        self.process = None
+
+    def start(self):
+        self.process = subprocess.Popen(self.command, cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL, start_new_session=True)
+        for _ in range(300):
+            try:
+                if requests.get(f"{self.base}/health", timeout=5).status_code == 200:
+                    return self
+            except requests.RequestException:  # not listening yet, or workers still booting
+                time.sleep(0.05)
+        raise RuntimeError("gunicorn did not start")
+
+    def worker_pids(self):
+        listed = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout
+        return [int(pid) for pid in listed.split()]
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            self.process.wait(timeout=30)
+
+
+@pytest.fixture
+def served(database_url, tmp_path):
+    server = MakeRun(database_url, tmp_path / "objects").start()
+    yield server
+    server.stop()
+
+
+def trickle(port, token, stop, seconds=15.0):
+    """A filing whose body comes a byte every 0.2 s (bounded: it gives up after `seconds`)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as connection:
+        connection.sendall((f"POST /v1/manifests HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                            f"Authorization: Bearer {token}\r\nContent-Type: application/json\r\n"
+                            "Content-Length: 1000\r\n\r\n").encode())
+        deadline = time.monotonic() + seconds
+        while not stop.is_set() and time.monotonic() < deadline:
+            try:
+                connection.sendall(b" ")
+            except OSError:  # the server gave up on it: that is its right
+                return
+            stop.wait(0.2)
+
+
+def test_three_slow_bodies_do_not_stall_a_filing(served, world):  # noqa: F811
+    stop = threading.Event()
+    slow = [threading.Thread(target=trickle, args=(served.port, world.hauler_token, stop)) for _ in range(3)]
+    for thread in slow:
+        thread.start()
+    try:
+        time.sleep(1.0)  # each slow client is being read by now
+        started = time.monotonic()
+        try:
+            response = post(served.base, world, world.body(), timeout=10)
+            status = response.status_code
+        except requests.Timeout:
+            status = None
+        took = time.monotonic() - started
+        assert status == 201 and took < 2.0, (status, took)
+    finally:
+        stop.set()
+        for thread in slow:
+            thread.join()
+
+
+def test_workers_answer_concurrent_requests_on_their_threads(served, world):  # noqa: F811
+    """Requests at once are answered by the workers' threads, each with its own session."""
+    answered = []
+    threads = [threading.Thread(target=lambda: answered.append(requests.get(
+        f"{served.base}/v1/manifests", headers=factories.bearer(world.hauler_token), timeout=30).status_code))
+        for _ in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert answered == [200] * 12
+    workers = served.worker_pids()
+    tasks = [int(tid) for pid in workers for tid in os.listdir(f"/proc/{pid}/task")]
+    assert len(tasks) > len(workers)  # the workers serve with threads
