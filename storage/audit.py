@@ -20,6 +20,7 @@ from sqlalchemy import (
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.expression import FunctionElement
 
+from domain.presets import EXCHANGE_POLICY, ORDINANCE, POLICY
 from services.registry import permit_status_sql
 from storage.models import (
     Device,
@@ -67,7 +68,7 @@ def _day_of_postgresql(element, compiler, **kw):
 
 
 def qualifying_services():
-    """Current, qualifying revisions: the services that count (DESIGN.md section 5)."""
+    """Current, qualifying revisions: the services that count."""
     return (
         select(ManifestRevision.device_id.label("device_id"),
                day_of(ManifestRevision.service_completed_at).label("day"),
@@ -249,12 +250,18 @@ def _filters(query, rows, *, fse_id, hauler_id, status, area):
     return query
 
 
+def _basis(citation):
+    """`ordinance` or `exchange_policy`, as `domain.presets.basis_of` reads a citation."""
+    return case((citation == POLICY, EXCHANGE_POLICY), else_=ORDINANCE)
+
+
 def findings(jurisdiction_id, *, code=None, severity=None, hauler_id=None, fse_id=None,
              period_from=None, period_to=None):
     """Open findings on current revisions of the jurisdiction's manifests."""
     query = (
         select(Finding.id.label("finding_id"), Finding.code, Finding.severity, Finding.message,
-               Finding.citation, Finding.raised_at, Manifest.id.label("manifest_id"),
+               Finding.citation, _basis(Finding.citation).label("basis"), Finding.raised_at,
+               Manifest.id.label("manifest_id"),
                Manifest.manifest_number, Manifest.hauler_id, Hauler.name.label("hauler_name"),
                Manifest.fse_id, Fse.name.label("fse_name"), Device.tag.label("device_tag"),
                ManifestRevision.service_completed_at)
