@@ -1,4 +1,4 @@
-"""Scopes and the roles that may hold them (DESIGN.md section 2)."""
+"""Scopes and the roles that may hold them."""
 MANIFESTS_WRITE = "manifests:write"
 MANIFESTS_READ = "manifests:read"
 RECORDS_READ = "records:read"

@@ -1,4 +1,4 @@
-"""A device's service status on a date (DESIGN.md section 5), from its last qualifying service."""
+"""A device's service status on a date, from its last qualifying service."""
 from dataclasses import dataclass
 from datetime import date, timedelta
 

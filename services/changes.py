@@ -1,6 +1,5 @@
 """The change feed: what happened to the manifests within a caller's reach, in order, for
-dispatch software and city systems that would rather be told than ask again and again
-(DESIGN.md section 8).
+dispatch software and city systems that would rather be told than ask again and again.
 
 Each change is a row written in the transaction that made it (`storage.models.Change`). The
 feed gives them out in `(txid, seq)` order. A counter alone would not do on PostgreSQL: two

@@ -1,5 +1,5 @@
 """Disposal receipts: a site's own record of each load it received, and the city's list of
-where the site's side and the hauler's manifest disagree (DESIGN.md section 8).
+where the site's side and the hauler's manifest disagree.
 
 A site reports from the moment its first `site` client is made: manifests delivered to it
 before then are not compared, since nothing says it would have reported them.

@@ -1,5 +1,5 @@
 """Webhooks: a client's change feed, posted to its own URL as the entries arrive, so that
-dispatch software and city systems need not even ask (DESIGN.md section 8).
+dispatch software and city systems need not even ask.
 
 Each delivery is one POST of up to `BATCH` entries after the webhook's cursor, in the feed's
 own shape, signed with the webhook's secret (`Fogx-Signature: t=<unix time>,v1=<hex
