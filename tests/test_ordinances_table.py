@@ -200,3 +200,28 @@ def test_returned_decant_answers_to_each_citys_prohibition(client, session, froz
     world = world_in(client, session, frozen_clock, city)
     assert findings_of(world.post(world.body(decant_returned_gallons=200)))["decant_returned"]["citation"] == (
         DECANT[city])
+
+
+def test_the_documented_tables_are_the_rules_and_name_tests_that_exist():
+    """docs/ordinances.md: each city's table says what `domain.presets` says, and each rule
+    names a test that exists."""
+    from api.config import ROOT
+    from domain.presets import table
+
+    document = (ROOT / "docs" / "ordinances.md").read_text()
+    sections = dict(re.findall(r"^## (City of [^\n]+)\n\n((?:\|[^\n]*\n)+)", document, re.M))
+    for code, preset in PRESETS.items():
+        lines = sections[preset["name"]].splitlines()[2:]
+        rows = table(code)
+        assert len(lines) == len(rows), code
+        for line, row in zip(lines, rows):
+            cells = [cell.strip() for cell in line.strip("|").split(" | ")]
+            assert cells[0].startswith(f"`{row['rule']}`:"), (code, cells[0])
+            assert cells[2] == ("ordinance" if row["basis"] == "ordinance" else "exchange policy"), (code, row["rule"])
+            if row["basis"] == "ordinance":
+                assert (cells[3], cells[4]) == (row["citation"], f"\"{row['quote']}\""), (code, row["rule"])
+            named_tests = re.findall(r"`([\w.]+)::(\w+)`", cells[5])
+            assert named_tests, (code, row["rule"])
+            for named in named_tests:
+                source = (ROOT / "tests" / named[0]).read_text()
+                assert f"def {named[1]}(" in source, named
