@@ -137,13 +137,17 @@ def db_current():
 
 @jurisdictions_cli.command("presets")
 def jurisdictions_presets():
-    """List the shipped presets, every parameter with its citation."""
-    from domain.presets import PRESETS
+    """List the shipped presets: every rule, its value, and the city's section with its words,
+    or exchange policy."""
+    from domain.presets import ORDINANCE, PRESETS, table
 
     for code, preset in PRESETS.items():
         click.echo(f"{code}: {preset['name']}")
-        for parameter, (value, citation) in preset["parameters"].items():
-            click.echo(f"  {parameter} = {json.dumps(value)}  [{citation}]")
+        for row in table(code):
+            basis = f"ordinance: {row['citation']}" if row["basis"] == ORDINANCE else "exchange policy"
+            click.echo(f"  {row['rule']} = {json.dumps(row['value'])}  [{basis}]")
+            if row["quote"]:
+                click.echo(f"      \"{row['quote']}\"")
 
 
 @jurisdictions_cli.command("add")

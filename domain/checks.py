@@ -1,36 +1,46 @@
-"""The compliance checks of one manifest revision (DESIGN.md section 5), as pure functions.
+"""The compliance checks of one manifest revision, as pure functions.
 
 Each check takes the facts as they stood on the service date and an explicit `now`, and
-returns the findings it raises. Nothing here reads a database or a clock.
+returns the findings it raises, each citing the city's own section for the rule or saying
+"exchange policy". Every date a check judges is the city's local date. Nothing here reads a
+database or a clock.
 """
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
+from domain import dates
 from domain import registry as reg
+from domain.presets import POLICY, basis_of
+from domain.status import effective_frequency
 
 VIOLATION, WARNING = "violation", "warning"
 
-# code: (severity, the ordinance the rule comes from when the jurisdiction names none)
+# code: (severity, the rule of the city's table behind it)
 CODES = {
-    "late_submission": (VIOLATION, "Victorville 10.03.170(b)"),
-    "permit_not_active": (VIOLATION, "Colusa 15A Art. II (no discharge without a FOG WDP); Victorville 10.03.160(a)"),
-    "waste_type_mismatch": (WARNING, "Victorville 10.03.160(f)(6); Colusa 15A-16(G)"),
-    "partial_pump_down": (VIOLATION, "San Clemente 13.30.040(C)(9); Colusa 15A-16(A); Tracy 5.26 (a)"),
-    "decant_returned": (VIOLATION, "Colusa 15A-16(F); Victorville 10.03.160(d)"),
-    "twenty_five_percent_exceeded": (VIOLATION, "Victorville 10.03.160(f)(1); Colusa 15A-16(C)(1)"),
-    "hauler_licence_invalid": (VIOLATION, "Victorville 10.03.160(b): a licensed waste hauler"),
-    "vehicle_unregistered": (WARNING, "Victorville 10.03.170(c): records of waste haulers"),
-    "disposal_site_unapproved": (VIOLATION, "Victorville 10.03.160(f)(6); Colusa 15A-16(G)"),
-    "disposal_before_service": (WARNING, "Victorville 10.03.020(v): proof of service and disposal"),
-    "disposal_unconfirmed": (WARNING, "Victorville 10.03.020(v): proof of service and disposal"),
-    "load_shortfall": (VIOLATION, "Victorville 10.03.160(f)(6); Colusa 15A-16(G)"),
-    "service_interval_exceeded": (VIOLATION, "Victorville 10.03.160(f)(2); Colusa 15A-16(C)(2)"),
+    "late_submission": (VIOLATION, "manifest_deadline_hours"),
+    "permit_not_active": (VIOLATION, "permit_required"),
+    "waste_type_mismatch": (WARNING, "waste_type_matches_device"),
+    "partial_pump_down": (VIOLATION, "full_pump_down"),
+    "decant_returned": (VIOLATION, "decant_return_allowed"),
+    "twenty_five_percent_exceeded": (VIOLATION, "twenty_five_percent_rule"),
+    "outlet_clearance": (VIOLATION, "min_outlet_clearance_in"),
+    "implausible_service": (WARNING, "plausible_service"),
+    "hauler_licence_invalid": (VIOLATION, "hauler_licensed"),
+    "vehicle_unregistered": (WARNING, "vehicle_registered"),
+    "disposal_site_unapproved": (VIOLATION, "disposal_site_approved"),
+    "disposal_before_service": (WARNING, "disposal_after_service"),
+    "disposal_unconfirmed": (WARNING, "disposal_confirmed"),
+    "load_shortfall": (VIOLATION, "ticket_reconciles"),
+    "service_interval_exceeded": (VIOLATION, "interceptor_frequency"),
 }
-# Findings that keep a service from counting as a qualifying service (DESIGN.md section 5).
-DISQUALIFYING = {"partial_pump_down", "decant_returned"}
+# Findings that keep a service from counting as a qualifying service.
+DISQUALIFYING = {"partial_pump_down", "decant_returned", "implausible_service"}
 # One service may take several truckloads: loads of one device this close are one service.
 SAME_SERVICE = timedelta(hours=24)
+# Two filings of one device whose start and end are each this close are one service filed twice.
+NEAR_IDENTICAL = timedelta(minutes=10)
 WASTE_FOR_KIND = {"interceptor": "grease_interceptor_waste", "trap": "grease_trap_waste"}
+CITY_DEFAULT = "city_default"  # a device's frequency the city's default gave it
 
 
 @dataclass(frozen=True)
@@ -43,10 +53,14 @@ class Finding:
     def severity(self):
         return CODES[self.code][0]
 
+    @property
+    def basis(self):
+        return basis_of(self.citation)
+
 
 @dataclass(frozen=True)
 class Rules:
-    """A jurisdiction's parameters (DESIGN.md section 4) and their citations."""
+    """A jurisdiction's parameters, its time zone, and its citation of each rule."""
 
     manifest_deadline_hours: int
     twenty_five_percent_rule: float
@@ -54,11 +68,17 @@ class Rules:
     grace_days: int
     decant_return_allowed: bool
     interceptor_max_interval_days: int | None = None
+    min_outlet_clearance_in: float | None = None
+    time_zone: str = dates.DEFAULT_ZONE
     citations: dict = field(default_factory=dict)
 
-    def cite(self, code, parameter):
-        """The jurisdiction's citation for `parameter`, else the rule's own."""
-        return self.citations.get(parameter) or CODES[code][1]
+    def cite(self, rule):
+        """The city's section for `rule`, or "exchange policy" where its ordinance is silent."""
+        return self.citations.get(rule) or POLICY
+
+    def day(self, instant: datetime) -> date:
+        """The city's calendar day of `instant`."""
+        return dates.local_date(instant, self.time_zone)
 
 
 @dataclass(frozen=True)
@@ -78,10 +98,8 @@ class Load:
     disposal_ticket_number: str | None = None
     disposal_delivered_at: datetime | None = None
     disposal_gallons_delivered: int | None = None
-
-    @property
-    def service_date(self) -> date:
-        return self.service_completed_at.date()
+    outlet_clearance_in: float | None = None
+    manifest_id: object = None  # time-ordered: the order in which manifests were first filed
 
 
 @dataclass(frozen=True)
@@ -90,6 +108,7 @@ class DeviceFacts:
     capacity_gallons: int
     liquid_depth_in: float
     frequency_days: int
+    frequency_source: str = "assigned"  # or CITY_DEFAULT
 
 
 @dataclass(frozen=True)
@@ -120,43 +139,47 @@ class SiteFacts:
 
 
 def late_submission(load: Load, rules: Rules, received_at: datetime):
-    """Copies of every manifest within the deadline after service (Victorville 10.03.170(b))."""
+    """Copies of every manifest within the deadline after service (Victorville 10.03.170(b);
+    exchange policy elsewhere)."""
     deadline = load.service_completed_at + timedelta(hours=rules.manifest_deadline_hours)
     if received_at > deadline:
         hours = (received_at - load.service_completed_at).total_seconds() / 3600
         return [Finding("late_submission",
                         f"Received {hours:.1f} h after service; the deadline is "
-                        f"{rules.manifest_deadline_hours} h.",
-                        rules.cite("late_submission", "manifest_deadline_hours"))]
+                        f"{rules.manifest_deadline_hours} h.", rules.cite("manifest_deadline_hours"))]
     return []
 
 
-def permit_not_active(load: Load, permit: PermitFacts):
-    """A FOG discharge permit must be in force (Colusa 15A Art. II; Victorville 10.03.160(a))."""
+def permit_not_active(load: Load, permit: PermitFacts, rules: Rules):
+    """A FOG discharge permit in force on the city's date of the service (e.g. Victorville
+    10.03.050(a), San Clemente 13.30.050(A))."""
+    day = rules.day(load.service_completed_at)
     status = reg.permit_status_on(issued_on=permit.issued_on, expires_on=permit.expires_on,
-                                  changes=permit.changes, day=load.service_date)
+                                  changes=permit.changes, day=day)
     if status != "active":
         return [Finding("permit_not_active",
-                        f"Permit {permit.permit_number} was {status.replace('_', ' ')} on "
-                        f"{load.service_date.isoformat()}.", CODES["permit_not_active"][1])]
+                        f"Permit {permit.permit_number} was {status.replace('_', ' ')} on {day.isoformat()}.",
+                        rules.cite("permit_required"))]
     return []
 
 
-def waste_type_mismatch(load: Load, device: DeviceFacts):
-    """Interceptor waste comes from interceptors, trap waste from traps (10.03.160(f)(6))."""
+def waste_type_mismatch(load: Load, device: DeviceFacts, rules: Rules):
+    """Interceptor waste comes from interceptors, trap waste from traps (exchange policy)."""
     expected = WASTE_FOR_KIND[device.kind]
     if load.waste_type != expected:
-        return [Finding("waste_type_mismatch",
-                        f"A {device.kind} yields {expected}, not {load.waste_type}.",
-                        CODES["waste_type_mismatch"][1])]
+        return [Finding("waste_type_mismatch", f"A {device.kind} yields {expected}, not {load.waste_type}.",
+                        rules.cite("waste_type_matches_device"))]
     return []
 
 
 def partial_pump_down(service: list[Load], device: DeviceFacts, rules: Rules):
-    """Fully pump out the device (San Clemente 13.30.040(C)(9); Colusa 15A-16(A); Tracy 5.26 (a)).
+    """Fully pump out the device (San Clemente 13.30.040(C)(9); Colusa 15A-16(A); Tracy 5.26
+    interceptor maintenance (a); Victorville 10.03.160(f)(1)); "fully" is judged by the share
+    of the capacity removed, an exchange policy.
 
     `service` is every load of the one service (truckloads within 24 h of each other): their
-    gallons add up, and one load attesting the full pump-down attests the service.
+    gallons add up, and one load attesting the full pump-down attests the service. A missing
+    attestation answers to the city's rule; gallons alone short, to the exchange's ratio.
     """
     gallons = sum(load.gallons_removed for load in service)
     attested = any(load.full_pump_down for load in service)
@@ -168,53 +191,106 @@ def partial_pump_down(service: list[Load], device: DeviceFacts, rules: Rules):
         loads = f" over {len(service)} loads" if len(service) > 1 else ""
         reasons.append(f"{gallons} gallons removed{loads} is under {rules.full_pump_min_ratio:.0%} "
                        f"of the {device.capacity_gallons}-gallon capacity")
-    if reasons:
-        return [Finding("partial_pump_down", "Partial pump-down: " + "; ".join(reasons) + ".",
-                        rules.cite("partial_pump_down", "full_pump_min_ratio"))]
-    return []
+    if not reasons:
+        return []
+    rule = ("full_pump_down" if device.kind == "interceptor" else "trap_full_pump_down") if not attested \
+        else "full_pump_min_ratio"
+    return [Finding("partial_pump_down", "Partial pump-down: " + "; ".join(reasons) + ".", rules.cite(rule))]
 
 
 def decant_returned(load: Load, rules: Rules):
-    """No accumulated FOG may pass on; decant-and-return is no pump-out (Colusa 15A-16(F))."""
+    """Waste removed from a grease control device may not go back toward the sewer, as
+    returned decant does (Victorville 10.03.260(a); Colusa prohibitions F; Tracy 5.26
+    prohibitions (f); San Clemente 13.30.040(C)(4); Placentia 16.24 (b)(8))."""
     if load.decant_returned_gallons > 0 and not rules.decant_return_allowed:
-        return [Finding("decant_returned",
-                        f"{load.decant_returned_gallons} gallons were returned to the device.",
-                        CODES["decant_returned"][1])]
+        return [Finding("decant_returned", f"{load.decant_returned_gallons} gallons were returned to the device.",
+                        rules.cite("decant_return_allowed"))]
     return []
 
 
 def twenty_five_percent_exceeded(load: Load, device: DeviceFacts, rules: Rules):
-    """FOG and solids under 25% of the design liquid depth (Victorville 10.03.160(f)(1))."""
-    if load.fog_depth_in is None or load.solids_depth_in is None:
+    """An interceptor's FOG and solids may not exceed 25% of its design depth; at exactly 25%
+    they do not (Victorville 10.03.160(f)(1); Colusa 15A-16(C)(1); San Clemente
+    13.30.040(C)(6); Tracy 5.26 prohibitions (g); Placentia 16.24 (b)(9)). No ordinance sets
+    the rule for traps."""
+    if device.kind != "interceptor" or load.fog_depth_in is None or load.solids_depth_in is None:
         return []
     accumulated = load.fog_depth_in + load.solids_depth_in
     limit = rules.twenty_five_percent_rule * device.liquid_depth_in
-    if accumulated >= limit:
+    if accumulated > limit:
         share = accumulated / device.liquid_depth_in
         return [Finding("twenty_five_percent_exceeded",
-                        f"FOG and solids measured {accumulated:g} in, {share:.0%} of the "
-                        f"{device.liquid_depth_in:g}-in design depth (limit "
-                        f"{rules.twenty_five_percent_rule:.0%}).",
-                        rules.cite("twenty_five_percent_exceeded", "twenty_five_percent_rule"))]
+                        f"FOG and solids measured {accumulated:g} in, {share:.1%} of the "
+                        f"{device.liquid_depth_in:g}-in design depth (over "
+                        f"{rules.twenty_five_percent_rule:.0%} is not allowed).",
+                        rules.cite("twenty_five_percent_rule"))]
     return []
 
 
-def hauler_licence_invalid(load: Load, hauler: HaulerFacts, jurisdiction_id):
-    """Only a licensed hauler registered in the city may service (Victorville 10.03.160(b))."""
-    day = load.service_date
+def outlet_clearance(load: Load, device: DeviceFacts, rules: Rules):
+    """Grease or sludge within the city's clearance of an interceptor's discharge elbow: service
+    immediately (San Clemente 13.30.040(C)(7): two inches). Only where the city sets one."""
+    limit = rules.min_outlet_clearance_in
+    if limit is None or device.kind != "interceptor" or load.outlet_clearance_in is None:
+        return []
+    if load.outlet_clearance_in <= limit:
+        return [Finding("outlet_clearance",
+                        f"Grease or sludge measured {load.outlet_clearance_in:g} in from the discharge elbow; "
+                        f"within {limit:g} in the interceptor must be serviced immediately.",
+                        rules.cite("min_outlet_clearance_in"))]
+    return []
+
+
+def clash(one: Load, other: Load) -> bool:
+    """A truck pumps one load at a time and two trucks never start and end within minutes of each other, so windows overlapping on one truck, or nearly equal, are one service filed twice; loads one after another are one service's truckloads."""
+    overlap = (one.service_started_at < other.service_completed_at
+               and other.service_started_at < one.service_completed_at)
+    same_window = (abs(one.service_started_at - other.service_started_at) <= NEAR_IDENTICAL
+                   and abs(one.service_completed_at - other.service_completed_at) <= NEAR_IDENTICAL)
+    return (overlap and one.vehicle_id == other.vehicle_id) or same_window
+
+
+def plausible(loads: list[Load]) -> list[Load]:
+    """The loads that stand, in the order their manifests were first filed: each that clashes
+    with an earlier standing one does not."""
+    standing = []
+    for load in sorted(loads, key=lambda item: (item.manifest_id is None, str(item.manifest_id or ""))):
+        if not any(clash(load, kept) for kept in standing):
+            standing.append(load)
+    return standing
+
+
+def implausible_service(load: Load, standing: list[Load], rules: Rules):
+    """A filing for the device closer to an earlier one than a truck could do it (exchange
+    policy); it is not a qualifying service."""
+    if any(kept is load for kept in standing):
+        return []
+    other = next(kept for kept in standing if clash(load, kept))
+    return [Finding("implausible_service",
+                    f"Another manifest of this device, filed earlier, covers the same service "
+                    f"({dates.human(other.service_started_at, rules.time_zone)} to "
+                    f"{dates.human(other.service_completed_at, rules.time_zone)}); one truck could not do both.",
+                    rules.cite("plausible_service"))]
+
+
+def hauler_licence_invalid(load: Load, hauler: HaulerFacts, jurisdiction_id, rules: Rules):
+    """A licensed hauler (Victorville 10.03.160(b); San Clemente 13.30.040(C)(5); exchange
+    policy elsewhere), registered in the city (exchange policy), on the city's service date."""
+    day = rules.day(load.service_completed_at)
+    licensed = reg.licence_valid_on(hauler.licences, day)
     reasons = []
-    if not reg.licence_valid_on(hauler.licences, day):
+    if not licensed:
         reasons.append(f"the hauler's licence was not valid on {day.isoformat()}")
     if not reg.registered_on(hauler.registrations, jurisdiction_id, day):
         reasons.append(f"the hauler was not registered in this jurisdiction on {day.isoformat()}")
     if reasons:
         return [Finding("hauler_licence_invalid", "; ".join(reasons).capitalize() + ".",
-                        CODES["hauler_licence_invalid"][1])]
+                        rules.cite("hauler_registered" if licensed else "hauler_licensed"))]
     return []
 
 
-def vehicle_unregistered(load: Load, hauler: HaulerFacts):
-    """The truck must be the hauler's, and big enough for the load (10.03.170(c))."""
+def vehicle_unregistered(load: Load, hauler: HaulerFacts, rules: Rules):
+    """The truck must be the hauler's, and big enough for the load (exchange policy)."""
     tank = hauler.vehicles.get(load.vehicle_id)
     if tank is None:
         message = f"Vehicle {load.vehicle_id} is not registered to the hauler."
@@ -223,79 +299,86 @@ def vehicle_unregistered(load: Load, hauler: HaulerFacts):
                    f"{tank}-gallon tank.")
     else:
         return []
-    return [Finding("vehicle_unregistered", message, CODES["vehicle_unregistered"][1])]
+    return [Finding("vehicle_unregistered", message, rules.cite("vehicle_registered"))]
 
 
-def disposal_checks(load: Load, site: SiteFacts | None, jurisdiction_id):
-    """Removed FOG goes to an approved facility, after the service (10.03.160(f)(6))."""
+def disposal_checks(load: Load, site: SiteFacts | None, jurisdiction_id, rules: Rules):
+    """Removed FOG goes to an approved site (Colusa 15A-16(G); Tracy 5.26 prohibitions (f);
+    exchange policy elsewhere), approved on the city's date of delivery, after the service
+    (exchange policy)."""
     if load.disposal_site_id is None:
         return []
     findings = []
     delivered = load.disposal_delivered_at
+    approval = rules.cite("disposal_site_approved")
     if site is None:
-        findings.append(Finding("disposal_site_unapproved", "The disposal site is unknown.",
-                                CODES["disposal_site_unapproved"][1]))
+        findings.append(Finding("disposal_site_unapproved", "The disposal site is unknown.", approval))
     else:
+        day = rules.day(delivered)
         reasons = []
         if not reg.site_approved_on(approved_from=site.approved_from, approved_until=site.approved_until,
-                                    changes=site.changes, day=delivered.date()):
-            reasons.append(f"was not approved on {delivered.date().isoformat()}")
+                                    changes=site.changes, day=day):
+            reasons.append(f"was not approved on {day.isoformat()}")
         if load.waste_type not in site.waste_types:
             reasons.append(f"does not accept {load.waste_type}")
         if jurisdiction_id not in site.jurisdiction_ids:
             reasons.append("is not approved for this jurisdiction")
         if reasons:
-            findings.append(Finding("disposal_site_unapproved",
-                                    "The disposal site " + "; ".join(reasons) + ".",
-                                    CODES["disposal_site_unapproved"][1]))
+            findings.append(Finding("disposal_site_unapproved", "The disposal site " + "; ".join(reasons) + ".",
+                                    approval))
     if delivered < load.service_completed_at:
-        findings.append(Finding("disposal_before_service",
-                                "The load was delivered before the service was completed.",
-                                CODES["disposal_before_service"][1]))
+        findings.append(Finding("disposal_before_service", "The load was delivered before the service was completed.",
+                                rules.cite("disposal_after_service")))
     return findings
 
 
 def disposal_unconfirmed(load: Load, rules: Rules, now: datetime):
-    """Proof of disposal is due with the manifest (Victorville 10.03.020(v), 10.03.170(b))."""
+    """A disposal record within the manifest deadline (exchange policy)."""
     deadline = load.service_completed_at + timedelta(hours=rules.manifest_deadline_hours)
     if load.disposal_site_id is None and now > deadline:
         return [Finding("disposal_unconfirmed",
                         f"No disposal record {rules.manifest_deadline_hours} h after service.",
-                        CODES["disposal_unconfirmed"][1])]
+                        rules.cite("disposal_confirmed"))]
     return []
 
 
-def load_shortfall(ticket_loads: list[Load], gallons_delivered: int | None):
-    """The loads on one disposal ticket cannot exceed what the ticket delivered (15A-16(G))."""
+def load_shortfall(ticket_loads: list[Load], gallons_delivered: int | None, rules: Rules):
+    """The loads on one disposal ticket cannot exceed what the ticket delivered (exchange policy)."""
     if gallons_delivered is None or not ticket_loads:
         return []
     removed = sum(load.gallons_removed for load in ticket_loads)
     if removed > gallons_delivered:
         return [Finding("load_shortfall",
                         f"The {len(ticket_loads)} manifest(s) on this ticket removed {removed} "
-                        f"gallons; the ticket delivered {gallons_delivered}.",
-                        CODES["load_shortfall"][1])]
+                        f"gallons; the ticket delivered {gallons_delivered}.", rules.cite("ticket_reconciles"))]
     return []
 
 
 def service_interval_exceeded(load: Load, previous_qualifying: datetime | None,
                               device: DeviceFacts, rules: Rules):
-    """Service at the required frequency (Victorville 10.03.160(f)(2); Colusa 15A-16(C)(2)).
+    """Service at the device's frequency (e.g. Victorville 10.03.160(c), (f)(2) and, for traps,
+    (g)(1)), and never past the city's longest interval for interceptors (Colusa 15A-16(C)(2);
+    Tracy 5.26 interceptor maintenance (e)(2)).
 
-    The gap since the previous qualifying service may run to the frequency plus the
-    jurisdiction's grace days, and never past its longest interval for interceptors.
+    The gap, in the city's calendar days, may run to the frequency plus the city's grace days.
+    The finding cites what set the bound: the longest interval, the city's default frequency,
+    or the frequency the city set for the device.
     """
     if previous_qualifying is None:
         return []
-    gap = (load.service_completed_at.date() - previous_qualifying.date()).days
+    gap = (rules.day(load.service_completed_at) - rules.day(previous_qualifying)).days
     allowed = device.frequency_days + rules.grace_days
-    if device.kind == "interceptor" and rules.interceptor_max_interval_days:
-        allowed = min(allowed, rules.interceptor_max_interval_days)
+    kind = "interceptor" if device.kind == "interceptor" else "trap"
+    rule = f"{kind}_default_frequency_days" if device.frequency_source == CITY_DEFAULT else f"{kind}_frequency"
+    longest = rules.interceptor_max_interval_days if kind == "interceptor" else None
+    if longest and longest < allowed:
+        allowed, rule = longest, "interceptor_max_interval_days"
     if gap > allowed:
         return [Finding("service_interval_exceeded",
                         f"{gap} days since the previous qualifying service; at most {allowed} "
-                        f"allowed ({device.frequency_days}-day frequency, {rules.grace_days} grace).",
-                        CODES["service_interval_exceeded"][1])]
+                        f"allowed ({device.frequency_days}-day frequency, {rules.grace_days} grace"
+                        + (f", {longest}-day longest interval" if longest else "") + ").",
+                        rules.cite(rule))]
     return []
 
 
@@ -313,21 +396,24 @@ def check(*, load: Load, received_at: datetime, now: datetime, rules: Rules, jur
 
     `device_loads` are the device's other current loads, `ticket_loads` the other loads on
     the same disposal ticket, `previous_qualifying` the last qualifying service of the
-    device completed before this service.
+    device completed before this service. A load filed twice counts once in its service.
     """
-    service = same_service(load, device_loads)
+    standing = plausible([load, *device_loads])
+    service = same_service(load, [o for o in standing if o is not load and not clash(o, load)])
     return [
         *late_submission(load, rules, received_at),
-        *permit_not_active(load, permit),
-        *waste_type_mismatch(load, device),
+        *permit_not_active(load, permit, rules),
+        *waste_type_mismatch(load, device, rules),
         *partial_pump_down(service, device, rules),
         *decant_returned(load, rules),
         *twenty_five_percent_exceeded(load, device, rules),
-        *hauler_licence_invalid(load, hauler, jurisdiction_id),
-        *vehicle_unregistered(load, hauler),
-        *disposal_checks(load, site, jurisdiction_id),
+        *outlet_clearance(load, device, rules),
+        *implausible_service(load, standing, rules),
+        *hauler_licence_invalid(load, hauler, jurisdiction_id, rules),
+        *vehicle_unregistered(load, hauler, rules),
+        *disposal_checks(load, site, jurisdiction_id, rules),
         *disposal_unconfirmed(load, rules, now),
-        *load_shortfall([load, *ticket_loads], load.disposal_gallons_delivered),
+        *load_shortfall([load, *ticket_loads], load.disposal_gallons_delivered, rules),
         *service_interval_exceeded(load, previous_qualifying, device, rules),
     ]
 
@@ -336,8 +422,10 @@ def is_qualifying(codes) -> bool:
     return not (set(codes) & DISQUALIFYING)
 
 
-def due_by(last_qualifying: datetime | None, device: DeviceFacts) -> date | None:
-    """When the device must next be serviced: the frequency after its last qualifying service."""
+def due_by(last_qualifying: datetime | None, device: DeviceFacts, rules: Rules) -> date | None:
+    """When the device must next be serviced: the city's date of its last qualifying service,
+    plus its frequency (no more than the city's longest interval for interceptors)."""
     if last_qualifying is None:
         return None
-    return last_qualifying.date() + timedelta(days=device.frequency_days)
+    days = effective_frequency(device.kind, device.frequency_days, rules.interceptor_max_interval_days)
+    return rules.day(last_qualifying) + timedelta(days=days)

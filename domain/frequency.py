@@ -9,14 +9,14 @@ before pumping, each the accumulation since the device's last full pump-down.
 """
 from dataclasses import dataclass
 
-from domain.checks import CODES
+from domain.presets import POLICY
 
 # Where each city lets the frequency follow the data (Placentia's ordinance holds the 25%
 # rule alone, cited with it).
 ADJUSTMENT = {
     "colusa": "Colusa 15A-16(C)(3)",
     "victorville": "Victorville 10.03.160(f)(3)",
-    "tracy": "Tracy 5.26 (e)(3)",
+    "tracy": "Tracy 5.26 interceptor maintenance (e)(3)",
     "san-clemente": "San Clemente 13.30.050(H)(1)(b)",
 }
 
@@ -75,8 +75,10 @@ def recommend(measured: Accumulation, *, liquid_depth_in: float, limit_share: fl
     rule, no longer than the city's longest interval; the shortest allowed one where even
     that would exceed it (Victorville 10.03.160(f)(1), (f)(3); Colusa 15A-16(C)(1), (C)(3);
     Tracy 5.26 (e)(1), (e)(3))."""
-    # A city whose longest interval is shorter than every frequency it allows, or that lists
-    # none: its longest interval, else the device's own frequency.
+    if not allowed:
+        return _any_days(measured, liquid_depth_in=liquid_depth_in, limit_share=limit_share,
+                         current_days=current_days, max_interval_days=max_interval_days)
+    # A city whose longest interval is shorter than every frequency it allows: that interval.
     choices = sorted(days for days in allowed if max_interval_days is None or days <= max_interval_days) or [
         max_interval_days or current_days]
     days_to_limit = measured.days_to(limit_share, liquid_depth_in)
@@ -85,13 +87,30 @@ def recommend(measured: Accumulation, *, liquid_depth_in: float, limit_share: fl
     else:
         within = [days for days in choices if days <= days_to_limit]
         frequency = within[-1] if within else choices[0]
+    return _recommendation(frequency, current_days)
+
+
+# Where a city sets no longest interval, the exchange recommends none longer than a year.
+LONGEST_RECOMMENDED_DAYS = 365
+
+
+def _any_days(measured: Accumulation, *, liquid_depth_in, limit_share, current_days, max_interval_days):
+    """For a city that assigns any number of days: the whole days until the 25% rule's limit,
+    at least daily, no longer than its longest interval."""
+    longest = max_interval_days or LONGEST_RECOMMENDED_DAYS
+    days_to_limit = measured.days_to(limit_share, liquid_depth_in)
+    frequency = longest if days_to_limit is None else max(1, min(days_to_limit, longest))
+    return _recommendation(frequency, current_days)
+
+
+def _recommendation(frequency, current_days):
     change = "keep" if frequency == current_days else "shorten" if frequency < current_days else "lengthen"
     return Recommendation(frequency_days=frequency, change=change)
 
 
 def citation(jurisdiction_code: str, citations: dict) -> str:
     """The sections a recommendation rests on: the city's 25% rule (from its `citations`), and
-    its adjustment clause."""
-    rule = citations.get("twenty_five_percent_rule") or CODES["twenty_five_percent_exceeded"][1]
+    its adjustment clause; never another city's."""
+    rule = citations.get("twenty_five_percent_rule") or POLICY
     clause = ADJUSTMENT.get(jurisdiction_code)
     return f"{rule}; {clause}" if clause else rule

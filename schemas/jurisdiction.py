@@ -1,7 +1,7 @@
-"""How a jurisdiction and its rule parameters look on the wire."""
+"""How a jurisdiction, its rule parameters and its table of rules look on the wire."""
 from marshmallow import Schema, fields
 
-from domain.presets import PARAMETERS
+from domain.presets import PARAMETERS, table
 
 
 class JurisdictionSchema(Schema):
@@ -11,6 +11,12 @@ class JurisdictionSchema(Schema):
     time_zone = fields.String()
     parameters = fields.Method("_parameters")
     citations = fields.Dict(keys=fields.String(), values=fields.String())
+    rules = fields.Method("_rules")
 
     def _parameters(self, row):
         return {name: getattr(row, name) for name in PARAMETERS}
+
+    def _rules(self, row):
+        """Each rule with its value, whether the city's ordinance or exchange policy is behind
+        it, the section, and the ordinance's own words."""
+        return table(row.code, self._parameters(row), row.citations)

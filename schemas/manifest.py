@@ -45,6 +45,8 @@ class Measurements(Schema):
     fog_depth_in = depth(required=True)
     solids_depth_in = depth(required=True)
     liquid_depth_in = depth(load_default=None)
+    # From the top of the grease or sludge to the discharge elbow; absent when not measured.
+    outlet_clearance_in = depth()
 
 
 class Disposal(Schema):

@@ -1,5 +1,6 @@
 """How manifests, their revisions and findings look in responses."""
 from domain import checks
+from domain.presets import basis_of
 
 
 def iso(value):
@@ -11,6 +12,7 @@ def finding_view(finding):
         "code": finding.code,
         "severity": finding.severity,
         "message": finding.message,
+        "basis": basis_of(finding.citation),
         "citation": finding.citation,
         "raised_at": iso(finding.raised_at),
         "cleared_at": iso(finding.cleared_at),

@@ -1,4 +1,4 @@
-"""Registry bodies: FSEs, permits, devices, haulers, vehicles, sites."""
+"""Registry bodies: FSEs, permits, devices, haulers, vehicles, disposal sites."""
 import re
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
@@ -93,7 +93,8 @@ class DeviceIn(Schema):
     capacity_gallons = positive_int(100_000, required=True)
     liquid_depth_in = fields.Float(required=True, allow_nan=False,
                                    validate=validate.Range(min=0, min_inclusive=False, max=600))
-    frequency_days = positive_int(3650, required=True)
+    # Absent or null: the city's default frequency for the kind (the device says so).
+    frequency_days = positive_int(3650, load_default=None, allow_none=True)
     permit_number = text(60, required=True)
 
 

@@ -55,6 +55,7 @@ def device_view(device):
         "capacity_gallons": device.capacity_gallons,
         "liquid_depth_in": device.liquid_depth_in,
         "frequency_days": device.frequency_days,
+        "frequency_source": device.frequency_source,
         "permit_id": str(device.permit_id),
         "permit_number": device.permit.permit_number,
     }

@@ -19,6 +19,8 @@ from schemas import registry as schemas
 from schemas.field_errors import flatten_errors
 from domain import registry as rules
 from domain.registry_rows import approval_of, licences_of, registrations_of
+from domain.checks import CITY_DEFAULT
+from domain.device_rules import default_frequency, frequency_refusal
 from services.registry import device_warnings, today
 from services.registry_haulers import (
     SHARED_SITE_FIELDS,
@@ -206,9 +208,14 @@ class Importer:
         permit = self.permits.get(data.pop("permit_number"))
         if permit is None:
             raise Rejected("no such permit", {"permit_number": ["No such permit."]})
-        if data["frequency_days"] not in self.jurisdiction.allowed_frequencies:
-            raise Rejected("frequency not allowed here",
-                           {"frequency_days": [f"Must be one of {self.jurisdiction.allowed_frequencies}."]})
+        if data.get("frequency_days") is None:
+            data.update(frequency_days=default_frequency(data["kind"], self.jurisdiction),
+                        frequency_source=CITY_DEFAULT)
+        else:
+            data["frequency_source"] = "assigned"
+        refusal = frequency_refusal(data["kind"], data["frequency_days"], self.jurisdiction)
+        if refusal:
+            raise Rejected("frequency not allowed here", {"frequency_days": [refusal]})
         device = self.session.scalar(select(Device).where(Device.fse_id == permit.fse_id,
                                                           Device.tag == data["tag"]))
         if device is None:

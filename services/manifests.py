@@ -21,7 +21,7 @@ from services.errors import Conflict, Invalid, NotFound
 from domain import chain, checks
 from domain import registry as reg
 from domain.clock import now as clock_now
-from domain.dates import local, local_date, start_of_day
+from domain.dates import local_date, start_of_day
 from schemas.manifest import canonical
 from services import changes, documents, filing_names
 from domain.registry_rows import approval_of, licences_of, registrations_of
@@ -32,7 +32,6 @@ from storage.models import (
     DisposalSite,
     DisposalSiteJurisdiction,
     Finding,
-    Fse,
     Hauler,
     HaulerRegistration,
     Jurisdiction,
@@ -49,6 +48,12 @@ from storage.prebuilt import Prebuilt, insert_rows
 # Facts --------------------------------------------------------------------------------------
 
 
+# The jurisdiction's columns the checks read.
+RULE_COLUMNS = ("manifest_deadline_hours", "twenty_five_percent_rule", "full_pump_min_ratio", "grace_days",
+                "decant_return_allowed", "interceptor_max_interval_days", "min_outlet_clearance_in",
+                "time_zone", "citations")
+
+
 def rules_of(jurisdiction: Jurisdiction) -> checks.Rules:
     return checks.Rules(
         manifest_deadline_hours=jurisdiction.manifest_deadline_hours,
@@ -57,6 +62,8 @@ def rules_of(jurisdiction: Jurisdiction) -> checks.Rules:
         grace_days=jurisdiction.grace_days,
         decant_return_allowed=jurisdiction.decant_return_allowed,
         interceptor_max_interval_days=jurisdiction.interceptor_max_interval_days,
+        min_outlet_clearance_in=jurisdiction.min_outlet_clearance_in,
+        time_zone=jurisdiction.time_zone,
         citations=dict(jurisdiction.citations),
     )
 
@@ -64,7 +71,8 @@ def rules_of(jurisdiction: Jurisdiction) -> checks.Rules:
 def device_facts(device: Device) -> checks.DeviceFacts:
     return checks.DeviceFacts(kind=device.kind, capacity_gallons=device.capacity_gallons,
                               liquid_depth_in=device.liquid_depth_in,
-                              frequency_days=device.frequency_days)
+                              frequency_days=device.frequency_days,
+                              frequency_source=device.frequency_source)
 
 
 def permit_facts(permit: Permit) -> checks.PermitFacts:
@@ -117,6 +125,8 @@ def load_of(revision: ManifestRevision) -> checks.Load:
         disposal_ticket_number=revision.disposal_ticket_number,
         disposal_delivered_at=revision.disposal_delivered_at,
         disposal_gallons_delivered=revision.disposal_gallons_delivered,
+        outlet_clearance_in=revision.outlet_clearance_in,
+        manifest_id=revision.manifest_id,
     )
 
 
@@ -385,13 +395,11 @@ class Named:
 def _resolve_statement(*, ordered=True):
     """Permits by number with the named device, their status history and their city's rules,
     and the registry generation: built once, bound per filing."""
-    rules = [getattr(Jurisdiction, name) for name in (
-        "manifest_deadline_hours", "twenty_five_percent_rule", "full_pump_min_ratio", "grace_days",
-        "decant_return_allowed", "interceptor_max_interval_days", "citations", "time_zone")]
+    rules = [getattr(Jurisdiction, name) for name in RULE_COLUMNS]
     statement = (
         select(Permit.id.label("permit_id"), Permit.permit_number, Permit.jurisdiction_id, Permit.issued_on,
                Permit.expires_on, Device.id.label("device_id"), Device.fse_id, Device.kind,
-               Device.capacity_gallons, Device.liquid_depth_in, Device.frequency_days,
+               Device.capacity_gallons, Device.liquid_depth_in, Device.frequency_days, Device.frequency_source,
                PermitStatusChange.effective_on, PermitStatusChange.status, PermitStatusChange.recorded_at,
                *rules, registry_generation().label("generation"))
         .join(Jurisdiction, Jurisdiction.id == Permit.jurisdiction_id)
@@ -484,6 +492,7 @@ def _columns(data, named: Named) -> dict:
         disposal_gallons_delivered=disposal.get("gallons_delivered"),
         fog_depth_in=measured.get("fog_depth_in"),
         solids_depth_in=measured.get("solids_depth_in"),
+        outlet_clearance_in=measured.get("outlet_clearance_in"),
         qualifying=True,
     )
 
@@ -613,13 +622,9 @@ def _due_after(session, revision, around: Surroundings):
         times.append(around.latest_qualifying)
     device, _ = _cached(session, "device", revision.device_id,
                         lambda: _device_facts(session, revision.device_id))
-    return device, _due_on(max(times, default=None), device, _zone(session, revision.manifest.jurisdiction_id))
-
-
-def _due_on(last_qualifying: datetime | None, device: checks.DeviceFacts, zone: str) -> date | None:
-    """The device's next due date, counted from the city's local date of its last qualifying
-    service (a service at 23:30 Pacific is that day's)."""
-    return checks.due_by(local(last_qualifying, zone) if last_qualifying else None, device)
+    rules = _cached(session, "rules", revision.manifest.jurisdiction_id,
+                    lambda: rules_of(session.get(Jurisdiction, revision.manifest.jurisdiction_id)))
+    return device, checks.due_by(max(times, default=None), device, rules)
 
 
 def _service_day(session, revision: ManifestRevision) -> date:
@@ -774,9 +779,10 @@ def dues(session, device_ids) -> dict:
     if missing:
         last = current_revisions().with_only_columns(func.max(ManifestRevision.service_completed_at)).where(
             ManifestRevision.device_id == Device.id, ManifestRevision.qualifying).scalar_subquery()
-        for device, completed, zone in session.execute(
-                select(Device, last, Jurisdiction.time_zone).join(Fse, Fse.id == Device.fse_id)
-                .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id).where(Device.id.in_(missing))).all():
+        for device, completed, city in session.execute(
+                select(Device, last, Jurisdiction).join(Permit, Permit.id == Device.permit_id)
+                .join(Jurisdiction, Jurisdiction.id == Permit.jurisdiction_id).where(Device.id.in_(missing))).all():
             facts = device_facts(device)
-            found[device.id] = (facts, _due_on(completed, facts, zone))
+            rules = _cached(session, "rules", city.id, lambda: rules_of(city))
+            found[device.id] = (facts, checks.due_by(completed, facts, rules))
     return found

@@ -12,6 +12,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
 from services.errors import Conflict, Invalid, NotFound
+from domain.checks import CITY_DEFAULT
+from domain.device_rules import default_frequency, frequency_refusal
 from domain.clock import now
 from storage import reach
 from storage.permit_status import permit_status_sql
@@ -227,10 +229,14 @@ def create_device(session, principal, fse_id, data):
     errors = {}
     if permit is None:
         errors["permit_number"] = ["No such permit for this FSE."]
-    if data["frequency_days"] not in jurisdiction.allowed_frequencies:
-        allowed = ", ".join(str(d) for d in jurisdiction.allowed_frequencies)
-        errors["frequency_days"] = [f"Must be one of {allowed} "
-                                    f"({jurisdiction.citations.get('allowed_frequencies', '')})."]
+    if data.get("frequency_days") is None:
+        data = {**data, "frequency_days": default_frequency(data["kind"], jurisdiction),
+                "frequency_source": CITY_DEFAULT}
+    else:
+        data = {**data, "frequency_source": "assigned"}
+    refusal = frequency_refusal(data["kind"], data["frequency_days"], jurisdiction)
+    if refusal:
+        errors["frequency_days"] = [refusal]
     if errors:
         raise Invalid("The device does not fit the permit or the ordinance.", errors=errors)
     if session.scalar(select(Device.id).where(Device.fse_id == fse.id, Device.tag == data["tag"])):

@@ -22,6 +22,7 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import aliased
 from sqlalchemy.sql.expression import FunctionElement
 
+from domain.presets import EXCHANGE_POLICY, ORDINANCE, POLICY
 from domain.status import ENDING_STATUSES
 from storage.localtime import day_start, local_day
 from storage.permit_status import permit_status_sql
@@ -320,13 +321,19 @@ def serviced_within(period_from: date | None, period_to: date | None, zone) -> l
     return conditions
 
 
+def _basis(citation):
+    """`ordinance` or `exchange_policy`, as `domain.presets.basis_of` reads a citation."""
+    return case((citation == POLICY, EXCHANGE_POLICY), else_=ORDINANCE)
+
+
 def findings(jurisdiction_id, *, code=None, severity=None, hauler_id=None, fse_id=None,
              period_from=None, period_to=None):
     """Open findings on current revisions of the jurisdiction's manifests (a period of the
     city's local days)."""
     query = (
         select(Finding.id.label("finding_id"), Finding.code, Finding.severity, Finding.message,
-               Finding.citation, Finding.raised_at, Manifest.id.label("manifest_id"),
+               Finding.citation, _basis(Finding.citation).label("basis"), Finding.raised_at,
+               Manifest.id.label("manifest_id"),
                Manifest.manifest_number, Manifest.hauler_id, Hauler.name.label("hauler_name"),
                Manifest.fse_id, Fse.name.label("fse_name"), Device.tag.label("device_tag"),
                ManifestRevision.service_completed_at)

@@ -97,7 +97,7 @@ def created():
 
 
 class Jurisdiction(Base):
-    """A city or agency and its rule parameters."""
+    """A city or agency, its rule parameters and its citation of each rule."""
 
     __tablename__ = "jurisdictions"
     id: Mapped[uuid.UUID] = pk()
@@ -114,6 +114,7 @@ class Jurisdiction(Base):
     twenty_five_percent_rule: Mapped[float] = mapped_column(Float)
     full_pump_min_ratio: Mapped[float] = mapped_column(Float)
     min_interceptor_gallons: Mapped[int | None] = mapped_column(Integer)
+    min_outlet_clearance_in: Mapped[float | None] = mapped_column(Float)
     grace_days: Mapped[int] = mapped_column(Integer)
     decant_return_allowed: Mapped[bool] = mapped_column(Boolean)
     citations: Mapped[dict] = mapped_column(JSON)
@@ -192,6 +193,8 @@ class Device(Base):
     capacity_gallons: Mapped[int] = mapped_column(Integer)
     liquid_depth_in: Mapped[float] = mapped_column(Float)
     frequency_days: Mapped[int] = mapped_column(Integer)
+    # `assigned` by the city for this device, or `city_default`: the city's default for its kind.
+    frequency_source: Mapped[str] = mapped_column(String(20), server_default="assigned")
     created_at: Mapped[datetime] = created()
 
     fse: Mapped[Fse] = relationship()
@@ -202,6 +205,7 @@ class Device(Base):
         CheckConstraint("capacity_gallons > 0", name="capacity_positive"),
         CheckConstraint("liquid_depth_in > 0", name="depth_positive"),
         CheckConstraint("frequency_days > 0", name="frequency_positive"),
+        CheckConstraint("frequency_source IN ('assigned', 'city_default')", name="frequency_source"),
     )
 
 
@@ -404,6 +408,8 @@ class ManifestRevision(Base):
     # Measured before pumping, where the hauler measured (the frequency recommendations).
     fog_depth_in: Mapped[float | None] = mapped_column(Float)
     solids_depth_in: Mapped[float | None] = mapped_column(Float)
+    # From the top of the grease or sludge to the discharge elbow, where the hauler measured it.
+    outlet_clearance_in: Mapped[float | None] = mapped_column(Float)
     # Whether this revision counts as a qualifying service.
     qualifying: Mapped[bool] = mapped_column(Boolean)
     # Who pumped and where the load went, as the registry named them when this revision was

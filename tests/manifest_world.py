@@ -34,11 +34,13 @@ class World:
         """A clean manifest: full pump-down of the 1,500-gallon interceptor, disposed of.
 
         Unless told, successive bodies are serviced 2, 27 and 52 hours ago in turn: separate
-        services (over 24 h apart) that are all within the 72-hour deadline.
+        services (over 24 h apart) that are all within the 72-hour deadline; each round of three
+        70 minutes earlier than the last, so that no two are the same service filed twice.
         """
         self.n += 1
         if completed is None:
-            completed = NOW - timedelta(hours=2 + 25 * ((self.n - 1) % 3))
+            turn, place = divmod(self.n - 1, 3)
+            completed = NOW - timedelta(hours=2 + 25 * place, minutes=70 * turn)
         body = {
             "manifest_number": f"M-{self.n:05d}",
             "permit_number": self.permit.permit_number,

@@ -92,8 +92,9 @@ def test_a_scan_put_to_its_sha256_is_attached_locked_and_read_back(put_world):
     receipt = client.get(f"/v1/manifests/{manifest_id}", headers=factories.bearer(world.hauler_token)).json
     assert [d["id"] for d in receipt["documents"]] == [document["id"]]
     locks = session.scalars(select(OutboxEntry.payload)).all()
-    # Victorville keeps records two years (10.03.170(c)); the lock runs from the service day.
-    assert {"key": sha(PDF), "retain_until": NOW.date().replace(year=NOW.year + 2).isoformat()} in locks
+    # Records are kept three years (exchange policy; Victorville 10.03.170(c) asks two); the lock
+    # runs from the service day.
+    assert {"key": sha(PDF), "retain_until": NOW.date().replace(year=NOW.year + 3).isoformat()} in locks
 
 
 def test_the_same_sha256_again_answers_the_attached_document_without_reading_the_body(put_world):

@@ -220,8 +220,8 @@ def test_committed_scans_are_locked_in_compliance_mode_until_retention_ends(s3_a
     assert response.status_code == 201
     head = s3.head_object(Bucket=bucket, Key=sha(PDF))  # moto's GetObjectRetention is broken
     assert head["ObjectLockMode"] == "COMPLIANCE"
-    service_day = NOW.date()  # Victorville keeps records 2 years (10.03.170(c))
-    assert head["ObjectLockRetainUntilDate"].date() == service_day.replace(year=service_day.year + 2)
+    service_day = NOW.date()  # three years: exchange policy (Victorville 10.03.170(c) asks two)
+    assert head["ObjectLockRetainUntilDate"].date() == service_day.replace(year=service_day.year + 3)
     version = s3.head_object(Bucket=bucket, Key=sha(PDF))["VersionId"]
     with pytest.raises(s3.exceptions.ClientError) as refused:
         s3.delete_object(Bucket=bucket, Key=sha(PDF), VersionId=version)

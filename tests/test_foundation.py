@@ -150,16 +150,28 @@ def test_every_migration_can_be_undone_and_done_again(database_url, tmp_path):
 
 
 def test_presets_cli_lists_all_five_with_citations(app):
+    """Every rule of each city, as its ordinance says it (section and words) or as exchange
+    policy; never another city's section."""
     result = app.test_cli_runner().invoke(args=["jurisdictions", "presets"])
     assert result.exit_code == 0, result.output
-    for code in ("placentia", "colusa", "san-clemente", "victorville", "tracy"):
-        assert f"{code}: City of" in result.output
-    assert "manifest_deadline_hours = 72  [Victorville 10.03.170(b)]" in result.output
-    assert "retention_years = 2  [Victorville 10.03.170(c)]" in result.output
-    assert "min_interceptor_gallons = 1000" in result.output
-    assert "interceptor_max_interval_days = 365  [Colusa 15A-16(C)(2)" in result.output
-    cited = [line for line in result.output.splitlines() if re.match(r"^  \w+ = .+  \[.+\]$", line)]
-    assert len(cited) == 5 * 11
+    blocks = dict(re.findall(r"^([a-z-]+): City of .+\n((?:  .*\n)+)", result.output, re.M))
+    assert sorted(blocks) == ["colusa", "placentia", "san-clemente", "tracy", "victorville"]
+    victorville, tracy = blocks["victorville"], blocks["tracy"]
+    assert "manifest_deadline_hours = 72  [ordinance: Victorville 10.03.170(b)]" in victorville
+    assert ('"Each permittee shall be responsible to provide copies of all service manifests directly to '
+            'the FOG manager not later than seventy-two hours after GCDs are serviced."') in victorville
+    assert "retention_years = 3  [exchange policy]" in victorville  # 10.03.170(c) asks two years
+    assert "manifest_deadline_hours = 72  [exchange policy]" in tracy
+    assert "min_interceptor_gallons = 1000  [ordinance: Colusa" in blocks["colusa"]
+    assert "interceptor_max_interval_days = 365  [ordinance: Colusa 15A-16(C)(2)]" in blocks["colusa"]
+    assert "min_outlet_clearance_in = 2.0  [ordinance: San Clemente 13.30.040(C)(7)]" in blocks["san-clemente"]
+    for code, block in blocks.items():
+        rules = [line for line in block.splitlines() if re.match(r"^  \w+ = .+  \[.+\]$", line)]
+        assert len(rules) == 26, code
+        others = {"placentia": "Placentia", "colusa": "Colusa", "san-clemente": "San Clemente",
+                  "victorville": "Victorville", "tracy": "Tracy"}
+        cited = [line for line in rules if "[ordinance:" in line]
+        assert all(f"[ordinance: {others[code]} " in line for line in cited), code
 
 
 def test_jurisdictions_add_creates_once(app, session):

@@ -37,7 +37,13 @@ def test_no_longer_than_the_citys_longest_interval_nor_shorter_than_its_shortest
     assert advice(1, 360, allowed=[30, 60, 90, 120, 180, 365], max_interval=365).frequency_days == 365
     assert advice(1, 360, allowed=[30, 60, 90, 120, 180, 365], max_interval=183).frequency_days == 180
     assert advice(1, 360, allowed=[90, 120], max_interval=60).frequency_days == 60
-    assert advice(1, 360, allowed=[]).frequency_days == 90
+    # A city that lists no frequencies (every city but Victorville) assigns any number of days:
+    # the days to the limit, no longer than its longest interval, nor than a year.
+    assert advice(56, 360, allowed=[]).frequency_days == 77
+    assert advice(56, 360, allowed=[], max_interval=60).frequency_days == 60
+    assert advice(0, 360, allowed=[], max_interval=183).frequency_days == 183
+    assert advice(1, 360, allowed=[]).frequency_days == 365
+    assert advice(10_000, 360, allowed=[]).frequency_days == 1
     flooded = advice(360, 360)  # 12 in in 12 days
     assert (flooded.frequency_days, flooded.change) == (30, "shorten")
 
@@ -46,7 +52,8 @@ def test_the_citation_names_the_rule_and_the_citys_adjustment_clause():
     assert citation("victorville", {"twenty_five_percent_rule": "Victorville 10.03.160(f)(1)"}) == (
         "Victorville 10.03.160(f)(1); Victorville 10.03.160(f)(3)")
     assert citation("placentia", {"twenty_five_percent_rule": "Placentia 16.24"}) == "Placentia 16.24"
-    assert citation("placentia", {}) == "Victorville 10.03.160(f)(1); Colusa 15A-16(C)(1)"
+    # A city whose citations say nothing: exchange policy, never another city's section.
+    assert citation("placentia", {}) == "exchange policy"
 
 
 def at(day, hour=9):

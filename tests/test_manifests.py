@@ -48,7 +48,7 @@ def test_the_deadline_comes_from_the_jurisdiction(world):
     world.set_rules(manifest_deadline_hours=24)
     assert world.codes(world.body(completed=NOW - timedelta(hours=30))) == ["late_submission"]
     world.set_rules(manifest_deadline_hours=72)
-    assert world.codes(world.body(completed=NOW - timedelta(hours=30))) == []
+    assert world.codes(world.body(completed=NOW - timedelta(hours=32))) == []
 
 
 def test_permit_not_active(world):
@@ -119,8 +119,12 @@ def test_decant_returned_unless_the_jurisdiction_allows_it(world):
 
 
 def test_twenty_five_percent_rule(world):
+    """Victorville 10.03.160(f)(1): the accumulation "does not exceed twenty-five percent": at
+    exactly 25% the interceptor complies; over it, it does not."""
     at_limit = {"fog_depth_in": 8, "solids_depth_in": 4, "liquid_depth_in": 48}  # 12 of 48 in
-    assert world.codes(world.body(measurements=at_limit)) == ["twenty_five_percent_exceeded"]
+    assert world.codes(world.body(measurements=at_limit)) == []
+    over = {"fog_depth_in": 8, "solids_depth_in": 4.1, "liquid_depth_in": 48}
+    assert world.codes(world.body(measurements=over)) == ["twenty_five_percent_exceeded"]
     under = {"fog_depth_in": 7, "solids_depth_in": 4.9, "liquid_depth_in": 48}
     assert world.codes(world.body(measurements=under)) == []
     assert world.codes(world.body(measurements=None)) == []
@@ -528,7 +532,7 @@ def test_the_loads_of_one_service_are_read_once_a_filing_as_their_findings_are_r
     load completes the pump-down, and the partial findings of the first three clear."""
     from sqlalchemy import event
 
-    bodies = [world.body(completed=NOW - timedelta(hours=6, minutes=n), gallons_removed=375, full_pump_down=False)
+    bodies = [world.body(completed=NOW - timedelta(hours=6 + 2 * n), gallons_removed=375, full_pump_down=False)
               for n in range(4)]
     for body in bodies[:3]:
         assert world.codes(body) == ["partial_pump_down"]

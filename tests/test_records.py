@@ -50,7 +50,7 @@ def test_json_record_with_summary(client, filed):
     response = get(client, filed)
     assert response.status_code == 200 and response.headers["Cache-Control"] == "no-store"
     record = response.json
-    assert record["period"] == {"from": "2024-06-01", "to": "2026-06-01"}  # Victorville: 2 years
+    assert record["period"] == {"from": "2023-06-01", "to": "2026-06-01"}  # three years: exchange policy (Victorville 10.03.170(c) asks two)
     assert [m["manifest_number"] for m in record["manifests"]] == [m["manifest_number"] for m in filed["manifests"]]
     summary = record["summary"]
     assert summary["manifests"] == 3
@@ -100,9 +100,9 @@ def test_a_download_named_by_what_users_typed_keeps_an_ascii_header(client, sess
     assert response.status_code == 200
     header = response.headers["Content-Disposition"]
     assert header.isascii(), header
-    assert f'filename="fogx-records-Parcela ___ 12_3-2024-06-01-2026-06-01.{fmt}"' in header
+    assert f'filename="fogx-records-Parcela ___ 12_3-2023-06-01-2026-06-01.{fmt}"' in header
     _, options = parse_options_header(header)
-    assert options["filename"] == f'fogx-records-Parcela "Ñ" 12\\3-2024-06-01-2026-06-01.{fmt}'
+    assert options["filename"] == f'fogx-records-Parcela "Ñ" 12\\3-2023-06-01-2026-06-01.{fmt}'
 
 
 def test_the_binder_writes_a_vietnamese_name_as_it_is(client, session, filed):
@@ -127,7 +127,7 @@ def test_the_binder_writes_chinese_korean_and_japanese_names_as_they_are(client,
     reader = PdfReader(io.BytesIO(get(client, filed, fmt="pdf").data))
     assert name in reader.pages[0].extract_text()
     # Each piece is drawn in its own font, which a reader takes apart: compare the words.
-    footer = " ".join(f"{name} · 2024-06-01 to 2026-06-01".split())
+    footer = " ".join(f"{name} · 2023-06-01 to 2026-06-01".split())
     assert all(footer in " ".join(page.extract_text().split()) for page in reader.pages)
 
     def fonts(pdf):
@@ -158,7 +158,7 @@ def test_a_long_name_gives_way_to_the_period_and_page_in_every_footer(client, se
     assert name in " ".join(pages[0].split())  # the cover has room for it, over lines
     assert len(pages) == 10
     for number, text in enumerate(pages, start=1):
-        footer = next(line for line in text.splitlines() if "2024-06-01 to 2026-06-01" in line)
+        footer = next(line for line in text.splitlines() if "2023-06-01 to 2026-06-01" in line)
         assert "…" in footer and f"Page {number} of 10" in text
 
 
@@ -179,7 +179,7 @@ def test_pdf_binder_reads_back(client, filed):
     # cover, summary, services, 3 manifests, scans index, 1 image page, 2 scanned pages
     assert len(reader.pages) == 10
     assert all(f"Page {n} of 10" in page for n, page in enumerate(pages, start=1))
-    assert all("Restaurant" in page and "2024-06-01 to 2026-06-01" in page for page in pages)
+    assert all("Restaurant" in page and "2023-06-01 to 2026-06-01" in page for page in pages)
 
 
 def test_zip_verifies_itself(client, filed):

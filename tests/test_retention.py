@@ -29,15 +29,16 @@ def file_with_scan(world, frozen_clock, completed, scan):
 
 @pytest.fixture
 def timeline(s3_app, s3_bucket, frozen_clock):
-    """Victorville keeps 2 years. An expired record, an expired one under hold, a young one."""
+    """Records are kept three years (exchange policy; Victorville 10.03.170(c) asks two). An expired
+    record, an expired one under hold, a young one."""
     real_now = datetime.now(timezone.utc).replace(microsecond=0)
     client = https_client(s3_app)
     engine = s3_app.extensions["fogx.engine"]
     with Session(bind=engine, expire_on_commit=False) as session:
         world = build(client, session)
         held_world = build(client, session)
-        old = file_with_scan(world, frozen_clock, real_now - timedelta(days=3 * 365), PDF_OLD)
-        held = file_with_scan(held_world, frozen_clock, real_now - timedelta(days=3 * 365 - 5),
+        old = file_with_scan(world, frozen_clock, real_now - timedelta(days=4 * 365), PDF_OLD)
+        held = file_with_scan(held_world, frozen_clock, real_now - timedelta(days=4 * 365 - 5),
                               factories.pdf_bytes("held scan"))
         young = file_with_scan(world, frozen_clock, real_now - timedelta(days=30), PDF_NEW)
     frozen_clock(real_now)

@@ -7,7 +7,7 @@ licence it held on the service's local date (as recorded by the filing where the
 tell; else its latest), the site's name and address. Receipts are dated on the local day of their site's city.
 
 Revision ID: 0014
-Revises: 0012
+Revises: 0013
 Create Date: 2026-12-05
 """
 from datetime import datetime, timezone
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0014"
-down_revision = "0012"
+down_revision = "0013"
 branch_labels = None
 depends_on = None
 

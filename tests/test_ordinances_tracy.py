@@ -1,0 +1,133 @@
+"""Tracy Municipal Code ch. 5.26, rule by rule, from the ordinance's own sentences."""
+from datetime import date, timedelta
+
+from sqlalchemy import update
+
+from storage.models import Jurisdiction, PermitStatusChange
+from tests import factories
+from tests.manifest_world import NOW
+from tests.ordinance_cases import (
+    admin_of,
+    at_and_over_a_quarter,
+    evening_of_the_permits_last_day,
+    findings_of,
+    register_device,
+    world_in,
+)
+
+CITY = "tracy"
+
+
+def test_no_finding_in_tracy_cites_another_city(client, session, frozen_clock):
+    """Every rule behind a Tracy finding is Tracy's own section or exchange policy: Tracy 5.26
+    sets no filing deadline, so a late manifest there is late by exchange policy, not by
+    Victorville 10.03.170(b)."""
+    world = world_in(client, session, frozen_clock, CITY)
+    session.add(PermitStatusChange(permit_id=world.permit.id, status="suspended", effective_on=date(2026, 5, 1)))
+    session.commit()
+    stranger = factories.hauler(session, cities=("victorville",), vehicles=(("TRK-1", 3000),))
+    stranger_token = factories.token(client, *factories.oauth_client(session, role="hauler", subject=[stranger.id]))
+    elsewhere = factories.disposal_site(session, cities=("victorville",))
+    first = world.body(completed=NOW - timedelta(days=200), disposal=None)
+    world.post(first)
+    bodies = [
+        world.body(completed=NOW - timedelta(hours=80), waste_type="grease_trap_waste", full_pump_down=False,
+                   decant_returned_gallons=100, vehicle_id="NOT-OURS",
+                   measurements={"fog_depth_in": 9, "solids_depth_in": 9, "outlet_clearance_in": 1}),
+        world.body(completed=NOW - timedelta(hours=130), disposal=None),
+    ]
+    shortfall = world.body(completed=NOW - timedelta(hours=30))
+    shortfall["disposal"].update(site_id=str(elsewhere.id), gallons_delivered=10,
+                                 delivered_at=(NOW - timedelta(hours=40)).isoformat())
+    bodies.append(shortfall)
+    found = {}
+    for body in bodies:
+        found.update(findings_of(world.post(body)))
+    # The same service again, by a hauler not registered in Tracy.
+    found.update(findings_of(world.post(world.body(completed=NOW - timedelta(hours=130), disposal=None),
+                                        token=stranger_token)))
+    assert set(found) >= {
+        "late_submission", "permit_not_active", "waste_type_mismatch", "partial_pump_down", "decant_returned",
+        "twenty_five_percent_exceeded", "implausible_service", "hauler_licence_invalid", "vehicle_unregistered",
+        "disposal_site_unapproved", "disposal_before_service", "disposal_unconfirmed", "load_shortfall",
+        "service_interval_exceeded"}, sorted(found)
+    for code, finding in found.items():
+        assert finding["citation"] == "exchange policy" or finding["citation"].startswith("Tracy 5.26 "), (
+            code, finding["citation"])
+        assert finding["basis"] == ("exchange_policy" if finding["citation"] == "exchange policy" else "ordinance")
+    assert found["late_submission"]["citation"] == "exchange policy"
+    # The text in hand holds no permit requirement: a suspended permit is flagged by policy.
+    assert found["permit_not_active"]["citation"] == "exchange policy"
+    assert found["decant_returned"]["citation"] == "Tracy 5.26 prohibitions (f)"
+    assert found["disposal_site_unapproved"]["citation"] == "Tracy 5.26 prohibitions (f)"
+    # 200 days since the last service of a 90-day interceptor: its frequency, (b).
+    assert found["service_interval_exceeded"]["citation"] == "Tracy 5.26 interceptor maintenance (b)"
+    assert "outlet_clearance" not in found  # a San Clemente rule: Tracy 5.26 has none
+
+
+def test_a_device_without_a_frequency_is_serviced_quarterly(client, session, frozen_clock):
+    """5.26 interceptor maintenance (e)(3): "Grease interceptors shall be fully pumped out and
+    cleaned quarterly when the frequency described in subsection (e)(1) has not been
+    established." The device says its frequency is the city's default."""
+    world = world_in(client, session, frozen_clock, CITY)
+    created = register_device(client, admin_of(client, session, CITY), world)
+    assert created.status_code == 201, created.json
+    assert (created.json["frequency_days"], created.json["frequency_source"]) == (90, "city_default")
+    listed = client.get(f"/v1/fses/{world.device.fse_id}/devices/{created.json['id']}",
+                        headers=factories.bearer(admin_of(client, session, CITY)))
+    assert listed.json["frequency_source"] == "city_default"
+    world.post(world.body(device_tag="GI-2", completed=NOW - timedelta(days=91, hours=2), disposal=None))
+    finding = findings_of(world.post(world.body(device_tag="GI-2", completed=NOW - timedelta(hours=2))))[
+        "service_interval_exceeded"]
+    assert finding["message"].startswith("91 days since")
+    assert (finding["basis"], finding["citation"]) == ("ordinance", "Tracy 5.26 interceptor maintenance (e)(3)")
+
+
+def test_an_interceptor_at_least_every_six_months(client, session, frozen_clock):
+    """5.26 interceptor maintenance (e)(2): "All FSEs with a grease interceptor shall maintain
+    their grease interceptor not less than every six (6) months." Any frequency up to it, not
+    Victorville's list."""
+    world = world_in(client, session, frozen_clock, CITY)
+    admin = admin_of(client, session, CITY)
+    refused = register_device(client, admin, world, frequency_days=184)
+    assert refused.status_code == 422
+    assert refused.json["errors"]["frequency_days"] == [
+        "An interceptor must be serviced at least every 183 days (Tracy 5.26 interceptor maintenance (e)(2))."]
+    assert register_device(client, admin, world, frequency_days=45).status_code == 201
+    assert register_device(client, admin, world, tag="GI-3", frequency_days=183).status_code == 201
+    # A 30-day grace would let a 183-day interceptor run 213 days; six months stop it at 183.
+    session.execute(update(Jurisdiction).where(Jurisdiction.code == CITY).values(grace_days=30))
+    session.commit()
+    world.post(world.body(device_tag="GI-3", completed=NOW - timedelta(days=184, hours=2), disposal=None))
+    finding = findings_of(world.post(world.body(device_tag="GI-3", completed=NOW - timedelta(hours=2))))[
+        "service_interval_exceeded"]
+    assert finding["citation"] == "Tracy 5.26 interceptor maintenance (e)(2)"
+
+
+def test_twenty_five_percent_is_exceeded_only_past_a_quarter(client, session, frozen_clock):
+    """5.26 prohibitions (g): "Operation of grease interceptors with FOG and solids accumulation
+    exceeding twenty-five (25) percent of the design hydraulic depth of the grease interceptor
+    is prohibited.\""""
+    at, over = at_and_over_a_quarter(client, session, frozen_clock, CITY)
+    assert "twenty_five_percent_exceeded" not in at
+    assert over["twenty_five_percent_exceeded"]["citation"] == "Tracy 5.26 prohibitions (g)"
+
+
+def test_the_evening_of_a_permits_last_day_is_still_that_day(client, session, frozen_clock):
+    """A permit valid through June 30 covers 23:30 Pacific that day (exchange policy in Tracy:
+    the text in hand states no permit requirement, so the finding says so)."""
+    evening, next_day = evening_of_the_permits_last_day(client, session, frozen_clock, CITY)
+    assert "permit_not_active" not in evening
+    assert (next_day["permit_not_active"]["basis"], next_day["permit_not_active"]["citation"]) == (
+        "exchange_policy", "exchange policy")
+
+
+def test_a_full_pump_out_is_tracys_rule_and_the_ninety_percent_the_exchanges(client, session, frozen_clock):
+    """5.26 interceptor maintenance (a): "removal of the full content of the interceptor": a
+    service the hauler does not attest as a full pump-down breaks it; one attested but short of
+    90% of the capacity is short by exchange policy."""
+    world = world_in(client, session, frozen_clock, CITY)
+    unattested = findings_of(world.post(world.body(full_pump_down=False)))["partial_pump_down"]
+    assert unattested["citation"] == "Tracy 5.26 interceptor maintenance (a)"
+    short = findings_of(world.post(world.body(gallons_removed=1000)))["partial_pump_down"]
+    assert (short["basis"], short["citation"]) == ("exchange_policy", "exchange policy")
