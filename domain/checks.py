@@ -277,15 +277,14 @@ def hauler_licence_invalid(load: Load, hauler: HaulerFacts, jurisdiction_id, rul
     """A licensed hauler (Victorville 10.03.160(b); San Clemente 13.30.040(C)(5); exchange
     policy elsewhere), registered in the city (exchange policy), on the city's service date."""
     day = rules.day(load.service_completed_at)
-    licensed = reg.licence_valid_on(hauler.licences, day)
-    reasons = []
-    if not licensed:
-        reasons.append(f"the hauler's licence was not valid on {day.isoformat()}")
+    # A city holds a licence on record only for a hauler it registered: registration first.
     if not reg.registered_on(hauler.registrations, jurisdiction_id, day):
-        reasons.append(f"the hauler was not registered in this jurisdiction on {day.isoformat()}")
-    if reasons:
-        return [Finding("hauler_licence_invalid", "; ".join(reasons).capitalize() + ".",
-                        rules.cite("hauler_registered" if licensed else "hauler_licensed"))]
+        return [Finding("hauler_licence_invalid",
+                        f"The hauler was not registered in this jurisdiction on {day.isoformat()}.",
+                        rules.cite("hauler_registered"))]
+    if not reg.licence_valid_on(hauler.licences, day):
+        return [Finding("hauler_licence_invalid", f"The hauler's licence was not valid on {day.isoformat()}.",
+                        rules.cite("hauler_licensed"))]
     return []
 
 
