@@ -7,7 +7,7 @@ from sqlalchemy import select, text
 
 from domain import chain
 from storage.corrections import PendingCorrection
-from storage.models import ManifestRevision
+from storage.models import Change, ManifestRevision
 from tests import factories
 from tests.manifest_world import NOW, build, iso
 
@@ -182,9 +182,10 @@ def test_the_citys_auditor_approves_a_move_and_it_becomes_the_next_revision(worl
     assert [item["id"] for item in review_list(client, city["auditor"], status="approved")] == [proposal["id"]]
     again = decide(client, city["auditor"], proposal["id"], "approve")
     assert again.status_code == 409
-    feed = client.get("/v1/changes", headers=headers).json["items"]
-    assert [(c["kind"], c["revision"]) for c in feed if c["manifest_id"] == manifest["id"]][-1] == (
-        "manifest.corrected", 2)
+    session.expire_all()
+    told = session.execute(select(Change.kind, Change.revision).where(
+        Change.manifest_id == uuid.UUID(manifest["id"])).order_by(Change.seq)).all()
+    assert told[-1] == ("manifest.corrected", 2)
 
 
 def test_the_citys_admin_rejects_with_a_reason_the_hauler_reads(world, session, city, client):
@@ -263,3 +264,18 @@ def test_reviewers_of_existing_clients_are_given_the_scope(app, client, session)
     assert scopes[auditor[0]] == "audit:read records:read manifests:read corrections:review"
     assert scopes[reader[0]] == "records:read"
     assert factories.token(client, *auditor, scope="corrections:review")
+
+
+def test_the_review_list_pages_and_refuses_an_unknown_status(world, city, client):
+    ids = []
+    for _ in range(3):
+        manifest, body = filed(world, completed=NOW - timedelta(days=10))
+        ids.append(correct(world, manifest, shifted(body, -24 * 30)).json["id"])
+    headers = factories.bearer(city["auditor"])
+    first = client.get("/v1/audit/corrections", query_string={"limit": 2}, headers=headers).json
+    second = client.get("/v1/audit/corrections", query_string={"limit": 2, "cursor": first["next_cursor"]},
+                        headers=headers).json
+    assert [item["id"] for item in first["items"] + second["items"]] == ids
+    assert second["next_cursor"] is None
+    refused = client.get("/v1/audit/corrections", query_string={"status": "maybe"}, headers=headers)
+    assert refused.status_code == 422 and "status" in refused.json["errors"]
