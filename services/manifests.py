@@ -1,4 +1,5 @@
-"""Manifest use cases: submit, correct, read; findings kept current as later loads arrive.
+"""Manifest use cases: submit and read; findings kept current as later loads arrive (corrections
+are `services.corrections`).
 
 A manifest is rejected only when it cannot be filed (schema errors, an unknown permit or
 device). Everything else is stored and flagged: a late or non-compliant manifest is

@@ -55,7 +55,8 @@ def shifted(body, hours):
     moved = {}
     for name in ("service_started_at", "service_completed_at"):
         moved[name] = iso(_instant(body[name]) + timedelta(hours=hours))
-    disposal = dict(body["disposal"], delivered_at=iso(_instant(body["disposal"]["delivered_at"]) + timedelta(hours=hours)))
+    delivered = _instant(body["disposal"]["delivered_at"]) + timedelta(hours=hours)
+    disposal = dict(body["disposal"], delivered_at=iso(delivered))
     return {**body, **moved, "disposal": disposal}
 
 
@@ -145,7 +146,8 @@ def test_another_device_of_the_same_permit_waits(world, session):
 
 
 def test_a_correction_cannot_move_a_manifest_to_another_city(world, session):
-    tracy = factories.device(session, permit_row=factories.permit(session, fse_row=factories.fse(session, city="tracy")))
+    tracy_fse = factories.fse(session, city="tracy")
+    tracy = factories.device(session, permit_row=factories.permit(session, fse_row=tracy_fse))
     manifest, body = filed(world)
     response = correct(world, manifest, body, permit_number=tracy.permit.permit_number)
     assert response.status_code == 422 and "permit_number" in response.json["errors"], response.json
