@@ -55,8 +55,8 @@ def create_app(config=None):
 
     init_auth(app)
 
-    from api import (audit, changes, docs, health, imports, jurisdictions, manifests, portal, receipts, records,
-                     registry, webhooks)
+    from api import (audit, changes, corrections, docs, health, imports, jurisdictions, manifests, portal,
+                     receipts, records, registry, webhooks)
 
     app.register_blueprint(health.bp)
     app.register_blueprint(docs.bp)
@@ -66,6 +66,7 @@ def create_app(config=None):
     app.register_blueprint(manifests.bp)
     app.register_blueprint(records.bp)
     app.register_blueprint(audit.bp)
+    app.register_blueprint(corrections.bp)
     app.register_blueprint(changes.bp)
     app.register_blueprint(webhooks.bp)
     app.register_blueprint(receipts.bp)

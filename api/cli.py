@@ -274,39 +274,43 @@ records_cli = AppGroup("records", help="Per-FSE records.")
 @retention_cli.command("purge")
 @click.option("--dry-run", is_flag=True, help="Report what would be purged; remove nothing.")
 def retention_purge(dry_run):
-    """Remove records past their city's retention_years, except those under a legal hold."""
+    """Remove records past their city's retention_years, counted from the first filing or the
+    latest service any revision had, except those a legal hold or a correction in review keeps."""
     from services import retention
 
     from domain.clock import now
 
-    candidates = list(retention.expired(db.session, now().date()))
+    candidates = retention.expired(db.session, now())
     with click.progressbar(length=len(candidates), label="purging" if not dry_run else "checking",
                            file=sys.stderr) as bar:
-        summary = retention.purge(db.session, _store(), dry_run=dry_run, progress=bar.update)
+        summary = retention.purge(db.session, _store(), candidates=candidates, dry_run=dry_run,
+                                  progress=bar.update)
     verb = "would purge" if dry_run else "purged"
     click.echo(f"{summary['expired']} manifest(s) past retention: {verb} {summary['purged']}, "
                f"kept {summary['held']} under legal hold; scans removed {summary['objects_removed']}, "
-               f"refused by the store {summary['objects_refused']}")
+               f"refused by the store {summary['objects_refused']}; kept {summary['in_review']} with a "
+               f"correction awaiting the city's review")
 
 
 @retention_cli.command("hold")
 @click.argument("target_id")
 @click.option("--reason", required=True, help="Why the records must be kept (case, order, ...).")
 def retention_hold(target_id, reason):
-    """Keep an FSE's or a manifest's records out of every purge until released."""
+    """Keep the records of an FSE, a permit or a manifest out of every purge until released
+    (on an FSE or a permit: every manifest that ever named it)."""
     from services import retention
 
     try:
         row = retention.hold(db.session, target_id, reason=reason)
     except retention.HoldError as error:
         raise click.UsageError(str(error))
-    click.echo(f"hold {row.id} placed on {'FSE' if row.fse_id else 'manifest'} {target_id}")
+    click.echo(f"hold {row.id} placed on {retention.target_kind(row)[0]} {target_id}")
 
 
 @retention_cli.command("release")
 @click.argument("target_id")
 def retention_release(target_id):
-    """Release the legal holds on an FSE or a manifest."""
+    """Release the legal holds on an FSE, a permit or a manifest."""
     from services import retention
 
     try:
@@ -322,14 +326,15 @@ def retention_holds():
     from services import retention
 
     for row in retention.active_holds(db.session):
-        target = f"FSE {row.fse_id}" if row.fse_id else f"manifest {row.manifest_id}"
-        click.echo(f"{row.placed_at:%Y-%m-%d}\t{target}\t{row.reason}")
+        kind, target = retention.target_kind(row)
+        click.echo(f"{row.placed_at:%Y-%m-%d}\t{kind} {target}\t{row.reason}")
 
 
 @records_cli.command("verify")
 @click.argument("fse_id")
 def records_verify(fse_id):
-    """Re-check every revision's hash chain and every scan's SHA-256 against the store."""
+    """Re-check every revision's hash chain, the columns that decide retention and holds
+    against the hashed revisions, and every scan's SHA-256 against the store."""
     import uuid
 
     from services import records

@@ -12,9 +12,10 @@ from api.validation import load, load_json, parse_json
 from auth.protect import current_principal, require
 from auth.ratelimit import per_client
 from auth.scopes import AUDIT_READ, MANIFESTS_READ, MANIFESTS_WRITE, RECORDS_READ
+from schemas.corrections import correction_view
 from schemas.manifest import CorrectionIn, ManifestIn, ManifestQuery
 from schemas.manifest_views import document_view, receipt, revision_view
-from services import documents, manifests, outbox
+from services import corrections, documents, manifests, outbox
 from services.errors import Invalid
 from storage.db import db
 
@@ -124,7 +125,8 @@ def list_manifests():
 @require(*READ)
 def get_manifest(manifest_id):
     manifest = manifests.get(db.session, current_principal(), manifest_id)
-    return _receipt(manifest)
+    waiting = corrections.pending_of(db.session, manifest)
+    return {**_receipt(manifest), "pending_corrections": [correction_view(row, manifest) for row in waiting]}
 
 
 @bp.post("/<manifest_id>/corrections")
@@ -132,9 +134,21 @@ def get_manifest(manifest_id):
 @per_client("submissions")
 @idempotent
 def correct(manifest_id):
-    manifest, created = manifests.correct(db.session, current_principal(), manifest_id,
-                                          load_json(correction_in))
-    return _receipt(manifest), 201 if created else 200
+    outcome = corrections.correct(db.session, current_principal(), manifest_id, load_json(correction_in))
+    if outcome.proposal is not None:
+        location = url_for("manifests.get_correction", manifest_id=outcome.manifest.id,
+                           correction_id=outcome.proposal.id)
+        return correction_view(outcome.proposal, outcome.manifest), 202, {"Location": location}
+    if outcome.created and outcome.manifest.documents:
+        _drain_soon()  # a later service lengthens the scans' locks
+    return _receipt(outcome.manifest), 201 if outcome.created else 200
+
+
+@bp.get("/<manifest_id>/corrections/<correction_id>")
+@require(*READ)
+def get_correction(manifest_id, correction_id):
+    manifest, row = corrections.of_manifest(db.session, current_principal(), manifest_id, correction_id)
+    return correction_view(row, manifest)
 
 
 @bp.post("/<manifest_id>/documents")

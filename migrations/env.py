@@ -1,6 +1,7 @@
 """Alembic environment: runs against the engine of the app that invoked it."""
 from alembic import context
 
+import storage.corrections  # noqa: F401  its table is part of the models
 from storage.models import Base
 
 connection = context.config.attributes["connection"]

@@ -8,13 +8,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from services.errors import Altered, Incomplete, Invalid, NotFound, Unavailable, Unsupported
 from domain.clock import now as clock_now
 from domain.dates import add_years
-from services import changes, outbox
+from services import changes, outbox, retention
 from storage.models import Document, Jurisdiction, Manifest, ManifestRevision, new_id, unflushed
 from storage.objects import MULTIPART_THRESHOLD, StoreUnavailable
 from storage.prebuilt import Prebuilt, insert_rows
@@ -83,7 +83,9 @@ def _document_columns(manifest_id, *, key, size, content_type, filename, version
 def attach(session, manifest: Manifest, uploads: list[Upload], *, service_day: date):
     """Document rows and their lock entries, in the caller's transaction."""
     jurisdiction = session.get(Jurisdiction, manifest.jurisdiction_id)
-    until = add_years(service_day, jurisdiction.retention_years)
+    # Never shorter than the record is kept: a correction may have dated the service earlier.
+    until = add_years(max(service_day, retention.record_kept_from(jurisdiction, manifest)),
+                      jurisdiction.retention_years)
     have = {d.sha256 for d in manifest.documents}
     attached = []
     for upload in uploads:
@@ -263,13 +265,21 @@ def _verdict(upload: Upload) -> Invalid | None:
     return None
 
 
+def _latest_service():
+    """The latest service any revision of the manifest had: a scan is locked at least as long
+    as its record is kept."""
+    return (select(func.max(ManifestRevision.service_completed_at))
+            .where(ManifestRevision.manifest_id == Manifest.id).correlate(Manifest).scalar_subquery())
+
+
 # The hauler's own manifest, what a new scan's lock needs, and the scan if it is attached.
 def _target(hauler_id):
     """The manifest a scan is sent to, if it is the hauler's, and its document of that key."""
     return (
         select(Manifest.id, Manifest.manifest_number, Manifest.current_revision, Manifest.hauler_id,
                Manifest.fse_id, Manifest.jurisdiction_id, Jurisdiction.retention_years,
-               ManifestRevision.service_completed_at, Document.id.label("document_id"))
+               ManifestRevision.service_completed_at, Document.id.label("document_id"),
+               Manifest.created_at, Jurisdiction.time_zone, _latest_service().label("latest_service_at"))
         .join(Jurisdiction, Jurisdiction.id == Manifest.jurisdiction_id)
         .join(ManifestRevision, (ManifestRevision.manifest_id == Manifest.id)
               & (ManifestRevision.revision == Manifest.current_revision))
@@ -314,8 +324,10 @@ def _own_manifest(session, principal, manifest_id, key) -> _Target:
     if not SHA256.fullmatch(key):
         raise Invalid("The document is named by its SHA-256: 64 lowercase hex digits.",
                       errors={"sha256": ["Must be 64 lowercase hex digits."]})
+    service_day = max(row.service_completed_at.date(),
+                      retention.kept_from(row.created_at, row.latest_service_at, row.time_zone))
     return _Target(row.id, row.manifest_number, row.current_revision, row.hauler_id, row.fse_id,
-                   row.jurisdiction_id, row.retention_years, row.service_completed_at.date(), row.document_id)
+                   row.jurisdiction_id, row.retention_years, service_day, row.document_id)
 
 
 def open_scan(store, document: Document):

@@ -1,4 +1,5 @@
-"""Manifest use cases: submit, correct, read; findings kept current as later loads arrive.
+"""Manifest use cases: submit and read; findings kept current as later loads arrive (corrections
+are `services.corrections`).
 
 A manifest is rejected only when it cannot be filed (schema errors, an unknown permit or
 device). Everything else is stored and flagged: a late or non-compliant manifest is
@@ -638,45 +639,6 @@ def _repeat(session, manifest, body, uploads):
         documents.attach(session, manifest, list(uploads), service_day=_service_day(session, current(manifest)))
         session.commit()
     return manifest
-
-
-def correct(session, principal, manifest_id, data) -> tuple[Manifest, bool]:
-    """A new revision of the hauler's own manifest; earlier revisions stay as they were."""
-    now = clock_now()
-    manifest = get(session, principal, manifest_id)
-    if principal.role != "hauler" or manifest.hauler_id != principal.hauler_id:
-        raise NotFound("No such manifest within your reach.")
-    reason = data.pop("reason")
-    if data["manifest_number"] != manifest.manifest_number:
-        raise Invalid("A correction keeps the manifest number.",
-                      errors={"manifest_number": [f"Must be {manifest.manifest_number}."]})
-    _refuse_the_future(data, now)
-    named = resolve(session, data, principal.hauler_id)
-    body = canonical(data)
-    latest = current(manifest)
-    if latest.body["manifest"] == body:
-        return manifest, False
-    revision = ManifestRevision(findings=[], **_revision(
-        manifest, latest.revision + 1, body, data, named, received_at=now, reason=reason,
-        previous=latest.sha256, client_pk=principal.client_pk,
-        names=_named_at_filing(session, principal.hauler_id, data, named)))
-    session.add(revision)
-    manifest.current_revision = revision.revision
-    manifest.device_id, manifest.permit_id, manifest.fse_id = named.device_id, named.permit_id, named.fse_id
-    manifest.jurisdiction_id = named.jurisdiction_id
-    try:
-        session.flush()
-    except IntegrityError:
-        session.rollback()
-        raise Conflict("Another correction of this manifest arrived at the same time; read it and retry.")
-    session.refresh(manifest)
-    refresh(session, revision, now)
-    changes.record(session, manifest, changes.CORRECTED, at=now, revision=revision.revision,
-                   findings=changes.active_codes(revision))
-    refresh_neighbours(session, latest, now)
-    refresh_neighbours(session, revision, now)
-    session.commit()
-    return manifest, True
 
 
 # Reading ------------------------------------------------------------------------------------

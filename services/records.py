@@ -15,7 +15,7 @@ from domain import registry as reg
 from domain.clock import now as clock_now
 from domain.dates import add_years, local_date, start_of_day
 from domain.status import device_status, effective_frequency, permit_ended_on
-from services import registry
+from services import integrity, registry
 from storage.models import (
     Device,
     DisposalReceipt,
@@ -181,15 +181,16 @@ def for_caller(session, principal, fse_id, **period) -> Record:
 
 
 def verify(session, store, fse: Fse) -> list[str]:
-    """Every revision's hash chain and every document's SHA-256 against the store."""
+    """Every revision's hash chain, the columns that decide retention and holds against what
+    the hashed revisions say, and every document's SHA-256 against the store: for every
+    manifest that names the FSE or ever named it."""
     import hashlib
 
     problems = []
-    manifests = session.scalars(select(Manifest).where(Manifest.fse_id == fse.id)
-                                .options(selectinload(Manifest.revisions))).all()
-    for manifest in manifests:
+    for manifest in integrity.manifests_naming(session, fse):
         chain_rows = [(r.revision, r.body, r.sha256) for r in manifest.revisions]
         problems += [f"manifest {manifest.manifest_number}: {p}" for p in chain.verify(chain_rows)]
+        problems += [f"manifest {manifest.manifest_number}: {p}" for p in integrity.problems(session, manifest)]
         for document in session.scalars(select(Document).where(Document.manifest_id == manifest.id)):
             digest = hashlib.sha256()
             try:

@@ -471,11 +471,13 @@ class Document(Base):
 
 
 class LegalHold(Base):
-    """Keeps an FSE's or a manifest's records out of every retention purge until released."""
+    """Keeps the records of an FSE, a permit or a manifest out of every retention purge until
+    released; a hold on an FSE or a permit keeps every manifest that ever named it."""
 
     __tablename__ = "legal_holds"
     id: Mapped[uuid.UUID] = pk()
     fse_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("fses.id"))
+    permit_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("permits.id"))
     manifest_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("manifests.id"))
     reason: Mapped[str] = mapped_column(Text)
     placed_at: Mapped[datetime] = created()

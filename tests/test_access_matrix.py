@@ -33,6 +33,7 @@ def world(client, session):
                      hauler_id=hauler.id, site_id=site.id, code=city)
         filer = factories.token(client, *factories.oauth_client(session, role="hauler", subject=[hauler.id]))
         store["manifest_id"], store["document_id"] = file_manifest(client, filer, permit, device, site)
+        store["correction_id"] = propose_correction(client, filer, store["manifest_id"])
         hook = client.post("/v1/webhooks", json={"url": "https://93.184.216.34/hook"}, headers=factories.bearer(filer))
         assert hook.status_code == 201, hook.json
         store["webhook_id"] = uuid.UUID(hook.json["id"])
@@ -71,6 +72,17 @@ def file_manifest(client, token, permit, device, site):
                            data={"manifest": json.dumps(body), "documents": [(io.BytesIO(scan), "m.pdf")]})
     assert response.status_code == 201, response.json
     return uuid.UUID(response.json["id"]), uuid.UUID(response.json["documents"][0]["id"])
+
+
+def propose_correction(client, token, manifest_id):
+    """A correction that moves the service by ten days: it waits for the city's review."""
+    filed = client.get(f"/v1/manifests/{manifest_id}", headers=factories.bearer(token)).json["manifest"]
+    moved = {name: (datetime.fromisoformat(filed[name]) - timedelta(days=10)).isoformat()
+             for name in ("service_started_at", "service_completed_at")}
+    response = client.post(f"/v1/manifests/{manifest_id}/corrections", headers=factories.bearer(token),
+                           json={**filed, **moved, "reason": "Keyed the wrong day"})
+    assert response.status_code == 202, response.json
+    return uuid.UUID(response.json["id"])
 
 
 def v1_routes(app):

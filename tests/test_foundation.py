@@ -260,7 +260,7 @@ def test_clients_cli_round_trip(app, session):
     created = runner.invoke(args=["clients", "create", "--role", "auditor", "--subject", "victorville"])
     assert created.exit_code == 0, created.output
     made = json.loads(created.output)
-    assert made["client_secret"] and made["scope"] == "audit:read records:read manifests:read"
+    assert made["client_secret"] and made["scope"] == "audit:read records:read manifests:read corrections:review"
     listed = json.loads(runner.invoke(args=["clients", "list"]).output)
     assert [c["client_id"] for c in listed] == [made["client_id"]]
     assert "client_secret" not in listed[0]

@@ -36,7 +36,7 @@ def test_authlib_client_obtains_a_token_and_calls_the_api(live_server, auditor, 
     oauth = OAuth2Session(client_id, secret, token_endpoint_auth_method=method)
     token = oauth.fetch_token(f"{live_server}/oauth/token", grant_type="client_credentials")
     assert token["token_type"] == "Bearer"
-    assert token["scope"] == "audit:read records:read manifests:read"
+    assert token["scope"] == "audit:read records:read manifests:read corrections:review"
     response = oauth.get(f"{live_server}/v1/jurisdictions")
     assert response.status_code == 200
     assert [j["code"] for j in response.json()["items"]] == ["victorville"]
@@ -206,7 +206,7 @@ def test_introspection(client, auditor, other_auditor, frozen_clock):
     body = active.json
     assert body["active"] is True
     assert body["client_id"] == auditor[0]
-    assert body["scope"] == "audit:read records:read manifests:read"
+    assert body["scope"] == "audit:read records:read manifests:read corrections:review"
     assert body["exp"] - body["iat"] == 3600
     assert body["role"] == "auditor"
 
@@ -241,7 +241,8 @@ def test_metadata_rfc8414(client):
         "client_secret_basic", "client_secret_post"
     }
     assert set(body["scopes_supported"]) == {
-        "manifests:write", "manifests:read", "records:read", "audit:read", "registry:write", "receipts:write"
+        "manifests:write", "manifests:read", "records:read", "audit:read", "registry:write", "receipts:write",
+        "corrections:review"
     }
 
 

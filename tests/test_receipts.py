@@ -206,6 +206,12 @@ def test_a_correction_that_dates_a_delivery_into_the_period_is_compared(site_wor
     body.update(manifest_number=old.json["manifest_number"], reason="Keyed the wrong month")
     corrected = client.post(f"/v1/manifests/{old.json['id']}/corrections", json=body,
                             headers=factories.bearer(world.hauler_token))
-    assert corrected.status_code == 201, corrected.json
+    # A month's shift waits for the city's review; the city's auditor accepts it.
+    assert corrected.status_code == 202, corrected.json
+    assert reconciliation(client, session).json["items"] == []
+    auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
+    approved = client.post(f"/v1/audit/corrections/{corrected.json['id']}/approve", json={},
+                           headers=factories.bearer(auditor))
+    assert approved.status_code == 200 and approved.json["revision"] == 2, approved.json
     assert [(row["code"], row["manifest_number"]) for row in reconciliation(client, session).json["items"]] == [
         (reconcile.RECEIPT_MISSING, old.json["manifest_number"])]

@@ -1,7 +1,9 @@
 """Retention purge, legal holds, and `records verify`."""
+import hashlib
 import io
 import json
 from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
 
 import pytest
 from sqlalchemy import func, select, update
@@ -147,3 +149,254 @@ def test_records_verify_finds_tampering(app, client, session, frozen_clock):
     session.commit()
     tampered_row = runner.invoke(args=["records", "verify", fse_id])
     assert tampered_row.exit_code == 1 and "does not match its hash" in tampered_row.output
+
+
+# A record follows everything it ever was -----------------------------------------------------
+
+
+def correction_of(receipt, **changes):
+    """The receipt's manifest as a correction body."""
+    return {**receipt["manifest"], "reason": "correcting", **changes}
+
+
+def moved(receipt, delta):
+    body = dict(receipt["manifest"])
+    for name in ("service_started_at", "service_completed_at"):
+        body[name] = (datetime.fromisoformat(body[name].replace("Z", "+00:00")) + delta).isoformat()
+    body["disposal"] = None
+    return body
+
+
+def approve(client, session, correction_id):
+    auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
+    response = client.post(f"/v1/audit/corrections/{correction_id}/approve", json={},
+                           headers=factories.bearer(auditor))
+    assert response.status_code == 200, response.json
+    return response.json
+
+
+def purge(app, *args):
+    result = app.test_cli_runner().invoke(args=["retention", "purge", *args])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def retain_until(s3, bucket, key):
+    return s3.head_object(Bucket=bucket, Key=key)["ObjectLockRetainUntilDate"].date()
+
+
+def test_a_correction_years_back_does_not_shorten_how_long_the_record_is_kept(s3_app, s3_bucket, frozen_clock):
+    """Victorville 10.03.170(c): manifests are kept "for no less than two years". A record is
+    kept from its first filing or the latest service it ever had: a correction dating the
+    service years back, even one the city approves, purges nothing and unlocks no scan."""
+    _, bucket, s3 = s3_bucket
+    real_now = datetime.now(timezone.utc).replace(microsecond=0)
+    client = https_client(s3_app)
+    engine = s3_app.extensions["fogx.engine"]
+    with Session(bind=engine, expire_on_commit=False) as session:
+        world = build(client, session)
+        filed = file_with_scan(world, frozen_clock, real_now - timedelta(days=30), PDF_OLD)
+        key = filed["documents"][0]["sha256"]
+        locked = retain_until(s3, bucket, key)
+        frozen_clock(real_now)
+        world.reauthenticate()
+        headers = factories.bearer(world.hauler_token)
+        path = f"/v1/manifests/{filed['id']}"
+        proposal = client.post(f"{path}/corrections", headers=headers,
+                               json={**moved(filed, -timedelta(days=5 * 365)), "reason": "Keyed the wrong year"})
+        assert proposal.status_code == 202, proposal.json
+        assert "0 manifest(s) past retention" in purge(s3_app)
+        assert approve(client, session, proposal.json["id"])["revision"] == 2
+        assert client.get(path, headers=headers).json["manifest"]["service_completed_at"].startswith(
+            str((real_now - timedelta(days=5 * 365 + 30)).year))
+
+        assert "0 manifest(s) past retention: purged 0" in purge(s3_app)
+        assert count(engine, Manifest) == 1 and count(engine, Document) == 1
+        assert retain_until(s3, bucket, key) == locked
+        # A scan attached now is locked as long as the record is kept, not from the old date.
+        late_scan = factories.pdf_bytes("late scan")
+        put = client.put(f"{path}/documents/{hashlib.sha256(late_scan).hexdigest()}", data=late_scan,
+                         headers={**headers, "Content-Type": "application/pdf"})
+        assert put.status_code == 201, put.json
+        assert retain_until(s3, bucket, put.json["sha256"]) == locked
+        added = client.post(f"{path}/documents", headers=headers, content_type="multipart/form-data",
+                            data={"documents": [(io.BytesIO(PDF_NEW), "scan.pdf")]})
+        assert added.status_code == 201, added.json
+        assert retain_until(s3, bucket, hashlib.sha256(PDF_NEW).hexdigest()) == locked
+
+
+def test_a_later_service_lengthens_the_scans_locks(s3_app, s3_bucket, frozen_clock):
+    _, bucket, s3 = s3_bucket
+    real_now = datetime.now(timezone.utc).replace(microsecond=0)
+    client = https_client(s3_app)
+    with Session(bind=s3_app.extensions["fogx.engine"], expire_on_commit=False) as session:
+        world = build(client, session)
+        filed = file_with_scan(world, frozen_clock, real_now - timedelta(days=30), PDF_OLD)
+        key = filed["documents"][0]["sha256"]
+        locked = retain_until(s3, bucket, key)
+        frozen_clock(real_now)
+        world.reauthenticate()
+        later = client.post(f"/v1/manifests/{filed['id']}/corrections", headers=factories.bearer(world.hauler_token),
+                            json={**moved(filed, timedelta(days=10)), "reason": "Keyed the wrong week"})
+        assert later.status_code == 202
+        approve(client, session, later.json["id"])
+        s3_app.test_cli_runner().invoke(args=["outbox", "run", "--once"])
+        assert retain_until(s3, bucket, key) == locked + timedelta(days=10)
+
+
+@pytest.fixture
+def moved_off(s3_app, s3_bucket, frozen_clock):
+    """An expired manifest with a scan, filed for restaurant A, whose first restaurant is on
+    hold; restaurant B is another in the same city."""
+    real_now = datetime.now(timezone.utc).replace(microsecond=0)
+    client = https_client(s3_app)
+    engine = s3_app.extensions["fogx.engine"]
+    session = Session(bind=engine, expire_on_commit=False)
+    world = build(client, session)
+    other = factories.device(session, permit_row=factories.permit(
+        session, fse_row=factories.fse(session, city="victorville")))
+    filed = file_with_scan(world, frozen_clock, real_now - timedelta(days=3 * 365), PDF_OLD)
+    frozen_clock(real_now)
+    world.reauthenticate()
+    yield {"app": s3_app, "engine": engine, "client": client, "session": session, "world": world,
+           "other": other, "filed": filed, "s3": s3_bucket}
+    session.close()
+
+
+def test_a_hold_on_the_first_restaurant_keeps_a_manifest_moved_off_it(moved_off):
+    app, engine, client, session = (moved_off[k] for k in ("app", "engine", "client", "session"))
+    world, other, filed = moved_off["world"], moved_off["other"], moved_off["filed"]
+    runner = app.test_cli_runner()
+    fse_a = str(world.device.fse_id)
+    assert runner.invoke(args=["retention", "hold", fse_a, "--reason", "County v. Grill"]).exit_code == 0
+
+    proposal = client.post(f"/v1/manifests/{filed['id']}/corrections", headers=factories.bearer(world.hauler_token),
+                           json=correction_of(filed, permit_number=other.permit.permit_number))
+    assert proposal.status_code == 202 and proposal.json["moves"] == ["fse", "permit", "device"]
+    assert "1 manifest(s) past retention: purged 0, kept 1 under legal hold" in purge(app)
+
+    approve(client, session, proposal.json["id"])
+    receipt = client.get(f"/v1/manifests/{filed['id']}", headers=factories.bearer(world.hauler_token)).json
+    assert receipt["fse_id"] == str(other.fse_id)
+    assert "1 manifest(s) past retention: purged 0, kept 1 under legal hold" in purge(app)
+    assert count(engine, Manifest) == 1 and count(engine, Document) == 1
+    _, bucket, s3 = moved_off["s3"]
+    keys = {o["Key"] for o in s3.list_object_versions(Bucket=bucket).get("Versions", [])}
+    assert filed["documents"][0]["sha256"] in keys
+
+    runner.invoke(args=["retention", "release", fse_a])
+    assert "1 manifest(s) past retention: purged 1, kept 0 under legal hold" in purge(app)
+    assert count(engine, Manifest) == 0
+
+
+def test_a_hold_on_a_permit_keeps_every_manifest_that_named_it(moved_off):
+    app, client = moved_off["app"], moved_off["client"]
+    world, other, filed = moved_off["world"], moved_off["other"], moved_off["filed"]
+    runner = app.test_cli_runner()
+    first_permit = str(world.permit.id)
+    placed = runner.invoke(args=["retention", "hold", first_permit, "--reason", "Permit revocation hearing"])
+    assert placed.exit_code == 0 and f"placed on permit {first_permit}" in placed.output
+    assert f"permit {first_permit}\tPermit revocation hearing" in runner.invoke(args=["retention", "holds"]).output
+    proposal = client.post(f"/v1/manifests/{filed['id']}/corrections", headers=factories.bearer(world.hauler_token),
+                           json=correction_of(filed, permit_number=other.permit.permit_number)).json
+    approve(client, moved_off["session"], proposal["id"])
+    assert "purged 0, kept 1 under legal hold" in purge(app)
+    assert "released 1 hold(s)" in runner.invoke(args=["retention", "release", first_permit]).output
+    assert "purged 1, kept 0 under legal hold" in purge(app)
+
+
+def test_a_correction_waiting_for_the_city_keeps_an_expired_record(moved_off):
+    app, client, world, filed = (moved_off[k] for k in ("app", "client", "world", "filed"))
+    proposal = client.post(f"/v1/manifests/{filed['id']}/corrections", headers=factories.bearer(world.hauler_token),
+                           json={**moved(filed, timedelta(days=30)), "reason": "Keyed the wrong month"})
+    assert proposal.status_code == 202
+    assert ("purged 0, kept 0 under legal hold; scans removed 0, refused by the store 0; kept 1 with a "
+            "correction awaiting the city's review") in purge(app)
+    assert count(moved_off["engine"], Manifest) == 1
+
+
+def test_retention_ends_on_the_citys_local_date(app, client, session, frozen_clock):
+    """Victorville 10.03.170(c): "for no less than two years". A service at 23:30 Pacific on
+    30 June (1 July 06:30 UTC) is kept through 30 June two years on, Pacific time."""
+    pacific = ZoneInfo("America/Los_Angeles")
+    completed = datetime(2024, 6, 30, 23, 30, tzinfo=pacific)
+    frozen_clock(completed + timedelta(minutes=10))
+    world = build(client, session)
+    assert world.post(world.body(completed=completed.astimezone(timezone.utc), disposal=None)).status_code == 201
+
+    frozen_clock(datetime(2026, 6, 30, 23, 59, tzinfo=pacific))
+    assert "0 manifest(s) past retention" in purge(app, "--dry-run")
+    frozen_clock(datetime(2026, 7, 1, 0, 1, tzinfo=pacific))
+    assert "1 manifest(s) past retention: would purge 1" in purge(app, "--dry-run")
+
+
+def test_retention_counts_from_the_first_filing_of_a_late_manifest(app, client, session, frozen_clock):
+    """A manifest filed long after its service is kept from the day it was filed."""
+    completed = datetime(2024, 3, 1, 18, tzinfo=timezone.utc)
+    frozen_clock(datetime(2025, 3, 1, 18, tzinfo=timezone.utc))
+    world = build(client, session)
+    assert world.post(world.body(completed=completed, disposal=None)).status_code == 201
+    frozen_clock(datetime(2026, 6, 1, 18, tzinfo=timezone.utc))
+    assert "0 manifest(s) past retention" in purge(app, "--dry-run")
+    frozen_clock(datetime(2027, 3, 3, 18, tzinfo=timezone.utc))
+    assert "1 manifest(s) past retention" in purge(app, "--dry-run")
+
+
+def test_records_verify_finds_altered_columns_that_decide_retention_and_holds(app, client, session, frozen_clock):
+    """An UPDATE behind the hash (a service dated years back, a manifest moved off its
+    restaurant) would let a purge take a record that must stay: `records verify` says so."""
+    import uuid
+
+    from tests.manifest_world import NOW
+
+    frozen_clock(NOW)
+    world = build(client, session)
+    other = factories.fse(session, city="victorville")
+    manifest_id = uuid.UUID(world.post(world.body()).json["id"])
+    runner = app.test_cli_runner()
+    fse_id = str(world.device.fse_id)
+    assert runner.invoke(args=["records", "verify", fse_id]).exit_code == 0
+    years_back = NOW - timedelta(days=4 * 365)
+    tampering = [
+        (ManifestRevision, ManifestRevision.manifest_id, "service_completed_at", years_back),
+        (ManifestRevision, ManifestRevision.manifest_id, "received_at", years_back),
+        (ManifestRevision, ManifestRevision.manifest_id, "device_id", factories.device(
+            session, permit_row=factories.permit(session, fse_row=other)).id),
+        (Manifest, Manifest.id, "fse_id", other.id),
+        (Manifest, Manifest.id, "current_revision", 2),
+    ]
+    for model, key, column, value in tampering:
+        original = session.scalar(select(getattr(model, column)).where(key == manifest_id))
+        session.execute(update(model).where(key == manifest_id).values({column: value}))
+        session.commit()
+        result = runner.invoke(args=["records", "verify", fse_id])
+        assert result.exit_code == 1 and "MISMATCH manifest" in result.output and column in result.output, (
+            column, result.output)
+        session.execute(update(model).where(key == manifest_id).values({column: original}))
+        session.commit()
+        assert runner.invoke(args=["records", "verify", fse_id]).exit_code == 0, column
+
+
+def test_retention_runs_from_the_latest_service_the_record_ever_had(app, client, session, frozen_clock):
+    """A service corrected to a later day, then back years: the record is kept two years
+    (Victorville 10.03.170(c)) past the later day, the latest service it ever had."""
+    filed_at = datetime(2024, 3, 1, 18, tzinfo=timezone.utc)
+    frozen_clock(filed_at)
+    world = build(client, session)
+    filed = world.post(world.body(completed=filed_at - timedelta(hours=2), disposal=None)).json
+
+    def corrected(delta):
+        response = client.post(f"/v1/manifests/{filed['id']}/corrections", json={**moved(filed, delta), "reason": "c"},
+                               headers=factories.bearer(world.hauler_token))
+        assert response.status_code == 202, response.json
+        approve(client, session, response.json["id"])
+
+    frozen_clock(filed_at + timedelta(days=12))
+    world.reauthenticate()
+    corrected(timedelta(days=10))  # serviced 2024-03-11 (Pacific)
+    corrected(-timedelta(days=3 * 365))
+    pacific = ZoneInfo("America/Los_Angeles")
+    frozen_clock(datetime(2026, 3, 11, 23, 59, tzinfo=pacific))
+    assert "0 manifest(s) past retention" in purge(app, "--dry-run")
+    frozen_clock(datetime(2026, 3, 12, 0, 1, tzinfo=pacific))
+    assert "1 manifest(s) past retention" in purge(app, "--dry-run")

@@ -10,7 +10,7 @@ each its own copy; the owner is the city registered earliest (a hauler) or the c
 longest among those approving it (a site).
 
 Revision ID: 0016
-Revises: 0014
+Revises: 0015
 Create Date: 2026-12-05
 """
 import sqlalchemy as sa
@@ -18,7 +18,7 @@ from alembic import op
 from ulid import ULID
 
 revision = "0016"
-down_revision = "0014"
+down_revision = "0015"
 branch_labels = None
 depends_on = None
 

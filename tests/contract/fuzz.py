@@ -104,8 +104,17 @@ def file_manifests(base, tokens):
                                                             "Content-Type": "application/pdf"})
     assert response.status_code in (200, 201), response.text
     document = response.json()
+    # A correction moving the first manifest's service by ten days waits for the city's review.
+    moved = {name: (datetime.fromisoformat(body[name]) - timedelta(days=10)).isoformat()
+             for name in ("service_started_at", "service_completed_at")}
+    first = requests.get(f"{base}/v1/manifests/{manifests[0]}", timeout=10,
+                         headers={"Authorization": f"Bearer {tokens['hauler']}"}).json()["manifest"]
+    response = requests.post(f"{base}/v1/manifests/{manifests[0]}/corrections", timeout=10,
+                             json={**first, **moved, "disposal": None, "reason": "Keyed the wrong day"},
+                             headers={"Authorization": f"Bearer {tokens['hauler']}"})
+    assert response.status_code == 202, response.text
     return {"MANIFEST_IDS": manifests, "DOCUMENT_IDS": [document["id"], document["sha256"]],
-            "SCAN_SHA256": [document["sha256"]]}
+            "SCAN_SHA256": [document["sha256"]], "CORRECTION_IDS": [response.json()["id"]]}
 
 
 def registry_ids(base, tokens):
