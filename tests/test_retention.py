@@ -255,7 +255,7 @@ def moved_off(s3_app, s3_bucket, frozen_clock):
     world = build(client, session)
     other = factories.device(session, permit_row=factories.permit(
         session, fse_row=factories.fse(session, city="victorville")))
-    filed = file_with_scan(world, frozen_clock, real_now - timedelta(days=3 * 365), PDF_OLD)
+    filed = file_with_scan(world, frozen_clock, real_now - timedelta(days=4 * 365), PDF_OLD)
     frozen_clock(real_now)
     world.reauthenticate()
     yield {"app": s3_app, "engine": engine, "client": client, "session": session, "world": world,
@@ -316,17 +316,18 @@ def test_a_correction_waiting_for_the_city_keeps_an_expired_record(moved_off):
 
 
 def test_retention_ends_on_the_citys_local_date(app, client, session, frozen_clock):
-    """Victorville 10.03.170(c): "for no less than two years". A service at 23:30 Pacific on
-    30 June (1 July 06:30 UTC) is kept through 30 June two years on, Pacific time."""
+    """Records are kept three years (exchange policy; Victorville 10.03.170(c) asks "no less than
+    two years"). A service at 23:30 Pacific on 30 June (1 July 06:30 UTC) is kept through 30 June
+    three years on, Pacific time."""
     pacific = ZoneInfo("America/Los_Angeles")
     completed = datetime(2024, 6, 30, 23, 30, tzinfo=pacific)
     frozen_clock(completed + timedelta(minutes=10))
     world = build(client, session)
     assert world.post(world.body(completed=completed.astimezone(timezone.utc), disposal=None)).status_code == 201
 
-    frozen_clock(datetime(2026, 6, 30, 23, 59, tzinfo=pacific))
+    frozen_clock(datetime(2027, 6, 30, 23, 59, tzinfo=pacific))
     assert "0 manifest(s) past retention" in purge(app, "--dry-run")
-    frozen_clock(datetime(2026, 7, 1, 0, 1, tzinfo=pacific))
+    frozen_clock(datetime(2027, 7, 1, 0, 1, tzinfo=pacific))
     assert "1 manifest(s) past retention: would purge 1" in purge(app, "--dry-run")
 
 
@@ -336,9 +337,9 @@ def test_retention_counts_from_the_first_filing_of_a_late_manifest(app, client, 
     frozen_clock(datetime(2025, 3, 1, 18, tzinfo=timezone.utc))
     world = build(client, session)
     assert world.post(world.body(completed=completed, disposal=None)).status_code == 201
-    frozen_clock(datetime(2026, 6, 1, 18, tzinfo=timezone.utc))
+    frozen_clock(datetime(2027, 6, 1, 18, tzinfo=timezone.utc))
     assert "0 manifest(s) past retention" in purge(app, "--dry-run")
-    frozen_clock(datetime(2027, 3, 3, 18, tzinfo=timezone.utc))
+    frozen_clock(datetime(2028, 3, 3, 18, tzinfo=timezone.utc))
     assert "1 manifest(s) past retention" in purge(app, "--dry-run")
 
 
@@ -378,8 +379,8 @@ def test_records_verify_finds_altered_columns_that_decide_retention_and_holds(ap
 
 
 def test_retention_runs_from_the_latest_service_the_record_ever_had(app, client, session, frozen_clock):
-    """A service corrected to a later day, then back years: the record is kept two years
-    (Victorville 10.03.170(c)) past the later day, the latest service it ever had."""
+    """A service corrected to a later day, then back years: the record is kept three years
+    (exchange policy) past the later day, the latest service it ever had."""
     filed_at = datetime(2024, 3, 1, 18, tzinfo=timezone.utc)
     frozen_clock(filed_at)
     world = build(client, session)
@@ -396,7 +397,7 @@ def test_retention_runs_from_the_latest_service_the_record_ever_had(app, client,
     corrected(timedelta(days=10))  # serviced 2024-03-11 (Pacific)
     corrected(-timedelta(days=3 * 365))
     pacific = ZoneInfo("America/Los_Angeles")
-    frozen_clock(datetime(2026, 3, 11, 23, 59, tzinfo=pacific))
+    frozen_clock(datetime(2027, 3, 11, 23, 59, tzinfo=pacific))
     assert "0 manifest(s) past retention" in purge(app, "--dry-run")
-    frozen_clock(datetime(2026, 3, 12, 0, 1, tzinfo=pacific))
+    frozen_clock(datetime(2027, 3, 12, 0, 1, tzinfo=pacific))
     assert "1 manifest(s) past retention" in purge(app, "--dry-run")
