@@ -25,6 +25,8 @@ class Principal:
     jurisdiction_id: uuid.UUID | None = None
     fse_ids: frozenset = frozenset()
     site_id: uuid.UUID | None = None
+    # A person's token: the person, acting through their membership's principal.
+    person_id: uuid.UUID | None = None
 
 
 class _Validator(BearerTokenValidator):
@@ -91,6 +93,7 @@ def principal_of(token) -> Principal:
         jurisdiction_id=row.jurisdiction_id,
         fse_ids=token.fse_ids(),
         site_id=row.site_id,
+        person_id=row.person_id,
     )
 
 

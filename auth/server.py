@@ -72,7 +72,9 @@ class Token:
         self.row = row
 
     def check_client(self, client):
-        return client.row.id == self.row.client_id
+        # A person's token is also the app's it was issued through (`auth.people`).
+        return client.row.id == self.row.client_id or (
+            self.row.sign_in_id is not None and client.row.id == self.row.sign_in.app_id)
 
     def get_scope(self):
         return self.row.scope
@@ -95,7 +97,11 @@ class Token:
 
 def query_client(client_id):
     row = db.session.scalar(select(OAuthClient).where(OAuthClient.client_id == client_id))
-    if row is None or row.revoked_at is not None:
+    if row is None:
+        from auth.people import query_app  # an app people sign in through
+
+        return query_app(client_id)
+    if row.revoked_at is not None:
         return None
     return Client(row)
 
@@ -116,7 +122,7 @@ _BEARER = Prebuilt(
     select(OAuthToken.scope, OAuthToken.expires_at, OAuthToken.revoked_at,
            OAuthClient.id.label("client_pk"), OAuthClient.client_id, OAuthClient.role,
            OAuthClient.hauler_id, OAuthClient.jurisdiction_id, OAuthClient.site_id,
-           OAuthClient.revoked_at.label("client_revoked_at"))
+           OAuthClient.revoked_at.label("client_revoked_at"), OAuthToken.person_id)
     .join(OAuthClient, OAuthClient.id == OAuthToken.client_id)
     .where(OAuthToken.token_sha256 == bindparam("digest"))
 )
@@ -274,6 +280,9 @@ class Introspection(IntrospectionEndpoint):
 
     def introspect_token(self, token):
         row = token.row
+        person = {} if row.sign_in_id is None else {
+            # A person's token: issued to the app they signed in through, for them.
+            "client_id": row.sign_in.app.client_id, "sub": str(row.person_id), "person_id": str(row.person_id)}
         return {
             "active": True,
             "client_id": row.client.client_id,
@@ -284,6 +293,7 @@ class Introspection(IntrospectionEndpoint):
             "iss": current_app.config["OAUTH_ISSUER"],
             "sub": str(row.client.id),
             "role": row.client.role,
+            **person,
         }
 
 
@@ -360,12 +370,14 @@ def metadata():
     issuer = current_app.config["OAUTH_ISSUER"].rstrip("/")
     return {
         "issuer": issuer,
+        "authorization_endpoint": f"{issuer}/oauth/authorize",
         "token_endpoint": f"{issuer}/oauth/token",
         "revocation_endpoint": f"{issuer}/oauth/revoke",
         "introspection_endpoint": f"{issuer}/oauth/introspect",
-        "grant_types_supported": ["client_credentials"],
-        "response_types_supported": [],
-        "token_endpoint_auth_methods_supported": AUTH_METHODS,
+        "grant_types_supported": ["client_credentials", "authorization_code", "refresh_token"],
+        "response_types_supported": ["code"],
+        "code_challenge_methods_supported": ["S256"],
+        "token_endpoint_auth_methods_supported": [*AUTH_METHODS, "none"],
         "revocation_endpoint_auth_methods_supported": AUTH_METHODS,
         "introspection_endpoint_auth_methods_supported": AUTH_METHODS,
         "scopes_supported": list(ALL_SCOPES),

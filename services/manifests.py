@@ -18,6 +18,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 
 from api.errors import Conflict, NotFound, ValidationFailed
 from auth.server import NOT_ASKED, Alongside, alongside_answer
+from services.accounts import certifier_of
 from domain import chain, checks
 from domain import registry as reg
 from domain.clock import now as clock_now
@@ -452,8 +453,10 @@ def _columns(data, named: Named) -> dict:
     )
 
 
-def _revision(manifest, number, body, data, named, *, received_at, reason, previous, client_pk) -> dict:
-    """A new revision's columns: the canonical document and its chained hash among them."""
+def _revision(manifest, number, body, data, named, *, received_at, reason, previous, client_pk,
+              certifier=None) -> dict:
+    """A new revision's columns: the canonical document and its chained hash among them, and
+    the filing person's certification of that hash (`certifier`: their name and organisation)."""
     document = {
         "manifest_id": str(manifest.id),
         "hauler_id": str(manifest.hauler_id),
@@ -463,10 +466,15 @@ def _revision(manifest, number, body, data, named, *, received_at, reason, previ
         "previous_sha256": previous,
         "manifest": body,
     }
+    sha256 = chain.seal(document)
+    certification = None if certifier is None else {
+        "name": certifier["name"], "organisation": certifier["organisation"],
+        "certified_at": document["received_at"], "sha256": sha256}
     return dict(
-        id=new_id(), manifest_id=manifest.id, revision=number, body=document, sha256=chain.seal(document),
+        id=new_id(), manifest_id=manifest.id, revision=number, body=document, sha256=sha256,
         previous_sha256=previous, reason=reason, received_at=received_at,
-        submitted_by_client_id=client_pk, **_columns(data, named),
+        submitted_by_client_id=client_pk, submitted_by_person_id=certifier and certifier["person_id"],
+        certification=certification, **_columns(data, named),
     )
 
 
@@ -506,7 +514,7 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
                          current_revision=1, created_at=now, documents=[], revisions=[])
     revision = unflushed(ManifestRevision, manifest=manifest, findings=[], **_revision(
         manifest, 1, body, data, named, received_at=now, reason=None, previous=None,
-        client_pk=principal.client_pk))
+        client_pk=principal.client_pk, certifier=certifier_of(session, principal)))
     manifest.revisions.append(revision)
     try:
         # The new rows are not in the database yet: nothing a neighbour query returns is them.
@@ -598,7 +606,7 @@ def correct(session, principal, manifest_id, data) -> tuple[Manifest, bool]:
         return manifest, False
     revision = ManifestRevision(findings=[], **_revision(
         manifest, latest.revision + 1, body, data, named, received_at=now, reason=reason,
-        previous=latest.sha256, client_pk=principal.client_pk))
+        previous=latest.sha256, client_pk=principal.client_pk, certifier=certifier_of(session, principal)))
     session.add(revision)
     manifest.current_revision = revision.revision
     manifest.device_id, manifest.permit_id, manifest.fse_id = named.device_id, named.permit_id, named.fse_id
