@@ -26,6 +26,7 @@ policy_in = SignInPolicyIn()
 @bp.post("/v1/invitations")
 @require(*MANAGERS)
 def invite():
+    accounts.standing(db.session, current_principal())  # a caller who manages no one learns no more
     invitation = accounts.invite(db.session, current_principal(), load_json(invitation_in), config=current_app.config)
     return invitation_view(invitation), 201
 
