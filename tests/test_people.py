@@ -298,3 +298,20 @@ def test_a_persons_filing_carries_their_certification_and_the_record_read_is_log
     assert csv.mimetype == "text/csv" and "owner@r.example" in csv.get_data(as_text=True)
     # The log is the city admin's: the operator who read may not see who else did.
     assert client.get(f"/v1/fses/{permit.fse_id}/access-log", headers=operator).status_code == 403
+
+
+def test_the_demo_people_sign_in_through_the_demo_app(app, client):
+    from services.demo_people import DEMO_APP, DEMO_PASSWORD, DEMO_PEOPLE, DEMO_REDIRECTS
+
+    assert app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
+    reads = {"hauler": "/v1/haulers/me/due", "restaurant": "/v1/fses", "city": "/v1/audit/findings",
+             "site": "/v1/receipts"}
+    for email, (_name, organisation, role) in DEMO_PEOPLE.items():
+        token = pf.sign_in(client, DEMO_APP, email=email, password=DEMO_PASSWORD, redirect_uri=DEMO_REDIRECTS[0],
+                           scope="openid")
+        info = client.get("/oauth/userinfo", headers=factories.bearer(token["access_token"]))
+        assert info.status_code == 200 and info.json["sub"]
+        full = pf.sign_in(client, DEMO_APP, email=email, password=DEMO_PASSWORD, redirect_uri=DEMO_REDIRECTS[0],
+                          scope="")
+        answer = client.get(reads[organisation], headers=factories.bearer(full["access_token"]))
+        assert answer.status_code == 200, (email, answer.json)
