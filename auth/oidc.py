@@ -1,7 +1,9 @@
 """OpenID Connect on the authorization code grant: ID tokens (RS256), the JWKS, discovery,
 `userinfo`, and sign-out (RP-initiated logout) that ends the sign-in's tokens."""
 import functools
+import uuid
 
+from authlib.common.urls import add_params_to_uri
 from authlib.jose import JsonWebKey, jwt
 from authlib.jose.errors import JoseError
 from authlib.oidc.core import UserInfo
@@ -19,7 +21,7 @@ from services.accounts import organisation_name
 from services.signins import revoke
 from storage.db import db
 from storage.models import OAuthToken
-from storage.people import Membership, Person, SignIn
+from storage.people import AuthorizationCode, Membership, Person, SignIn
 
 ID_TOKEN_SECONDS = 3600
 bp = Blueprint("oidc", __name__)
@@ -59,8 +61,6 @@ def claims_of(person: Person, membership: Membership, scope: str, sign_in_id=Non
 
 class FogxOpenIDCode(OpenIDCode):
     def exists_nonce(self, nonce, request):
-        from storage.people import AuthorizationCode
-
         return db.session.scalar(select(AuthorizationCode.id).where(
             AuthorizationCode.nonce == nonce, AuthorizationCode.app_id == request.client.row.id)) is not None
 
@@ -147,8 +147,6 @@ def sign_out():
         if app is None or not app.check_redirect_uri(target):
             raise BadRequest("post_logout_redirect_uri is not a redirect URI of the app.")
         state = values.get("state")
-        from authlib.common.urls import add_params_to_uri
-
         return redirect(add_params_to_uri(target, [("state", state)]) if state else target)
     if request.method == "POST" and not request.accept_mimetypes.accept_html:
         return "", 204
@@ -156,8 +154,6 @@ def sign_out():
 
 
 def _as_uuid(value):
-    import uuid
-
     try:
         return uuid.UUID(str(value))
     except ValueError:

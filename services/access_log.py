@@ -1,4 +1,6 @@
 """Who read an FSE's record, and when: every download is noted, and a city's admin asks."""
+import uuid
+
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -30,8 +32,6 @@ def reads(session, principal, fse_id) -> list:
 
 
 def _uuid(value):
-    import uuid
-
     try:
         return uuid.UUID(str(value))
     except ValueError:

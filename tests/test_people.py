@@ -3,7 +3,6 @@ who filed a manifest and who read a record."""
 import email
 import email.policy
 import re
-import threading
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
