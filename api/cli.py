@@ -179,7 +179,8 @@ def jurisdictions_list():
               help="An app people sign in through (authorization code + PKCE): its redirect URI (repeat).")
 @click.option("--public", is_flag=True, help="With --redirect-uri: an app that keeps no secret (PKCE alone).")
 @click.option("--first-party", is_flag=True, help="With --redirect-uri: fogx's own app; people are not asked to consent.")
-def clients_create(role, subjects, scopes, name, redirect_uris, public, first_party):
+@click.option("--client-id", help="With --redirect-uri: the app's client id (the portal's is fogx-portal).")
+def clients_create(role, subjects, scopes, name, redirect_uris, public, first_party, client_id):
     """Create a client; prints its client_id and client_secret (shown once)."""
     from services.clients import ClientError, create_client, describe
 
@@ -191,7 +192,7 @@ def clients_create(role, subjects, scopes, name, redirect_uris, public, first_pa
             if role or subjects:
                 raise ClientError("an app people sign in through acts for them: no --role or --subject")
             row, secret = apps.create_app(db.session, name=name, redirect_uris=redirect_uris, public=public,
-                                          first_party=first_party, scopes=scopes)
+                                          first_party=first_party, scopes=scopes, client_id=client_id)
             click.echo(json.dumps({**apps.describe(row), "client_secret": secret}, indent=2))
             return
         if not role or not subjects:

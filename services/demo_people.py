@@ -6,8 +6,8 @@ from services.passwords import checked
 from storage.people import Person
 
 DEMO_PASSWORD = "fogx-demo-password"
-DEMO_APP = "demo-app"
-# What the demo app may send people back to: the portal's address under `make run`.
+DEMO_APP = "fogx-portal"
+# The portal signs people in as this app; it may send them back to the portal under `make run`.
 DEMO_REDIRECTS = ["http://127.0.0.1:8000/portal/", "http://localhost:8000/portal/"]
 # email: (name, organisation, role)
 DEMO_PEOPLE = {
@@ -31,5 +31,5 @@ def load(session, *, hauler, fses, city, site):
         session.add(person)
         make_membership(session, person, organisation=organisation, role=role, **subjects[organisation])
     session.commit()
-    apps.create_app(session, name="fogx demo app", redirect_uris=DEMO_REDIRECTS, public=True, first_party=True,
+    apps.create_app(session, name="fogx portal", redirect_uris=DEMO_REDIRECTS, public=True, first_party=True,
                     client_id=DEMO_APP)

@@ -271,22 +271,30 @@ def test_a_persons_filing_carries_their_certification_and_the_record_read_is_log
     token = factories.bearer(pf.sign_in(client, city["portal"], email="sam@inland.example",
                                         scope="manifests:write")["access_token"])
     completed = datetime.now(timezone.utc) - timedelta(hours=2)
-    filed = client.post("/v1/manifests", headers=token, json={
+    body = {
         "manifest_number": "M-1", "permit_number": permit.permit_number, "device_tag": device.tag,
         "vehicle_id": "TRK-1", "driver_name": "Sam Ortiz", "fse_signer_name": "S",
         "service_started_at": (completed - timedelta(hours=1)).isoformat(),
         "service_completed_at": completed.isoformat(), "waste_type": "grease_interceptor_waste",
-        "gallons_removed": 1400, "full_pump_down": True})
+        "gallons_removed": 1400, "full_pump_down": True}
+    filed = client.post("/v1/manifests", headers=token, json=body)
     assert filed.status_code == 201, filed.json
-    revision = session.scalar(select(ManifestRevision))
+    # A correction by a program of the same hauler carries no one's certification.
+    program = factories.bearer(factories.token(client, *factories.oauth_client(session, role="hauler",
+                                                                              subject=[hauler.id])))
+    corrected = client.post(f"/v1/manifests/{filed.json['id']}/corrections", headers=program,
+                            json={**body, "gallons_removed": 1450, "reason": "meter misread"})
+    assert corrected.status_code == 201, corrected.json
     sam = session.scalar(select(Person).where(Person.email == "sam@inland.example"))
-    assert revision.submitted_by_person_id == sam.id
+    assert [(r.revision, r.submitted_by_person_id) for r in session.scalars(
+        select(ManifestRevision).order_by(ManifestRevision.revision))] == [(1, sam.id), (2, None)]
 
     operator = factories.bearer(pf.person_token(client, session, email="owner@r.example", organisation="restaurant",
                                                 role="operator", fse_ids=[permit.fse_id]))
     record = client.get(f"/v1/fses/{permit.fse_id}/records", headers=operator)
     assert record.status_code == 200
-    [certification] = [r["certification"] for m in record.json["manifests"] for r in m["revisions"]]
+    certification, program_filing = [r["certification"] for m in record.json["manifests"] for r in m["revisions"]]
+    assert program_filing is None
     assert certification == {"name": "Sam Ortiz", "organisation": "Inland Grease",
                              "certified_at": filed.json["received_at"], "sha256": filed.json["sha256"]}
     assert client.get(f"/v1/fses/{permit.fse_id}/records?format=csv", headers=city["admin"]).status_code == 200
