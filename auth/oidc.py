@@ -10,6 +10,7 @@ from authlib.oidc.core import UserInfo
 from authlib.oidc.core.grants import OpenIDCode
 from flask import Blueprint, current_app, redirect, render_template, request
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from api.errors import BadRequest
 from auth.keys import oidc_signing_pem
@@ -137,10 +138,12 @@ def sign_out():
             OAuthToken.token_sha256 == sha256_hex(request.headers["Authorization"][7:].strip())))
         sign_in_id = token.sign_in_id if token is not None else None
     if sign_in_id is not None:
-        sign_in = db.session.get(SignIn, _as_uuid(sign_in_id))
-        if sign_in is not None:
-            revoke(db.session, [sign_in.id], reason="signed_out")
-            db.session.commit()
+        # A session of its own: a GET's session only reads.
+        with Session(bind=current_app.extensions["fogx.engine"]) as session:
+            sign_in = session.get(SignIn, _as_uuid(sign_in_id))
+            if sign_in is not None:
+                revoke(session, [sign_in.id], reason="signed_out")
+                session.commit()
     target = values.get("post_logout_redirect_uri")
     if target:
         app = query_app(values.get("client_id") or (audience[0] if isinstance(audience, list) else audience) or "")

@@ -12,6 +12,7 @@ from sqlalchemy import or_, select, update
 
 from api.errors import Forbidden, NotFound, ValidationFailed
 from auth.scopes import ROLE_SCOPES
+from schemas.registry import CONTROL
 from auth.server import sha256_hex
 from domain.clock import now
 from services import mail
@@ -201,8 +202,8 @@ def accept(session, token, *, name, password, config) -> Membership:
     if person is not None and person.password_hash is not None:
         person = verify_password(session, invitation.email, password, config=config)
     else:
-        if not (name or "").strip():
-            raise ValidationFailed("Give your name.", errors={"name": ["Required."]})
+        if not (name or "").strip() or CONTROL.search(name):
+            raise ValidationFailed("Give your name.", errors={"name": ["Required, in printable characters."]})
         hashed = checked(password, invitation.email)
         if person is None:
             person = Person(email=invitation.email, name=name.strip()[:200], status="active", failed_sign_ins=0,

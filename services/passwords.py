@@ -8,6 +8,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import select, update
 
 from api.errors import ApiError, ValidationFailed
+from schemas.registry import CONTROL
 from domain.clock import now
 from services import mail
 from storage.people import PasswordReset, Person
@@ -42,7 +43,10 @@ def normal_email(email: str) -> str:
 
 
 def find_person(session, email) -> Person | None:
-    return session.scalar(select(Person).where(Person.email == normal_email(email)))
+    email = normal_email(email)
+    if not email or CONTROL.search(email):
+        return None  # no account has such an address (and PostgreSQL could not even compare a NUL)
+    return session.scalar(select(Person).where(Person.email == email))
 
 
 def checked(password: str, email: str) -> str:

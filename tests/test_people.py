@@ -322,3 +322,15 @@ def test_the_demo_people_sign_in_through_the_demo_app(app, client):
                           scope="")
         answer = client.get(reads[organisation], headers=factories.bearer(full["access_token"]))
         assert answer.status_code == 200, (email, answer.json)
+
+
+def test_control_characters_in_the_sign_in_forms_are_refused_not_a_500(app, client, city, session):
+    _, challenge = pf.pkce()
+    page = pf.Browser(client)
+    page.open(pf.authorize_url(city["portal"], challenge))
+    assert page.submit(email="a\x00b@x.example", password="whatever").status_code == 401
+    assert client.post("/signin/reset", data={"email": "a\x00b@x.example"}).status_code == 200
+    assert invite(client, city["admin"], email="nul@x.example", organisation="city", role="auditor",
+                  jurisdiction="victorville").status_code == 201
+    path = link_in(mails(app)[0])
+    assert client.post(path, data={"name": "Nul\x00Name", "password": pf.PASSWORD}).status_code == 422
