@@ -334,3 +334,28 @@ def test_control_characters_in_the_sign_in_forms_are_refused_not_a_500(app, clie
                   jurisdiction="victorville").status_code == 201
     path = link_in(mails(app)[0])
     assert client.post(path, data={"name": "Nul\x00Name", "password": pf.PASSWORD}).status_code == 422
+
+
+def test_no_password_code_or_token_of_a_person_is_stored_in_plain_text(app, client, city, session):
+    from sqlalchemy import inspect, text
+
+    assert invite(client, city["admin"], email="kept@x.example", organisation="city", role="auditor",
+                  jurisdiction="victorville").status_code == 201
+    invitation_token = link_in(mails(app)[0]).rsplit("/", 1)[1]
+    assert accept(client, link_in(mails(app)[0]), name="Kept", password=pf.PASSWORD).status_code == 200
+    verifier, challenge = pf.pkce()
+    page = pf.Browser(client)
+    page.open(pf.authorize_url(city["portal"], challenge, scope="openid audit:read"))
+    code = pf.code_from(page.submit(email="kept@x.example", password=pf.PASSWORD))
+    token = client.post("/oauth/token", data={"grant_type": "authorization_code", "code": code, "client_id": city["portal"],
+                                              "redirect_uri": pf.PORTAL_REDIRECT, "code_verifier": verifier}).json
+    refreshed = client.post("/oauth/token", data={"grant_type": "refresh_token", "client_id": city["portal"],
+                                                  "refresh_token": token["refresh_token"]}).json
+    engine = app.extensions["fogx.engine"]
+    with engine.connect() as connection:
+        everything = "\n".join(" ".join(str(value) for value in row) for table in inspect(engine).get_table_names()
+                               for row in connection.execute(text(f"SELECT * FROM {table}")))
+    assert "kept@x.example" in everything and "$argon2id$" in everything
+    for value in (pf.PASSWORD, invitation_token, code, token["access_token"], token["refresh_token"],
+                  refreshed["access_token"], refreshed["refresh_token"]):
+        assert value not in everything
