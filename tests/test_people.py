@@ -104,24 +104,31 @@ def test_a_hauler_admin_invites_its_own_staff_and_no_one_elses(app, client, city
 
 def test_a_removed_person_loses_access_at_once(app, client, city, session):
     hauler = factories.hauler(session)
-    portal_id = city["portal"]
+    app_id, app_secret = pf.app(session, redirect_uri="https://dispatch.example/cb", public=False, name="Dispatch")
     pf.person(session, email="sam@h.example", organisation="hauler", role="dispatcher", hauler_id=hauler.id)
-    token = pf.sign_in(client, portal_id, email="sam@h.example", scope="manifests:read")
+    token = pf.sign_in(client, app_id, secret=app_secret, email="sam@h.example", scope="manifests:read",
+                       redirect_uri="https://dispatch.example/cb")
     headers = factories.bearer(token["access_token"])
     assert client.get("/v1/manifests", headers=headers).status_code == 200
-    admin_app = pf.app(session, redirect_uri="https://dispatch.example/cb", public=False, first_party=True, name="App")
-    membership = session.scalar(select(Membership).join(Person).where(Person.email == "sam@h.example"))
+    person = session.scalar(select(Person).where(Person.email == "sam@h.example"))
+    introspected = client.post("/oauth/introspect", data={"token": token["access_token"]}, auth=(app_id, app_secret))
+    assert introspected.json["active"] is True and introspected.json["client_id"] == app_id
+    assert introspected.json["person_id"] == introspected.json["sub"] == str(person.id)
+    assert introspected.json["role"] == "hauler" and introspected.json["scope"] == "manifests:read"
+
+    membership = session.scalar(select(Membership).where(Membership.person_id == person.id))
     removed = client.post(f"/v1/memberships/{membership.id}/removal", headers=city["admin"])
     assert removed.status_code == 200 and removed.json["removed_at"]
     assert client.get("/v1/manifests", headers=headers).status_code == 401
-    refreshed = client.post("/oauth/token", data={"grant_type": "refresh_token", "client_id": portal_id,
-                                                  "refresh_token": token["refresh_token"]})
+    assert client.post("/oauth/introspect", data={"token": token["access_token"]},
+                       auth=(app_id, app_secret)).json == {"active": False}
+    refreshed = client.post("/oauth/token", auth=(app_id, app_secret),
+                            data={"grant_type": "refresh_token", "refresh_token": token["refresh_token"]})
     assert refreshed.status_code == 400 and refreshed.json["error"] == "invalid_grant"
-    # Introspected by an app that can authenticate: inactive.
-    assert admin_app[1]
+    # Signing in again: the account belongs to no organisation now.
+    _, challenge = pf.pkce()
     page = pf.Browser(client)
-    verifier, challenge = pf.pkce()
-    page.open(pf.authorize_url(portal_id, challenge, scope="manifests:read"))
+    page.open(pf.authorize_url(city["portal"], challenge, scope="manifests:read"))
     assert page.submit(email="sam@h.example", password=pf.PASSWORD).status_code == 403
 
 
