@@ -151,12 +151,11 @@ class Flow:
             self.state["m"] = chosen
         elif step == "enrol":
             try:
-                self.state["codes"] = twofactor.confirm(db.session, person, request.form.get("code"))
+                codes = twofactor.confirm(db.session, person, request.form.get("code"))
             except ApiError as error:
                 return self.render("signin/enrol.html", 400, message=error.detail, secret=person.totp_secret,
                                    uri=twofactor.provisioning_uri(person))
             self.state["amr"] = [*self.state["amr"], "otp"]
-            codes = self.state.pop("codes")
             return self.render("signin/recovery_codes.html", codes=codes)
         elif step == "consent":
             if request.form.get("decision") != "allow":
