@@ -55,6 +55,10 @@ def create_app(config=None):
 
     init_auth(app)
 
+    from api.oidc import init_app as init_oidc
+
+    init_oidc(app)
+
     from api import (audit, changes, corrections, docs, health, imports, jurisdictions, manifests, portal,
                      receipts, records, registry, webhooks)
 
@@ -71,6 +75,12 @@ def create_app(config=None):
     app.register_blueprint(webhooks.bp)
     app.register_blueprint(receipts.bp)
     app.register_blueprint(portal.bp)
+
+    from api import account_pages, people, signin
+
+    signin.init_app(app)
+    app.register_blueprint(account_pages.bp)
+    app.register_blueprint(people.bp)
     logs.init_app(app)
     return app
 

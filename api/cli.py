@@ -172,18 +172,35 @@ def jurisdictions_list():
 
 
 @clients_cli.command("create")
-@click.option("--role", required=True, type=click.Choice(["hauler", "fse", "auditor", "admin", "site"]))
-@click.option("--subject", "subjects", required=True, multiple=True,
+@click.option("--role", type=click.Choice(["hauler", "fse", "auditor", "admin", "site"]),
+              help="A client acting for one principal (client credentials).")
+@click.option("--subject", "subjects", multiple=True,
               help="Hauler id; FSE id (repeat for several); jurisdiction code for auditor/admin; "
                    "disposal site id for site.")
 @click.option("--scope", "scopes", multiple=True, help="Scope to grant (repeat); default: all of the role's.")
 @click.option("--name", help="A label for the client.")
-def clients_create(role, subjects, scopes, name):
+@click.option("--redirect-uri", "redirect_uris", multiple=True,
+              help="An app people sign in through (authorization code + PKCE): its redirect URI (repeat).")
+@click.option("--public", is_flag=True, help="With --redirect-uri: an app that keeps no secret (PKCE alone).")
+@click.option("--first-party", is_flag=True, help="With --redirect-uri: fogx's own app; people are not asked to consent.")
+@click.option("--client-id", help="With --redirect-uri: the app's client id (the portal's is fogx-portal).")
+def clients_create(role, subjects, scopes, name, redirect_uris, public, first_party, client_id):
     """Create a client; prints its client_id and client_secret (shown once)."""
     from services.clients import ClientError, create_client, describe
 
     scopes = [s for value in scopes for s in value.split()]
     try:
+        if redirect_uris:
+            from services import apps
+
+            if role or subjects:
+                raise ClientError("an app people sign in through acts for them: no --role or --subject")
+            row, secret = apps.create_app(db.session, name=name, redirect_uris=redirect_uris, public=public,
+                                          first_party=first_party, scopes=scopes, client_id=client_id)
+            click.echo(json.dumps({**apps.describe(row), "client_secret": secret}, indent=2))
+            return
+        if not role or not subjects:
+            raise ClientError("give --role and --subject, or --redirect-uri for an app people sign in through")
         row, secret = create_client(db.session, role=role, subject=subjects, scopes=scopes, name=name)
     except ClientError as error:
         raise click.UsageError(str(error))

@@ -44,6 +44,19 @@ SETTINGS = {
     "WEBHOOK_SIGNING_KEY_FILE": (str(INSTANCE / "webhook-signing.key"), str),
     "SWEEP_DELAY_MINUTES": (60, int),
     "LOCK_DIR": (str(INSTANCE / "locks"), str),
+    # People who sign in (auth/people.py, api/oidc.py, services/accounts.py)
+    "PERSON_TOKEN_TTL_SECONDS": (900, int),
+    "REFRESH_TOKEN_TTL_SECONDS": (30 * 24 * 3600, int),
+    "INVITATION_TTL_HOURS": (72, int),
+    "SIGN_IN_FAILURE_LIMIT": (5, int),
+    "SIGN_IN_LOCKOUT_SECONDS": (900, int),
+    "SECRET_KEY": ("", str),
+    "SECRET_KEY_FILE": (str(INSTANCE / "secret.key"), str),
+    "OIDC_SIGNING_KEY": ("", str),
+    "OIDC_SIGNING_KEY_FILE": (str(INSTANCE / "oidc-signing.pem"), str),
+    "MAIL_DIR": (str(INSTANCE / "mail"), str),
+    "SMTP_URL": ("", str),
+    "MAIL_FROM": ("fogx <no-reply@fogx.invalid>", str),
 }
 
 
@@ -64,6 +77,8 @@ def _check(config):
         raise ConfigError("STORAGE_BACKEND must be 'local' or 's3'")
     if config["WEBHOOK_SIGNING_KEY"] and len(config["WEBHOOK_SIGNING_KEY"]) < 32:
         raise ConfigError("WEBHOOK_SIGNING_KEY must be at least 32 characters")
+    if config["PERSON_TOKEN_TTL_SECONDS"] <= 0 or config["REFRESH_TOKEN_TTL_SECONDS"] <= 0:
+        raise ConfigError("PERSON_TOKEN_TTL_SECONDS and REFRESH_TOKEN_TTL_SECONDS must be positive")
     if config["S3_OBJECT_LOCK"] not in ("compliance", "governance", "off"):
         raise ConfigError("S3_OBJECT_LOCK must be 'compliance', 'governance' or 'off'")
 

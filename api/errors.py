@@ -54,8 +54,12 @@ PROBLEMS = {
     BadRequest: (400, "bad-request", "Bad request"),
     service.Incomplete: (400, "bad-request", "Bad request"),
     auth.InsecureTransport: (400, "bad-request", "Bad request"),
+    auth.Malformed: (400, "bad-request", "Bad request"),
     auth.Unauthenticated: (401, "unauthorized", "Authentication required"),
+    service.Refused: (401, "sign-in-refused", "Sign-in refused"),
     auth.InsufficientScope: (403, "insufficient-scope", "Insufficient scope"),
+    service.Forbidden: (403, "forbidden", "Forbidden"),
+    service.Locked: (403, "account-locked", "Account locked"),
     service.NotFound: (404, "not-found", "Not found"),
     NotAcceptable: (406, "not-acceptable", "Not acceptable"),
     service.Conflict: (409, "conflict", "Conflict"),
@@ -63,6 +67,7 @@ PROBLEMS = {
     UriTooLong: (414, "uri-too-long", "URI too long"),
     UnsupportedMediaType: (415, "unsupported-media-type", "Unsupported media type"),
     service.Unsupported: (415, "unsupported-media-type", "Unsupported media type"),
+    service.Gone: (410, "link-invalid", "Link expired or used"),
     service.Invalid: (422, "validation-failed", "Validation failed"),
     auth.TooManyAttempts: (429, "too-many-requests", "Too many requests"),
     service.Altered: (502, "stored-scan-altered", "Stored scan failed its integrity check"),
@@ -111,7 +116,7 @@ def render(error):
         return problem_response(status, slug, title, error.detail or title, errors=error.errors,
                                 headers=error.headers, extra=error.extra)
     headers = {"Retry-After": str(error.retry_after)} if error.retry_after else {}
-    extra = None
+    extra = getattr(error, "extra", None) or None
     if isinstance(error, auth.AuthError):
         if error.challenge:
             headers["WWW-Authenticate"] = error.challenge

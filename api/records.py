@@ -9,7 +9,7 @@ from auth.ratelimit import per_client
 from auth.scopes import RECORDS_READ
 from reports import binder, record_csv, record_json, record_zip
 from schemas.records import RecordQuery
-from services import documents, records
+from services import access_log, documents, records
 from storage.db import db
 
 bp = Blueprint("records", __name__)
@@ -50,6 +50,8 @@ def get_records(fse_id):
     args = load(record_query, request.args.to_dict())
     kind = _format(args.pop("format", None))
     record = records.for_caller(db.session, current_principal(), fse_id, **args)
+    access_log.note_read(current_app.extensions["fogx.engine"], current_principal(), fse_id=record.fse.id,
+                         format=kind, period_from=record.period_from, period_to=record.period_to)
     store = current_app.extensions["fogx.store"]
     if kind == "json":
         response = current_app.json.response(record_json.render(record))

@@ -14,6 +14,10 @@ class AuthError(Exception):
         self.retry_after = retry_after
 
 
+class Malformed(AuthError):
+    """A request to an OAuth or OpenID endpoint that names something this server never issued."""
+
+
 class Unauthenticated(AuthError):
     """No bearer token, or one that is expired, revoked, malformed or unknown."""
 

@@ -18,6 +18,8 @@ class Principal:
     jurisdiction_id: uuid.UUID | None = None
     fse_ids: frozenset = frozenset()
     site_id: uuid.UUID | None = None
+    # A person's token: the person, acting through their membership's principal.
+    person_id: uuid.UUID | None = None
 
 
 def current_principal() -> Principal:

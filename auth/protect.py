@@ -70,4 +70,5 @@ def principal_of(token) -> Principal:
         jurisdiction_id=row.jurisdiction_id,
         fse_ids=token.fse_ids(),
         site_id=row.site_id,
+        person_id=row.person_id,
     )

@@ -75,8 +75,12 @@ def _seconds_until(at) -> int:
     return max(1, math.ceil(at - time.time()))
 
 
-def _limits() -> Limits:
+def current_limits() -> Limits:
+    """The app's limits, for a view that counts failures of its own (a person's sign-in)."""
     return current_app.extensions["fogx.limits"]
+
+
+_limits = current_limits
 
 
 def _unavailable(error):

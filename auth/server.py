@@ -1,8 +1,6 @@
 """The OAuth2 authorization server (client credentials, RFC 7009, RFC 7662, RFC 8414)."""
-import hashlib
 import hmac
 import ipaddress
-import re
 from datetime import timedelta
 
 from authlib.integrations.flask_oauth2 import AuthorizationServer as _AuthorizationServer
@@ -16,6 +14,7 @@ from sqlalchemy.orm import joinedload
 
 from domain.clock import now
 from auth import ratelimit
+from auth.credentials import AUTH_METHODS, SCOPE_TOKEN, sha256_hex  # noqa: F401  (named here too)
 from auth.errors import InsecureTransport, OAuthRefused
 from auth.ratelimit import failed_auth_limiter
 from auth.scopes import ALL_SCOPES
@@ -24,12 +23,6 @@ from storage.models import OAuthClient, OAuthClientFse, OAuthToken
 from storage.prebuilt import Prebuilt
 
 REALM = "fogx"
-AUTH_METHODS = ["client_secret_basic", "client_secret_post"]
-SCOPE_TOKEN = re.compile(r"[\x21\x23-\x5B\x5D-\x7E]+")
-
-
-def sha256_hex(value: str) -> str:
-    return hashlib.sha256(value.encode()).hexdigest()
 
 
 class Client:
@@ -72,7 +65,9 @@ class Token:
         self.row = row
 
     def check_client(self, client):
-        return client.row.id == self.row.client_id
+        # A person's token is also the app's it was issued through (`auth.people`).
+        return client.row.id == self.row.client_id or (
+            self.row.sign_in_id is not None and client.row.id == self.row.sign_in.app_id)
 
     def get_scope(self):
         return self.row.scope
@@ -97,7 +92,11 @@ def query_client(client_id):
     if not client_id or "\x00" in client_id:  # no client has one; PostgreSQL's text cannot hold it
         return None
     row = db.session.scalar(select(OAuthClient).where(OAuthClient.client_id == client_id))
-    if row is None or row.revoked_at is not None:
+    if row is None:
+        from auth.people import query_app  # an app people sign in through
+
+        return query_app(client_id)
+    if row.revoked_at is not None:
         return None
     return Client(row)
 
@@ -116,7 +115,7 @@ _BEARER = Prebuilt(
     select(OAuthToken.scope, OAuthToken.expires_at, OAuthToken.revoked_at,
            OAuthClient.id.label("client_pk"), OAuthClient.client_id, OAuthClient.role,
            OAuthClient.hauler_id, OAuthClient.jurisdiction_id, OAuthClient.site_id,
-           OAuthClient.revoked_at.label("client_revoked_at"))
+           OAuthClient.revoked_at.label("client_revoked_at"), OAuthToken.person_id)
     .join(OAuthClient, OAuthClient.id == OAuthToken.client_id)
     .where(OAuthToken.token_sha256 == bindparam("digest"))
 )
@@ -228,6 +227,9 @@ class Introspection(IntrospectionEndpoint):
 
     def introspect_token(self, token):
         row = token.row
+        person = {} if row.sign_in_id is None else {
+            # A person's token: issued to the app they signed in through, for them.
+            "client_id": row.sign_in.app.client_id, "sub": str(row.person_id), "person_id": str(row.person_id)}
         return {
             "active": True,
             "client_id": row.client.client_id,
@@ -238,6 +240,7 @@ class Introspection(IntrospectionEndpoint):
             "iss": current_app.config["OAUTH_ISSUER"],
             "sub": str(row.client.id),
             "role": row.client.role,
+            **person,
         }
 
 
@@ -325,12 +328,14 @@ def metadata():
     issuer = current_app.config["OAUTH_ISSUER"].rstrip("/")
     return {
         "issuer": issuer,
+        "authorization_endpoint": f"{issuer}/oauth/authorize",
         "token_endpoint": f"{issuer}/oauth/token",
         "revocation_endpoint": f"{issuer}/oauth/revoke",
         "introspection_endpoint": f"{issuer}/oauth/introspect",
-        "grant_types_supported": ["client_credentials"],
-        "response_types_supported": [],
-        "token_endpoint_auth_methods_supported": AUTH_METHODS,
+        "grant_types_supported": ["client_credentials", "authorization_code", "refresh_token"],
+        "response_types_supported": ["code"],
+        "code_challenge_methods_supported": ["S256"],
+        "token_endpoint_auth_methods_supported": [*AUTH_METHODS, "none"],
         "revocation_endpoint_auth_methods_supported": Revocation.CLIENT_AUTH_METHODS,
         "introspection_endpoint_auth_methods_supported": AUTH_METHODS,
         "scopes_supported": list(ALL_SCOPES),

@@ -1,6 +1,7 @@
 // The fogx portal: what an OAuth client may read, shown to the person holding its credentials,
 // through the same API as any dispatch or city software. Text from the API is only ever set as
 // text (never as HTML), and the access token is kept in this tab's sessionStorage alone.
+import { endSignIn, finishSignIn, startSignIn } from "./person.js";
 
 const STATUS = {
   compliant: "Up to date",
@@ -13,7 +14,7 @@ const STATUS = {
 const KEPT = "fogx.portal.session";
 const ENDED = "Your session has ended. Sign in again.";
 
-let current = null; // {clientId, token, expiresAt, scopes}
+let current = null; // {clientId (a person's name), person, token, expiresAt, scopes}
 let cityZone; // the auditor's city's time zone, which its lists' times are read in
 
 class ApiError extends Error {
@@ -213,7 +214,8 @@ async function signIn(clientId, clientSecret) {
 async function signOut() {
   const ending = current;
   signedOut("You are signed out.");
-  if (ending) {
+  if (ending && ending.person) await endSignIn(ending.token);
+  else if (ending) {
     await fetch("/oauth/revoke", {
       method: "POST",
       credentials: "omit",
@@ -598,8 +600,19 @@ function start() {
     }
   });
   document.getElementById("sign-out").addEventListener("click", () => signOut());
+  document.getElementById("person-sign-in").addEventListener("click", () => startSignIn().catch(report));
   resume();
-  if (current) showView().catch(report);
+  finishSignIn().then((signedIn) => {
+    if (signedIn) {
+      const { token, name } = signedIn;
+      current = {
+        clientId: name, person: true, token: token.access_token,
+        expiresAt: Date.now() + (token.expires_in - 30) * 1000, scopes: (token.scope || "").split(" "),
+      };
+      sessionStorage.setItem(KEPT, JSON.stringify(current));
+    }
+    if (current) return showView();
+  }).catch(report);
 }
 
 start();

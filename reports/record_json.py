@@ -31,7 +31,8 @@ def render(record):
             **names_view(record.current(m)),
             "findings": [finding_view(f) for f in record.active_findings(m)],
             "documents": [document_view(d) for d in m.documents],
-            "revisions": [revision_view(r) for r in m.revisions],
+            # A person's filing carries their certification of the revision's hash.
+            "revisions": [{**revision_view(r), "certification": r.certification} for r in m.revisions],
             "disposal_receipt": receipt_view(record.receipts[m.id]) if m.id in record.receipts else None,
         } for m in record.manifests],
         "summary": record.summary,

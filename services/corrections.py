@@ -17,6 +17,7 @@ from domain import chain
 from domain.clock import now as clock_now
 from schemas.manifest import ManifestIn, canonical
 from services import changes, manifests, outbox, retention
+from services.accounts import certifier_of
 from services.errors import Conflict, Invalid, NotFound
 from services.registry import decode_cursor, encode_cursor
 from storage.corrections import APPROVED, PENDING, REJECTED, PendingCorrection
@@ -64,7 +65,7 @@ def correct(session, principal, manifest_id, data) -> Outcome:
     if moves:
         return Outcome(manifest, *_propose(session, principal, manifest, latest, body, reason, moves, now))
     _revise(session, manifest, latest, data, named, jurisdiction, reason=reason, received_at=now,
-            client_pk=principal.client_pk, now=now)
+            client_pk=principal.client_pk, now=now, certifier=certifier_of(session, principal))
     session.commit()
     return Outcome(manifest, True)
 
@@ -117,14 +118,15 @@ def _propose(session, principal, manifest, latest, body, reason, moves, now):
     return True, row
 
 
-def _revise(session, manifest, latest, data, named, jurisdiction, *, reason, received_at, client_pk, now):
+def _revise(session, manifest, latest, data, named, jurisdiction, *, reason, received_at, client_pk, now,
+            certifier=None):
     """The new revision, chained to the latest, judged, its neighbours re-judged; the scans'
     locks lengthened where the record is now kept longer. The caller commits."""
     kept_before = retention.record_kept_until(jurisdiction, manifest)
     revision = ManifestRevision(findings=[], **manifests._revision(
         manifest, latest.revision + 1, canonical(data), data, named, received_at=received_at, reason=reason,
         previous=latest.sha256, client_pk=client_pk,
-        names=manifests._named_at_filing(session, manifest.hauler_id, data, named)))
+        names=manifests._named_at_filing(session, manifest.hauler_id, data, named), certifier=certifier))
     session.add(revision)
     manifest.current_revision = revision.revision
     manifest.device_id, manifest.permit_id, manifest.fse_id = named.device_id, named.permit_id, named.fse_id

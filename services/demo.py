@@ -5,7 +5,8 @@ Every date is counted from the day the demo is loaded (the clock's), so that the
 the README shows the same picture whenever it is tried: one missed service, two frequencies the
 measurements say to change, permits and licences in force.
 
-The demo clients have fixed, documented credentials; nothing else creates fixed secrets.
+The demo clients have fixed, documented credentials, and so do the demo's people
+(`services.demo_people`); nothing else creates fixed secrets.
 """
 import uuid
 from datetime import date, datetime, time, timedelta, timezone
@@ -16,7 +17,7 @@ from domain import clock
 from domain.presets import PRESETS
 from schemas.manifest import ManifestIn
 from schemas.receipts import ReceiptIn
-from services import manifests, receipts
+from services import demo_people, manifests, receipts
 from services.clients import create_client, principal_of
 from services.jurisdictions import add_from_preset
 from storage.models import (
@@ -134,6 +135,7 @@ def load(session):
         for client_id, (role, secret) in DEMO_CLIENTS.items():
             clients[role], _ = create_client(session, role=role, subject=subjects[role], client_id=client_id,
                                              client_secret=secret, name=f"Demo {role}")
+    demo_people.load(session, hauler=hauler, fses=fses[:2], city=jurisdictions["victorville"], site=site)
     loads = _file_history(session, principal_of(clients["hauler"]), devices_by_name, today)
     _receive(session, principal_of(clients["site"]), loads, today)
     return "demo data loaded"

@@ -5,11 +5,12 @@ class ServiceError(Exception):
     """A refusal the caller can act on: a message, the fields at fault (`errors`: field path ->
     messages) and, where waiting helps, how many seconds to wait before retrying."""
 
-    def __init__(self, message: str, *, errors: dict | None = None, retry_after: int | None = None):
+    def __init__(self, message: str, *, errors: dict | None = None, retry_after: int | None = None, **extra):
         super().__init__(message)
         self.message = message
         self.errors = errors
         self.retry_after = retry_after
+        self.extra = extra  # further members of the problem body (e.g. a machine-readable `error`)
 
 
 class NotFound(ServiceError):
@@ -23,8 +24,24 @@ class Conflict(ServiceError):
 class Invalid(ServiceError):
     """The request cannot be filed as it stands; `errors` names each field at fault."""
 
-    def __init__(self, message: str, errors: dict, **kwargs):
+    def __init__(self, message: str, errors: dict | None = None, **kwargs):
         super().__init__(message, errors=errors, **kwargs)
+
+
+class Forbidden(ServiceError):
+    """The caller is known and reaches the object, but its role may not do this to it."""
+
+
+class Refused(ServiceError):
+    """A person's sign-in was not accepted (wrong password or code); says nothing of which."""
+
+
+class Locked(ServiceError):
+    """An account locked after repeated failures, for a while."""
+
+
+class Gone(ServiceError):
+    """A link (invitation, password reset) that has expired or was used already."""
 
 
 class Unsupported(ServiceError):

@@ -19,6 +19,7 @@ from sqlalchemy.orm.util import identity_key
 from sqlalchemy.orm.attributes import set_committed_value
 
 from services.errors import Conflict, Invalid, NotFound
+from services.accounts import certifier_of
 from domain import chain, checks
 from domain import registry as reg
 from domain.clock import now as clock_now
@@ -507,9 +508,11 @@ def _named_at_filing(session, hauler_id, data, named: Named) -> dict:
         service_day=local_date(data["service_completed_at"], _zone(session, named.jurisdiction_id)))
 
 
-def _revision(manifest, number, body, data, named, *, received_at, reason, previous, client_pk, names) -> dict:
+def _revision(manifest, number, body, data, named, *, received_at, reason, previous, client_pk, names,
+              certifier=None) -> dict:
     """A new revision's columns: the canonical document and its chained hash among them, and
-    the names of its hauler and disposal site at filing (`services.filing_names`)."""
+    the names of its hauler and disposal site at filing (`services.filing_names`), and the
+    filing person's certification of that hash (`certifier`: their name and organisation)."""
     document = {
         "manifest_id": str(manifest.id),
         "hauler_id": str(manifest.hauler_id),
@@ -519,10 +522,15 @@ def _revision(manifest, number, body, data, named, *, received_at, reason, previ
         "previous_sha256": previous,
         "manifest": body,
     }
+    sha256 = chain.seal(document)
+    certification = None if certifier is None else {
+        "name": certifier["name"], "organisation": certifier["organisation"],
+        "certified_at": document["received_at"], "sha256": sha256}
     return dict(
-        id=new_id(), manifest_id=manifest.id, revision=number, body=document, sha256=chain.seal(document),
+        id=new_id(), manifest_id=manifest.id, revision=number, body=document, sha256=sha256,
         previous_sha256=previous, reason=reason, received_at=received_at,
-        submitted_by_client_id=client_pk, **_columns(data, named), **names,
+        submitted_by_client_id=client_pk, submitted_by_person_id=certifier and certifier["person_id"],
+        certification=certification, **_columns(data, named), **names,
     )
 
 
@@ -562,7 +570,8 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
                          current_revision=1, created_at=now, documents=[], revisions=[])
     revision = unflushed(ManifestRevision, manifest=manifest, findings=[], **_revision(
         manifest, 1, body, data, named, received_at=now, reason=None, previous=None,
-        client_pk=principal.client_pk, names=_named_at_filing(session, principal.hauler_id, data, named)))
+        client_pk=principal.client_pk, names=_named_at_filing(session, principal.hauler_id, data, named),
+        certifier=certifier_of(session, principal)))
     manifest.revisions.append(revision)
     try:
         # The new rows are not in the database yet: nothing a neighbour query returns is them.

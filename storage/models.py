@@ -392,6 +392,9 @@ class ManifestRevision(Base):
     submitted_by_client_id: Mapped[uuid.UUID | None] = mapped_column(
         ForeignKey("oauth_clients.id")
     )
+    # A person's filing: who, and their certification (name, organisation, time, sha256).
+    submitted_by_person_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("people.id"))
+    certification: Mapped[dict | None] = mapped_column(JSON)
 
     device_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("devices.id"))
     service_started_at: Mapped[datetime] = mapped_column(UTCDateTime)
@@ -656,5 +659,10 @@ class OAuthToken(Base):
     issued_at: Mapped[datetime] = created()
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # A person's token: the person, and the sign-in (`storage.people.SignIn`) it came from.
+    person_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("people.id"))
+    sign_in_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("sign_ins.id"), index=True)
 
     client: Mapped[OAuthClient] = relationship()
+    sign_in = relationship("SignIn")
+

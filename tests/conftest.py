@@ -80,6 +80,9 @@ def make_app(database_url, tmp_path):
             "OUTBOX_INTERVAL_SECONDS": 0,
             "WEBHOOK_INTERVAL_SECONDS": 0,
             "WEBHOOK_SIGNING_KEY_FILE": str(tmp_path / "webhook-signing.key"),
+            "SECRET_KEY_FILE": str(tmp_path / "secret.key"),
+            "OIDC_SIGNING_KEY_FILE": str(tmp_path / "oidc-signing.pem"),
+            "MAIL_DIR": str(tmp_path / "mail"),
             **overrides,
         }
         built = create_app(config)

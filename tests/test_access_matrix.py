@@ -12,9 +12,11 @@ import pytest
 from sqlalchemy import select
 
 from storage.models import Fse
-from tests import factories
+from tests import factories, people_factories
 
 ROLES = ("admin", "auditor", "hauler", "fse", "site")
+# People signed in through the portal, one per role of an organisation: the same rules hold.
+PEOPLE = ("person:city-admin", "person:auditor", "person:dispatcher", "person:operator", "person:clerk")
 # Path parameters that name no object: an import writes only into the caller's own city.
 NOT_OBJECTS = {"kind"}
 
@@ -44,6 +46,8 @@ def world(client, session):
             "received_at": datetime.now(timezone.utc).isoformat()})
         assert received.status_code == 201, received.json
         store["receipt_id"] = uuid.UUID(received.json["id"])
+        store["membership_id"] = people_factories.person(session, email=f"driver@{side}.test", organisation="hauler",
+                                                         role="driver", hauler_id=hauler.id).id
     # A restaurant of the hauler's own city that it has never serviced.
     unserved = factories.permit(session, fse_row=factories.fse(session, city="victorville", name="unserved restaurant"))
     mine["unserved_fse_id"] = unserved.fse_id
@@ -52,6 +56,15 @@ def world(client, session):
     tokens = {role: factories.token(client, *factories.oauth_client(session, role=role,
                                                                     subject=subjects[role]))
               for role in ROLES}
+    jurisdiction_id = factories.jurisdiction(session, "victorville").id
+    for person, organisation, role, subject in (
+            ("person:city-admin", "city", "admin", {"jurisdiction_id": jurisdiction_id}),
+            ("person:auditor", "city", "auditor", {"jurisdiction_id": jurisdiction_id}),
+            ("person:dispatcher", "hauler", "dispatcher", {"hauler_id": mine["hauler_id"]}),
+            ("person:operator", "restaurant", "operator", {"fse_ids": [mine["fse_id"]]}),
+            ("person:clerk", "site", "clerk", {"site_id": mine["site_id"]})):
+        tokens[person] = people_factories.person_token(client, session, email=f"{person[7:]}@mine.test",
+                                                       organisation=organisation, role=role, **subject)
     return {"mine": mine, "theirs": theirs, "tokens": tokens}
 
 
@@ -114,7 +127,7 @@ def test_every_route_has_a_foreign_object_case(app, world):
         assert not unknown, f"{rule}: no foreign object for {unknown}; extend the world fixture"
 
 
-@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("role", ROLES + PEOPLE)
 def test_foreign_objects_answer_exactly_like_missing_ones(app, client, world, role, session):
     token = world["tokens"][role]
     theirs = world["theirs"]
@@ -142,7 +155,7 @@ def test_foreign_objects_answer_exactly_like_missing_ones(app, client, world, ro
     assert "Taken Over" not in names
 
 
-@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("role", ROLES + PEOPLE)
 def test_lists_never_show_foreign_objects(app, client, world, role):
     token = world["tokens"][role]
     foreign_ids = {str(v) for v in world["theirs"].values() if not isinstance(v, str)}

@@ -236,9 +236,13 @@ def test_metadata_rfc8414(client):
     assert body["token_endpoint"] == "https://fogx.test/oauth/token"
     assert body["revocation_endpoint"] == "https://fogx.test/oauth/revoke"
     assert body["introspection_endpoint"] == "https://fogx.test/oauth/introspect"
-    assert body["grant_types_supported"] == ["client_credentials"]
+    assert body["authorization_endpoint"] == "https://fogx.test/oauth/authorize"
+    # Programs authenticate as themselves; people sign in through apps (authorization code
+    # with PKCE S256, public apps with `none`).
+    assert body["grant_types_supported"] == ["client_credentials", "authorization_code", "refresh_token"]
+    assert body["code_challenge_methods_supported"] == ["S256"]
     assert set(body["token_endpoint_auth_methods_supported"]) == {
-        "client_secret_basic", "client_secret_post"
+        "client_secret_basic", "client_secret_post", "none"
     }
     assert set(body["scopes_supported"]) == {
         "manifests:write", "manifests:read", "records:read", "audit:read", "registry:write", "receipts:write",

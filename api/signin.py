@@ -1,0 +1,227 @@
+"""The authorization endpoint's pages: a person signs in (email and password, then a TOTP code
+where they have one), chooses the organisation to act for where they have several, enrols a
+second factor where their city requires one, and consents to a third-party app's scopes."""
+import hashlib
+import uuid
+from datetime import datetime, timezone
+from urllib.parse import urlsplit
+
+from authlib.common.urls import add_params_to_uri
+from authlib.oauth2.rfc6749 import AccessDeniedError, OAuth2Error, UnsupportedResponseTypeError
+from flask import Blueprint, current_app, make_response, redirect, render_template, request
+from itsdangerous import BadSignature, URLSafeTimedSerializer
+
+from api.errors import status_of
+from auth.keys import secret_key
+from auth.people import SignedIn, granted_scope
+from auth.ratelimit import current_limits
+from auth.server import authorization
+from domain.clock import now
+from services import passwords, twofactor
+from services.errors import ServiceError
+from services.accounts import organisation_name
+from storage.db import db
+from storage.people import Consent, Person
+
+bp = Blueprint("signin", __name__)
+PENDING_SECONDS = 600
+SCOPE_TEXT = {
+    "openid": "Know who you are (your fogx account's id)",
+    "profile": "Your name, organisation and role",
+    "email": "Your email address",
+    "manifests:write": "File and correct pump-out manifests for your hauler",
+    "manifests:read": "Read the manifests you can see",
+    "records:read": "Read and download restaurants' records",
+    "audit:read": "Read the city's audit lists",
+    "registry:write": "Change the city's registry (permits, haulers, sites)",
+    "receipts:write": "Report the loads your disposal site received",
+}
+
+
+def page(template, status=200, *, form_targets="", **context):
+    """A server-rendered page: nothing but its own style sheet, never framed, never cached."""
+    response = make_response(render_template(template, **context), status)
+    response.headers["Content-Security-Policy"] = (
+        "default-src 'none'; style-src 'self'; img-src 'self'; "
+        f"form-action 'self'{' ' + form_targets if form_targets else ''}; base-uri 'none'; frame-ancestors 'none'")
+    response.headers["X-Frame-Options"] = "DENY"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _signer():
+    return URLSafeTimedSerializer(secret_key(current_app.config), salt="fogx.sign-in")
+
+
+def _query_digest():
+    """The authorization request a step belongs to: its state is refused for any other."""
+    return hashlib.sha256(request.query_string).hexdigest()
+
+
+def _origin(uri):
+    parts = urlsplit(uri)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def _error_redirect(error, redirect_uri):
+    return redirect(add_params_to_uri(redirect_uri, error.get_body()))
+
+
+@bp.route("/oauth/authorize", methods=["GET", "POST"])
+def authorize():
+    try:
+        grant = authorization.get_consent_grant(end_user=None)
+    except UnsupportedResponseTypeError as error:
+        return page("signin/message.html", 400, title="This sign-in link is not right", detail=error.description)
+    except OAuth2Error as error:
+        if error.redirect_uri:  # only once the app's redirect URI is known to be its own
+            return _error_redirect(error, error.redirect_uri)
+        return page("signin/message.html", 400, title="This sign-in link is not right",
+                    detail=error.description or error.error)
+    flow = Flow(grant)
+    step = request.form.get("step") if request.method == "POST" else None
+    if step is None:
+        return flow.sign_in_page()
+    if step == "password":
+        return flow.password()
+    try:
+        state = _signer().loads(request.form.get("pending", ""), max_age=PENDING_SECONDS)
+    except BadSignature:
+        return flow.sign_in_page(message="That took too long, or the page was changed: sign in again.", status=400)
+    if state.get("q") != _query_digest():
+        return flow.sign_in_page(message="Sign in again.", status=400)
+    flow.state = state
+    return flow.advance(step)
+
+
+class Flow:
+    """One authorization request's steps; what is proved so far travels signed in `pending`."""
+
+    def __init__(self, grant):
+        self.grant = grant
+        self.app = grant.client.row
+        self.state = {}
+        self.failures = current_limits()
+
+    def render(self, template, status=200, **context):
+        return page(template, status, form_targets=_origin(self.grant.redirect_uri), app=self.app,
+                    action=request.full_path.rstrip("?"), pending=_signer().dumps(self.state) if self.state else "",
+                    **context)
+
+    def sign_in_page(self, message=None, status=200, email=""):
+        self.state = {}
+        return self.render("signin/signin.html", status, message=message, email=email)
+
+    def password(self):
+        email = passwords.normal_email(request.form.get("email"))
+        keys = [("sign-in address", request.remote_addr), ("sign-in account", email)]
+        wait = max(self.failures.failure_wait(*key) for key in keys)
+        if wait:
+            response = self.sign_in_page("Too many failed sign-ins from here; wait a few minutes.", 429, email)
+            response.headers["Retry-After"] = str(wait)
+            return response
+        try:
+            person = passwords.verify_password(db.session, email, request.form.get("password"),
+                                               config=current_app.config)
+        except ServiceError as error:
+            for key in keys:
+                self.failures.failed(*key)
+            return self.sign_in_page(error.message, status_of(error), email)
+        self.state = {"p": str(person.id), "amr": ["pwd"], "t": int(now().timestamp()), "q": _query_digest()}
+        return self.next()
+
+    @property
+    def person(self) -> Person:
+        return db.session.get(Person, uuid.UUID(self.state["p"]))
+
+    def memberships(self, person):
+        return [m for m in person.memberships if m.removed_at is None]
+
+    def advance(self, step):
+        person = self.person
+        if step == "totp":
+            how = twofactor.verify(db.session, person, request.form.get("code"))
+            if how is None:
+                passwords.count_failure(db.session, person, config=current_app.config)
+                return self.render("signin/totp.html", 401, message="That code is not right.")
+            self.state["amr"] = [*self.state["amr"], "otp"]
+        elif step == "choose":
+            chosen = request.form.get("membership")
+            if chosen not in {str(m.id) for m in self.memberships(person)}:
+                return self.next()
+            self.state["m"] = chosen
+        elif step == "enrol":
+            try:
+                codes = twofactor.confirm(db.session, person, request.form.get("code"))
+            except ServiceError as error:
+                return self.render("signin/enrol.html", 400, message=error.message, secret=person.totp_secret,
+                                   uri=twofactor.provisioning_uri(person))
+            self.state["amr"] = [*self.state["amr"], "otp"]
+            return self.render("signin/recovery_codes.html", codes=codes)
+        elif step == "consent":
+            if request.form.get("decision") != "allow":
+                return self.deny()
+            self.state["consented"] = True
+        return self.next()
+
+    def next(self):
+        """The next step this person owes, or the code for the app."""
+        person = self.person
+        if person.locked_until and person.locked_until > now():
+            return self.sign_in_page("Too many failed sign-ins: this account is locked for now.", 403)
+        memberships = self.memberships(person)
+        if not memberships:
+            return page("signin/message.html", 403, title="No organisation",
+                        detail="Your account belongs to no organisation now; ask your admin to invite you.")
+        if person.totp_enabled_at is not None and "otp" not in self.state["amr"]:
+            return self.render("signin/totp.html")
+        chosen = [m for m in memberships if str(m.id) == self.state.get("m")]
+        if not chosen and len(memberships) > 1:
+            return self.render("signin/choose.html", memberships=[
+                (m, organisation_name(db.session, m)) for m in memberships])
+        membership = (chosen or memberships)[0]
+        self.state["m"] = str(membership.id)
+        if person.totp_enabled_at is None and twofactor.required_for(db.session, membership):
+            twofactor.enrolling(db.session, person)
+            return self.render("signin/enrol.html", secret=person.totp_secret, uri=twofactor.provisioning_uri(person),
+                               organisation=organisation_name(db.session, membership))
+        scope = granted_scope(self.grant.request.payload.scope, membership, self.app)
+        if not self.app.first_party and not self.state.get("consented") and not self._consented(person, scope):
+            return self.render("signin/consent.html", scopes=[(s, SCOPE_TEXT.get(s, s)) for s in scope.split()],
+                               organisation=organisation_name(db.session, membership), membership=membership)
+        if self.state.get("consented"):
+            self._remember_consent(person, scope)
+        return self.issue(SignedIn(person, membership, scope, _at(self.state["t"]), self.state["amr"]))
+
+    def _consented(self, person, scope):
+        consent = db.session.get(Consent, (person.id, self.app.id))
+        return consent is not None and set(scope.split()) <= set(consent.scope.split())
+
+    def _remember_consent(self, person, scope):
+        consent = db.session.get(Consent, (person.id, self.app.id)) or Consent(person_id=person.id, app_id=self.app.id)
+        consent.scope = " ".join(sorted(set(scope.split()) | set((consent.scope or "").split())))
+        consent.granted_at = now()
+        db.session.add(consent)
+        db.session.commit()
+
+    def issue(self, user):
+        try:
+            status, _, headers = self.grant.create_authorization_response(self.grant.redirect_uri, user)
+        except OAuth2Error as error:
+            error.state = self.grant.request.payload.state
+            return _error_redirect(error, self.grant.redirect_uri)
+        return redirect(dict(headers)["Location"], status)
+
+    def deny(self):
+        error = AccessDeniedError()
+        error.state = self.grant.request.payload.state
+        return _error_redirect(error, self.grant.redirect_uri)
+
+
+def _at(timestamp):
+    return datetime.fromtimestamp(timestamp, timezone.utc)
+
+
+def init_app(app):
+    app.register_blueprint(bp)

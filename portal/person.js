@@ -1,0 +1,62 @@
+// Signing a person in: the authorization code grant with PKCE (S256), the portal being a public,
+// first-party app (`fogx-portal`). The verifier waits in this tab's sessionStorage for the answer.
+export const PORTAL_CLIENT = "fogx-portal";
+const PENDING = "fogx.portal.authorization";
+const SCOPE = "openid profile email manifests:write manifests:read records:read audit:read registry:write receipts:write";
+
+function base64url(bytes) {
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function redirectUri() {
+  return `${location.origin}/portal/`;
+}
+
+export async function startSignIn() {
+  const verifier = base64url(crypto.getRandomValues(new Uint8Array(48)));
+  const state = base64url(crypto.getRandomValues(new Uint8Array(16)));
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier));
+  sessionStorage.setItem(PENDING, JSON.stringify({ verifier, state }));
+  const query = new URLSearchParams({
+    response_type: "code", client_id: PORTAL_CLIENT, redirect_uri: redirectUri(), scope: SCOPE, state,
+    code_challenge: base64url(new Uint8Array(digest)), code_challenge_method: "S256",
+  });
+  location.assign(`/oauth/authorize?${query}`);
+}
+
+// The answer the sign-in pages sent back in the address: the token and the person's name, or
+// null where the address holds no answer.
+export async function finishSignIn() {
+  const params = new URLSearchParams(location.search);
+  if (!params.has("code") && !params.has("error")) return null;
+  const pending = JSON.parse(sessionStorage.getItem(PENDING) || "null");
+  sessionStorage.removeItem(PENDING);
+  history.replaceState(null, "", "/portal/");
+  if (params.has("error")) {
+    throw new Error(params.get("error") === "access_denied" ? "Sign-in was cancelled."
+      : `Sign-in failed: ${params.get("error_description") || params.get("error")}`);
+  }
+  if (!pending || params.get("state") !== pending.state) throw new Error("That sign-in was not started here; sign in again.");
+  const response = await fetch("/oauth/token", {
+    method: "POST",
+    credentials: "omit",
+    body: new URLSearchParams({
+      grant_type: "authorization_code", code: params.get("code"), redirect_uri: redirectUri(),
+      code_verifier: pending.verifier, client_id: PORTAL_CLIENT,
+    }),
+  });
+  if (!response.ok) throw new Error("Sign-in failed; sign in again.");
+  const token = await response.json();
+  const who = await fetch("/oauth/userinfo", { credentials: "omit", headers: { Authorization: `Bearer ${token.access_token}` } });
+  const claims = who.ok ? await who.json() : {};
+  return { token, name: claims.name || claims.email || "you" };
+}
+
+// Ends the sign-in: its access and refresh tokens stop working.
+export async function endSignIn(accessToken) {
+  await fetch("/oauth/sign-out", {
+    method: "POST",
+    credentials: "omit",
+    headers: { Authorization: `Bearer ${accessToken}`, Accept: "application/json" },
+  }).catch(() => {});
+}

@@ -1,0 +1,38 @@
+"""Who read an FSE's record, and when: every download is noted, and a city's admin asks."""
+import uuid
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from services.errors import NotFound
+from domain.clock import now
+from storage import reach
+from storage.models import Fse, OAuthClient
+from storage.people import Person, RecordRead
+
+
+def note_read(engine, principal, *, fse_id, format, period_from, period_to):
+    """Noted in a transaction of its own, committed before the record is sent: a reading
+    request's own session never writes."""
+    with Session(bind=engine) as session:
+        session.add(RecordRead(fse_id=fse_id, client_id=principal.client_pk, person_id=principal.person_id,
+                               format=format, period_from=period_from, period_to=period_to, read_at=now()))
+        session.commit()
+
+
+def reads(session, principal, fse_id) -> list:
+    """Every noted read of the FSE's record, the newest first: (read, client, person or None)."""
+    fse = session.scalar(select(Fse).where(Fse.id == _uuid(fse_id), Fse.id.in_(reach.fse_ids(principal))))
+    if fse is None:
+        raise NotFound("No such FSE within your reach.")
+    return session.execute(
+        select(RecordRead, OAuthClient, Person).join(OAuthClient, OAuthClient.id == RecordRead.client_id)
+        .outerjoin(Person, Person.id == RecordRead.person_id).where(RecordRead.fse_id == fse.id)
+        .order_by(RecordRead.read_at.desc(), RecordRead.id.desc())).all()
+
+
+def _uuid(value):
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        return None

@@ -1,0 +1,35 @@
+"""The demo's people: one per role of each kind of organisation, with one documented
+password, and the app they sign in through. Nothing else creates a fixed password."""
+from services import apps
+from services.accounts import make_membership
+from services.passwords import checked
+from storage.people import Person
+
+DEMO_PASSWORD = "fogx-demo-password"
+DEMO_APP = "fogx-portal"
+# The portal signs people in as this app; it may send them back to the portal under `make run`.
+DEMO_REDIRECTS = ["http://127.0.0.1:8000/portal/", "http://localhost:8000/portal/"]
+# email: (name, organisation, role)
+DEMO_PEOPLE = {
+    "dispatcher@demo.fogx.test": ("Dana Dispatch", "hauler", "dispatcher"),
+    "driver@demo.fogx.test": ("Sam Ortiz", "hauler", "driver"),
+    "hauler-admin@demo.fogx.test": ("Hal Owner", "hauler", "admin"),
+    "operator@demo.fogx.test": ("Ana Ruiz", "restaurant", "operator"),
+    "auditor@demo.fogx.test": ("Avery Audit", "city", "auditor"),
+    "admin@demo.fogx.test": ("Casey Admin", "city", "admin"),
+    "clerk@demo.fogx.test": ("Gate Clerk", "site", "clerk"),
+}
+
+
+def load(session, *, hauler, fses, city, site):
+    """The people (the restaurant's operator runs both Victorville restaurants) and the app."""
+    subjects = {"hauler": {"hauler_id": hauler.id}, "restaurant": {"fse_ids": [f.id for f in fses]},
+                "city": {"jurisdiction_id": city.id}, "site": {"site_id": site.id}}
+    hashed = checked(DEMO_PASSWORD, "")
+    for email, (name, organisation, role) in DEMO_PEOPLE.items():
+        person = Person(email=email, name=name, password_hash=hashed, status="active", failed_sign_ins=0)
+        session.add(person)
+        make_membership(session, person, organisation=organisation, role=role, **subjects[organisation])
+    session.commit()
+    apps.create_app(session, name="fogx portal", redirect_uris=DEMO_REDIRECTS, public=True, first_party=True,
+                    client_id=DEMO_APP)

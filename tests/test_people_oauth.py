@@ -1,0 +1,154 @@
+"""People sign in through apps, as third-party client libraries meet it over HTTP: the
+authorization code grant with PKCE, consent, rotating refresh tokens, OpenID Connect."""
+import re
+from urllib.parse import urljoin
+
+import pytest
+import requests
+from authlib.integrations.requests_client import OAuth2Session
+from authlib.jose import JsonWebKey, jwt
+from authlib.oidc.core import CodeIDToken
+
+from tests import factories
+from tests import people_factories as pf
+from tests.conftest import serve
+
+CALLBACK = "http://127.0.0.1:9/callback"
+
+
+@pytest.fixture
+def served(app, session):
+    """The app on a loopback port, its issuer that address; a hauler with a dispatcher."""
+    hauler = factories.hauler(session, name="Inland Grease")
+    pf.person(session, email="sam@inland.example", name="Sam Ortiz", organisation="hauler", role="dispatcher",
+              hauler_id=hauler.id)
+    with serve(app) as base:
+        app.config["OAUTH_ISSUER"] = base
+        yield base, hauler
+
+
+def walk(base, authorize_url, *, email="sam@inland.example", password=pf.PASSWORD, decision=None):
+    """A person in a browser: the sign-in page, then consent where asked; where it ends."""
+    browser = requests.Session()
+    page = browser.get(authorize_url)
+    assert page.status_code == 200, page.text
+    action, hidden = pf.form_of(page.text)
+    answer = browser.post(urljoin(base, action), data={**hidden, "email": email, "password": password},
+                          allow_redirects=False)
+    if decision is not None:
+        assert "asks to act for you" in answer.text, answer.text
+        action, hidden = pf.form_of(answer.text)
+        answer = browser.post(urljoin(base, action), data={**hidden, "decision": decision}, allow_redirects=False)
+    assert answer.status_code == 302, answer.text
+    return answer.headers["Location"]
+
+
+def test_a_public_app_signs_a_person_in_with_pkce_and_calls_the_api(served, session):
+    base, hauler = served
+    client_id, _ = pf.app(session, redirect_uri=CALLBACK)
+    oauth = OAuth2Session(client_id, redirect_uri=CALLBACK, scope="openid manifests:read",
+                          code_challenge_method="S256", token_endpoint_auth_method="none")
+    verifier = pf.pkce()[0]
+    url, state = oauth.create_authorization_url(f"{base}/oauth/authorize", code_verifier=verifier)
+    callback = walk(base, url)
+    assert f"state={state}" in callback
+    token = oauth.fetch_token(f"{base}/oauth/token", authorization_response=callback, code_verifier=verifier)
+    assert token["scope"] == "openid manifests:read" and token["expires_in"] == 900
+    assert oauth.get(f"{base}/v1/manifests").status_code == 200
+    # manifests:write was not asked for: the token does not carry it.
+    assert oauth.post(f"{base}/v1/manifests", json={}).status_code == 403
+    # A code is used once; a second exchange fails and ends what the first one gave.
+    again = requests.post(f"{base}/oauth/token", data={
+        "grant_type": "authorization_code", "code": re.search(r"code=([^&]+)", callback).group(1),
+        "redirect_uri": CALLBACK, "code_verifier": verifier, "client_id": client_id})
+    assert again.status_code == 400 and again.json()["error"] == "invalid_grant"
+    assert oauth.get(f"{base}/v1/manifests").status_code == 401
+
+
+def test_pkce_is_required_and_checked(served, session):
+    base, _ = served
+    client_id, _ = pf.app(session, redirect_uri=CALLBACK)
+    verifier, challenge = pf.pkce()
+    for method, extra in (("plain", {}), (None, {})):
+        url = base + pf.authorize_url(client_id, verifier if method == "plain" else "", redirect_uri=CALLBACK,
+                                      method=method or "")
+        answer = requests.get(url, allow_redirects=False)
+        assert answer.status_code == 302 and "error=invalid_request" in answer.headers["Location"]
+        assert "state=st4te" in answer.headers["Location"]
+    # A redirect URI the app did not register gets a page, never a redirect.
+    stray = requests.get(base + pf.authorize_url(client_id, challenge, redirect_uri="https://evil.example/cb"),
+                         allow_redirects=False)
+    assert stray.status_code == 400 and "Location" not in stray.headers
+    callback = walk(base, base + pf.authorize_url(client_id, challenge, redirect_uri=CALLBACK))
+    code = re.search(r"code=([^&]+)", callback).group(1)
+    wrong = requests.post(f"{base}/oauth/token", data={
+        "grant_type": "authorization_code", "code": code, "redirect_uri": CALLBACK,
+        "code_verifier": pf.pkce()[0], "client_id": client_id})
+    assert wrong.status_code == 400 and wrong.json()["error"] == "invalid_grant"
+
+
+def test_a_third_party_app_asks_consent_and_rotates_refresh_tokens(served, session):
+    base, hauler = served
+    client_id, secret = pf.app(session, redirect_uri=CALLBACK, public=False, first_party=False, name="RouteMaster")
+    oauth = OAuth2Session(client_id, secret, redirect_uri=CALLBACK, scope="manifests:write manifests:read",
+                          code_challenge_method="S256")
+    verifier = pf.pkce()[0]
+    url, _ = oauth.create_authorization_url(f"{base}/oauth/authorize", code_verifier=verifier)
+    denied = walk(base, url, decision="deny")
+    assert "error=access_denied" in denied
+    url, _ = oauth.create_authorization_url(f"{base}/oauth/authorize", code_verifier=verifier)
+    first = oauth.fetch_token(f"{base}/oauth/token", authorization_response=walk(base, url, decision="allow"),
+                              code_verifier=verifier)
+    # Consent is remembered for those scopes.
+    url, _ = oauth.create_authorization_url(f"{base}/oauth/authorize", code_verifier=verifier)
+    assert "code=" in walk(base, url)
+
+    second = oauth.refresh_token(f"{base}/oauth/token", refresh_token=first["refresh_token"])
+    assert second["refresh_token"] != first["refresh_token"]
+    assert oauth.get(f"{base}/v1/haulers/me/due").status_code == 200
+    # The old refresh token presented again: the whole sign-in ends, the new tokens with it.
+    replay = requests.post(f"{base}/oauth/token", auth=(client_id, secret),
+                           data={"grant_type": "refresh_token", "refresh_token": first["refresh_token"]})
+    assert replay.status_code == 400 and replay.json()["error"] == "invalid_grant"
+    assert oauth.get(f"{base}/v1/haulers/me/due").status_code == 401
+    introspected = requests.post(f"{base}/oauth/introspect", auth=(client_id, secret),
+                                 data={"token": second["access_token"]})
+    assert introspected.json() == {"active": False}
+    after = requests.post(f"{base}/oauth/token", auth=(client_id, secret),
+                          data={"grant_type": "refresh_token", "refresh_token": second["refresh_token"]})
+    assert after.status_code == 400
+
+
+def test_openid_connect_discovery_id_token_userinfo_and_sign_out(served, session):
+    base, _ = served
+    client_id, secret = pf.app(session, redirect_uri=CALLBACK, public=False, first_party=True, name="Portal")
+    discovery = requests.get(f"{base}/.well-known/openid-configuration").json()
+    assert discovery["issuer"] == base and "S256" in discovery["code_challenge_methods_supported"]
+    oauth = OAuth2Session(client_id, secret, redirect_uri=CALLBACK, scope="openid profile email manifests:read",
+                          code_challenge_method="S256")
+    verifier = pf.pkce()[0]
+    url, _ = oauth.create_authorization_url(discovery["authorization_endpoint"], code_verifier=verifier,
+                                            nonce="n-0S6_WzA2Mj")
+    token = oauth.fetch_token(discovery["token_endpoint"], authorization_response=walk(base, url),
+                              code_verifier=verifier)
+    keys = JsonWebKey.import_key_set(requests.get(discovery["jwks_uri"]).json())
+    claims = jwt.decode(token["id_token"], keys, claims_cls=CodeIDToken,
+                        claims_options={"iss": {"values": [discovery["issuer"]]}},
+                        claims_params={"nonce": "n-0S6_WzA2Mj", "client_id": client_id,
+                                       "access_token": token["access_token"]})
+    claims.validate()
+    assert claims["aud"] == [client_id] or claims["aud"] == client_id
+    assert claims["name"] == "Sam Ortiz" and claims["email"] == "sam@inland.example"
+    assert claims["fogx_organisation"] == "hauler" and claims["amr"] == ["pwd"]
+    info = oauth.get(discovery["userinfo_endpoint"]).json()
+    assert info["sub"] == claims["sub"] and info["fogx_organisation_name"] == "Inland Grease"
+    # A token that was tampered with does not verify.
+    with pytest.raises(Exception):
+        jwt.decode(token["id_token"][:-4] + "AAAA", keys).validate()
+
+    out = requests.get(discovery["end_session_endpoint"], allow_redirects=False, params={
+        "id_token_hint": token["id_token"], "post_logout_redirect_uri": CALLBACK, "state": "bye"})
+    assert out.status_code == 302 and out.headers["Location"] == f"{CALLBACK}?state=bye"
+    assert oauth.get(discovery["userinfo_endpoint"]).status_code == 401
+    assert requests.post(discovery["token_endpoint"], auth=(client_id, secret), data={
+        "grant_type": "refresh_token", "refresh_token": token["refresh_token"]}).status_code == 400
