@@ -3,7 +3,7 @@ sign-in policy for its staff, and who read an FSE's record."""
 from flask import Blueprint, Response, current_app, request, stream_with_context
 
 from api.downloads import disposition
-from api.errors import NotFound
+from services.errors import NotFound
 from api.validation import load_json
 from auth.protect import current_principal, require
 from auth.scopes import MANIFESTS_WRITE, RECORDS_READ, REGISTRY_WRITE
