@@ -17,7 +17,8 @@ def _kinds(base):
 def test_every_kind_below_the_api_has_a_row():
     kinds = _kinds(service_errors.ServiceError) + _kinds(auth_errors.AuthError)
     assert len(kinds) >= 10
-    assert [kind for kind in kinds if kind not in TYPED] == []
+    # a kind is rendered by its own row or by the row of a kind it refines
+    assert [kind for kind in kinds if not issubclass(kind, TYPED)] == []
     assert all(400 <= status < 600 for status, _, _ in PROBLEMS.values())
 
 

@@ -21,6 +21,8 @@ def world(client, session, frozen_clock):
 def _multipart_bodies(spec):
     for path, item in spec["paths"].items():
         for method, operation in item.items():
+            if method not in ("get", "put", "post", "delete", "patch"):
+                continue  # the path's shared `parameters`, not an operation
             content = operation.get("requestBody", {}).get("content", {})
             if "multipart/form-data" in content:
                 yield f"{method.upper()} {path}", content["multipart/form-data"]
