@@ -16,7 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from domain import chain
 from domain.clock import now as clock_now
 from schemas.manifest import ManifestIn, canonical
-from services import changes, manifests, outbox, retention
+from services import changes, judging, manifests, outbox, resolving, retention
 from services.accounts import certifier_of
 from services.errors import Conflict, Invalid, NotFound
 from services.registry import decode_cursor, encode_cursor
@@ -50,8 +50,8 @@ def correct(session, principal, manifest_id, data) -> Outcome:
     if data["manifest_number"] != manifest.manifest_number:
         raise Invalid("A correction keeps the manifest number.",
                                errors={"manifest_number": [f"Must be {manifest.manifest_number}."]})
-    manifests._refuse_the_future(data, now)
-    named = manifests.resolve(session, data, principal.hauler_id)
+    manifests.refuse_the_future(data, now)
+    named = resolving.resolve(session, data, principal.hauler_id)
     body = canonical(data)
     latest = manifests.current(manifest)
     if latest.body["manifest"] == body:
@@ -123,10 +123,10 @@ def _revise(session, manifest, latest, data, named, jurisdiction, *, reason, rec
     """The new revision, chained to the latest, judged, its neighbours re-judged; the scans'
     locks lengthened where the record is now kept longer. The caller commits."""
     kept_before = retention.record_kept_until(jurisdiction, manifest)
-    revision = ManifestRevision(findings=[], **manifests._revision(
+    revision = ManifestRevision(findings=[], **manifests.revision_columns(
         manifest, latest.revision + 1, canonical(data), data, named, received_at=received_at, reason=reason,
         previous=latest.sha256, client_pk=client_pk,
-        names=manifests._named_at_filing(session, manifest.hauler_id, data, named), certifier=certifier))
+        names=manifests.named_at_filing(session, manifest.hauler_id, data, named), certifier=certifier))
     session.add(revision)
     manifest.current_revision = revision.revision
     manifest.device_id, manifest.permit_id, manifest.fse_id = named.device_id, named.permit_id, named.fse_id
@@ -137,11 +137,11 @@ def _revise(session, manifest, latest, data, named, jurisdiction, *, reason, rec
         session.rollback()
         raise Conflict("Another correction of this manifest arrived at the same time; read it and retry.")
     session.refresh(manifest)
-    manifests.refresh(session, revision, now)
+    judging.refresh(session, revision, now)
     changes.record(session, manifest, changes.CORRECTED, at=now, revision=revision.revision,
                    findings=changes.active_codes(revision))
-    manifests.refresh_neighbours(session, latest, now)
-    manifests.refresh_neighbours(session, revision, now)
+    judging.refresh_neighbours(session, latest, now)
+    judging.refresh_neighbours(session, revision, now)
     kept_after = retention.record_kept_until(jurisdiction, manifest)
     if kept_after > kept_before:
         for document in manifest.documents:
@@ -222,7 +222,7 @@ def approve(session, principal, row: PendingCorrection, *, note=None) -> tuple[M
         data = ManifestIn().load(row.document["manifest"])
     except ValidationError:
         raise Conflict("This correction no longer reads as a manifest; reject it.")
-    named = manifests.resolve(session, data, manifest.hauler_id)
+    named = resolving.resolve(session, data, manifest.hauler_id)
     if named.jurisdiction_id != manifest.jurisdiction_id:
         raise Conflict("The permit it names is now another city's; reject it.")
     jurisdiction = session.get(Jurisdiction, manifest.jurisdiction_id)

@@ -5,7 +5,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
 from tests import factories
-from services.manifests import RESOLVE
+from services.resolving import RESOLVE
 from storage.models import Fse, Jurisdiction, Permit, new_id, unflushed
 from storage.prebuilt import Prebuilt, fetch_all, insert_rows
 

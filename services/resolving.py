@@ -1,0 +1,94 @@
+"""Resolving the permit and device a filing names, with the facts the checks then need."""
+import uuid
+from dataclasses import dataclass
+
+from sqlalchemy import and_, bindparam, select
+
+from domain import checks
+from domain import registry as reg
+from services.errors import Invalid
+from services.filing_facts import RULE_COLUMNS, cached, device_facts, registered_in, registry_generation, rules_of
+from storage.models import Device, Jurisdiction, Permit, PermitStatusChange
+from storage.prebuilt import Prebuilt
+
+
+@dataclass(frozen=True)
+class Named:
+    """The permit and device a manifest names, resolved."""
+
+    permit_id: uuid.UUID
+    permit_number: str
+    jurisdiction_id: uuid.UUID
+    device_id: uuid.UUID
+    fse_id: uuid.UUID
+
+
+def _resolve_statement(*, ordered=True):
+    """Permits by number with the named device, their status history and their city's rules,
+    and the registry generation: built once, bound per filing."""
+    rules = [getattr(Jurisdiction, name) for name in RULE_COLUMNS]
+    statement = (
+        select(Permit.id.label("permit_id"), Permit.permit_number, Permit.jurisdiction_id, Permit.issued_on,
+               Permit.expires_on, Device.id.label("device_id"), Device.fse_id, Device.kind,
+               Device.capacity_gallons, Device.liquid_depth_in, Device.frequency_days, Device.frequency_source,
+               PermitStatusChange.effective_on, PermitStatusChange.status, PermitStatusChange.recorded_at,
+               *rules, registry_generation().label("generation"))
+        .join(Jurisdiction, Jurisdiction.id == Permit.jurisdiction_id)
+        .outerjoin(Device, and_(Device.permit_id == Permit.id, Device.tag == bindparam("tag")))
+        .outerjoin(PermitStatusChange, PermitStatusChange.permit_id == Permit.id)
+        .where(Permit.permit_number == bindparam("number"))
+    )
+    if not ordered:
+        return statement
+    return statement.order_by(*(statement.selected_columns[name] for name in _RESOLVE_ORDER))
+
+
+# A permit's rows, its status changes in the order they took effect (and were recorded).
+_RESOLVE_ORDER = ("permit_id", "effective_on", "recorded_at")
+RESOLVE = Prebuilt(_resolve_statement())
+
+
+def resolve_params(permit_number, device_tag) -> dict:
+    return {"number": permit_number, "tag": device_tag}
+
+
+def resolve(session, data, hauler_id) -> Named:
+    """The permit and device a manifest names, or a 422 naming the field.
+
+    Permit numbers are unique within a jurisdiction. A number is read in the cities the hauler
+    is registered in; a permit of another city is found only together with the named device
+    (its filing is kept and flagged), so a 422 tells nothing of other cities' permits. One
+    query brings the permit with its status history, its city's rules and the device; the
+    facts the checks need are kept for the request.
+    """
+    params = resolve_params(data["permit_number"], data["device_tag"])
+    rows = RESOLVE.all(session.connection(), params)
+    permits = {}
+    for row in rows:
+        permits.setdefault(row.permit_id, []).append(row)
+    if rows:
+        session.info.setdefault("fogx.facts", {})[("generation", None)] = rows[0].generation
+        registered = cached(session, "registered", hauler_id, lambda: registered_in(session, hauler_id))
+        own = {k: v for k, v in permits.items() if v[0].jurisdiction_id in registered}
+        # Another city's permit only with the named device, and only where one city has both.
+        elsewhere = {k: v for k, v in permits.items() if v[0].device_id is not None}
+        permits = own or (elsewhere if len(elsewhere) == 1 else {})
+    if not permits:
+        raise Invalid("The manifest names an unknown permit.",
+                      errors={"permit_number": ["No such permit."]})
+    if len(permits) > 1:
+        raise Invalid("The permit number is ambiguous.",
+                      errors={"permit_number": ["Used in several jurisdictions."]})
+    (history,) = permits.values()
+    first = history[0]
+    if first.device_id is None:
+        raise Invalid("The manifest names a device the permit does not list.",
+                      errors={"device_tag": [f"No device {data['device_tag']!r} on permit "
+                                             f"{first.permit_number}."]})
+    cached(session, "device", first.device_id, lambda: (device_facts(first), checks.PermitFacts(
+        permit_number=first.permit_number, issued_on=first.issued_on, expires_on=first.expires_on,
+        changes=tuple(reg.Dated(r.effective_on, r.status) for r in history if r.effective_on is not None))))
+    cached(session, "rules", first.jurisdiction_id, lambda: rules_of(first))
+    cached(session, "zone", first.jurisdiction_id, lambda: first.time_zone)
+    return Named(permit_id=first.permit_id, permit_number=first.permit_number,
+                 jurisdiction_id=first.jurisdiction_id, device_id=first.device_id, fse_id=first.fse_id)
