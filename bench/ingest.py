@@ -21,7 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import bench.run as bench  # noqa: E402
+from bench import cpu, filing, harness, load  # noqa: E402
+from bench.city import City  # noqa: E402
 from sqlalchemy import create_engine  # noqa: E402
 from storage import migrate  # noqa: E402
 
@@ -32,15 +33,15 @@ def main():
     parser.add_argument("--rounds", type=int, default=10, help="rounds each way")
     parser.add_argument("--size", type=int, default=400, help="filings a round, to each checkout")
     args = parser.parse_args()
-    dsn = bench.database()
+    dsn = harness.database()
     engine = create_engine(dsn.replace("postgresql://", "postgresql+psycopg://"))
     migrate.upgrade(engine)
     engine.dispose()
     # Every filing services a device no other filing here touches.
-    devices = 2 * len(args.checkouts) * (args.rounds * args.size + bench.WARM_UP)
-    city = bench.City(dsn, devices=devices)
+    devices = 2 * len(args.checkouts) * (args.rounds * args.size + harness.WARM_UP)
+    city = City(dsn, devices=devices)
     city.build_registry()
-    bench.clients(dsn, city)
+    harness.clients(dsn, city)
     city.add_manifests(5 * devices)
     city.settle()
     checkouts = list(enumerate(args.checkouts))  # the same folder may be given twice
@@ -72,19 +73,19 @@ def _rounds(checkouts, dsn, city, args, offset, rates, accounts):
     try:
         for checkout in checkouts:
             # Filings without scans: nothing is sent to S3, so no S3 server is started.
-            servers[checkout] = bench.Server(dsn, "http://127.0.0.1:1", root=Path(checkout[1]).resolve())
-        tokens = {checkout: bench.token(server.base, "hauler") for checkout, server in servers.items()}
+            servers[checkout] = harness.Server(dsn, "http://127.0.0.1:1", root=Path(checkout[1]).resolve())
+        tokens = {checkout: harness.token(server.base, "hauler") for checkout, server in servers.items()}
         for checkout, server in servers.items():
-            bench.ingest_api(server.base, tokens[checkout], bench.manifest_bodies(
-                city, bench.WARM_UP, f"W{offset}", offset=offset))
-            offset += bench.WARM_UP
+            load.ingest_api(server.base, tokens[checkout], filing.manifest_bodies(
+                city, harness.WARM_UP, f"W{offset}", offset=offset))
+            offset += harness.WARM_UP
         for n in range(args.rounds):
             for checkout in checkouts if n % 2 == 0 else checkouts[::-1]:
-                bodies = bench.manifest_bodies(city, args.size, f"R{offset}", offset=offset)
+                bodies = filing.manifest_bodies(city, args.size, f"R{offset}", offset=offset)
                 offset += args.size
-                account = bench.CPU(servers[checkout].worker_pids())
+                account = cpu.CPU(servers[checkout].worker_pids())
                 seconds, _ = account.measure(
-                    lambda: bench.ingest_api(servers[checkout].base, tokens[checkout], bodies), args.size)
+                    lambda: load.ingest_api(servers[checkout].base, tokens[checkout], bodies), args.size)
                 rates[checkout].append(args.size / seconds)
                 accounts[checkout].append(account)
     finally:

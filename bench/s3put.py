@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.run import start_s3  # noqa: E402
+from bench.harness import start_s3  # noqa: E402
 from storage.objects import S3Store  # noqa: E402
 
 PER_ROUND = 200

@@ -20,7 +20,9 @@ os.environ["BENCH_SMALL"] = "1"
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import bench.run as bench  # noqa: E402
+import requests  # noqa: E402
+from bench import filing, harness, scans  # noqa: E402
+from bench.city import City  # noqa: E402
 from sqlalchemy import create_engine  # noqa: E402
 from storage import migrate  # noqa: E402
 
@@ -31,37 +33,37 @@ def main():
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--side", type=int, default=580, help="the PNG's side: 580 is 1 MB, 4090 is 48 MiB")
     args = parser.parse_args()
-    dsn = bench.database()
+    dsn = harness.database()
     engine = create_engine(dsn.replace("postgresql://", "postgresql+psycopg://"))
     migrate.upgrade(engine)
     engine.dispose()
-    city = bench.City(dsn, devices=bench.DEVICES)
+    city = City(dsn, devices=harness.DEVICES)
     city.build_registry()
-    bench.clients(dsn, city)
+    harness.clients(dsn, city)
     city.add_manifests(10_000)
-    s3_process, endpoint, s3 = bench.start_s3()
+    s3_process, endpoint, s3 = harness.start_s3()
     servers = []
     try:
-        servers = [bench.Server(dsn, endpoint, root=Path(folder).resolve()) for folder in args.checkouts]
-        token = bench.token(servers[0].base, "hauler")
-        body = bench.manifest_bodies(city, 1, "UPAB", offset=len(city.devices) - 1)[0]
-        receipt = bench.requests.post(f"{servers[0].base}/v1/manifests", json=body, timeout=60,
-                                      headers={"Authorization": f"Bearer {token}"}).json()
+        servers = [harness.Server(dsn, endpoint, root=Path(folder).resolve()) for folder in args.checkouts]
+        token = harness.token(servers[0].base, "hauler")
+        body = filing.manifest_bodies(city, 1, "UPAB", offset=len(city.devices) - 1)[0]
+        receipt = requests.post(f"{servers[0].base}/v1/manifests", json=body, timeout=60,
+                                headers={"Authorization": f"Bearer {token}"}).json()
         documents = f"/v1/manifests/{receipt['id']}/documents"
         for server in servers:
-            for _ in range(bench.WARM_UP_UPLOADS):
-                bench.put_scan(server.base, documents, token, bench.random_png(100))
+            for _ in range(harness.WARM_UP_UPLOADS):
+                scans.put_scan(server.base, documents, token, scans.random_png(100))
         ratios = {server: [] for server in servers}
         for run in range(args.runs):
-            data = bench.random_png(args.side)
+            data = scans.random_png(args.side)
             started = time.perf_counter()
             s3.put_object(Bucket="fogx-bench", Key=f"direct-{run}", Body=data)
             direct = time.perf_counter() - started
             for server in servers if run % 2 == 0 else servers[::-1]:
-                scan = bench.random_png(args.side)  # fresh bytes: nothing deduplicated
+                scan = scans.random_png(args.side)  # fresh bytes: nothing deduplicated
                 time.sleep(0.2)
                 started = time.perf_counter()
-                status, answer = bench.put_scan(server.base, documents, token, scan)
+                status, answer = scans.put_scan(server.base, documents, token, scan)
                 ratios[server].append(direct / (time.perf_counter() - started))
                 assert status == 201, answer
             time.sleep(0.2)

@@ -9,8 +9,9 @@ import psycopg
 import pytest
 from psycopg.rows import dict_row, namedtuple_row
 
+from bench.audit_lists import HAND_WRITTEN_AS_OF
 from bench.city import City
-from bench.run import HAND_WRITTEN_AS_OF, api_filed, client_pk, ingest_plain, manifest_bodies
+from bench.filing import api_filed, client_pk, ingest_plain, manifest_bodies
 from storage.db import make_engine
 from tests import factories
 from tests.conftest import _empty

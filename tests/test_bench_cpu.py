@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from bench.run import CPU, cpu_seconds, proc_stat, stolen_percent
+from bench.cpu import CPU, cpu_seconds, proc_stat, stolen_percent
 
 BURN = """
 import sys, time

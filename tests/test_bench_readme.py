@@ -1,6 +1,7 @@
 """`make bench` rewrites the results table of bench/README.md and nothing around it; the README
 stays a page a reader can take in."""
-from bench.run import END_OF_RESULTS, RESULTS, ROOT, with_results
+from bench.harness import ROOT
+from bench.report import END_OF_RESULTS, RESULTS, with_results
 
 
 def test_the_table_between_the_markers_is_replaced_and_the_text_around_it_kept():

@@ -2,7 +2,7 @@
 import csv
 
 from bench import runs
-from bench.run import record
+from bench.report import record
 
 
 def test_a_run_is_appended_under_one_header_and_the_runs_before_it_kept(tmp_path):
@@ -25,12 +25,12 @@ def test_a_run_is_appended_under_one_header_and_the_runs_before_it_kept(tmp_path
 
 
 def test_a_recorded_figure_is_kept_for_the_csv(monkeypatch):
-    monkeypatch.setattr("bench.run.figures", [])
-    monkeypatch.setattr("bench.run.results", [])
-    from bench import run
+    monkeypatch.setattr("bench.report.figures", [])
+    monkeypatch.setattr("bench.report.results", [])
+    from bench import report
 
     record("binder PDF, busiest FSE (40 manifests)", 512.345, "ms", target="< 2000 ms")
-    assert run.figures == [("binder PDF, busiest FSE (40 manifests) [ms]", 512.35)]
+    assert report.figures == [("binder PDF, busiest FSE (40 manifests) [ms]", 512.35)]
 
 
 def test_the_seeded_history_reads_back_whole():
