@@ -104,7 +104,7 @@ def _within(organisation, field, message):
 def target_of(session, principal, manager, data) -> dict:
     """The organisation an invitation names, checked to be within the caller's reach: a foreign
     one is refused exactly as one that does not exist."""
-    organisation, role = data["organisation"], data["role"]
+    organisation = data["organisation"]
     if manager != "city" and organisation != manager:
         raise Forbidden(f"A {manager}'s admin invites its own people only.", error="not_an_admin")
     if organisation == "city":
