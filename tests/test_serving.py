@@ -3,7 +3,6 @@ workers serve with threads, so that clients sending their bodies slowly hold thr
 workers every filing needs."""
 import os
 import shlex
-import signal
 import socket
 import subprocess
 import threading
@@ -13,44 +12,24 @@ import pytest
 import requests
 
 from tests import factories
-from tests.conftest import _free_port
-from tests.test_faults import BIN, ROOT, post, world  # noqa: F401  (the fixture)
+from tests.test_faults import BIN, ROOT, Gunicorn, post, world  # noqa: F401  (the fixture)
 
 
-class MakeRun:
+class MakeRun(Gunicorn):
     """gunicorn started with the command line of `make run` (read from `make -n`), on a free port,
     on the test's database."""
 
     def __init__(self, database_url, storage_dir):
-        self.port = _free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
+        super().__init__(database_url, storage_dir)
         planned = subprocess.run(["make", "-n", "run", f"BIN={BIN}", "HOST=127.0.0.1", f"PORT={self.port}"],
                                  cwd=ROOT, capture_output=True, text=True, check=True).stdout
         (line,) = [line for line in planned.splitlines() if line.startswith(f"{BIN}/gunicorn ")]
-        self.command = [arg if arg != "-" else "/dev/null" for arg in shlex.split(line)]
+        self.planned = [arg if arg != "-" else "/dev/null" for arg in shlex.split(line)]
         self.env = {**os.environ, "DATABASE_URL": database_url, "STORAGE_DIR": str(storage_dir),
                     "OUTBOX_INTERVAL_SECONDS": "0", "WEBHOOK_INTERVAL_SECONDS": "0"}
-        self.process = None
 
-    def start(self):
-        self.process = subprocess.Popen(self.command, cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL, start_new_session=True)
-        for _ in range(300):
-            try:
-                if requests.get(f"{self.base}/health", timeout=5).status_code == 200:
-                    return self
-            except requests.RequestException:  # not listening yet, or workers still booting
-                time.sleep(0.05)
-        raise RuntimeError("gunicorn did not start")
-
-    def worker_pids(self):
-        listed = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout
-        return [int(pid) for pid in listed.split()]
-
-    def stop(self):
-        if self.process and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            self.process.wait(timeout=30)
+    def command(self):
+        return self.planned
 
 
 @pytest.fixture
