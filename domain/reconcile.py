@@ -1,10 +1,9 @@
 """Both sides of a load: what the hauler's manifest says it delivered to a disposal site, and
 what the site says it received on the same ticket.
 
-The ordinances require FOG waste to be disposed of at an approved site (Colusa 15A-16(G);
-Victorville 10.03.160(f)(6)) and the manifest to prove service and disposal (Victorville
-10.03.020(v)). A hauler's word alone proves neither; the site's receipt does. These rules
-compare the two once each side has had its time to arrive.
+A hauler's word alone does not prove where a load went; the site's receipt does. Comparing the
+two is exchange policy in every city (no ordinance has sites report loads), once each side has
+had its time to arrive.
 
 One load is one ticket of one site on one local day: a site may number a ticket again another day.
 """
@@ -12,8 +11,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from domain.dates import local_date
+from domain.presets import POLICY
 
-CITATION = "Victorville 10.03.020(v): proof of service and disposal; Colusa 15A-16(G)"
+CITATION = POLICY
 # Site scales and truck meters disagree a little on every load: a difference within this share
 # of the larger figure is a measurement, beyond it a question.
 GALLONS_TOLERANCE = 0.05

@@ -58,10 +58,10 @@ with app.app_context():
     s = db.session
     if s.scalar(select(Hauler).where(Hauler.name == "Desert Pumping")) is None:
         vv = s.scalar(select(Jurisdiction).where(Jurisdiction.code == "victorville"))
-        h = Hauler(name="Desert Pumping")
-        h.licences.append(HaulerLicence(licence_number="DP-1", expires_on=date(date.today().year + 2, 1, 1), effective_on=date(2024, 1, 1)))
+        h = Hauler(name="Desert Pumping", licence_number="DP-1", owner_jurisdiction_id=vv.id)
+        h.licences.append(HaulerLicence(jurisdiction_id=vv.id, licence_number="DP-1", expires_on=date(date.today().year + 2, 1, 1), effective_on=date(2024, 1, 1)))
         h.registrations.append(HaulerRegistration(jurisdiction_id=vv.id, registered_on=date(2024, 1, 1)))
-        h.vehicles.append(Vehicle(vehicle_id="TRK-7", tank_capacity_gallons=3000))
+        h.vehicles.append(Vehicle(jurisdiction_id=vv.id, vehicle_id="TRK-7", tank_capacity_gallons=3000))
         s.add(h); s.commit()
         create_client(s, role="hauler", subject=[str(h.id)], client_id="demo-hauler-2", client_secret="demo-hauler-2-secret")
         taqueria = s.scalar(select(Fse).where(Fse.name == "Taqueria El Sol"))
