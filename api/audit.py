@@ -25,7 +25,11 @@ def _wants_csv(args):
 
 
 def _csv(rows, name):
-    response = Response(stream_with_context(table_csv.render(rows)), mimetype="text/csv")
+    """The list as a sheet, its times in the caller's city's time (a hauler's: the first city's)."""
+    principal = current_principal()
+    zone = (audit.zone_of(db.session, principal.jurisdiction_id) if principal.jurisdiction_id
+            else audit.hauler_zone(db.session, principal.hauler_id))
+    response = Response(stream_with_context(table_csv.render(rows, zone=zone)), mimetype="text/csv")
     response.headers["Content-Disposition"] = disposition(f"{name}.csv")
     response.headers["Cache-Control"] = "no-store"
     return response

@@ -1,6 +1,13 @@
-"""Any list of flat rows as CSV, streamed line by line."""
+"""Any list of flat rows as CSV, streamed line by line; instants as a person reads them."""
 import csv
 import io
+import re
+from datetime import datetime
+
+from domain.dates import human
+
+# An RFC 3339 instant as the JSON rows carry it (`2026-06-30T06:30:00Z`).
+INSTANT = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})")
 
 
 def _safe(value):
@@ -17,8 +24,18 @@ def _number(text):
         return False
 
 
-def render(rows, columns=None):
+def _local(value, zone):
+    """An instant in the city's local time with its offset (the one human format)."""
+    if isinstance(value, str) and INSTANT.fullmatch(value):
+        return human(datetime.fromisoformat(value.replace("Z", "+00:00")), zone)
+    return value
+
+
+def render(rows, columns=None, zone=None):
+    """`zone`: the time zone the sheet's reader keeps; each instant is written in it."""
     rows = iter(rows)
+    if zone is not None:
+        rows = ({k: _local(v, zone) for k, v in row.items()} for row in rows)
     first = next(rows, None)
     columns = columns or (list(first) if first else [])
     buffer = io.StringIO()

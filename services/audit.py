@@ -87,7 +87,7 @@ def zone_of(session, jurisdiction_id) -> str:
     return session.scalar(select(Jurisdiction.time_zone).where(Jurisdiction.id == jurisdiction_id))
 
 
-def _hauler_zone(session, hauler_id) -> str | None:
+def hauler_zone(session, hauler_id) -> str | None:
     """The time zone of the cities the hauler is registered in (the first, should they differ)."""
     return session.scalar(select(func.min(Jurisdiction.time_zone)).join(
         HaulerRegistration, HaulerRegistration.jurisdiction_id == Jurisdiction.id).where(
@@ -141,7 +141,7 @@ def scorecard(session, principal, hauler_id, *, period_from=None, period_to=None
 
 
 def due_for_hauler(session, principal, *, within_days, as_of=None):
-    as_of = as_of or today(_hauler_zone(session, principal.hauler_id))
+    as_of = as_of or today(hauler_zone(session, principal.hauler_id))
     return queries.due_for_hauler(as_of, principal.hauler_id, within_days, dialect=_dialect(session))
 
 

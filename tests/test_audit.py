@@ -18,12 +18,14 @@ due 2025-04-01, 409 days late), A, D and B; E is within its grace.
 """
 import csv
 import io
+import re
 import uuid
 from collections import namedtuple
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
+from domain.dates import human
 from services.audit import plain_rows
 from storage.models import PermitStatusChange
 from tests import factories
@@ -162,6 +164,13 @@ def test_findings_with_counts(client, scenario):
     assert [f["manifest_number"] for f in only["items"]] == ["S-4"]
     csv_text = get(client, scenario["auditor"], "/v1/audit/findings", format="csv").get_data(as_text=True)
     assert "partial_pump_down" in csv_text
+    # A sheet is read by a person: its times are the city's, with the offset, never UTC's "Z".
+    rows = list(csv.DictReader(io.StringIO(csv_text)))
+    completed = {row["service_completed_at"] for row in rows}
+    assert completed and all(re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2} -0[78]:00", c) for c in completed)
+    s4 = next(f for f in only["items"])
+    assert human(datetime.fromisoformat(s4["service_completed_at"].replace("Z", "+00:00")),
+                 "America/Los_Angeles") in completed
 
 
 def test_hauler_scorecard(client, scenario):
