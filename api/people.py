@@ -3,7 +3,7 @@ sign-in policy for its staff, and who read an FSE's record."""
 from flask import Blueprint, Response, current_app, request, stream_with_context
 
 from api.downloads import disposition
-from services.errors import NotFound
+from services.errors import Invalid, NotFound
 from api.validation import load_json
 from auth.protect import current_principal, require
 from auth.scopes import MANIFESTS_WRITE, RECORDS_READ, REGISTRY_WRITE
@@ -63,7 +63,10 @@ def record_access_log(fse_id):
         "person_id": str(person.id) if person else None, "person_name": person.name if person else None,
         "person_email": person.email if person else None,
     } for read, client, person in access_log.reads(db.session, current_principal(), fse_id)]
-    if request.args.get("format") == "csv" or request.accept_mimetypes.best == "text/csv":
+    asked = request.args.get("format")
+    if asked not in (None, "json", "csv"):
+        raise Invalid("No such format.", errors={"format": ["One of json, csv."]})
+    if asked == "csv" or (asked is None and request.accept_mimetypes.best == "text/csv"):
         response = Response(stream_with_context(table_csv.render(rows, ACCESS_COLUMNS)), mimetype="text/csv")
         response.headers["Content-Disposition"] = disposition("record-access-log.csv")
         return response

@@ -39,6 +39,15 @@ def depth(**kwargs):
     return fields.Float(allow_nan=False, validate=validate.Range(min=0, max=600), **kwargs)
 
 
+class Flag(fields.Boolean):
+    """true or false as JSON writes them: not 1, 0 or "yes" (1 == True in a truthy set)."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
 class Measurements(Schema):
     """Depths before pumping, in inches."""
 
@@ -67,7 +76,7 @@ class ManifestIn(Schema):
     waste_type = fields.String(required=True, validate=validate.OneOf(WASTE_TYPES))
     gallons_removed = gallons(required=True)
     decant_returned_gallons = gallons(load_default=0)
-    full_pump_down = fields.Boolean(required=True, truthy={True}, falsy={False})
+    full_pump_down = Flag(required=True)
     measurements = fields.Nested(Measurements, load_default=None, allow_none=True)
     fse_signer_name = text(200, required=True)
     disposal = fields.Nested(Disposal, load_default=None, allow_none=True)

@@ -1,6 +1,7 @@
 """Invitations, memberships and the record access log, as asked for and as shown."""
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
+from schemas.manifest import Flag
 from schemas.manifest_views import iso
 from schemas.registry import printable
 
@@ -36,7 +37,7 @@ class SignInPolicyIn(Schema):
     class Meta:
         unknown = RAISE
 
-    staff_totp_required = fields.Boolean(required=True, truthy={True}, falsy={False})
+    staff_totp_required = Flag(required=True)
 
 
 def invitation_view(invitation) -> dict:
