@@ -6,7 +6,7 @@ from datetime import datetime
 from sqlalchemy import JSON, CheckConstraint, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from storage.models import Base, UTCDateTime, created, pk
+from storage.base import Base, UTCDateTime, created, pk
 
 PENDING, APPROVED, REJECTED = "pending", "approved", "rejected"
 STATUSES = (PENDING, APPROVED, REJECTED)

@@ -11,7 +11,8 @@ from datetime import date, datetime
 from sqlalchemy import JSON, Boolean, CheckConstraint, Date, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from storage.models import Base, OAuthClient, UTCDateTime, created, pk
+from storage.base import Base, UTCDateTime, created, pk
+from storage.client_models import OAuthClient
 
 ORGANISATIONS = ("hauler", "restaurant", "city", "site")
 # organisation: roles a person may have in it

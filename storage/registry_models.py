@@ -1,0 +1,276 @@
+"""The registry: cities, FSEs and their permits and devices, haulers and disposal sites.
+
+Registry facts that change over time (permit status, hauler licences and registrations,
+disposal-site status) are kept as dated rows, never overwritten, so that a manifest is always
+judged against the registry as it stood on its service date.
+"""
+import uuid
+from datetime import date, datetime
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    Date,
+    Float,
+    ForeignKey,
+    ForeignKeyConstraint,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from storage.base import Base, created, pk
+
+
+class Jurisdiction(Base):
+    """A city or agency, its rule parameters and its citation of each rule."""
+
+    __tablename__ = "jurisdictions"
+    id: Mapped[uuid.UUID] = pk()
+    code: Mapped[str] = mapped_column(String(40), unique=True)
+    name: Mapped[str] = mapped_column(String(200))
+    # IANA zone: the local date of an instant decides every rule that speaks of days.
+    time_zone: Mapped[str] = mapped_column(String(64), server_default="America/Los_Angeles")
+    manifest_deadline_hours: Mapped[int] = mapped_column(Integer)
+    retention_years: Mapped[int] = mapped_column(Integer)
+    interceptor_default_frequency_days: Mapped[int] = mapped_column(Integer)
+    interceptor_max_interval_days: Mapped[int | None] = mapped_column(Integer)
+    trap_default_frequency_days: Mapped[int] = mapped_column(Integer)
+    allowed_frequencies: Mapped[list] = mapped_column(JSON)
+    twenty_five_percent_rule: Mapped[float] = mapped_column(Float)
+    full_pump_min_ratio: Mapped[float] = mapped_column(Float)
+    min_interceptor_gallons: Mapped[int | None] = mapped_column(Integer)
+    min_outlet_clearance_in: Mapped[float | None] = mapped_column(Float)
+    grace_days: Mapped[int] = mapped_column(Integer)
+    decant_return_allowed: Mapped[bool] = mapped_column(Boolean)
+    citations: Mapped[dict] = mapped_column(JSON)
+    created_at: Mapped[datetime] = created()
+
+
+class Fse(Base):
+    """A food service establishment."""
+
+    __tablename__ = "fses"
+    id: Mapped[uuid.UUID] = pk()
+    jurisdiction_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("jurisdictions.id"), index=True)
+    name: Mapped[str] = mapped_column(String(200))
+    address: Mapped[str] = mapped_column(String(300))
+    apn: Mapped[str] = mapped_column(String(40))
+    operator_name: Mapped[str] = mapped_column(String(200))
+    operator_email: Mapped[str] = mapped_column(String(254))
+    created_at: Mapped[datetime] = created()
+    updated_at: Mapped[datetime] = created()
+
+    jurisdiction: Mapped[Jurisdiction] = relationship()
+    __table_args__ = (UniqueConstraint("jurisdiction_id", "apn", "name"),)
+
+
+class Permit(Base):
+    """A FOG wastewater discharge permit; its status lives in `permit_status_changes`."""
+
+    __tablename__ = "permits"
+    id: Mapped[uuid.UUID] = pk()
+    jurisdiction_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("jurisdictions.id"))
+    fse_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("fses.id"), index=True)
+    permit_number: Mapped[str] = mapped_column(String(60))
+    kind: Mapped[str] = mapped_column(String(20))
+    issued_on: Mapped[date] = mapped_column(Date)
+    expires_on: Mapped[date] = mapped_column(Date)
+    created_at: Mapped[datetime] = created()
+
+    fse: Mapped[Fse] = relationship()
+    jurisdiction: Mapped[Jurisdiction] = relationship()
+    status_changes: Mapped[list["PermitStatusChange"]] = relationship(
+        order_by="PermitStatusChange.effective_on, PermitStatusChange.recorded_at"
+    )
+    __table_args__ = (
+        UniqueConstraint("jurisdiction_id", "permit_number"),
+        # A filing names its permit by number alone (services.resolving.resolve).
+        Index("ix_permits_permit_number", "permit_number"),
+        CheckConstraint("kind IN ('interim', 'regular', 'variance', 'waiver')", name="kind"),
+        CheckConstraint("expires_on > issued_on", name="expiry_after_issue"),
+    )
+
+
+class PermitStatusChange(Base):
+    __tablename__ = "permit_status_changes"
+    id: Mapped[uuid.UUID] = pk()
+    permit_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("permits.id"), index=True)
+    status: Mapped[str] = mapped_column(String(20))
+    effective_on: Mapped[date] = mapped_column(Date)
+    reason: Mapped[str | None] = mapped_column(Text)
+    recorded_at: Mapped[datetime] = created()
+    __table_args__ = (
+        CheckConstraint(
+            "status IN ('active', 'suspended', 'revoked', 'expired')", name="status"
+        ),
+    )
+
+
+class Device(Base):
+    """A grease control device (interceptor or trap) listed on a permit."""
+
+    __tablename__ = "devices"
+    id: Mapped[uuid.UUID] = pk()
+    fse_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("fses.id"))
+    permit_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("permits.id"), index=True)
+    tag: Mapped[str] = mapped_column(String(40))
+    kind: Mapped[str] = mapped_column(String(20))
+    capacity_gallons: Mapped[int] = mapped_column(Integer)
+    liquid_depth_in: Mapped[float] = mapped_column(Float)
+    frequency_days: Mapped[int] = mapped_column(Integer)
+    # `assigned` by the city for this device, or `city_default`: the city's default for its kind.
+    frequency_source: Mapped[str] = mapped_column(String(20), server_default="assigned")
+    created_at: Mapped[datetime] = created()
+
+    fse: Mapped[Fse] = relationship()
+    permit: Mapped[Permit] = relationship()
+    __table_args__ = (
+        UniqueConstraint("fse_id", "tag"),
+        CheckConstraint("kind IN ('interceptor', 'trap')", name="kind"),
+        CheckConstraint("capacity_gallons > 0", name="capacity_positive"),
+        CheckConstraint("liquid_depth_in > 0", name="depth_positive"),
+        CheckConstraint("frequency_days > 0", name="frequency_positive"),
+        CheckConstraint("frequency_source IN ('assigned', 'city_default')", name="frequency_source"),
+    )
+
+
+class Hauler(Base):
+    """A licensed waste hauler company: one record for every city. Its name and licence number
+    are the city's that registered it first (`owner_jurisdiction_id`; no city when None); each
+    city's approval of it (the licence as that city records it, its registrations, the vehicles
+    it accepts) is that city's own rows, which no other city changes."""
+
+    __tablename__ = "haulers"
+    id: Mapped[uuid.UUID] = pk()
+    name: Mapped[str] = mapped_column(String(200))
+    licence_number: Mapped[str] = mapped_column(String(60), unique=True)
+    owner_jurisdiction_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("jurisdictions.id"))
+    created_at: Mapped[datetime] = created()
+
+    owner: Mapped[Jurisdiction | None] = relationship()
+    licences: Mapped[list["HaulerLicence"]] = relationship(
+        order_by="HaulerLicence.effective_on, HaulerLicence.recorded_at"
+    )
+    registrations: Mapped[list["HaulerRegistration"]] = relationship()
+    vehicles: Mapped[list["Vehicle"]] = relationship()
+
+
+class HaulerLicence(Base):
+    """The hauler's licence as one city records it, from `effective_on` on."""
+
+    __tablename__ = "hauler_licences"
+    id: Mapped[uuid.UUID] = pk()
+    hauler_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("haulers.id"), index=True)
+    jurisdiction_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("jurisdictions.id"))
+    licence_number: Mapped[str] = mapped_column(String(60))
+    expires_on: Mapped[date] = mapped_column(Date)
+    # From this date on the row states the licence; a lapse is a row with status 'lapsed'.
+    effective_on: Mapped[date] = mapped_column(Date)
+    status: Mapped[str] = mapped_column(String(20), default="valid")
+    recorded_at: Mapped[datetime] = created()
+    __table_args__ = (
+        CheckConstraint("status IN ('valid', 'lapsed', 'suspended', 'revoked')", name="status"),
+    )
+
+
+class HaulerRegistration(Base):
+    __tablename__ = "hauler_registrations"
+    id: Mapped[uuid.UUID] = pk()
+    hauler_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("haulers.id"), index=True)
+    jurisdiction_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("jurisdictions.id"))
+    registered_on: Mapped[date] = mapped_column(Date)
+    ended_on: Mapped[date | None] = mapped_column(Date)
+    recorded_at: Mapped[datetime] = created()
+
+    jurisdiction: Mapped[Jurisdiction] = relationship()
+
+
+class Vehicle(Base):
+    """A truck one city accepts for the hauler."""
+
+    __tablename__ = "vehicles"
+    id: Mapped[uuid.UUID] = pk()
+    hauler_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("haulers.id"))
+    jurisdiction_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("jurisdictions.id"))
+    vehicle_id: Mapped[str] = mapped_column(String(60))
+    tank_capacity_gallons: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = created()
+
+    jurisdiction: Mapped[Jurisdiction] = relationship()
+    __table_args__ = (
+        UniqueConstraint("hauler_id", "jurisdiction_id", "vehicle_id"),
+        CheckConstraint("tank_capacity_gallons > 0", name="tank_positive"),
+    )
+
+
+class DisposalSite(Base):
+    """A disposal or recycling facility: one record for every city. Its name, address and
+    facility permit number are the city's that approved it first; each city's approval of it
+    (dates, status, the waste types it may take) is that city's `approvals` row."""
+
+    __tablename__ = "disposal_sites"
+    id: Mapped[uuid.UUID] = pk()
+    name: Mapped[str] = mapped_column(String(200))
+    address: Mapped[str] = mapped_column(String(300))
+    facility_permit_number: Mapped[str] = mapped_column(String(60), unique=True)
+    owner_jurisdiction_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("jurisdictions.id"))
+    created_at: Mapped[datetime] = created()
+
+    owner: Mapped[Jurisdiction | None] = relationship()
+    approvals: Mapped[list["DisposalSiteJurisdiction"]] = relationship()
+
+
+class DisposalSiteJurisdiction(Base):
+    """One city's approval of a disposal site; its status changes are dated rows."""
+
+    __tablename__ = "disposal_site_jurisdictions"
+    site_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("disposal_sites.id"), primary_key=True)
+    jurisdiction_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("jurisdictions.id"), primary_key=True
+    )
+    waste_types: Mapped[list] = mapped_column(JSON)
+    approved_from: Mapped[date] = mapped_column(Date)
+    approved_until: Mapped[date | None] = mapped_column(Date)
+    created_at: Mapped[datetime] = created()
+
+    jurisdiction: Mapped[Jurisdiction] = relationship()
+    status_changes: Mapped[list["DisposalSiteStatusChange"]] = relationship(
+        order_by="DisposalSiteStatusChange.effective_on, DisposalSiteStatusChange.recorded_at"
+    )
+
+
+class DisposalSiteStatusChange(Base):
+    __tablename__ = "disposal_site_status_changes"
+    id: Mapped[uuid.UUID] = pk()
+    site_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("disposal_sites.id"), index=True)
+    jurisdiction_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("jurisdictions.id"))
+    status: Mapped[str] = mapped_column(String(20))
+    effective_on: Mapped[date] = mapped_column(Date)
+    reason: Mapped[str | None] = mapped_column(Text)
+    recorded_at: Mapped[datetime] = created()
+    __table_args__ = (
+        CheckConstraint("status IN ('approved', 'suspended', 'closed')", name="status"),
+        # A status is one city's word on its own approval.
+        ForeignKeyConstraint(["site_id", "jurisdiction_id"],
+                             ["disposal_site_jurisdictions.site_id",
+                              "disposal_site_jurisdictions.jurisdiction_id"],
+                             name="fk_disposal_site_status_changes_approval"),
+    )
+
+
+class RegistryGeneration(Base):
+    """One row whose number grows on every write to the haulers' and disposal sites' tables.
+
+    Triggers keep it (migration 0004); a process may reuse the registry facts it read for as
+    long as the number it reads stays the same.
+    """
+
+    __tablename__ = "registry_generation"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    generation: Mapped[int] = mapped_column(BigInteger)
