@@ -6,7 +6,7 @@ from sqlalchemy.engine import make_url
 from flask import current_app, has_request_context, request
 from sqlalchemy.orm import Session, scoped_session
 
-from storage import corrections, localtime, models, people  # noqa: F401  every table on the one metadata
+from storage import localtime, models  # noqa: F401  (every table on the one metadata)
 
 # Requests that only read: the API never writes on them.
 READING_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})

@@ -76,3 +76,7 @@ __all__ = [
     "OAuthClientFse",
     "OAuthToken",
 ]
+
+# The tables of people and of corrections under review share the metadata: importing any model
+# brings them, so every relationship resolves however a program starts.
+from storage import corrections as _corrections, people as _people  # noqa: E402,F401
