@@ -284,6 +284,8 @@ def test_signing_out_revokes_the_token_and_a_revoked_one_signs_the_portal_out(po
     button(browser, "Sign out", within="#who").click()
     waiting_for(browser, lambda b: message(b) == "You are signed out.", "the sign-out")
     assert browser.execute_script("return sessionStorage.length") == 0
+    # Nobody is shown as signed in, and there is no sign-out button to press.
+    assert not browser.find_element("id", "who").is_displayed()
 
     def active():
         return requests.post(f"{base}/oauth/introspect", data={"token": token},
