@@ -17,7 +17,7 @@ from auth.keys import oidc_signing_pem
 from auth.people import OIDC_SCOPES, query_app
 from auth.protect import current_principal, require
 from auth.scopes import ALL_SCOPES
-from auth.server import AUTH_METHODS, sha256_hex
+from auth.credentials import AUTH_METHODS, sha256_hex
 from services.accounts import organisation_name
 from auth.signins import revoke
 from storage.db import db

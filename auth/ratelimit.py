@@ -80,8 +80,6 @@ def current_limits() -> Limits:
     return current_app.extensions["fogx.limits"]
 
 
-_limits = current_limits
-
 
 def _unavailable(error):
     return LimitsUnavailable("The rate limits' store does not answer; nothing was done. Retry.", retry_after=5)
@@ -102,7 +100,7 @@ def failed_auth_limiter(view):
 
     @functools.wraps(view)
     def limited(*args, **kwargs):
-        limits, address, client_id = _limits(), request.remote_addr or "", _claimed_client_id()
+        limits, address, client_id = current_limits(), request.remote_addr or "", _claimed_client_id()
         try:
             wait = limits.failure_wait("address", address)
             if not wait and client_id:
@@ -136,7 +134,7 @@ def per_client(kind):
         @functools.wraps(view)
         def limited(*args, **kwargs):
             try:
-                wait = _limits().take(kind, current_principal().client_id)
+                wait = current_limits().take(kind, current_principal().client_id)
             except StorageError as error:
                 raise _unavailable(error) from error
             if wait:

@@ -14,7 +14,7 @@ from sqlalchemy.orm import joinedload
 
 from domain.clock import now
 from auth import ratelimit
-from auth.credentials import AUTH_METHODS, SCOPE_TOKEN, sha256_hex  # noqa: F401  (named here too)
+from auth.credentials import AUTH_METHODS, SCOPE_TOKEN, sha256_hex
 from auth.errors import InsecureTransport, OAuthRefused
 from auth.ratelimit import failed_auth_limiter
 from auth.scopes import ALL_SCOPES

@@ -13,7 +13,7 @@ from sqlalchemy import or_, select, update
 from services.errors import Forbidden, Invalid, NotFound
 from auth.scopes import ROLE_SCOPES
 from schemas.registry import CONTROL
-from auth.server import sha256_hex
+from auth.credentials import sha256_hex
 from domain.clock import now
 from services import mail
 from services.passwords import LinkInvalid, checked, digest, find_person, normal_email, verify_password

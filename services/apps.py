@@ -7,7 +7,7 @@ from sqlalchemy import select
 
 from auth.people import OIDC_SCOPES
 from auth.scopes import ALL_SCOPES
-from auth.server import sha256_hex
+from auth.credentials import sha256_hex
 from domain.clock import now
 from services.clients import ClientError
 from storage.models import OAuthClient

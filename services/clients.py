@@ -5,7 +5,7 @@ from sqlalchemy import select
 
 from auth.principal import Principal
 from auth.scopes import ROLE_SCOPES
-from auth.server import sha256_hex
+from auth.credentials import sha256_hex
 from domain.clock import now
 from storage.models import DisposalSite, Fse, Hauler, Jurisdiction, OAuthClient, OAuthToken
 
