@@ -6,16 +6,16 @@ feed gives them out in `(txid, seq)` order. A counter alone would not do on Post
 transactions take their numbers in one order and may commit in the other, and a reader that
 had passed the later number would never see the earlier one. Ordered by the writing
 transaction's id instead, the feed gives out only the changes of transactions older than
-every transaction still running (`pg_snapshot_xmin`): each of those has committed or never
-will, and every change still to come belongs to a transaction at least as new. A change
-appears once every transaction that started writing before its own has ended too, normally
-within milliseconds; a transaction left open after writing (anywhere on the database server)
-holds the feed back until it ends. On SQLite writers take turns: the counter alone orders them.
+every writing transaction still open on fogx's database: each of those has committed or never
+will, and every change still to come belongs to a transaction at least as new. Transactions of
+other databases on the same server (another city system, a `pg_dump` elsewhere) and readers
+(a long report) hold no id the feed waits on. On SQLite writers take turns: the counter alone
+orders them.
 """
 import base64
 import struct
 
-from sqlalchemy import BigInteger, Text, cast, func, select, tuple_
+from sqlalchemy import BigInteger, literal_column, select, tuple_
 
 from services.errors import Invalid
 from storage.models import Change, unflushed
@@ -76,12 +76,22 @@ def decode_cursor(cursor: str) -> tuple[int, int]:
                       errors={"cursor": ["Not a valid cursor."]})
 
 
+# The oldest transaction id still open that may be fogx's: the snapshot's open ids, less those
+# a backend of another database holds. An id not found (its transaction just ended) is kept.
+_HORIZON = literal_column("""(
+    SELECT coalesce(
+        (SELECT min(x::text::bigint) FROM pg_snapshot_xip(snapshot.s) AS x
+         WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity AS a
+                           WHERE a.backend_xid = xid(x) AND a.datname <> current_database())),
+        pg_snapshot_xmax(snapshot.s)::text::bigint)
+    FROM (SELECT pg_current_snapshot() AS s) AS snapshot)""", BigInteger)
+
+
 def _settled(session, principal):
-    """The caller's changes that no running transaction can precede."""
+    """The caller's changes that no open transaction of fogx's database can precede."""
     query = select(Change).where(_reach(principal))
     if session.get_bind().dialect.name == "postgresql":
-        horizon = cast(cast(func.pg_snapshot_xmin(func.pg_current_snapshot()), Text), BigInteger)
-        query = query.where(Change.txid < horizon)
+        query = query.where(Change.txid < _HORIZON)
     return query
 
 

@@ -7,7 +7,7 @@ import uuid
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import insert, select
+from sqlalchemy import create_engine, insert, select, text
 
 from storage.models import Change
 from tests import factories
@@ -126,6 +126,28 @@ def test_a_change_that_commits_late_is_not_skipped(world, app, client, session):
         slow.commit()
     after = read(client, hauler, cursor=cursor)["items"]
     assert [item["manifest_number"] for item in after] == ["SLOW-1", quick.json["manifest_number"]]
+
+
+@pytest.mark.postgresql_only  # the transactions of other databases on the same server
+def test_transactions_that_are_not_fogx_writers_do_not_hold_the_feed(world, app, client):
+    """A writer open on another database of the server, and a long reader of fogx's own, have
+    nothing to do with the feed: what fogx commits meanwhile is given out at once."""
+    engine = app.extensions["fogx.engine"]
+    elsewhere = create_engine(engine.url.set(database="postgres"))
+    _, cursor = everything(client, world.hauler_token)
+    try:
+        with elsewhere.connect() as other, engine.connect() as reader:
+            other.execute(text("SELECT pg_current_xact_id()"))  # holds a transaction id, open
+            reader.execute(text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ"))
+            reader.execute(text("SELECT count(*) FROM changes"))  # a report's snapshot, open
+            filed = world.post(world.body(completed=NOW - timedelta(hours=3)))
+            assert filed.status_code == 201
+            after = read(client, world.hauler_token, cursor=cursor)["items"]
+            assert [item["manifest_number"] for item in after] == [filed.json["manifest_number"]]
+            other.rollback()
+            reader.rollback()
+    finally:
+        elsewhere.dispose()
 
 
 def early_jurisdiction(session):

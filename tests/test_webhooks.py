@@ -10,6 +10,7 @@ from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from sqlalchemy import create_engine, text
 
 from tests import factories
 from tests.conftest import https_client
@@ -116,6 +117,24 @@ def test_what_follows_the_subscription_is_posted_signed_and_in_order(local, worl
     assert after == delivered
     assert (after["delivered"], after["cursor"], after["failures"]) == (2, body["next_cursor"], 0)
     assert "secret" not in after
+
+
+@pytest.mark.postgresql_only  # a transaction of another database on the same server
+def test_an_open_transaction_of_another_database_does_not_hold_deliveries_back(local, world, receiver):
+    webhook = subscribe(world, receiver.url)
+    engine = local.extensions["fogx.engine"]
+    elsewhere = create_engine(engine.url.set(database="postgres"))
+    try:
+        with elsewhere.connect() as other:
+            other.execute(text("SELECT pg_current_xact_id()"))  # a writer's id, held open
+            filed = world.post(world.body(completed=NOW - timedelta(hours=5))).json
+            assert run(local) == "delivered 1, failed 0, idle 0, disabled 0"
+            other.rollback()
+    finally:
+        elsewhere.dispose()
+    [body] = receiver.bodies()
+    assert [item["manifest_id"] for item in body["items"]] == [filed["id"]]
+    assert shown(world, webhook)["cursor"] == body["next_cursor"]
 
 
 def test_a_failed_delivery_is_tried_again_later_with_the_same_entries(local, world, receiver, frozen_clock):
