@@ -37,8 +37,7 @@ def _csv(rows, name):
 
 def _listing(query, args, name, **extra):
     if _wants_csv(args):
-        rows, _ = audit.run_page(db.session, query)
-        return _csv(rows, name)
+        return _csv(audit.every_row(db.session, query), name)
     rows, cursor = audit.run_page(db.session, query, cursor=args.get("cursor"), limit=args["limit"])
     return {**extra, "items": rows, "next_cursor": cursor}
 

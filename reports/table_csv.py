@@ -1,6 +1,7 @@
 """Any list of flat rows as CSV, streamed line by line; instants as a person reads them."""
 import csv
 import io
+import itertools
 import re
 from datetime import datetime
 
@@ -41,15 +42,21 @@ def render(rows, columns=None, zone=None):
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\r\n", extrasaction="ignore")
     writer.writeheader()
-    yield buffer.getvalue()
-    for row in ([first] if first else []):
-        yield from _line(writer, buffer, row)
-    for row in rows:
-        yield from _line(writer, buffer, row)
+    # The header goes at once; then lines in chunks, not one write to the socket each.
+    yield _taken(buffer)
+    for row in itertools.chain([first] if first else [], rows):
+        writer.writerow({k: _safe("" if v is None else v) for k, v in row.items()})
+        if buffer.tell() >= CHUNK:
+            yield _taken(buffer)
+    if buffer.tell():
+        yield _taken(buffer)
 
 
-def _line(writer, buffer, row):
+CHUNK = 32 * 1024
+
+
+def _taken(buffer) -> str:
+    text = buffer.getvalue()
     buffer.seek(0)
     buffer.truncate()
-    writer.writerow({k: _safe("" if v is None else v) for k, v in row.items()})
-    yield buffer.getvalue()
+    return text

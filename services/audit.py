@@ -1,5 +1,6 @@
 """Audit use cases: each answers with rows from one set-based query in `storage.audit`."""
 import functools
+import itertools
 import re
 import uuid
 from datetime import date, datetime, timedelta
@@ -8,9 +9,10 @@ from services.errors import Invalid, NotFound
 from domain import frequency
 from domain.clock import now as clock_now
 from domain.dates import local_date
-from storage import audit as queries
+from storage import accumulation, audit as queries
 from storage.audit import from_day_number
 from storage.models import Fse, Hauler, HaulerRegistration, Jurisdiction, Manifest
+from storage.db import streamed
 from storage.prebuilt import fetch_all
 from sqlalchemy import exists, func, select
 
@@ -43,12 +45,14 @@ _AS_JSON = {uuid.UUID: str, datetime: _iso_moment, date: date.isoformat}
 
 
 def plain_rows(rows) -> list[dict]:
-    """Result rows as JSON-ready data: day numbers as ISO dates, ids as text.
+    """Result rows as JSON-ready data: day numbers as ISO dates, ids as text."""
+    return list(json_ready(rows))
 
-    The column names are mapped once per result, not once per row: a thousand-row page
-    spends its time in the database, not here.
-    """
-    out, names = [], None
+
+def json_ready(rows):
+    """`plain_rows` one at a time. The column names are mapped once per result, not once per
+    row: a thousand-row page spends its time in the database, not here."""
+    names = None
     for row in rows:
         if names is None:
             keys = list(row._fields)
@@ -64,8 +68,12 @@ def plain_rows(rows) -> list[dict]:
                     if convert is not None:
                         value = convert(value)
             item[name] = value
-        out.append(item)
-    return out
+        yield item
+
+
+def every_row(session, query):
+    """The whole list, JSON-ready, as the database sends it (for a sheet)."""
+    return json_ready(streamed(session, query))
 
 
 def run_page(session, query, *, cursor=None, limit=None):
@@ -152,42 +160,51 @@ def fse_status(session, fse: Fse, *, as_of=None):
 
 
 def frequency_recommendations(session, principal, *, as_of=None, min_intervals=frequency.ENOUGH_INTERVALS,
-                              fse_id=None, change=None) -> tuple[dict, list[dict]]:
-    """({as_of, min_intervals}, a row per interceptor with enough measured intervals): its
-    average accumulation and the frequency it supports (domain.frequency)."""
+                              fse_id=None, change=None):
+    """({as_of, min_intervals}, the rows, one per interceptor with enough measured intervals:
+    its average accumulation and the frequency it supports (domain.frequency)), the rows as
+    they are read, so that a page or a sheet starts before the city's last device is read."""
     city = session.get(Jurisdiction, principal.jurisdiction_id)
     as_of = as_of or today(city.time_zone)
     cited = frequency.citation(city.code, city.citations)
-    rows = []
-    for row in session.execute(queries.measured_accumulation(
-            as_of, principal.jurisdiction_id, min_intervals=min_intervals, fse_id=fse_id)):
-        measured = frequency.Accumulation(intervals=row.intervals, inches=row.inches, days=row.days)
-        advice = frequency.recommend(
-            measured, liquid_depth_in=row.liquid_depth_in, limit_share=city.twenty_five_percent_rule,
-            current_days=row.frequency_days, allowed=city.allowed_frequencies,
-            max_interval_days=city.interceptor_max_interval_days)
-        if change and advice.change != change:
-            continue
-        rows.append({
-            "fse_id": str(row.fse_id), "fse_name": row.fse_name, "address": row.address,
-            "permit_number": row.permit_number, "device_id": str(row.device_id), "device_tag": row.device_tag,
-            "liquid_depth_in": row.liquid_depth_in, "frequency_days": row.frequency_days,
-            "measured_intervals": row.intervals, "measured_from": _iso_day(row.from_day),
-            "measured_to": _iso_day(row.to_day),
-            "accumulation_in_per_day": round(measured.inches_per_day, 4),
-            "days_to_limit": measured.days_to(city.twenty_five_percent_rule, row.liquid_depth_in),
-            "share_at_frequency": round(measured.share_after(row.frequency_days, row.liquid_depth_in), 3),
-            "recommended_frequency_days": advice.frequency_days, "change": advice.change,
-            "citation": cited,
-        })
-    return {"as_of": as_of.isoformat(), "min_intervals": min_intervals}, rows
+    query = accumulation.measured_accumulation(as_of, principal.jurisdiction_id, min_intervals=min_intervals,
+                                               dialect=_dialect(session), fse_id=fse_id)
+
+    def rows():
+        for row in streamed(session, query):
+            measured = frequency.Accumulation(intervals=row.intervals, inches=row.inches, days=row.days)
+            advice = frequency.recommend(
+                measured, liquid_depth_in=row.liquid_depth_in, limit_share=city.twenty_five_percent_rule,
+                current_days=row.frequency_days, allowed=city.allowed_frequencies,
+                max_interval_days=city.interceptor_max_interval_days)
+            if not change or advice.change == change:
+                yield _recommendation(row, city, measured, advice, cited)
+
+    return {"as_of": as_of.isoformat(), "min_intervals": min_intervals}, rows()
 
 
-def page_of(rows: list, *, cursor=None, limit=100):
-    """A page of rows computed here rather than in SQL, and the next cursor."""
+def _recommendation(row, city, measured, advice, cited) -> dict:
+    return {
+        "fse_id": str(row.fse_id), "fse_name": row.fse_name, "address": row.address,
+        "permit_number": row.permit_number, "device_id": str(row.device_id), "device_tag": row.device_tag,
+        "liquid_depth_in": row.liquid_depth_in, "frequency_days": row.frequency_days,
+        "measured_intervals": row.intervals, "measured_from": _iso_day(row.from_day),
+        "measured_to": _iso_day(row.to_day), "accumulation_in_per_day": round(measured.inches_per_day, 4),
+        "days_to_limit": measured.days_to(city.twenty_five_percent_rule, row.liquid_depth_in),
+        "share_at_frequency": round(measured.share_after(row.frequency_days, row.liquid_depth_in), 3),
+        "recommended_frequency_days": advice.frequency_days, "change": advice.change, "citation": cited,
+    }
+
+
+def page_of(rows, *, cursor=None, limit=100):
+    """A page of rows computed here rather than in SQL (a list or rows as they are worked
+    out: only as many are worked out as the page needs), and the next cursor."""
     offset = decode_offset(cursor)
-    more = len(rows) > offset + limit
-    return rows[offset:offset + limit], encode_offset(offset + limit) if more else None
+    taken = list(itertools.islice(rows, offset, offset + limit + 1))
+    if hasattr(rows, "close"):
+        rows.close()  # what the page did not need is not read
+    more = len(taken) > limit
+    return taken[:limit], encode_offset(offset + limit) if more else None
 
 
 def _dialect(session):

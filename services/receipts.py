@@ -5,7 +5,9 @@ A site reports from the moment its first `site` client is made: manifests delive
 before then are not compared, since nothing says it would have reported them. A load is one
 ticket of one site on one local day (`domain.reconcile.load_key`).
 """
-from datetime import timedelta
+import heapq
+import itertools
+from datetime import datetime, timedelta
 
 from sqlalchemy import String, and_, func, literal, or_, select
 from sqlalchemy.exc import IntegrityError
@@ -18,6 +20,7 @@ from schemas.manifest import canonical
 from schemas.manifest_views import iso
 from services.audit import today
 from services.registry import page, within_reach
+from storage.db import streamed
 from storage.localtime import local_date as sql_local_date
 from storage.models import (
     DisposalReceipt,
@@ -113,12 +116,17 @@ def reconciliation(session, principal, *, period_from=None, period_to=None, code
     now, wait = clock_now(), timedelta(hours=city.manifest_deadline_hours)
     start, end = start_of_day(period_from, city.time_zone), start_of_day(period_to + timedelta(days=1), city.time_zone)
     zone = literal(city.time_zone, String)
-    rows = [*_delivered(session, city.id, zone, start, end, now, wait),
-            *_unfiled(session, city.id, zone, start, end, now, wait)]
-    if code:
-        rows = [row for row in rows if row["code"] == code]
-    rows.sort(key=lambda row: (row["delivered_at"] or row["received_at"], row["ticket_number"], row["code"]))
+    # Each side comes from the database in time order; merged, and ties put in code order,
+    # the list is worked out only as far as a page or a sheet has been read.
+    merged = heapq.merge(_delivered(session, city.id, zone, start, end, now, wait),
+                         _unfiled(session, city.id, zone, start, end, now, wait), key=_when)
+    rows = (row for _, tied in itertools.groupby(merged, key=_when)
+            for row in sorted(tied, key=lambda row: row["code"]) if not code or row["code"] == code)
     return {"from": period_from.isoformat(), "to": period_to.isoformat()}, rows
+
+
+def _when(row):
+    return datetime.fromisoformat(row["delivered_at"] or row["received_at"]), row["ticket_number"] or ""
 
 
 def _reporting_since():
@@ -154,8 +162,9 @@ def _delivered(session, city_id, zone, start, end, now, wait):
                # A delivery is dated no later than its filing (the future is refused): one in
                # the period was filed in it or since, or dated so by a correction.
                or_(Manifest.created_at >= start - SKEW, Manifest.current_revision > 1))
+        .order_by(revision.disposal_delivered_at, revision.disposal_ticket_number)
     )
-    for row in session.execute(query):
+    for row in streamed(session, query):
         delivered = reconcile.Delivered(row.hauler_id, row.vehicle_id, row.disposal_gallons_delivered,
                                         row.disposal_delivered_at)
         received = None if row.receipt_id is None else reconcile.Received(
@@ -185,8 +194,9 @@ def _unfiled(session, city_id, zone, start, end, now, wait):
         .where(receipt.site_id.in_(serving), ~named.exists(),
                receipt.hauler_id.is_(None) | receipt.hauler_id.in_(registered),
                receipt.received_at >= start, receipt.received_at < end)
+        .order_by(receipt.received_at, receipt.ticket_number)
     )
-    for row in session.execute(query):
+    for row in streamed(session, query):
         received = reconcile.Received(row.received_hauler_id, row.received_vehicle_id, row.gallons_received,
                                       row.received_at)
         for code in reconcile.compare(None, received, now=now, wait=wait):

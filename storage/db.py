@@ -83,3 +83,19 @@ class Database:
 
 
 db = Database()
+
+
+def streamed(session, query, *, batch=200):
+    """The rows of `query` as the database sends them, for a list read whole: a page or a
+    sheet starts before the last row is worked out. On PostgreSQL they come through a cursor
+    of the server in a read-only transaction of their own (one snapshot for the whole list),
+    on a connection held until the rows are read or the generator is closed."""
+    engine = session.get_bind()
+    if engine.dialect.name != "postgresql":
+        yield from session.execute(query)
+        return
+    with engine.connect() as connection:
+        connection = connection.execution_options(isolation_level="REPEATABLE READ")
+        with connection.begin():
+            connection.exec_driver_sql("SET TRANSACTION READ ONLY")
+            yield from connection.execution_options(yield_per=batch).execute(query)
