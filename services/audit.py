@@ -9,7 +9,7 @@ from services.errors import Invalid, NotFound
 from domain import frequency
 from domain.clock import now as clock_now
 from domain.dates import local_date
-from storage import accumulation, audit as queries
+from storage import accumulation, audit as queries, missed
 from storage.audit import from_day_number
 from storage.models import Fse, Hauler, HaulerRegistration, Jurisdiction, Manifest
 from storage.db import streamed
@@ -113,7 +113,7 @@ def missed_services(session, principal, *, as_of=None, period_from=None, period_
             raise Invalid("The period ends before it starts.", errors={"to": ["Must not be before from."]})
         filters.pop("status", None)
         period = {"from": period_from.isoformat(), "to": period_to.isoformat()}
-        return "intervals", period, queries.missed_intervals(period_from, period_to, principal.jurisdiction_id,
+        return "intervals", period, missed.missed_intervals(period_from, period_to, principal.jurisdiction_id,
                                                              dialect=_dialect(session), **filters)
     as_of = as_of or today(zone_of(session, principal.jurisdiction_id))
     return "as_of", {"as_of": as_of.isoformat()}, queries.missed_as_of(

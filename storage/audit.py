@@ -16,7 +16,6 @@ from sqlalchemy import (
     null,
     select,
     true,
-    union_all,
 )
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import aliased
@@ -237,64 +236,6 @@ def due_for_hauler(as_of: date, hauler_id, within_days: int, *, dialect):
 def fse_status(as_of: date, fse_id, *, dialect):
     rows = device_due(as_of, dialect).where(Fse.id == fse_id).subquery("due")
     return select(rows).order_by(rows.c.device_tag)
-
-
-def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dialect="sqlite", fse_id=None,
-                     hauler_id=None, area=None):
-    """Every gap between qualifying services longer than the frequency plus grace that was
-    missed (past due beyond the grace, not yet serviced) on some day of the period while the
-    device's permit held: a gap ends at the next service, or the permit's last day."""
-    services = qualifying_services().subquery("services")
-    closed = select(
-        services.c.device_id,
-        func.lag(services.c.day).over(partition_by=services.c.device_id,
-                                      order_by=(services.c.day, services.c.manifest_id)).label("start_day"),
-        services.c.day.label("end_day"),
-        services.c.manifest_id.label("end_manifest_id"),
-    )
-    last = select(services.c.device_id, func.max(services.c.day).label("day")).group_by(
-        services.c.device_id).subquery("last")
-    open_ = (select(Device.id.label("device_id"), last.c.day.label("start_day"),
-                    null().label("end_day"), null().label("end_manifest_id"))
-             .select_from(Device).outerjoin(last, last.c.device_id == Device.id))
-    gaps = union_all(closed, open_).subquery("gaps")
-    ending, ending_on = _permit_ending(period_to, dialect)
-    last_day_in_force = permit_ended_day(ending) - 1
-    frequency = effective_frequency()
-    start = func.coalesce(gaps.c.start_day, day_of(Permit.issued_on))
-    due = start + frequency
-    reached = func.coalesce(gaps.c.end_day, day_number(period_to))
-    end = case((last_day_in_force < reached, last_day_in_force), else_=reached)
-    missed_on = due + Jurisdiction.grace_days + 1
-    query = (
-        select(
-            Fse.id.label("fse_id"), Fse.name.label("fse_name"), Fse.address.label("address"),
-            Permit.permit_number.label("permit_number"), Device.id.label("device_id"),
-            Device.tag.label("device_tag"), frequency.label("frequency_days"),
-            start.label("from_day"), due.label("due_day"), missed_on.label("missed_day"),
-            gaps.c.end_day.label("serviced_day"), gaps.c.end_manifest_id.label("serviced_manifest_id"),
-            (end - due).label("days_late"),
-            case((gaps.c.start_day.is_(None), "permit_issued"), else_="service").label("counted_from"),
-        )
-        .select_from(gaps)
-        .join(Device, Device.id == gaps.c.device_id)
-        .join(Fse, Fse.id == Device.fse_id)
-        .join(Permit, Permit.id == Device.permit_id)
-        .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
-        .outerjoin(ending, ending_on)
-        .where(Fse.jurisdiction_id == jurisdiction_id,
-               end - due > Jurisdiction.grace_days,
-               missed_on <= day_number(period_to), end >= day_number(period_from))
-    ).subquery("intervals")
-    result = select(query)
-    if fse_id:
-        result = result.where(query.c.fse_id == fse_id)
-    if area:
-        result = result.where(func.lower(query.c.address).like(f"%{area.lower()}%"))
-    if hauler_id:
-        result = result.where(query.c.device_id.in_(
-            select(Manifest.device_id).where(Manifest.hauler_id == hauler_id)))
-    return result.order_by(query.c.missed_day, query.c.device_id)
 
 
 def _filters(query, rows, *, fse_id, hauler_id, status, area):

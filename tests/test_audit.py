@@ -88,7 +88,7 @@ def scenario(client, session, frozen_clock):
     frozen_clock(at(AS_OF, 12))
     auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
     return {"auditor": auditor, "hauler": factories.token(client, *credentials), "devices": devices,
-            "hauler_id": str(hauler.id)}
+            "hauler_id": str(hauler.id), "file": file}
 
 
 def get(client, token, path, **query):
@@ -141,6 +141,20 @@ def test_a_late_service_closes_its_interval(client, scenario):
     rows = {row["fse_name"][-1]: row for row in body["items"]}
     assert rows["A"]["serviced_on"] == "2026-01-10" and rows["A"]["days_late"] == 284
     assert set(rows) == set("ABCDEF")
+
+
+def test_a_period_counts_from_the_last_service_before_it_by_the_city_day(client, scenario, frozen_clock):
+    # 23:30 on 31 March in Victorville is 06:30 UTC on 1 April: the service belongs to March.
+    scenario["file"]("C", datetime(2026, 4, 1, 6, 30, tzinfo=timezone.utc))
+    scenario["file"]("A", at(date(2026, 5, 20)))
+    frozen_clock(at(AS_OF, 12))
+    rows = {row["fse_name"][-1]: row for row in get(
+        client, scenario["auditor"], "/v1/audit/missed-services", **{"from": "2026-04-01", "to": "2026-06-01"}).json["items"]}
+    assert "C" not in rows  # its gap closed on 31 March; the next is due on 29 June
+    assert (rows["A"]["from_on"], rows["A"]["serviced_on"], rows["A"]["days_late"]) == ("2026-01-10", "2026-05-20", 40)
+    march = {row["fse_name"][-1]: row for row in get(
+        client, scenario["auditor"], "/v1/audit/missed-services", **{"from": "2026-03-01", "to": "2026-03-31"}).json["items"]}
+    assert march["C"]["serviced_on"] == "2026-03-31" and march["C"]["from_on"] == "2025-01-01"
 
 
 def test_filters_status_and_csv(client, scenario):
