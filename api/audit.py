@@ -57,8 +57,11 @@ def findings():
     args = load(schemas.FindingsQuery(), request.args.to_dict())
     paging = {k: args.pop(k) for k in ("cursor", "limit", "format") if k in args}
     query = audit.findings(current_principal(), **args)
+    ordered = query.order_by("service_completed_at", "finding_id")
+    if _wants_csv(paging):
+        return _csv(audit.every_row(db.session, ordered), "findings")
     counts = {code: count for code, count in db.session.execute(audit.queries.counts_by_code(query))}
-    return _listing(query.order_by("service_completed_at", "finding_id"), paging, "findings", counts=counts)
+    return _listing(ordered, paging, "findings", counts=counts)
 
 
 @bp.get("/v1/audit/haulers/<hauler_id>/scorecard")

@@ -72,21 +72,6 @@ def as_of_api(base, auditor_token, as_of):
     return len(response.json()["items"])
 
 
-def audit_list(base, auditor_token, path, runs=5):
-    """The median milliseconds of one of the auditor's lists worked out whole, as CSV (after
-    one request), and how many rows it has."""
-    listed = []
-
-    def ask():
-        response = requests.get(f"{base}{path}", params={"format": "csv"},
-                                headers={"Authorization": f"Bearer {auditor_token}"}, timeout=300)
-        assert response.status_code == 200, response.text
-        listed.append(response.text.count("\n") - 1)
-
-    [seconds] = in_turns(ask, rounds=runs)
-    return seconds * 1000, listed[0]
-
-
 def in_turns(*calls, rounds=7):
     """Each call's median seconds: each made once first, then `rounds` times in turns, so
     that all meet this shared machine in the same moods."""

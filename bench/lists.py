@@ -12,7 +12,7 @@ import os
 import statistics
 import sys
 import time
-from datetime import date, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import requests
@@ -100,7 +100,7 @@ def main():
         clients(dsn, city)
         city.add_manifests(args.manifests)
         city.settle()
-    hauler_id = _busiest_hauler(dsn)
+    hauler_id = busiest_hauler(dsn)
     server = Server(dsn, "http://127.0.0.1:1")
     try:
         for name, (page, first, whole, rows) in every_list(server.base, token(server.base, "auditor"), city,
@@ -111,7 +111,7 @@ def main():
         server.stop()
 
 
-def _busiest_hauler(dsn):
+def busiest_hauler(dsn):
     import psycopg
 
     with psycopg.connect(dsn) as conn:

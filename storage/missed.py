@@ -2,7 +2,7 @@
 auditor's missed services by period."""
 from datetime import date, timedelta
 
-from sqlalchemy import Date, case, func, literal, null, select, union_all
+from sqlalchemy import Date, and_, case, func, literal, null, select, union_all
 
 from storage.audit import (
     _last_service,
@@ -38,19 +38,20 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dia
              .select_from(Device).join(Fse, Fse.id == Device.fse_id)
              .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
              .outerjoin(before, on)
-             .where(Fse.jurisdiction_id == jurisdiction_id)).subquery("prior")
-    closed = select(
+             .where(Fse.jurisdiction_id == jurisdiction_id)).cte("prior")
+    order = (services.c.day, services.c.manifest_id)
+    windowed = select(
         services.c.device_id,
-        func.lag(services.c.day).over(partition_by=services.c.device_id,
-                                      order_by=(services.c.day, services.c.manifest_id)).label("start_day"),
+        func.lag(services.c.day).over(partition_by=services.c.device_id, order_by=order).label("start_day"),
         services.c.day.label("end_day"),
         services.c.manifest_id.label("end_manifest_id"),
-    )
-    last = select(services.c.device_id, func.max(services.c.day).label("day")).group_by(
-        services.c.device_id).subquery("last")
-    open_ = (select(prior.c.device_id, last.c.day.label("start_day"),
+        func.lead(services.c.day).over(partition_by=services.c.device_id, order_by=order).label("next_day"),
+    ).cte("windowed")  # read twice, worked out once: each closed gap, and which service was the last
+    closed = select(windowed.c.device_id, windowed.c.start_day, windowed.c.end_day, windowed.c.end_manifest_id)
+    open_ = (select(prior.c.device_id, windowed.c.end_day.label("start_day"),
                     null().label("end_day"), null().label("end_manifest_id"))
-             .select_from(prior).outerjoin(last, last.c.device_id == prior.c.device_id))
+             .select_from(prior).outerjoin(windowed, and_(windowed.c.device_id == prior.c.device_id,
+                                                          windowed.c.next_day.is_(None))))
     gaps = union_all(closed, open_).subquery("gaps")
     ending, ending_on = _permit_ending(period_to, dialect)
     last_day_in_force = permit_ended_day(ending) - 1
