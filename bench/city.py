@@ -44,6 +44,22 @@ class City:
         self.jurisdictions = {}
         self.manifests = 0
 
+    @classmethod
+    def load(cls, dsn, **kwargs):
+        """The city a run built earlier, read back from its database in the order it was built."""
+        city = cls(dsn, **kwargs)
+        with psycopg.connect(dsn) as conn:
+            city.jurisdictions = dict(conn.execute("SELECT code, id FROM jurisdictions").fetchall())
+            city.devices = [tuple(row) for row in conn.execute(
+                "SELECT d.id, d.fse_id, d.permit_id, f.jurisdiction_id, d.kind, d.capacity_gallons, p.permit_number,"
+                " d.tag, d.frequency_days FROM devices d JOIN fses f ON f.id = d.fse_id JOIN permits p ON p.id = d.permit_id"
+                " ORDER BY substr(f.name, 12)::int, d.tag")]
+            city.haulers = [(hauler_id, [f"TRK-{n}-{v}" for v in range(3)]) for hauler_id, n in conn.execute(
+                "SELECT id, substr(name, 8)::int AS n FROM haulers ORDER BY n")]
+            city.sites = [site_id for (site_id,) in conn.execute("SELECT id FROM disposal_sites ORDER BY name")]
+            city.manifests = conn.execute("SELECT count(*) FROM manifests").fetchone()[0]
+        return city
+
     def build_registry(self):
         with psycopg.connect(self.dsn) as conn:
             cur = conn.cursor()

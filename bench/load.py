@@ -1,5 +1,6 @@
 """The load generator: pre-encoded filings posted over non-blocking sockets, by clients or paced."""
 import json
+import math
 import selectors
 import socket
 import time
@@ -30,11 +31,12 @@ def ingest_api(base, hauler_token, bodies):
     return time.perf_counter() - started, latencies
 
 
-def ingest_paced(base, hauler_token, bodies, rate):
+def ingest_paced(base, hauler_token, bodies, rate, strict=True):
     """`bodies` posted at `rate` a second, each started on its schedule whatever the ones
     before it are doing (an open loop, as dispatch systems file independently of each other):
     each request's latency in seconds from its scheduled start, so that a request that had to
-    wait for the ones before it counts its wait."""
+    wait for the ones before it counts its wait. Unless `strict`, a filing refused (a reset
+    connection, an answer other than 201) counts as an infinite latency instead of stopping."""
     address, requests_ = _requests(base, hauler_token, bodies)
     latencies = []
     selector = selectors.DefaultSelector()
@@ -47,7 +49,7 @@ def ingest_paced(base, hauler_token, bodies, rate):
             sent += 1
         timeout = max(0.0, due[sent] - time.perf_counter()) if sent < len(requests_) else None
         for key, events in selector.select(timeout):
-            latency = _advance(selector, key, events)
+            latency = _advance(selector, key, events, strict)
             if latency is not None:
                 latencies.append(latency)
     return latencies
@@ -68,7 +70,7 @@ def _open(selector, address, request, since):
     selector.register(sock, selectors.EVENT_WRITE, [request, bytearray(), since])
 
 
-def _advance(selector, key, events):
+def _advance(selector, key, events, strict=True):
     """Send or read what the connection is ready for: its latency once the answer is whole
     (the app closes the connection after each answer: EOF ends it), else None."""
     sock, (request, answer, since) = key.fileobj, key.data
@@ -77,16 +79,29 @@ def _advance(selector, key, events):
             sent = sock.send(request)
         except BlockingIOError:
             return None
+        except ConnectionError:
+            if strict:
+                raise
+            selector.unregister(sock)
+            sock.close()
+            return math.inf
         key.data[0] = request[sent:]
         if not key.data[0]:
             selector.modify(sock, selectors.EVENT_READ, key.data)
         return None
-    chunk = sock.recv(65536)
+    try:
+        chunk = sock.recv(65536)
+    except ConnectionError:
+        if strict:
+            raise
+        chunk, answer = b"", bytearray()
     if chunk:
         answer += chunk
         return None
     selector.unregister(sock)
     sock.close()
+    if not strict and not answer.startswith(b"HTTP/1.1 201"):
+        return math.inf
     assert answer.startswith(b"HTTP/1.1 201"), bytes(answer[:2000])
     return time.perf_counter() - since
 

@@ -27,6 +27,7 @@ from bench.filing import PACED_GC, growth, ingest  # noqa: E402
 from bench.harness import (  # noqa: E402
     CLIENTS,
     DEVICES,
+    INGEST_N,
     STAGES,
     Server,
     clients,
@@ -38,7 +39,8 @@ from bench.harness import (  # noqa: E402
     start_s3,
     token,
 )
-from bench.lists import busiest_hauler, every_list  # noqa: E402
+from bench.lists import busiest_hauler, every_list, lists  # noqa: E402
+from bench.mixed import AUDITORS, RESTAURANTS, mixed  # noqa: E402
 from bench.report import record, write_readme  # noqa: E402
 from bench.scans import busy_fse_exports, uploads  # noqa: E402
 from storage import migrate  # noqa: E402
@@ -116,12 +118,14 @@ def main():
                            target="< 2000 ms")
                     record(f"records ZIP with scans ({times['zip'][1] / 2 ** 20:.1f} MiB)", times["zip"][0] * 1000,
                            "ms")
-                for name, (page, first, whole, rows) in every_list(server.base, auditor_token, city,
+                for name, (page, first_byte, whole, rows) in every_list(server.base, auditor_token, city,
                                                                   busiest_hauler(dsn)).items():
                     record(f"{name}, first page, {total:,} manifests", page, "ms", target="< 500 ms")
-                    if first is not None:
+                    if first_byte is not None:
                         record(f"{name}, CSV's first byte ({rows:,} rows; the last at {whole:,.0f} ms),"
-                               f" {total:,} manifests", first, "ms", target="< 500 ms")
+                               f" {total:,} manifests", first_byte, "ms", target="< 500 ms")
+                if stage == len(STAGES) - 1:
+                    _mixed(server, city, dsn, total, plain / 2, hauler_token, auditor_token)
             finally:
                 server.stop()
     finally:
@@ -129,6 +133,24 @@ def main():
         drop(first)
     write_readme(started_at, time.perf_counter() - t0, dsn)
     say(f"done in {(time.perf_counter() - t0) / 60:.1f} minutes; results in bench/README.md and bench/runs.csv")
+
+
+def _mixed(server, city, dsn, total, rate, hauler_token, auditor_token):
+    """Filings at half the plain loop's rate while auditors and restaurants read."""
+    beside = f"beside {AUDITORS} auditors paging and downloading lists and {RESTAURANTS} restaurants downloading records"
+    tokens = {"hauler": hauler_token, "auditor": auditor_token, "fse": token(server.base, "fse")}
+    found = mixed(server.base, tokens, city, lists(city, busiest_hauler(dsn)), rate, 20,
+                  offset=(2 * len(STAGES) + 4) * INGEST_N)
+    names = {"filing": f"filing latency p99 at {total:,}, {rate:,.0f} filings/s offered {beside}",
+             "list_page": f"a list's first page, p99, {beside} and the filings",
+             "list_csv": f"a list's whole CSV, p99, {beside} and the filings",
+             "record_pdf": f"a binder PDF, p99, {beside} and the filings",
+             "record_zip": f"a records ZIP, p99, {beside} and the filings"}
+    targets = {"filing": "< 100 ms", "list_page": "< 1000 ms", "list_csv": "< 1000 ms"}
+    refused, _, _ = found.pop("filing_refused")
+    for kind, (count, _, p99) in found.items():
+        record(f"{names[kind]} ({count:,} requests)", p99, "ms", target=targets.get(kind, ""))
+    record(f"filings refused (connection reset, or not 201) {beside}", refused, "filings", target="0")
 
 
 if __name__ == "__main__":

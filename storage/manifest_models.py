@@ -104,6 +104,8 @@ class ManifestRevision(Base):
     __table_args__ = (
         UniqueConstraint("manifest_id", "revision"),
         Index("ix_revisions_device_completed", "device_id", "service_completed_at"),
+        # A period's services in time order, each with what its findings and manifest join on.
+        Index("ix_revisions_completed", "service_completed_at", postgresql_include=["id", "manifest_id", "revision"]),
         Index("ix_revisions_ticket", "disposal_site_id", "disposal_ticket_number"),
         # Each device's last qualifying service, found by one backward probe (the audit queries).
         Index("ix_revisions_qualifying", "device_id", "service_completed_at",
