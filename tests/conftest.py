@@ -1,12 +1,14 @@
 """Fixtures: an app per test on SQLite, and on PostgreSQL too when TEST_DATABASE_URL is set.
 
-Each database is built once per run by the migrations, and emptied after every test.
+Each database is built once per run by the migrations, and emptied after every test. Under
+pytest-xdist each worker has a PostgreSQL database of its own beside TEST_DATABASE_URL's.
 """
 import contextlib
 import os
 import threading
 import uuid
 from datetime import datetime, timezone
+from urllib.parse import urlsplit
 
 import pytest
 from flask.testing import FlaskClient
@@ -35,6 +37,21 @@ def pytest_collection_modifyitems(config, items):
         items[:] = keep
 
 
+def _worker_database(url):
+    """TEST_DATABASE_URL's database, or under pytest-xdist one beside it for this worker."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker:
+        return url
+    parts = urlsplit(url)
+    name = f"{parts.path.lstrip('/')}_{worker}"
+    server = create_engine(make_engine(parts._replace(path="/postgres").geturl()).url, isolation_level="AUTOCOMMIT")
+    with server.connect() as connection:
+        if not connection.execute(text("SELECT 1 FROM pg_database WHERE datname = :name"), {"name": name}).scalar():
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+    server.dispose()
+    return parts._replace(path=f"/{name}").geturl()
+
+
 def _fresh_postgres(url):
     engine = create_engine(make_engine(url).url)
     with engine.begin() as connection:
@@ -48,7 +65,7 @@ def database_url(request, tmp_path_factory):
     if request.param == "sqlite":
         url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'test.sqlite3'}"
     else:
-        url = os.environ["TEST_DATABASE_URL"]
+        url = _worker_database(os.environ["TEST_DATABASE_URL"])
         _fresh_postgres(url)
     engine = make_engine(url)
     migrate.upgrade(engine)
