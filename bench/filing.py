@@ -1,5 +1,6 @@
 """Manifest ingest: the API against a plain psycopg loop writing the same rows, in rounds and paced."""
 import json
+import threading
 import time
 from collections import namedtuple
 from datetime import datetime, timedelta, timezone
@@ -8,7 +9,7 @@ import psycopg
 
 from bench.city import depths, iso
 from bench.cpu import CPU, Collections
-from bench.harness import INGEST_N, STAGES, WARM_UP, token
+from bench.harness import CLIENTS, INGEST_N, STAGES, WARM_UP, token
 from bench.load import ingest_api, ingest_paced
 from domain import chain
 from storage.models import new_id
@@ -35,11 +36,36 @@ def manifest_bodies(city, n, prefix, offset=0):
     return bodies
 
 
-def ingest_plain(dsn, city, bodies, beside, client_pk):
+def ingest_plain(dsn, city, bodies, beside, client_pk, connections=1):
     """The limit: the rows the API writes for a filing (manifest, revision, findings, change) by a plain
-    psycopg loop, a transaction each; the seconds it takes. `beside`: for each body, what the
-    API made of a filing beside it (`Filed`: whether it qualifies, its findings);
-    `client_pk`: the OAuth client the revisions are filed by."""
+    psycopg loop, a transaction each, on `connections` connections at once (the bodies dealt
+    among them); the seconds it takes. `beside`: for each body, what the API made of a filing
+    beside it (`Filed`: whether it qualifies, its findings); `client_pk`: the OAuth client the
+    revisions are filed by."""
+    start, failed = threading.Barrier(connections + 1), []
+
+    def write(n):
+        try:
+            _plain_writer(dsn, city, bodies[n::connections], beside[n::connections], client_pk, start)
+        except BaseException as error:
+            failed.append(error)
+            start.abort()
+
+    writers = [threading.Thread(target=write, args=(n,)) for n in range(connections)]
+    for writer in writers:
+        writer.start()
+    try:
+        start.wait()
+        started = time.perf_counter()
+    finally:
+        for writer in writers:
+            writer.join()
+    if failed:
+        raise failed[0]
+    return time.perf_counter() - started
+
+
+def _plain_writer(dsn, city, bodies, beside, client_pk, start):
     devices = {(d[6], d[7]): d for d in city.devices}
     hauler_id = city.haulers[0][0]
     with psycopg.connect(dsn) as conn:
@@ -48,7 +74,7 @@ def ingest_plain(dsn, city, bodies, beside, client_pk):
                               " ORDER BY l.effective_on DESC, l.recorded_at DESC LIMIT 1) FROM haulers h WHERE h.id = %s",
                               (hauler_id,)).fetchone()
         sites = {str(row[0]): row[1:] for row in conn.execute("SELECT id, name, address FROM disposal_sites")}
-        started = time.perf_counter()
+        start.wait()
         for body, filed in zip(bodies, beside, strict=True):
             device_id, fse_id, permit_id, jid, *_ = devices[(body["permit_number"], body["device_tag"])]
             manifest_id, revision_id, received = new_id(), new_id(), datetime.now(timezone.utc)
@@ -81,7 +107,6 @@ def ingest_plain(dsn, city, bodies, beside, client_pk):
                              " fse_id, jurisdiction_id, detail) VALUES ('manifest.filed',%s,%s,%s,1,%s,%s,%s,%s)",
                              (received, manifest_id, "P" + body["manifest_number"], hauler_id, fse_id, jid,
                               json.dumps({"findings": sorted(f[0] for f in filed.findings)})))
-        return time.perf_counter() - started
 
 
 Filed = namedtuple("Filed", "qualifying findings")
@@ -115,8 +140,8 @@ PACED_GC = {}
 def ingest(server, hauler_token, dsn, city, stage, rounds=3):
     """The API and the plain loop in alternating rounds, so that both meet this shared machine
     in the same moods, then the API paced at half the plain loop's rate: (API manifests/s, p50
-    ms, p99 ms, plain loop manifests/s, the paced rate, its p50 ms and p99 ms, and the `CPU`
-    each side's rounds used).
+    ms, p99 ms, plain loop manifests/s, the paced rate, its p50 ms and p99 ms, the `CPU` each
+    side's rounds used, and the plain loop's manifests/s on as many connections as clients).
 
     Each round services devices no other round or stage touches: a real dispatch day.
     """
@@ -125,7 +150,7 @@ def ingest(server, hauler_token, dsn, city, stage, rounds=3):
     # figures are for a service that has been up for a while, not one still starting.
     ingest_api(server.base, hauler_token, manifest_bodies(
         city, WARM_UP, f"W{stage}", offset=(2 * len(STAGES) + 1) * INGEST_N + stage * WARM_UP))
-    api_seconds = plain_seconds = 0.0
+    api_seconds = plain_seconds = parallel_seconds = 0.0
     latencies = []
     api_cpu, plain_cpu = CPU(server.worker_pids()), CPU()
     filer = client_pk(dsn, "bench-hauler")
@@ -139,6 +164,9 @@ def ingest(server, hauler_token, dsn, city, stage, rounds=3):
         beside = api_filed(dsn, city.haulers[0][0], bodies)
         rows = manifest_bodies(city, size, f"P{stage}-{n}", offset=(2 * stage + 2) * INGEST_N + n * size)
         plain_seconds += plain_cpu.measure(lambda: ingest_plain(dsn, city, rows, beside, filer), size)
+        # And as many connections as the API has clients: the database's limit at that concurrency.
+        rows = manifest_bodies(city, size, f"C{stage}-{n}", offset=(2 * len(STAGES) + 3 + stage) * INGEST_N + n * size)
+        parallel_seconds += ingest_plain(dsn, city, rows, beside, filer, connections=CLIENTS)
     latencies.sort()
     count = size * rounds
     rate, plain = count / api_seconds, count / plain_seconds
@@ -152,7 +180,7 @@ def ingest(server, hauler_token, dsn, city, stage, rounds=3):
             2 * size))
     PACED_GC[stage] = collections.longest
     return (rate, _percentile(latencies, 50), _percentile(latencies, 99), plain, plain / 2,
-            _percentile(paced, 50), _percentile(paced, 99), api_cpu, plain_cpu, paced_cpu)
+            _percentile(paced, 50), _percentile(paced, 99), api_cpu, plain_cpu, paced_cpu, count / parallel_seconds)
 
 
 def growth(first, last, city, rounds=10):

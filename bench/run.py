@@ -70,10 +70,12 @@ def main():
             server = Server(dsn, endpoint)
             try:
                 hauler_token, auditor_token = token(server.base, "hauler"), token(server.base, "auditor")
-                rate, p50, p99, plain, paced, paced_p50, paced_p99, api_cpu, plain_cpu, paced_cpu = ingest(
-                    server, hauler_token, dsn, city, stage)
+                (rate, p50, p99, plain, paced, paced_p50, paced_p99, api_cpu, plain_cpu, paced_cpu,
+                 parallel) = ingest(server, hauler_token, dsn, city, stage)
                 record(f"ingest via API at {total:,} manifests ({CLIENTS} clients)", rate, "manifests/s", plain,
-                       "plain psycopg loop", "ratio >= 0.5")
+                       "plain psycopg loop, one connection", "ratio >= 0.5")
+                record(f"ingest via API at {total:,} manifests ({CLIENTS} clients), against {CLIENTS} connections",
+                       rate, "manifests/s", parallel, f"plain psycopg loop, {CLIENTS} connections", "ratio >= 0.5")
                 record(f"CPU a manifest via the API at {total:,} (workers {api_cpu.ms('processes'):.2f}, PostgreSQL"
                        f" and the rest {api_cpu.ms('rest'):.2f}; load generator {api_cpu.ms('own'):.2f} more)",
                        api_cpu.ms("processes") + api_cpu.ms("rest"), "ms",

@@ -152,3 +152,9 @@ def test_the_plain_loop_writes_the_rows_the_api_writes(client, session, database
         assert api_row[5] == pk
         [(kind, _, _, _, agrees)] = api_row[-1]  # one entry of the change feed, of this filing
         assert kind == "manifest.filed" and agrees == "true"
+    # On several connections at once, each writes its share of the same rows.
+    parallel = manifest_bodies(city, 8, "PAR", offset=16)
+    ingest_plain(_dsn(database_url), city, parallel, beside, pk, connections=3)
+    with psycopg.connect(_dsn(database_url)) as conn:
+        by_parallel = conn.execute(SHAPES, (["P" + b["manifest_number"] for b in parallel],)).fetchall()
+    assert [row[1:] for row in by_parallel] == [row[1:] for row in by_loop]
