@@ -19,7 +19,7 @@ from reports.pdf_text import esc
 
 # The manifest table's columns: service date, manifest and device, hauler and licence, disposal
 # site, ticket, gallons, findings (7 inches, the page between its margins).
-COLUMNS = (0.78 * inch, 0.95 * inch, 1.45 * inch, 1.2 * inch, 0.95 * inch, 0.55 * inch, 1.12 * inch)
+COLUMNS = (0.75 * inch, 0.9 * inch, 1.35 * inch, 1.1 * inch, 0.9 * inch, 0.57 * inch, 1.43 * inch)
 
 
 def _findings_cell(findings, width):
@@ -33,17 +33,17 @@ def manifests_table(record):
     """Every pump-out of the period on one row, oldest first, the header on every page."""
     devices = {line.device.id: line.device for line in record.devices}
     w = COLUMNS
-    rows = [["Service date", "Manifest", "Hauler", "Disposal site", "Ticket", "Gallons", "Findings"]]
+    rows = [["Service date", "Manifest", "Hauler", "Disposal site", "Ticket", "Gallons", "Open findings"]]
     for manifest in record.manifests:
         revision = record.current(manifest)
         number = nobreak(manifest.manifest_number)
         licence = revision.hauler_licence_number
         rows.append([
             cell(local_date(revision.service_completed_at, record.zone).isoformat(), w[0]),
-            [cell(number, w[1]), cell(f"device {devices[manifest.device_id].tag}"
+            [cell(number, w[1], flowable=True), cell(f"device {devices[manifest.device_id].tag}"
                                       + (f", revision {revision.revision}" if revision.revision > 1 else ""),
                                       w[1], SMALL)],
-            [cell(revision.hauler_name or "–", w[2]),
+            [cell(revision.hauler_name or "–", w[2], flowable=True),
              cell(f"licence {nobreak(licence)}" if licence else "no licence recorded", w[2], SMALL)],
             cell(revision.disposal_site_name or "no disposal record", w[3]),
             cell(nobreak(revision.disposal_ticket_number) if revision.disposal_ticket_number else "–", w[4]),
@@ -130,26 +130,24 @@ def _details(record, manifest):
     measurements = body.get("measurements") or {}
     disposal = body.get("disposal") or {}
     zone = record.zone
-    findings = record.active_findings(manifest)
     pairs = [
         ("Service", f"{when(revision.service_started_at, zone)} to {when(revision.service_completed_at, zone)}"),
         ("Received", _received_at(manifest, revision, zone)),
         ("Hauler", _named(revision.hauler_name, revision.hauler_licence_number and
                           f"licence {nobreak(revision.hauler_licence_number)}")),
-        ("Driver / vehicle", f"{body['driver_name']} / {nobreak(body['vehicle_id'])}"),
+        ("Driver, truck", f"{body['driver_name']}, {nobreak(body['vehicle_id'])}"),
         ("Disposal site", _named(revision.disposal_site_name, revision.disposal_site_address)
          if disposal else "no disposal record"),
         ("Disposal", (f"ticket {nobreak(disposal['ticket_number'])}, {disposal['gallons_delivered']:,} gal "
                       f"delivered {when(revision.disposal_delivered_at, zone)}") if disposal else "–"),
-        ("Gallons removed", f"{body['gallons_removed']:,} of {device.capacity_gallons:,} "
-                            f"(decant returned: {body['decant_returned_gallons']:,})"),
-        ("Full pump-down attested", "yes" if body["full_pump_down"] else "no"),
-        ("Measured before pumping", (f"FOG {measurements['fog_depth_in']} in, solids "
-                                     f"{measurements['solids_depth_in']} in (design depth "
-                                     f"{device.liquid_depth_in:g} in)") if measurements else "not measured"),
+        ("Removed", f"{body['gallons_removed']:,} of {device.capacity_gallons:,} gal; full pump-down "
+                    f"attested: {'yes' if body['full_pump_down'] else 'no'}; decant returned: "
+                    f"{body['decant_returned_gallons']:,} gal"),
+        ("Measured", (f"FOG {measurements['fog_depth_in']} in, solids {measurements['solids_depth_in']} in "
+                      f"before pumping (design depth {device.liquid_depth_in:g} in)")
+         if measurements else "not measured before pumping"),
         ("Waste", words.waste_type(body["waste_type"])),
-        ("Signed for the FSE by", body["fse_signer_name"]),
-        ("Findings", "; ".join(f"{words.finding(f.code)}: {f.message}" for f in findings) or "none"),
+        ("FSE signer", body["fse_signer_name"]),
     ]
     receipt = record.receipts.get(manifest.id)
     if receipt is not None:
@@ -160,7 +158,7 @@ def _details(record, manifest):
     heading = (f"Manifest {esc(nobreak(manifest.manifest_number))} · revision {revision.revision} of "
                f"{len(manifest.revisions)} · device {esc(device.tag)} · permit {esc(nobreak(body['permit_number']))}")
     rows = [["Rev", "Received", "Reason", "SHA-256"]]
-    widths = [0.35 * inch, 1.35 * inch, 1.35 * inch, 3.95 * inch]  # a SHA-256 on one line
+    widths = [0.4 * inch, 1.55 * inch, 1.1 * inch, 3.95 * inch]  # a SHA-256 on one line
     for r in manifest.revisions:
         rows.append([str(r.revision), cell(when(r.received_at, zone), widths[1]),
                      cell(r.reason or "original filing", widths[2]), Paragraph(r.sha256, MONO)])
@@ -168,7 +166,7 @@ def _details(record, manifest):
         rows.append(["scan", cell(d.content_type.split("/")[1].upper() + f", {d.size_bytes:,} bytes", widths[1]),
                      cell(d.filename or "–", widths[2]), Paragraph(d.sha256, MONO)])
     return [Spacer(1, 6), Paragraph(heading, H3),
-            key_values(pairs, (1.0 * inch, 2.5 * inch, 1.0 * inch, 2.5 * inch)), Spacer(1, 2),
+            key_values(pairs, (0.95 * inch, 2.55 * inch, 0.95 * inch, 2.55 * inch)), Spacer(1, 2),
             table(rows, widths)]
 
 

@@ -8,6 +8,7 @@ from reportlab.lib.enums import TA_CENTER
 from reportlab.lib.pagesizes import LETTER
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import inch
+from reportlab.pdfbase import pdfmetrics
 from reportlab.platypus import Spacer, Table, TableStyle
 
 from domain import words
@@ -43,6 +44,7 @@ SMALL = ParagraphStyle("Small", parent=BODY, fontSize=8, leading=10, textColor=c
 # Cells break lines between words only: a ticket or licence number is never cut in two.
 CELL = ParagraphStyle("Cell", parent=BODY, fontSize=8, leading=10, splitLongWords=0, hyphenationLang="",
                       embeddedHyphenation=0)
+HEAD = ParagraphStyle("Head", parent=CELL, fontName=SANS_BOLD, textColor=colors.white)
 MONO = ParagraphStyle("Mono", parent=CELL, fontName=MONO_FONT, fontSize=7, leading=9)
 TITLE = ParagraphStyle("Title", parent=H1, fontSize=26, leading=32, alignment=TA_CENTER, spaceAfter=10)
 SUBTITLE = ParagraphStyle("Subtitle", parent=BODY, fontSize=13, leading=17, alignment=TA_CENTER,
@@ -54,13 +56,18 @@ def nobreak(value):
     return str(value).replace(" ", "\u00a0")
 
 
-def cell(text, width, style=None, *, bold=False):
+def cell(text, width, style=None, *, bold=False, flowable=False):
     """Plain text as a cell `width` points wide whose every word fits whole: the type shrinks
-    (never the word) until the longest one does."""
+    (never the word) until the longest one does. A short line of Latin text is a plain string
+    (drawn in the table's font, much faster than a paragraph) unless a `flowable` is wanted."""
+    text = str(text)
     style = style or CELL
     font = SANS_BOLD if bold else style.fontName
     room = width - 7  # the table's padding
-    longest = max((text_width(word, font, style.fontSize) for word in str(text).split(" ")), default=0)
+    if not flowable and style is CELL and not bold and text.isascii() and "\n" not in text \
+            and pdfmetrics.stringWidth(text, font, style.fontSize) <= room:
+        return text
+    longest = max((text_width(word, font, style.fontSize) for word in text.split(" ")), default=0)
     markup = f"<b>{esc(text)}</b>" if bold else esc(text)
     if longest <= room:
         return Paragraph(markup, style)
@@ -70,6 +77,9 @@ def cell(text, width, style=None, *, bold=False):
 
 def table(rows, widths, header=True, zebra=True):
     """A table tagged as one (TH for its header row), its header repeated on each page."""
+    if header:  # a heading wider than its column wraps, or shrinks, like any cell
+        rows = [[cell(text, width, HEAD) if isinstance(text, str) and pdfmetrics.stringWidth(
+            text, SANS_BOLD, 8) > width - 7 else text for text, width in zip(rows[0], widths)], *rows[1:]]
     t = Table(rows, colWidths=widths, repeatRows=1 if header else 0, renderCB=TableTags(1 if header else 0))
     style = [
         ("FONT", (0, 0), (-1, -1), SANS, 8),
@@ -90,16 +100,22 @@ def table(rows, widths, header=True, zebra=True):
     return t
 
 
-def key_values(pairs, widths=(1.7 * inch, 5.0 * inch)):
-    """A table of (label, value) pairs as plain text, two or four columns wide (`widths`)."""
+def key_values(pairs, widths=(1.7 * inch, 5.3 * inch)):
+    """A table of (label, value) pairs as plain text, two or four columns wide (`widths`),
+    the labels in bold."""
     per_row = len(widths) // 2
     rows = []
     for start in range(0, len(pairs), per_row):
         row = []
         for index, (k, v) in enumerate(pairs[start:start + per_row]):
-            row += [cell(k, widths[2 * index], bold=True), cell(v, widths[2 * index + 1])]
+            label_w = widths[2 * index]
+            fits = k.isascii() and pdfmetrics.stringWidth(k, SANS_BOLD, CELL.fontSize) <= label_w - 7
+            row += [k if fits else cell(k, label_w, bold=True), cell(v, widths[2 * index + 1])]
         rows.append(row + [""] * (len(widths) - len(row)))
-    return table(rows, widths, header=False, zebra=True)
+    t = table(rows, widths, header=False, zebra=True)
+    t.setStyle(TableStyle([("FONT", (column, 0), (column, -1), SANS_BOLD, 8)
+                           for column in range(0, len(widths), 2)]))
+    return t
 
 
 def citing(citation):
@@ -199,7 +215,7 @@ def cover(record, scans):
         ("Manifests in period", f"{len(record.manifests)} ({sum(len(m.revisions) for m in record.manifests)} revisions)"),
         ("Scans attached", str(len(scans))),
         ("Generated", when(record.generated_at, record.zone)),
-        ("Times", f"{record.zone} local time, with its offset from UTC"),
+        ("Times", f"{record.zone} local time, with its offset"),
     ]))
     story += [Paragraph("What the figures count", H2)] + [Paragraph(line, BODY) for line in figures(record)]
     story += [Spacer(1, 0.15 * inch), Paragraph(
@@ -209,6 +225,9 @@ def cover(record, scans):
         "Each manifest revision carries a SHA-256 that covers its content and the previous revision's "
         "hash, so the record proves it has not been altered.", SMALL)]
     return story
+
+
+BEHIND = {"missed": "missed its service", "overdue": "is overdue", "never_serviced": "has never been serviced"}
 
 
 def deadline_words(hours):
@@ -230,8 +249,9 @@ def figures(record):
             f"{deadline_words(city.manifest_deadline_hours)} of the service "
             f"({esc(citing(city.citations.get('manifest_deadline_hours')))}); {late} filed late.",
             f"<b>Qualifying services:</b> {qualifying} of {total} {pump_outs} count toward the device's "
-            f"frequency; the other {total - qualifying} were not full pump-downs, returned water to the "
-            f"device or were not plausible."]
+            f"frequency" + ("." if qualifying == total else
+                            f"; the other {total - qualifying} were not full pump-downs, returned water to "
+                            f"the device or were not plausible.")]
     as_of = record.period_to
     behind = [line for line in record.devices if line.status in ("missed", "overdue", "never_serviced")]
     if behind:
@@ -239,8 +259,8 @@ def figures(record):
             since = (f"due {line.due_on:%B %d, %Y}, {line.days_overdue} days past due"
                      if line.due_on else "never serviced since its permit")
             lines.append(f"<b>Missed service:</b> {esc(line.device.tag)} ({line.device.kind}, every "
-                         f"{line.frequency_days} days) is {words.status(line.status).lower()} as of "
-                         f"{as_of:%B %d, %Y}: {since}. See the page on missed services.")
+                         f"{line.frequency_days} days) {BEHIND[line.status]} as of {as_of:%B %d, %Y}: "
+                         f"{since}. See the page on missed services.")
     else:
         lines.append(f"<b>Missed services:</b> none; no device is past due as of {as_of:%B %d, %Y}.")
     if findings:

@@ -12,6 +12,7 @@ from reportlab.pdfbase.pdfdoc import (
     PDFArray,
     PDFDictionary,
     PDFName,
+    PDFObject,
     PDFObjectReference,
     PDFStream,
     PDFString,
@@ -99,9 +100,6 @@ class Tagger:
         def ref(node):
             return PDFObjectReference(names[id(node)])
 
-        def page_ref(index):
-            return PDFObjectReference(f"Page{index + 1}")
-
         order = []
 
         def walk(node):
@@ -115,25 +113,7 @@ class Tagger:
         tree_root = PDFDictionary({"Type": PDFName("StructTreeRoot")})
         tree_ref = doc.Reference(tree_root, "FogxStructTreeRoot")
         for node in order:
-            entry = {"Type": PDFName("StructElem"), "S": PDFName(node.role),
-                     "P": ref(node.parent) if node.parent else tree_ref}
-            home = next((kid[0] for kid in node.kids if isinstance(kid, tuple)), None)
-            if home is not None:
-                entry["Pg"] = page_ref(home)
-            kids = []
-            for kid in node.kids:
-                if isinstance(kid, Node):
-                    kids.append(ref(kid))
-                elif kid[0] == home:
-                    kids.append(kid[1])
-                else:
-                    kids.append(PDFDictionary({"Type": PDFName("MCR"), "Pg": page_ref(kid[0]), "MCID": kid[1]}))
-            entry["K"] = PDFArray(kids)
-            if node.alt:
-                entry["Alt"] = PDFString(node.alt)
-            if node.role == "Document":
-                entry["Lang"] = PDFString(lang)
-            doc.Reference(PDFDictionary(entry), names[id(node)])
+            doc.Reference(_Element(node, names, lang), names[id(node)])
         numbers = []
         for index, page in enumerate(pages):
             page.__NoDefault__ = [*type(page).__NoDefault__, "StructParents", "Tabs"]
@@ -149,7 +129,42 @@ class Tagger:
         catalog.Lang = PDFString(lang)
         catalog.ViewerPreferences = PDFDictionary({"DisplayDocTitle": PDFtrue})
         catalog.Metadata = PDFStream(PDFDictionary({"Type": PDFName("Metadata"), "Subtype": PDFName("XML")}),
-                                     xmp(title, lang, ua).encode("utf-8"))
+                                     xmp(title, lang, ua).encode("utf-8"), filters=[])
+
+
+class _Element(PDFObject):
+    """A structure element, written straight to bytes: a binder has thousands of them (each
+    table cell is one), which ReportLab's dictionaries would format slowly."""
+
+    def __init__(self, node, names, lang):
+        self.node, self.names, self.lang = node, names, lang
+
+    def format(self, document):
+        numbers = document.idToObjectNumberAndVersion
+
+        def ref(name):
+            return "%d %d R" % numbers[name]
+
+        node = self.node
+        parent = self.names[id(node.parent)] if node.parent is not None else "FogxStructTreeRoot"
+        home = next((kid[0] for kid in node.kids if isinstance(kid, tuple)), None)
+        kids = []
+        for kid in node.kids:
+            if isinstance(kid, Node):
+                kids.append(ref(self.names[id(kid)]))
+            elif kid[0] == home:
+                kids.append(str(kid[1]))
+            else:
+                kids.append(f"<< /Type /MCR /Pg {ref(f'Page{kid[0] + 1}')} /MCID {kid[1]} >>")
+        out = f"<< /Type /StructElem /S /{node.role} /P {ref(parent)} /K [{' '.join(kids)}]"
+        if home is not None:
+            out += f" /Pg {ref(f'Page{home + 1}')}"
+        out = out.encode("latin-1")
+        if node.alt:
+            out += b" /Alt " + PDFString(node.alt).format(document)
+        if node.parent is None:
+            out += b" /Lang " + PDFString(self.lang).format(document)
+        return out + b" >>"
 
 
 def xmp(title, lang=LANG, ua=False):
