@@ -11,7 +11,7 @@ from domain.checks import CODES
 from domain.dates import human as when, local_date
 from domain.presets import POLICY, table as rules_table
 from reports.binder_pages import (
-    BAD, BODY, CELL, H1, H2, H3, MARGIN, MONO, PAGE_H, PAGE_W, SMALL, WARN, cell, citing, key_values, nobreak,
+    BAD, BODY, CELL, H1, H2, H3, MARGIN, MONO, NOTE, PAGE_H, PAGE_W, SMALL, WARN, cell, citing, key_values, nobreak,
     table,
 )
 from reports.pdf_tags import Figure, TaggedParagraph as Paragraph
@@ -19,7 +19,7 @@ from reports.pdf_text import esc
 
 # The manifest table's columns: service date, manifest and device, hauler and licence, disposal
 # site, ticket, gallons, findings (7 inches, the page between its margins).
-COLUMNS = (0.75 * inch, 0.9 * inch, 1.35 * inch, 1.1 * inch, 0.9 * inch, 0.57 * inch, 1.43 * inch)
+COLUMNS = (0.75 * inch, 0.85 * inch, 1.3 * inch, 1.05 * inch, 1.15 * inch, 0.57 * inch, 1.33 * inch)
 
 
 def _findings_cell(findings, width):
@@ -42,9 +42,9 @@ def manifests_table(record):
             cell(local_date(revision.service_completed_at, record.zone).isoformat(), w[0]),
             [cell(number, w[1], flowable=True), cell(f"device {devices[manifest.device_id].tag}"
                                       + (f", revision {revision.revision}" if revision.revision > 1 else ""),
-                                      w[1], SMALL)],
+                                      w[1], NOTE)],
             [cell(revision.hauler_name or "–", w[2], flowable=True),
-             cell(f"licence {nobreak(licence)}" if licence else "no licence recorded", w[2], SMALL)],
+             cell(f"licence {nobreak(licence)}" if licence else "no licence recorded", w[2], NOTE)],
             cell(revision.disposal_site_name or "no disposal record", w[3]),
             cell(nobreak(revision.disposal_ticket_number) if revision.disposal_ticket_number else "–", w[4]),
             cell(f"{revision.gallons_removed:,}", w[5]),

@@ -42,8 +42,9 @@ BODY = ParagraphStyle("Body", parent=styles["BodyText"], fontName=SANS, textColo
                       leading=12.5)
 SMALL = ParagraphStyle("Small", parent=BODY, fontSize=8, leading=10, textColor=colors.HexColor("#4b5b68"))
 # Cells break lines between words only: a ticket or licence number is never cut in two.
-CELL = ParagraphStyle("Cell", parent=BODY, fontSize=8, leading=10, splitLongWords=0, hyphenationLang="",
-                      embeddedHyphenation=0)
+CELL = ParagraphStyle("Cell", parent=BODY, fontSize=8, leading=10, spaceBefore=0, spaceAfter=0,
+                      splitLongWords=0, hyphenationLang="", embeddedHyphenation=0)
+NOTE = ParagraphStyle("Note", parent=CELL, fontSize=7, leading=9, textColor=SMALL.textColor)
 HEAD = ParagraphStyle("Head", parent=CELL, fontName=SANS_BOLD, textColor=colors.white)
 MONO = ParagraphStyle("Mono", parent=CELL, fontName=MONO_FONT, fontSize=7, leading=9)
 TITLE = ParagraphStyle("Title", parent=H1, fontSize=26, leading=32, alignment=TA_CENTER, spaceAfter=10)
