@@ -129,7 +129,7 @@ def render(record, open_object):
     title = f"FOG records: {record.fse.name}"
     doc = BaseDocTemplate(main, pagesize=LETTER, leftMargin=MARGIN, rightMargin=MARGIN,
                           topMargin=0.7 * inch, bottomMargin=0.8 * inch,
-                          title=title, author=record.jurisdiction.name, lang="en-US",
+                          title=title, author=record.jurisdiction.name, lang="en-US", initialFontName=SANS,
                           subject=record.fse.name + period_text(record))
     doc.fogx_title = fit(record.fse.name, SANS_BOLD, HEADER_SIZE, HEADER_NAME_ROOM)
     frame = Frame(doc.leftMargin, doc.bottomMargin, doc.width, doc.height, id="main")

@@ -32,14 +32,14 @@ PAGE_W, PAGE_H = LETTER
 MARGIN = 0.75 * inch
 
 styles = getSampleStyleSheet()
-H1 = ParagraphStyle("H1", parent=styles["Heading1"], fontName=SANS_BOLD, textColor=INK, fontSize=18,
-                    spaceAfter=6)
-H2 = ParagraphStyle("H2", parent=styles["Heading2"], fontName=SANS_BOLD, textColor=ACCENT, fontSize=13,
-                    spaceBefore=8, spaceAfter=4)
-H3 = ParagraphStyle("H3", parent=styles["Heading3"], fontName=SANS_BOLD, textColor=INK, fontSize=10,
-                    leading=13, spaceBefore=4, spaceAfter=2)
-BODY = ParagraphStyle("Body", parent=styles["BodyText"], fontName=SANS, textColor=INK, fontSize=9.5,
-                      leading=12.5)
+H1 = ParagraphStyle("H1", parent=styles["Heading1"], fontName=SANS_BOLD, bulletFontName=SANS, textColor=INK,
+                    fontSize=18, spaceAfter=6)
+H2 = ParagraphStyle("H2", parent=styles["Heading2"], fontName=SANS_BOLD, bulletFontName=SANS, textColor=ACCENT,
+                    fontSize=13, spaceBefore=8, spaceAfter=4)
+H3 = ParagraphStyle("Subhead", parent=styles["Heading3"], fontName=SANS_BOLD, bulletFontName=SANS, textColor=INK,
+                    fontSize=10, leading=13, spaceBefore=4, spaceAfter=2)
+BODY = ParagraphStyle("Body", parent=styles["BodyText"], fontName=SANS, bulletFontName=SANS, textColor=INK,
+                      fontSize=9.5, leading=12.5)
 SMALL = ParagraphStyle("Small", parent=BODY, fontSize=8, leading=10, textColor=colors.HexColor("#4b5b68"))
 # Cells break lines between words only: a ticket or licence number is never cut in two.
 CELL = ParagraphStyle("Cell", parent=BODY, fontSize=8, leading=10, spaceBefore=0, spaceAfter=0,
@@ -76,12 +76,13 @@ def cell(text, width, style=None, *, bold=False, flowable=False):
     return Paragraph(markup, ParagraphStyle(f"{style.name}-fit", parent=style, fontSize=size, leading=size * 1.25))
 
 
-def table(rows, widths, header=True, zebra=True):
-    """A table tagged as one (TH for its header row), its header repeated on each page."""
+def table(rows, widths, header=True, zebra=True, header_columns=()):
+    """A table tagged as one (TH for its header row and `header_columns`), its header
+    repeated on each page."""
     if header:  # a heading wider than its column wraps, or shrinks, like any cell
         rows = [[cell(text, width, HEAD) if isinstance(text, str) and pdfmetrics.stringWidth(
             text, SANS_BOLD, 8) > width - 7 else text for text, width in zip(rows[0], widths)], *rows[1:]]
-    t = Table(rows, colWidths=widths, repeatRows=1 if header else 0, renderCB=TableTags(1 if header else 0))
+    t = Table(rows, colWidths=widths, repeatRows=1 if header else 0, renderCB=TableTags(1 if header else 0, header_columns))
     style = [
         ("FONT", (0, 0), (-1, -1), SANS, 8),
         ("TEXTCOLOR", (0, 0), (-1, -1), INK),
@@ -113,9 +114,9 @@ def key_values(pairs, widths=(1.7 * inch, 5.3 * inch)):
             fits = k.isascii() and pdfmetrics.stringWidth(k, SANS_BOLD, CELL.fontSize) <= label_w - 7
             row += [k if fits else cell(k, label_w, bold=True), cell(v, widths[2 * index + 1])]
         rows.append(row + [""] * (len(widths) - len(row)))
-    t = table(rows, widths, header=False, zebra=True)
-    t.setStyle(TableStyle([("FONT", (column, 0), (column, -1), SANS_BOLD, 8)
-                           for column in range(0, len(widths), 2)]))
+    labels = range(0, len(widths), 2)
+    t = table(rows, widths, header=False, zebra=True, header_columns=labels)
+    t.setStyle(TableStyle([("FONT", (column, 0), (column, -1), SANS_BOLD, 8) for column in labels]))
     return t
 
 
@@ -135,6 +136,7 @@ def services_chart(record, width=6.9 * inch):
     lane_h, top, left, right = 26, 26, 62, 10
     height = top + lane_h * max(len(lanes), 1) + 22
     drawing = Drawing(width, height)
+    drawing.initialFontName = SANS  # the renderer would start in Times, a font the binder does not embed
     start, end = record.period_from, record.period_to
     span = max((end - start).days, 1)
 
@@ -179,6 +181,7 @@ def services_chart(record, width=6.9 * inch):
 
 def legend(width=6.9 * inch):
     drawing = Drawing(width, 14)
+    drawing.initialFontName = SANS
     x = 4
     for symbol, text in (("dot", "qualifying service"), ("ring", "partial or decanted: does not count"),
                          ("tick", "due date"), ("bold", "next due")):

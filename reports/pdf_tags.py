@@ -22,17 +22,18 @@ from reportlab.platypus import Flowable, Paragraph
 from reportlab.platypus.tables import TableRenderCB
 
 LANG = "en-US"
-# The roles a paragraph style stands for; any other style is a paragraph.
-HEADINGS = {"H1": "H1", "H2": "H2", "H3": "H3", "Title": "H1"}
+# The roles a paragraph style stands for (a subhead is a smaller second level, so that no
+# level is skipped); any other style is a paragraph.
+HEADINGS = {"H1": "H1", "H2": "H2", "Subhead": "H2", "Title": "H1"}
 
 
 class Node:
     """A structure element: its role, its parent, and its kids (nodes or (page, MCID))."""
 
-    __slots__ = ("role", "parent", "kids", "alt")
+    __slots__ = ("role", "parent", "kids", "alt", "scope")
 
-    def __init__(self, role, parent=None, alt=None):
-        self.role, self.parent, self.kids, self.alt = role, parent, [], alt
+    def __init__(self, role, parent=None, alt=None, scope=None):
+        self.role, self.parent, self.kids, self.alt, self.scope = role, parent, [], alt, scope
         if parent is not None:
             parent.kids.append(self)
 
@@ -159,6 +160,8 @@ class _Element(PDFObject):
         out = f"<< /Type /StructElem /S /{node.role} /P {ref(parent)} /K [{' '.join(kids)}]"
         if home is not None:
             out += f" /Pg {ref(f'Page{home + 1}')}"
+        if node.scope:
+            out += f" /A << /O /Table /Scope /{node.scope} >>"
         out = out.encode("latin-1")
         if node.alt:
             out += b" /Alt " + PDFString(node.alt).format(document)
@@ -220,10 +223,11 @@ class Figure(Flowable):
 
 class TableTags(TableRenderCB):
     """A table's rows and cells as TR, TH and TD; one Table element for all the pages it
-    runs over, whose repeated header rows are artifacts after the first."""
+    runs over, whose repeated header rows are artifacts after the first. Cells of
+    `header_columns` head their rows (a label beside its value)."""
 
-    def __init__(self, header_rows=1):
-        self.header_rows = header_rows
+    def __init__(self, header_rows=1, header_columns=()):
+        self.header_rows, self.header_columns = header_rows, frozenset(header_columns)
         self.node = None
         self.row = None
         self.continued = False
@@ -267,7 +271,13 @@ class TableTags(TableRenderCB):
         if self.row is None:
             self._artifact_start(table)
             return
-        tagger.begin(table.canv, Node("TH" if row < self.header_rows and not self.continued else "TD", self.row))
+        if row < self.header_rows and not self.continued:
+            node = Node("TH", self.row, scope="Column")
+        elif col in self.header_columns:
+            node = Node("TH", self.row, scope="Row")
+        else:
+            node = Node("TD", self.row)
+        tagger.begin(table.canv, node)
 
     def endCell(self, table):
         tagger = self._tagger(table)

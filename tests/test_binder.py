@@ -155,8 +155,12 @@ def test_the_binder_is_a_tagged_pdf(binder):
     elements = struct_tree(reader)
     roles = [role for role, _ in elements]
     assert roles[0] == "/Document"
-    for role in ("/H1", "/H2", "/H3", "/P", "/Table", "/TR", "/TH", "/TD", "/Figure"):
+    for role in ("/H1", "/H2", "/P", "/Table", "/TR", "/TH", "/TD", "/Figure"):
         assert role in roles, role
+    headings = [int(role[2]) for role in roles if role in ("/H1", "/H2", "/H3")]
+    assert headings[0] == 1 and all(b <= a + 1 for a, b in zip(headings, headings[1:]))  # no level skipped
+    scopes = {str(element["/A"]["/Scope"]) for role, element in elements if role == "/TH"}
+    assert scopes == {"/Column", "/Row"}  # column heads, and the labels of label-value tables
     assert all(element.get("/Alt") for role, element in elements if role == "/Figure")
     # The pump-outs' table runs over two pages but is one table, its header row once (repeated
     # on the next page as an artifact).
@@ -167,6 +171,9 @@ def test_the_binder_is_a_tagged_pdf(binder):
         cells = [cell.get_object()["/S"] for row in rows for cell in row["/K"]]
         heads.append(cells.count("/TH"))
     assert 7 in heads  # the every-pump-out table: seven column heads, not fourteen
+    fonts = {font.get_object()["/BaseFont"] for page in reader.pages
+             for font in page["/Resources"]["/Font"].values()}
+    assert all("DejaVu" in font for font in fonts), fonts  # every font embedded
     assert max(len(table["/K"]) for table in tables) == MANIFESTS + 1
 
     # Each page's marked content is the structure its parent tree says, MCID for MCID.
