@@ -110,7 +110,7 @@ def missed_page(record):
                           f"service counts when it is a full pump-down. Days of grace: {city.grace_days}."),
              ("Citation", "; ".join(citing(c) for c in cited))]
     return [PageBreak(), Paragraph("Finding: Missed service", H1), key_values(pairs), Spacer(1, 8),
-            Paragraph(f"The devices it concerns, as of {record.period_to:%B %d, %Y}", H2), table(rows, widths)]
+            Paragraph(f"The devices it concerns, as of {record.period_to.isoformat()}", H2), table(rows, widths)]
 
 
 def manifest_details(record):

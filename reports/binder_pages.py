@@ -215,7 +215,7 @@ def cover(record, scans):
         ("Operator", f"{fse.operator_name} <{fse.operator_email}>"),
         ("Permits", permits),
         ("Grease control devices", devices),
-        ("Period", f"{record.period_from:%B %d, %Y} to {record.period_to:%B %d, %Y}"),
+        ("Period", f"{record.period_from.isoformat()} to {record.period_to.isoformat()}"),
         ("Manifests in period", f"{len(record.manifests)} ({sum(len(m.revisions) for m in record.manifests)} revisions)"),
         ("Scans attached", str(len(scans))),
         ("Generated", when(record.generated_at, record.zone)),
@@ -245,8 +245,8 @@ def figures(record):
     late = len({m.id for m, f in findings if f.code == "late_submission"})
     qualifying = sum(1 for m in record.manifests if record.current(m).qualifying)
     pump_outs = "pump-out" if total == 1 else "pump-outs"
-    lines = [f"<b>Pump-outs:</b> {total} {pump_outs} filed for services from {record.period_from:%B %d, %Y} "
-             f"to {record.period_to:%B %d, %Y}, one manifest each."]
+    lines = [f"<b>Pump-outs:</b> {total} {pump_outs} filed for services from {record.period_from.isoformat()} "
+             f"to {record.period_to.isoformat()}, one manifest each."]
     if total:
         lines += [
             f"<b>Filed on time:</b> {total - late} of {total} {pump_outs} were filed within "
@@ -260,13 +260,13 @@ def figures(record):
     behind = [line for line in record.devices if line.status in ("missed", "overdue", "never_serviced")]
     if behind:
         for line in behind:
-            since = (f"due {line.due_on:%B %d, %Y}, {line.days_overdue} days past due"
+            since = (f"due {line.due_on.isoformat()}, {line.days_overdue} days past due"
                      if line.due_on else "never serviced since its permit")
             lines.append(f"<b>Missed service:</b> {esc(line.device.tag)} ({line.device.kind}, every "
-                         f"{line.frequency_days} days) {BEHIND[line.status]} as of {as_of:%B %d, %Y}: "
+                         f"{line.frequency_days} days) {BEHIND[line.status]} as of {as_of.isoformat()}: "
                          f"{since}. See the page on missed services.")
     else:
-        lines.append(f"<b>Missed services:</b> none; no device is past due as of {as_of:%B %d, %Y}.")
+        lines.append(f"<b>Missed services:</b> none; no device is past due as of {as_of.isoformat()}.")
     if findings:
         kinds = {}
         for _, f in findings:
@@ -282,7 +282,7 @@ def figures(record):
 def summary_page(record):
     summary = record.summary
     story = [Paragraph("Compliance summary", H1),
-             Paragraph(f"{record.period_from:%b %d, %Y} – {record.period_to:%b %d, %Y}", SMALL), Spacer(1, 8)]
+             Paragraph(f"{record.period_from.isoformat()} to {record.period_to.isoformat()}", SMALL), Spacer(1, 8)]
     rows = [["Device", "Kind", "Capacity", "Every", "Last qualifying", "Next due", "Status"]]
     for line in record.devices:
         colour = STATUS_COLOURS.get(line.status, INK).hexval()

@@ -95,8 +95,8 @@ def test_the_cover_says_what_each_figure_counts(binder):
     assert (f"Filed on time: 1 of {MANIFESTS} pump-outs were filed within 3 days (72 hours) of the service "
             f"(Victorville 10.03.170(b)); {MANIFESTS - 1} filed late.") in cover
     assert f"Qualifying services: {MANIFESTS} of {MANIFESTS} pump-outs count toward the device's frequency." in cover
-    assert ("Missed service: GI-1 (interceptor, every 90 days) missed its service as of June 01, 2026: "
-            "due May 22, 2026, 10 days past due.") in cover
+    assert ("Missed service: GI-1 (interceptor, every 90 days) missed its service as of 2026-06-01: "
+            "due 2026-05-22, 10 days past due.") in cover
     assert "100%" not in cover
 
 

@@ -158,7 +158,7 @@ def test_a_long_name_gives_way_to_the_period_and_page_in_every_footer(client, se
     assert name in " ".join(pages[0].split())  # the cover has room for it, over lines
     assert len(pages) == 12
     for number, text in enumerate(pages, start=1):
-        footer = next(line for line in text.splitlines() if "2023-06-01 to 2026-06-01" in line)
+        footer = next(line for line in text.splitlines() if "· 2023-06-01 to 2026-06-01" in line)
         assert "…" in footer and f"Page {number} of 12" in text
 
 
