@@ -82,7 +82,8 @@ def table(rows, widths, header=True, zebra=True, header_columns=()):
     if header:  # a heading wider than its column wraps, or shrinks, like any cell
         rows = [[cell(text, width, HEAD) if isinstance(text, str) and pdfmetrics.stringWidth(
             text, SANS_BOLD, 8) > width - 7 else text for text, width in zip(rows[0], widths)], *rows[1:]]
-    t = Table(rows, colWidths=widths, repeatRows=1 if header else 0, renderCB=TableTags(1 if header else 0, header_columns))
+    t = Table(rows, colWidths=widths, repeatRows=1 if header else 0,
+              renderCB=TableTags(1 if header else 0, header_columns))
     style = [
         ("FONT", (0, 0), (-1, -1), SANS, 8),
         ("TEXTCOLOR", (0, 0), (-1, -1), INK),
