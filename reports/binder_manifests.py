@@ -72,8 +72,12 @@ def finding_pages(record):
         rule = rules.get(words.rule_of(code), {})
         cited = sorted({f.citation or POLICY for _, f in found})
         pairs = [("Finding", f"{words.finding(code)} ({words.severity(found[0][1].severity).lower()})"),
-                 ("The rule", words.rule_statement(code)),
-                 ("Citation", "; ".join(citing(c) for c in cited))]
+                 ("The rule", words.rule_statement(code))]
+        value = rule.get("value")
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            share = isinstance(value, float) and value < 1
+            pairs.append(("This city's figure", f"{value:.0%}" if share else f"{value:g}"))
+        pairs.append(("Citation", "; ".join(citing(c) for c in cited)))
         if rule.get("quote"):
             pairs.append(("The ordinance's words", f"“{rule['quote']}”"))
         rows = [["Service date", "Manifest", "Hauler", "Ticket", "What was found"]]
@@ -200,7 +204,9 @@ def image_page(manifest, document, data):
     w, h = reader.getSize()
     box_w, box_h = PAGE_W - 2 * MARGIN, PAGE_H - 2 * MARGIN - 1.0 * inch
     scale = min(box_w / w, box_h / h, 1.0 if w > 300 else box_w / w)
-    alt = f"Scan of manifest {manifest.manifest_number}" + (f", file {document.filename}" if document.filename else "")
+    alt = f"Scan of manifest {manifest.manifest_number}"
+    if document.filename:
+        alt += f", file {document.filename}"
     return [Paragraph(f"Scan: manifest {esc(manifest.manifest_number)} · {esc(document.filename or '')}", H2),
             Paragraph(document.sha256, MONO), Spacer(1, 6),
             Figure(Image(io.BytesIO(data), width=w * scale, height=h * scale), alt)]

@@ -103,7 +103,8 @@ def test_the_cover_says_what_each_figure_counts(binder):
 def test_each_kind_of_finding_has_a_page_with_its_rule_and_this_citys_citation(binder):
     pages = [" ".join(page.split()) for page in binder["pages"]]
     late = page_with(pages, "Finding: Manifest filed late")
-    assert "The rule A manifest reaches the city within this many hours of the service." in late
+    assert ("The rule A manifest reaches the city within this many hours of the service. "
+            "This city's figure 72") in late
     assert "Citation Victorville 10.03.170(b)" in late
     quote = PRESETS["victorville"]["sources"]["manifest_deadline_hours"].quote
     assert quote in late
