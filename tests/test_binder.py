@@ -14,7 +14,7 @@ from pypdf.generic import ArrayObject, DictionaryObject
 
 from domain.checks import CODES
 from domain.presets import PRESETS
-from domain.words import STATUSES
+from domain.words import FINDINGS, STATUSES
 from storage.models import Fse
 from tests import factories
 from tests.manifest_world import NOW, build
@@ -116,6 +116,7 @@ def test_each_kind_of_finding_has_a_page_with_its_rule_and_this_citys_citation(b
 
 
 def test_no_code_is_printed_where_words_belong(binder):
+    assert set(FINDINGS) == set(CODES)  # every finding has its words
     text = "\n".join(binder["pages"])
     codes = [code for code in [*CODES, *STATUSES, "grease_interceptor_waste"] if "_" in code]
     assert len(codes) > len(CODES)
