@@ -1,5 +1,7 @@
-"""The records binder (ReportLab): cover, compliance summary with a chart, every service,
-one page per manifest, and the scans appended, each page footed with the FSE and period.
+"""The records binder (ReportLab): a cover that says what each figure counts, the compliance
+summary with a chart, every pump-out in one table, a page per kind of finding with its rule,
+each manifest's details, and the scans appended, each page footed with the FSE and period.
+It is a tagged PDF (`reports.pdf_tags`): structure, title, language and alt text.
 
 Every time in it is the city's local time with its offset, every date its local date
 (`domain.dates.human`, `local_date`)."""
@@ -14,20 +16,9 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen import canvas as pdfcanvas
 from reportlab.platypus import BaseDocTemplate, Frame, NextPageTemplate, PageBreak, PageTemplate
 
-from reports.binder_pages import (
-    ACCENT,
-    INK,
-    MARGIN,
-    PAGE_H,
-    PAGE_W,
-    RULE,
-    cover,
-    image_page,
-    manifest_page,
-    scans_index,
-    services_table,
-    summary_page,
-)
+from reports.binder_manifests import finding_pages, image_page, manifest_details, manifests_table, scans_index
+from reports.binder_pages import ACCENT, INK, MARGIN, PAGE_H, PAGE_W, RULE, cover, summary_page
+from reports.pdf_tags import Tagger
 from reports.pdf_text import SANS, SANS_BOLD, draw, fit, text_width
 
 FOOTER_SIZE = 7.5
@@ -46,6 +37,7 @@ def footer_text(record, width=PAGE_W - 2 * MARGIN):
 
 
 def draw_footer(canvas, text, page, total):
+    canvas._code.append("/Artifact BMC")
     canvas.saveState()
     canvas.setStrokeColor(RULE)
     canvas.setLineWidth(0.5)
@@ -54,19 +46,22 @@ def draw_footer(canvas, text, page, total):
     draw(canvas, MARGIN, 0.45 * inch, text, SANS, FOOTER_SIZE)
     canvas.drawRightString(PAGE_W - MARGIN, 0.45 * inch, f"Page {page} of {total}")
     canvas.restoreState()
+    canvas._code.append("EMC")
 
 
-def numbered_canvas(text, extra_pages):
+def numbered_canvas(text, extra_pages, title, ua):
     class NumberedCanvas(pdfcanvas.Canvas):
-        """Holds pages until the end, so each can say 'Page n of N'."""
+        """Holds pages until the end, so each can say 'Page n of N'; tags what it draws."""
 
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
             self._pages = []
+            self.tagger = Tagger()
 
         def showPage(self):
             self._pages.append(dict(self.__dict__))
             self._startPage()
+            self.tagger.page += 1
 
         def save(self):
             total = len(self._pages) + extra_pages
@@ -74,6 +69,7 @@ def numbered_canvas(text, extra_pages):
                 self.__dict__.update(state)
                 draw_footer(self, text, number, total)
                 super().showPage()
+            self.tagger.finish(self, title=title, ua=ua)
             super().save()
 
     return NumberedCanvas
@@ -85,6 +81,7 @@ HEADER_NAME_ROOM = PAGE_W - 2 * MARGIN - 18 - pdfmetrics.stringWidth(HEADER_LABE
 
 
 def _header(canvas, doc):
+    canvas._code.append("/Artifact BMC")
     canvas.saveState()
     canvas.setFillColor(ACCENT)
     canvas.rect(0, PAGE_H - 0.32 * inch, PAGE_W, 0.32 * inch, stroke=0, fill=1)
@@ -93,6 +90,7 @@ def _header(canvas, doc):
     canvas.drawString(MARGIN, PAGE_H - 0.21 * inch, HEADER_LABEL)
     draw(canvas, PAGE_W - MARGIN, PAGE_H - 0.21 * inch, doc.fogx_title, SANS_BOLD, HEADER_SIZE, right=True)
     canvas.restoreState()
+    canvas._code.append("EMC")
 
 
 def render(record, open_object):
@@ -114,9 +112,10 @@ def render(record, open_object):
 
     story = cover(record, loaded) + [NextPageTemplate("body"), PageBreak()]
     story += summary_page(record) + [PageBreak()]
-    story += services_table(record)
-    for manifest in record.manifests:
-        story += [PageBreak()] + manifest_page(record, manifest)
+    story += manifests_table(record)
+    story += finding_pages(record)
+    if record.manifests:
+        story += manifest_details(record)
     if loaded:
         story += [PageBreak()] + scans_index(record, loaded)
         for manifest, document, data in loaded:
@@ -127,14 +126,15 @@ def render(record, open_object):
                     continue
 
     main = tempfile.SpooledTemporaryFile(max_size=8 * 1024 * 1024)
+    title = f"FOG records: {record.fse.name}"
     doc = BaseDocTemplate(main, pagesize=LETTER, leftMargin=MARGIN, rightMargin=MARGIN,
                           topMargin=0.7 * inch, bottomMargin=0.8 * inch,
-                          title=f"FOG records: {record.fse.name}", author=record.jurisdiction.name,
+                          title=title, author=record.jurisdiction.name, lang="en-US", initialFontName=SANS,
                           subject=record.fse.name + period_text(record))
     doc.fogx_title = fit(record.fse.name, SANS_BOLD, HEADER_SIZE, HEADER_NAME_ROOM)
     frame = Frame(doc.leftMargin, doc.bottomMargin, doc.width, doc.height, id="main")
     doc.addPageTemplates([PageTemplate("cover", [frame]), PageTemplate("body", [frame], onPage=_header)])
-    doc.build(story, canvasmaker=numbered_canvas(footer_text(record), extra))
+    doc.build(story, canvasmaker=numbered_canvas(footer_text(record), extra, title, ua=not pdf_scans))
     if not pdf_scans:
         main.seek(0)
         return main

@@ -1,5 +1,5 @@
-"""The binder's pages as flowables: cover, compliance summary with its chart, services, manifests, scans."""
-import io
+"""The binder's first pages as flowables: the cover with what each figure counts, and the
+compliance summary with its chart; the styles and tables every page of it shares."""
 from datetime import date, timedelta
 
 from reportlab.graphics.shapes import Circle, Drawing, Line, Rect, String
@@ -8,12 +8,15 @@ from reportlab.lib.enums import TA_CENTER
 from reportlab.lib.pagesizes import LETTER
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import inch
-from reportlab.lib.utils import ImageReader
-from reportlab.platypus import Image, Paragraph, Spacer, Table, TableStyle
+from reportlab.pdfbase import pdfmetrics
+from reportlab.platypus import Spacer, Table, TableStyle
 
+from domain import words
 from domain.dates import human as when, local_date
 from domain.frequency import ENOUGH_INTERVALS, citation as frequency_citation
-from reports.pdf_text import MONO_FONT, SANS, SANS_BOLD, esc
+from domain.presets import POLICY
+from reports.pdf_tags import Figure, TableTags, TaggedParagraph as Paragraph
+from reports.pdf_text import MONO_FONT, SANS, SANS_BOLD, esc, text_width
 
 INK = colors.HexColor("#1f2d3a")
 ACCENT = colors.HexColor("#0f6e6e")
@@ -29,26 +32,58 @@ PAGE_W, PAGE_H = LETTER
 MARGIN = 0.75 * inch
 
 styles = getSampleStyleSheet()
-H1 = ParagraphStyle("H1", parent=styles["Heading1"], fontName=SANS_BOLD, textColor=INK, fontSize=18,
-                    spaceAfter=6)
-H2 = ParagraphStyle("H2", parent=styles["Heading2"], fontName=SANS_BOLD, textColor=ACCENT, fontSize=13,
-                    spaceBefore=8, spaceAfter=4)
-BODY = ParagraphStyle("Body", parent=styles["BodyText"], fontName=SANS, textColor=INK, fontSize=9.5,
-                      leading=12.5)
+H1 = ParagraphStyle("H1", parent=styles["Heading1"], fontName=SANS_BOLD, bulletFontName=SANS, textColor=INK,
+                    fontSize=18, spaceAfter=6)
+H2 = ParagraphStyle("H2", parent=styles["Heading2"], fontName=SANS_BOLD, bulletFontName=SANS, textColor=ACCENT,
+                    fontSize=13, spaceBefore=8, spaceAfter=4)
+H3 = ParagraphStyle("Subhead", parent=styles["Heading3"], fontName=SANS_BOLD, bulletFontName=SANS, textColor=INK,
+                    fontSize=10, leading=13, spaceBefore=4, spaceAfter=2)
+BODY = ParagraphStyle("Body", parent=styles["BodyText"], fontName=SANS, bulletFontName=SANS, textColor=INK,
+                      fontSize=9.5, leading=12.5)
 SMALL = ParagraphStyle("Small", parent=BODY, fontSize=8, leading=10, textColor=colors.HexColor("#4b5b68"))
-CELL = ParagraphStyle("Cell", parent=BODY, fontSize=8, leading=10)
+# Cells break lines between words only: a ticket or licence number is never cut in two.
+CELL = ParagraphStyle("Cell", parent=BODY, fontSize=8, leading=10, spaceBefore=0, spaceAfter=0,
+                      splitLongWords=0, hyphenationLang="", embeddedHyphenation=0)
+NOTE = ParagraphStyle("Note", parent=CELL, fontSize=7, leading=9, textColor=SMALL.textColor)
+HEAD = ParagraphStyle("Head", parent=CELL, fontName=SANS_BOLD, textColor=colors.white)
 MONO = ParagraphStyle("Mono", parent=CELL, fontName=MONO_FONT, fontSize=7, leading=9)
-TITLE = ParagraphStyle("Title", parent=H1, fontSize=28, leading=34, alignment=TA_CENTER, spaceAfter=14)
+TITLE = ParagraphStyle("Title", parent=H1, fontSize=26, leading=32, alignment=TA_CENTER, spaceAfter=10)
 SUBTITLE = ParagraphStyle("Subtitle", parent=BODY, fontSize=13, leading=17, alignment=TA_CENTER,
                           textColor=ACCENT)
 
 
-def human(code):
-    return code.replace("_", " ")
+def nobreak(value):
+    """A value read as one token (a ticket, a licence, a manifest number): its spaces do not break."""
+    return str(value).replace(" ", "\u00a0")
 
 
-def table(rows, widths, header=True, zebra=True):
-    t = Table(rows, colWidths=widths, repeatRows=1 if header else 0)
+def cell(text, width, style=None, *, bold=False, flowable=False):
+    """Plain text as a cell `width` points wide whose every word fits whole: the type shrinks
+    (never the word) until the longest one does. A short line of Latin text is a plain string
+    (drawn in the table's font, much faster than a paragraph) unless a `flowable` is wanted."""
+    text = str(text)
+    style = style or CELL
+    font = SANS_BOLD if bold else style.fontName
+    room = width - 7  # the table's padding
+    if not flowable and style is CELL and not bold and text.isascii() and "\n" not in text \
+            and pdfmetrics.stringWidth(text, font, style.fontSize) <= room:
+        return text
+    longest = max((text_width(word, font, style.fontSize) for word in text.split(" ")), default=0)
+    markup = f"<b>{esc(text)}</b>" if bold else esc(text)
+    if longest <= room:
+        return Paragraph(markup, style)
+    size = style.fontSize * room / longest
+    return Paragraph(markup, ParagraphStyle(f"{style.name}-fit", parent=style, fontSize=size, leading=size * 1.25))
+
+
+def table(rows, widths, header=True, zebra=True, header_columns=()):
+    """A table tagged as one (TH for its header row and `header_columns`), its header
+    repeated on each page."""
+    if header:  # a heading wider than its column wraps, or shrinks, like any cell
+        rows = [[cell(text, width, HEAD) if isinstance(text, str) and pdfmetrics.stringWidth(
+            text, SANS_BOLD, 8) > width - 7 else text for text, width in zip(rows[0], widths)], *rows[1:]]
+    t = Table(rows, colWidths=widths, repeatRows=1 if header else 0,
+              renderCB=TableTags(1 if header else 0, header_columns))
     style = [
         ("FONT", (0, 0), (-1, -1), SANS, 8),
         ("TEXTCOLOR", (0, 0), (-1, -1), INK),
@@ -56,20 +91,41 @@ def table(rows, widths, header=True, zebra=True):
         ("LINEBELOW", (0, 0), (-1, -1), 0.25, RULE),
         ("TOPPADDING", (0, 0), (-1, -1), 3),
         ("BOTTOMPADDING", (0, 0), (-1, -1), 3),
+        ("LEFTPADDING", (0, 0), (-1, -1), 3.5),
+        ("RIGHTPADDING", (0, 0), (-1, -1), 3.5),
     ]
     if header:
         style += [("BACKGROUND", (0, 0), (-1, 0), ACCENT), ("TEXTCOLOR", (0, 0), (-1, 0), colors.white),
                   ("FONT", (0, 0), (-1, 0), SANS_BOLD, 8)]
     if zebra:
-        style += [("ROWBACKGROUNDS", (0, 1), (-1, -1), [colors.white, PALE])]
+        style += [("ROWBACKGROUNDS", (0, 1 if header else 0), (-1, -1), [colors.white, PALE])]
     t.setStyle(TableStyle(style))
     return t
 
 
-def key_values(pairs, widths=(1.7 * inch, 5.0 * inch)):
-    """A two-column table of (label, value) as plain text: both are escaped here."""
-    rows = [[Paragraph(f"<b>{esc(k)}</b>", CELL), Paragraph(esc(v), CELL)] for k, v in pairs]
-    return table(rows, widths, header=False, zebra=True)
+def key_values(pairs, widths=(1.7 * inch, 5.3 * inch)):
+    """A table of (label, value) pairs as plain text, two or four columns wide (`widths`),
+    the labels in bold."""
+    per_row = len(widths) // 2
+    rows = []
+    for start in range(0, len(pairs), per_row):
+        row = []
+        for index, (k, v) in enumerate(pairs[start:start + per_row]):
+            label_w = widths[2 * index]
+            fits = k.isascii() and pdfmetrics.stringWidth(k, SANS_BOLD, CELL.fontSize) <= label_w - 7
+            row += [k if fits else cell(k, label_w, bold=True), cell(v, widths[2 * index + 1])]
+        rows.append(row + [""] * (len(widths) - len(row)))
+    labels = range(0, len(widths), 2)
+    t = table(rows, widths, header=False, zebra=True, header_columns=labels)
+    t.setStyle(TableStyle([("FONT", (column, 0), (column, -1), SANS_BOLD, 8) for column in labels]))
+    return t
+
+
+def citing(citation):
+    """A rule's citation as read: the city's section, or that the exchange applies it."""
+    if not citation or citation == POLICY:
+        return "exchange policy (the ordinance states no such rule; the exchange applies it)"
+    return citation
 
 
 # The chart ----------------------------------------------------------------------------------
@@ -81,6 +137,7 @@ def services_chart(record, width=6.9 * inch):
     lane_h, top, left, right = 26, 26, 62, 10
     height = top + lane_h * max(len(lanes), 1) + 22
     drawing = Drawing(width, height)
+    drawing.initialFontName = SANS  # the renderer would start in Times, a font the binder does not embed
     start, end = record.period_from, record.period_to
     span = max((end - start).days, 1)
 
@@ -125,6 +182,7 @@ def services_chart(record, width=6.9 * inch):
 
 def legend(width=6.9 * inch):
     drawing = Drawing(width, 14)
+    drawing.initialFontName = SANS
     x = 4
     for symbol, text in (("dot", "qualifying service"), ("ring", "partial or decanted: does not count"),
                          ("tick", "due date"), ("bold", "next due")):
@@ -144,11 +202,11 @@ def legend(width=6.9 * inch):
 
 def cover(record, scans):
     fse, jurisdiction = record.fse, record.jurisdiction
-    story = [Spacer(1, 1.3 * inch),
+    story = [Spacer(1, 0.35 * inch),
              Paragraph("FOG Pump-out Records", TITLE),
              Paragraph(esc(fse.name), SUBTITLE),
              Paragraph(esc(fse.address), SUBTITLE),
-             Spacer(1, 0.45 * inch)]
+             Spacer(1, 0.25 * inch)]
     permits = ", ".join(f"{p.permit_number} ({p.kind})" for p in record.permits) or "none on record"
     devices = "; ".join(f"{line.device.tag}: {line.device.kind}, {line.device.capacity_gallons:,} gal, "
                         f"every {line.frequency_days} days" for line in record.devices) or "none on record"
@@ -158,26 +216,74 @@ def cover(record, scans):
         ("Operator", f"{fse.operator_name} <{fse.operator_email}>"),
         ("Permits", permits),
         ("Grease control devices", devices),
-        ("Period", f"{record.period_from:%B %d, %Y} to {record.period_to:%B %d, %Y}"),
+        ("Period", f"{record.period_from.isoformat()} to {record.period_to.isoformat()}"),
         ("Manifests in period", f"{len(record.manifests)} ({sum(len(m.revisions) for m in record.manifests)} revisions)"),
         ("Scans attached", str(len(scans))),
         ("Generated", when(record.generated_at, record.zone)),
         ("Times", f"{record.zone} local time, with its offset"),
     ]))
-    story += [Spacer(1, 0.35 * inch), Paragraph(
+    story += [Paragraph("What the figures count", H2)] + [Paragraph(line, BODY) for line in figures(record)]
+    story += [Spacer(1, 0.15 * inch), Paragraph(
         f"This binder holds every pump-out manifest filed for this establishment in the period, "
         f"with the compliance findings of each and the scans the hauler attached. Records are kept "
-        f"{jurisdiction.retention_years} years ({esc(jurisdiction.citations.get('retention_years', ''))}). "
+        f"{jurisdiction.retention_years} years ({esc(citing(jurisdiction.citations.get('retention_years')))}). "
         "Each manifest revision carries a SHA-256 that covers its content and the previous revision's "
         "hash, so the record proves it has not been altered.", SMALL)]
     return story
 
 
+BEHIND = {"missed": "missed its service", "overdue": "is overdue", "never_serviced": "has never been serviced"}
+
+
+def deadline_words(hours):
+    return f"{hours // 24} days ({hours} hours)" if hours % 24 == 0 and hours >= 48 else f"{hours} hours"
+
+
+def figures(record):
+    """Each figure of the cover as a sentence that says what it counts (paragraph markup)."""
+    city, total = record.jurisdiction, len(record.manifests)
+    findings = [(m, f) for m in record.manifests for f in record.active_findings(m)]
+    late = len({m.id for m, f in findings if f.code == "late_submission"})
+    qualifying = sum(1 for m in record.manifests if record.current(m).qualifying)
+    pump_outs = "pump-out" if total == 1 else "pump-outs"
+    lines = [f"<b>Pump-outs:</b> {total} {pump_outs} filed for services from {record.period_from.isoformat()} "
+             f"to {record.period_to.isoformat()}, one manifest each."]
+    if total:
+        lines += [
+            f"<b>Filed on time:</b> {total - late} of {total} {pump_outs} were filed within "
+            f"{deadline_words(city.manifest_deadline_hours)} of the service "
+            f"({esc(citing(city.citations.get('manifest_deadline_hours')))}); {late} filed late.",
+            f"<b>Qualifying services:</b> {qualifying} of {total} {pump_outs} count toward the device's "
+            f"frequency" + ("." if qualifying == total else
+                            f"; the other {total - qualifying} were not full pump-downs, returned water to "
+                            f"the device or were not plausible.")]
+    as_of = record.period_to
+    behind = [line for line in record.devices if line.status in ("missed", "overdue", "never_serviced")]
+    if behind:
+        for line in behind:
+            since = (f"due {line.due_on.isoformat()}, {line.days_overdue} days past due"
+                     if line.due_on else "never serviced since its permit")
+            lines.append(f"<b>Missed service:</b> {esc(line.device.tag)} ({line.device.kind}, every "
+                         f"{line.frequency_days} days) {BEHIND[line.status]} as of {as_of.isoformat()}: "
+                         f"{since}. See the page on missed services.")
+    else:
+        lines.append(f"<b>Missed services:</b> none; no device is past due as of {as_of.isoformat()}.")
+    if findings:
+        kinds = {}
+        for _, f in findings:
+            kinds[f.code] = kinds.get(f.code, 0) + 1
+        listed = "; ".join(f"{esc(words.finding(code))} ({count})" for code, count in kinds.items())
+        lines.append(f"<b>Open findings:</b> {len(findings)} on {len({m.id for m, _ in findings})} of {total} "
+                     f"{pump_outs}, each kind on a page of its own with its rule: {listed}.")
+    else:
+        lines.append("<b>Open findings:</b> none in the period.")
+    return lines
+
+
 def summary_page(record):
     summary = record.summary
-    share = summary["on_time_share"]
     story = [Paragraph("Compliance summary", H1),
-             Paragraph(f"{record.period_from:%b %d, %Y} – {record.period_to:%b %d, %Y}", SMALL), Spacer(1, 8)]
+             Paragraph(f"{record.period_from.isoformat()} to {record.period_to.isoformat()}", SMALL), Spacer(1, 8)]
     rows = [["Device", "Kind", "Capacity", "Every", "Last qualifying", "Next due", "Status"]]
     for line in record.devices:
         colour = STATUS_COLOURS.get(line.status, INK).hexval()
@@ -185,22 +291,35 @@ def summary_page(record):
                      f"{line.frequency_days} d",
                      line.last_qualifying.isoformat() if line.last_qualifying else "never",
                      line.due_on.isoformat() if line.due_on else "–",
-                     Paragraph(f'<font color="{colour}"><b>{human(line.status)}</b></font>'
-                               + (f" ({line.days_overdue} d)" if line.days_overdue else ""), CELL)])
+                     Paragraph(f'<font color="{colour}"><b>{words.status(line.status)}</b></font>'
+                               + (f" ({line.days_overdue} days past due)" if line.days_overdue else ""), CELL)])
     story.append(table(rows, [0.8 * inch, 0.85 * inch, 0.85 * inch, 0.6 * inch, 1.15 * inch, 1.0 * inch, 1.65 * inch]))
-    story += [Spacer(1, 10), Paragraph("Services per device", H2), services_chart(record), legend(),
+    story += [Spacer(1, 10), Paragraph("Services per device", H2),
+              Figure(services_chart(record), chart_alt(record)),
+              Figure(legend(), "Legend: a filled dot is a qualifying service, a ring a partial or decanted "
+                               "service that does not count, a thin tick a due date, a bold tick the next due date."),
               Spacer(1, 10)]
-    figures = [["Manifests", str(summary["manifests"])],
-               ["Qualifying services", str(summary["qualifying_services"])],
-               ["Filed on time", f"{share:.0%}" if share is not None else "–"]]
-    story.append(table([["Figure", "Value"]] + figures, [2.5 * inch, 1.2 * inch]))
     if summary["findings_by_code"]:
-        story += [Spacer(1, 8), Paragraph("Open findings by code", H2),
-                  table([["Finding", "Count"]] + [[human(c), str(n)] for c, n in summary["findings_by_code"].items()],
-                        [2.5 * inch, 1.2 * inch])]
+        story += [Spacer(1, 8), Paragraph("Open findings", H2),
+                  table([["Finding", "Pump-outs"]] + [[words.finding(c), str(n)]
+                                                      for c, n in summary["findings_by_code"].items()],
+                        [3.0 * inch, 1.2 * inch])]
     else:
         story += [Spacer(1, 8), Paragraph("No open findings in the period.", BODY)]
     return story + measured_section(record)
+
+
+def chart_alt(record):
+    """The chart in words: each device's services in the period, and when it is due."""
+    parts = []
+    for line in record.devices:
+        days = [local_date(record.current(m).service_completed_at, record.zone) for m in record.manifests
+                if m.device_id == line.device.id]
+        due = f"next due {line.due_on.isoformat()}" if line.due_on else "no next due date"
+        parts.append(f"{line.device.tag}: {len(days)} services in the period"
+                     + (f", from {min(days).isoformat()} to {max(days).isoformat()}" if days else "")
+                     + f"; {due}; {words.status(line.status).lower()}.")
+    return "Chart of services per device over the period. " + " ".join(parts)
 
 
 def measured_section(record):
@@ -234,132 +353,3 @@ def measured_section(record):
     return [Spacer(1, 8), Paragraph("Measured FOG and solids", H2),
             table(rows, [0.7 * inch, 0.7 * inch, 0.8 * inch, 1.1 * inch, 1.3 * inch, 2.3 * inch]),
             Spacer(1, 4), Paragraph(note, SMALL)]
-
-
-def services_table(record):
-    devices = {line.device.id: line.device for line in record.devices}
-    rows = [["Service", "Manifest", "Device", "Gallons", "Full", "Disposal", "Received", "Findings"]]
-    for manifest in record.manifests:
-        revision = record.current(manifest)
-        findings = record.active_findings(manifest)
-        rows.append([
-            local_date(revision.service_completed_at, record.zone).isoformat(),
-            Paragraph(esc(manifest.manifest_number) + (f" <font size=6>r{revision.revision}</font>"
-                                                       if revision.revision > 1 else ""), CELL),
-            devices[manifest.device_id].tag,
-            f"{revision.gallons_removed:,}",
-            "yes" if revision.full_pump_down else "no",
-            Paragraph(esc(revision.disposal_ticket_number or "–"), CELL),
-            local_date(revision.received_at, record.zone).isoformat(),
-            Paragraph(", ".join(f'<font color="{(BAD if f.severity == "violation" else WARN).hexval()}">'
-                                f"{esc(f.code)}</font>" for f in findings) or "–", CELL),
-        ])
-    return [Paragraph("Every service", H1),
-            table(rows, [0.8 * inch, 1.05 * inch, 0.55 * inch, 0.6 * inch, 0.4 * inch, 0.8 * inch,
-                         0.8 * inch, 2.0 * inch])]
-
-
-def manifest_page(record, manifest):
-    revision = record.current(manifest)
-    body = revision.body["manifest"]
-    devices = {line.device.id: line.device for line in record.devices}
-    device = devices[manifest.device_id]
-    measurements = body.get("measurements") or {}
-    disposal = body.get("disposal") or {}
-    zone = record.zone
-    story = [Paragraph(f"Manifest {esc(manifest.manifest_number)}", H1),
-             Paragraph(f"Revision {revision.revision} of {len(manifest.revisions)} · "
-                       f"device {esc(device.tag)} · permit {esc(body['permit_number'])}", SMALL),
-             Spacer(1, 6),
-             key_values([
-                 ("Service", f"{when(revision.service_started_at, zone)} to "
-                             f"{when(revision.service_completed_at, zone)}"),
-                 ("Received", _received_at(manifest, revision, zone)),
-                 ("Hauler", _named(revision.hauler_name, revision.hauler_licence_number and
-                                   f"licence {revision.hauler_licence_number}")),
-                 ("Driver / vehicle", f"{body['driver_name']} / {body['vehicle_id']}"),
-                 ("Signed for the FSE by", body["fse_signer_name"]),
-                 ("Waste", human(body["waste_type"])),
-                 ("Gallons removed", f"{body['gallons_removed']:,} of {device.capacity_gallons:,} "
-                                     f"(decant returned: {body['decant_returned_gallons']:,})"),
-                 ("Full pump-down attested", "yes" if body["full_pump_down"] else "no"),
-                 ("Measured before pumping", (f"FOG {measurements['fog_depth_in']} in, solids "
-                                              f"{measurements['solids_depth_in']} in (design depth "
-                                              f"{device.liquid_depth_in:g} in)") if measurements else "not measured"),
-                 ("Disposal", (f"ticket {disposal['ticket_number']}, {disposal['gallons_delivered']:,} gal "
-                               f"delivered {when(revision.disposal_delivered_at, zone)}")
-                  if disposal else "no disposal record"),
-                 *([("Disposal site", _named(revision.disposal_site_name, revision.disposal_site_address))]
-                   if disposal else []),
-                 *_received(record.receipts.get(manifest.id), zone),
-             ])]
-    findings = record.active_findings(manifest)
-    story.append(Paragraph("Findings", H2))
-    if findings:
-        rows = [["Code", "Severity", "Message", "Ordinance"]]
-        for f in findings:
-            rows.append([Paragraph(f"<b>{esc(f.code)}</b>", CELL), f.severity, Paragraph(esc(f.message), CELL),
-                         Paragraph(esc(f.citation), CELL)])
-        story.append(table(rows, [1.45 * inch, 0.65 * inch, 2.7 * inch, 2.1 * inch]))
-    else:
-        story.append(Paragraph("None: a compliant service.", BODY))
-    story.append(Paragraph("Revisions", H2))
-    rows = [["Rev", "Received", "Reason", "SHA-256"]]
-    for r in manifest.revisions:
-        rows.append([str(r.revision), Paragraph(when(r.received_at, zone), CELL),
-                     Paragraph(esc(r.reason or "original filing"), CELL), Paragraph(r.sha256, MONO)])
-    story.append(table(rows, [0.4 * inch, 1.1 * inch, 1.4 * inch, 4.0 * inch]))  # a SHA-256 on one line
-    if manifest.documents:
-        story.append(Paragraph("Documents", H2))
-        rows = [["File", "Type", "Bytes", "SHA-256"]]
-        for d in manifest.documents:
-            rows.append([Paragraph(esc(d.filename or "–"), CELL), d.content_type.split("/")[1].upper(),
-                         f"{d.size_bytes:,}", Paragraph(d.sha256, MONO)])
-        story.append(table(rows, [1.5 * inch, 0.55 * inch, 0.75 * inch, 4.1 * inch]))
-    return story
-
-
-def _received_at(manifest, revision, zone):
-    """When the revision was received, and when the manifest first was (the filing deadline
-    runs to that), where they differ."""
-    received = when(revision.received_at, zone)
-    if revision.revision == 1:
-        return received
-    return f"{received} (first received {when(manifest.revisions[0].received_at, zone)})"
-
-
-def _named(name, detail):
-    """A name as recorded at filing, with its detail, or a dash where none was recorded."""
-    return ", ".join(part for part in (name, detail) if part) or "–"
-
-
-def _received(receipt, zone):
-    """The disposal site's own record of the load, where it sent one."""
-    if receipt is None:
-        return []
-    return [("Received by the site", f"{receipt.gallons_received:,} gal at "
-                                     f"{when(receipt.received_at, zone)}, vehicle "
-                                     f"{receipt.vehicle_id}, hauler licence {receipt.hauler_licence_number} "
-                                     f"(the site's receipt)")]
-
-
-def scans_index(record, scans):
-    rows = [["Manifest", "File", "Type", "SHA-256"]]
-    for manifest, document, _ in scans:
-        rows.append([Paragraph(esc(manifest.manifest_number), CELL), Paragraph(esc(document.filename or "–"), CELL),
-                     document.content_type.split("/")[1].upper(), Paragraph(document.sha256, MONO)])
-    return [Paragraph("Scans", H1),
-            Paragraph("The scans attached to the manifests follow, in this order: images on their own "
-                      "pages, then PDF scans as filed.", BODY), Spacer(1, 6),
-            table(rows, [1.0 * inch, 1.35 * inch, 0.55 * inch, 4.0 * inch])]
-
-
-def image_page(manifest, document, data):
-    reader = ImageReader(io.BytesIO(data))
-    w, h = reader.getSize()
-    box_w, box_h = PAGE_W - 2 * MARGIN, PAGE_H - 2 * MARGIN - 1.0 * inch
-    scale = min(box_w / w, box_h / h, 1.0 if w > 300 else box_w / w)
-    return [Paragraph(f"Scan: manifest {esc(manifest.manifest_number)} · {esc(document.filename or '')}", H2),
-            Paragraph(document.sha256, MONO), Spacer(1, 6),
-            Image(io.BytesIO(data), width=w * scale, height=h * scale)]
-

@@ -172,7 +172,7 @@ def test_a_revoked_or_expired_permit_ends_its_devices_due_dates(city, session, f
 
     assert _schema_errors(load_spec(), {"$ref": "#/components/schemas/Record"}, record) == []
     binder = PdfReader(io.BytesIO(ask(world, world.auditor, f"/v1/fses/{fse.id}/records", format="pdf").data))
-    assert "permit ended" in binder.pages[1].extract_text()
+    assert "Permit ended" in binder.pages[1].extract_text()
 
 
 # Lateness runs from the first receipt --------------------------------------------------------

@@ -156,10 +156,10 @@ def test_a_long_name_gives_way_to_the_period_and_page_in_every_footer(client, se
     session.commit()
     pages = [page.extract_text() for page in PdfReader(io.BytesIO(get(client, filed, fmt="pdf").data)).pages]
     assert name in " ".join(pages[0].split())  # the cover has room for it, over lines
-    assert len(pages) == 10
+    assert len(pages) == 12
     for number, text in enumerate(pages, start=1):
-        footer = next(line for line in text.splitlines() if "2023-06-01 to 2026-06-01" in line)
-        assert "…" in footer and f"Page {number} of 10" in text
+        footer = next(line for line in text.splitlines() if "· 2023-06-01 to 2026-06-01" in line)
+        assert "…" in footer and f"Page {number} of 12" in text
 
 
 def test_pdf_binder_reads_back(client, filed):
@@ -173,12 +173,14 @@ def test_pdf_binder_reads_back(client, filed):
     for manifest in filed["manifests"]:
         assert manifest["manifest_number"] in text
         assert manifest["sha256"] in text  # each hash on one line, as a reader compares it
-    for code in ("partial_pump_down", "late_submission"):
-        assert code in text
+    for phrase in ("Not fully pumped out", "Manifest filed late"):  # findings in words, not codes
+        assert phrase in text
+    assert "partial_pump_down" not in text and "late_submission" not in text
     assert "SIGNED MANIFEST page 2" in text  # the scanned PDF is merged
-    # cover, summary, services, 3 manifests, scans index, 1 image page, 2 scanned pages
-    assert len(reader.pages) == 10
-    assert all(f"Page {n} of 10" in page for n, page in enumerate(pages, start=1))
+    # cover, summary, every pump-out, a page for each of the three kinds of finding and one on
+    # the missed service, the manifests' details, scans index, 1 image page, 2 scanned pages
+    assert len(reader.pages) == 12
+    assert all(f"Page {n} of 12" in page for n, page in enumerate(pages, start=1))
     assert all("Restaurant" in page and "2023-06-01 to 2026-06-01" in page for page in pages)
 
 
