@@ -101,3 +101,40 @@ def test_a_dispute_is_the_sites_own_and_says_why(site_world, client, session):
     assert client.get("/v1/deliveries?state=lost", headers=factories.bearer(world.site_token)).status_code == 422
     # Nothing refused was kept.
     assert deliveries(world)["items"][0]["disputes"] == []
+
+
+def test_the_city_month_by_month_counts_what_its_lists_list(app, client, session):
+    """The trends add up to the lists they summarise: each month's findings and late filings are
+    the findings list's rows of services in that month, its missed services those the missed
+    services list gives for the month."""
+    import calendar
+
+    assert app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
+    auditor = factories.bearer(factories.token(client, "demo-auditor", "demo-auditor-secret"))
+    response = client.get("/v1/audit/trends?months=13", headers=auditor)
+    assert response.status_code == 200, response.json
+    answer = response.json
+    spec = load_spec()
+    schema = spec["paths"]["/v1/audit/trends"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert _schema_errors(spec, schema, answer) == []
+    assert len(answer["months"]) == 13 and answer["months"][-1]["month"] == answer["as_of"][:7]
+    for month in answer["months"]:
+        year, number = map(int, month["month"].split("-"))
+        first, last = f"{month['month']}-01", f"{month['month']}-{calendar.monthrange(year, number)[1]:02d}"
+        listed = client.get("/v1/audit/findings", query_string={"from": first, "to": last, "limit": 1000},
+                            headers=auditor).json
+        assert month["findings"] == len(listed["items"]), month
+        assert month["late_filings"] == listed["counts"].get("late_submission", 0)
+        # Missed by today: the list of a month not yet over is asked up to today.
+        last = min(last, answer["as_of"])
+        missed = client.get("/v1/audit/missed-services", query_string={"from": first, "to": last, "limit": 1000},
+                            headers=auditor).json["items"]
+        assert month["missed_services"] == sum(first <= row["missed_on"] <= last for row in missed), month
+    assert sum(m["findings"] for m in answer["months"]) > 0 and sum(m["missed_services"] for m in answer["months"]) > 0
+    due = client.get(f"/v1/fses/{client.get('/v1/fses', headers=auditor).json['items'][0]['id']}/service-status",
+                     headers=auditor)
+    assert due.status_code == 200
+    assert answer["due_soon"] >= sum(d["status"] == "due_soon" for d in due.json["items"])
+    for bad in ({"months": 0}, {"months": 37}, {"as_of": "June"}):
+        refused = client.get("/v1/audit/trends", query_string=bad, headers=auditor)
+        assert refused.status_code == 422 and refused.mimetype == "application/problem+json"
