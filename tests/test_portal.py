@@ -242,14 +242,20 @@ def test_an_auditor_filters_the_lists_and_downloads_the_same_csv_as_the_api(port
     card = requests.get(f"{base}/v1/audit/haulers/{hauler['id']}/scorecard", headers=bearer, timeout=10).json()
     [shown] = rows(browser)
     assert shown[2] == str(card["manifests"]) and shown[3] == f"{round(card['on_time_share'] * 100)}%"
-    assert not [b for b in by_css(browser, "#view button") if b.text == "Download CSV"]
+    # The scorecards as a sheet too, with the figures shown.
+    csv.unlink()
+    button(browser, "Download CSV").click()
+    sheet = downloaded(browser)
+    header, line = sheet.read_text().splitlines()[:2]
+    assert header.startswith("hauler,licence,from,to,manifests")
+    assert line.startswith(f"{hauler['name']},{hauler['licence_number']},") and f",{card['manifests']}," in line
 
 
 def test_a_hauler_sees_the_devices_coming_due(portal):
     browser, _ = portal
     sign_in(browser, "demo-hauler", "demo-hauler-secret")
-    waiting_for(browser, lambda b: rows(b), "the due list")
-    assert [(row[0], row[3], row[-1]) for row in rows(browser)] == [
+    waiting_for(browser, lambda b: rows(b, "#due"), "the due list")
+    assert [(row[0], row[3], row[-1]) for row in rows(browser, "#due")] == [
         ("Golden Wok", "GI-1 (interceptor)", "Missed"), ("Mesa Grill", "GI-1 (interceptor)", "Due soon"),
         ("Golden Wok", "GT-1 (trap)", "Due soon")]
     within = by_css(browser, "#due-within_days")[0]
@@ -262,7 +268,7 @@ def test_a_hauler_sees_the_devices_coming_due(portal):
     button(browser, "Show").click()
     waiting_for(browser, lambda b: "within_days" in message(b), "the refusal")
     assert message(browser).startswith("Validation failed. within_days: ") and "365" in message(browser)
-    assert len(rows(browser)) == 3  # the list shown before stays
+    assert len(rows(browser, "#due")) == 3  # the list shown before stays
 
 
 def test_names_from_the_registry_are_shown_as_text(portal, session):
