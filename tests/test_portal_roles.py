@@ -189,6 +189,16 @@ def test_a_dispatcher_files_a_manifest_with_its_scan_and_corrects_it(portal, scr
     by_css(browser, "#file-submit")[0].click()
     waiting_for(browser, lambda b: by_css(b, "#message.error") and message(b), "the refusal")
     assert "permit" in message(browser).lower()
+    # The driver's view in Spanish.
+    from selenium.webdriver.support.ui import Select
+
+    Select(by_css(browser, "#language")[0]).select_by_value("es")
+    waiting_for(browser, lambda b: by_css(b, "#file-submit") and by_css(b, "#file-submit")[0].text == "Presentar el manifiesto",
+                "the driver's view in Spanish")
+    view = browser.execute_script("return document.getElementById('view').textContent")
+    assert "Equipos por vencer" in view and "Vence pronto" in view and "Hora local (America/Los_Angeles)" in view
+    accessible(browser, "the driver's view in Spanish")
+    fits(browser, screen, "the driver's view in Spanish")
 
 
 # A restaurant operator ------------------------------------------------------------------------
