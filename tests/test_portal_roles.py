@@ -329,3 +329,23 @@ def test_an_auditor_reads_the_city_at_a_glance_and_downloads_every_list(portal, 
     button(browser, "Findings").click()
     waiting_for(browser, lambda b: by_css(b, "#view ul.counts li"), "the counts")
     assert "FOG and solids over 25% of the depth: 5" in text_of(browser, "#view ul.counts")
+    # Filtered by a finding named in words.
+    from selenium.webdriver.support.ui import Select
+
+    Select(by_css(browser, "#findings-code")[0]).select_by_visible_text("Manifest filed after the deadline")
+    button(browser, "Show").click()
+    waiting_for(browser, lambda b: by_css(b, "#view .empty"), "no late filing")
+    Select(by_css(browser, "#findings-code")[0]).select_by_visible_text("FOG and solids over 25% of the depth")
+    button(browser, "Show").click()
+    waiting_for(browser, lambda b: len(rows(b)) == 5, "the five findings of that rule")
+    assert {row[-1] for row in rows(browser)} == {"Victorville 10.03.160(f)(1)"}
+    # Missed services over a period, not on a day.
+    button(browser, "Missed services").click()
+    waiting_for(browser, lambda b: by_css(b, "#missed-from"), "the missed services")
+    set_value(browser, "#missed-from", f"{trends['months'][0]['month']}-01")
+    button(browser, "Show").click()
+    waiting_for(browser, lambda b: text_of(b, "#view caption").startswith("Missed from "), "the period's missed services")
+    missed = requests.get(f"{base}/v1/audit/missed-services", params={"from": f"{trends['months'][0]['month']}-01"},
+                          headers=headers, timeout=10).json()["items"]
+    assert len(rows(browser)) == len(missed) >= sum(m["missed_services"] for m in trends["months"])
+    assert "undefined" not in text_of(browser, "#view")

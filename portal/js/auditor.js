@@ -38,6 +38,14 @@ function licence(row) {
   return state ? `${row.licence_number} (${state})` : row.licence_number;
 }
 
+// On a day, the device's last full service; over a period, where the missed interval began.
+function lastService(row) {
+  if (row.last_service_on) return `${row.last_service_on}, ${row.last_hauler_name}`;
+  if (row.counted_from === "service") return row.from_on;
+  if (row.counted_from === "permit_issued") return `none (permit issued ${row.from_on})`;
+  return "none";
+}
+
 const HAULER_COLUMNS = [
   ["Hauler", (r) => r.hauler_name || r.name, null, true],
   ["Licence", licence],
@@ -63,7 +71,7 @@ const LISTS = [
       ["Permit", (r) => (r.permit_status ? `${r.permit_number} (${r.permit_status})` : r.permit_number)],
       ["Device", (r) => r.device_tag, null, true],
       ["Every", (r) => `${r.frequency_days} days`, "number"],
-      ["Last full service", (r) => (r.last_service_on ? `${r.last_service_on}, ${r.last_hauler_name}` : (r.from_on || "none"))],
+      ["Last full service", lastService],
       ["Due", (r) => r.due_on, "date", true],
       ["Days overdue", (r) => r.days_overdue ?? r.days_late, "number"],
       ["Status", (r) => badge(r.status || "missed"), null, true],

@@ -5,9 +5,10 @@ import { action, el, table } from "./dom.js";
 import { findingText, t } from "./i18n.js";
 import { badge, filteredList } from "./lists.js";
 import { manifestForm } from "./manifest-form.js";
-import { when } from "./time.js";
+import { toLocalInput, when } from "./time.js";
 
 const RECENT = 20;
+const RECENT_DAYS = 90; // the services a dispatcher may still be correcting
 
 export async function hauler() {
   const [cities, sites, due] = await Promise.all([
@@ -46,7 +47,8 @@ export async function hauler() {
 }
 
 async function manifests(zone, sites, choices, editor, refresh) {
-  const all = await everything("/v1/manifests");
+  const since = toLocalInput(new Date(Date.now() - RECENT_DAYS * 86_400_000).toISOString(), zone).slice(0, 10);
+  const all = await everything("/v1/manifests", { from: since });
   const newest = all.sort((a, b) => b.received_at.localeCompare(a.received_at)).slice(0, RECENT);
   const heading = el("h2", { id: "recent-title" }, t("hauler.recent"));
   if (!newest.length) return [heading, el("p", { class: "empty" }, t("hauler.noManifests"))];

@@ -27,7 +27,7 @@ export function manifestForm({ zone, sites, choices, correcting = null, onFiled,
     el("option", { value: "" }, t("form.noSite")), sites.map((s) => el("option", { value: s.id }, s.name)));
   form.append(
     correcting ? field(t("form.reason"), el("textarea", { id: id("reason"), name: id("reason"), required: true, maxlength: 2000, rows: 2 })) : null,
-    el("fieldset", {}, el("legend", {}, t("hauler.file")),
+    el("fieldset", {}, el("legend", {}, t("form.service")),
       correcting ? null : text("number", t("form.number"), { maxlength: 60 }),
       text("permit", t("form.permit"), { list: id("permits"), maxlength: 60 }),
       text("device", t("form.device"), { list: id("devices"), maxlength: 40 }),
