@@ -389,3 +389,30 @@ def test_an_auditor_reads_findings_and_deliveries_in_the_citys_local_time(portal
     load = next(item for item in answer if item["ticket_number"] == "HDR-00015")
     assert light[5] == f"48 gal, {_local(load['delivered_at'], 'America/Los_Angeles')}"
     assert light[6] == f"40 gal, {_local(load['received_at'], 'America/Los_Angeles')}"
+
+
+def test_the_portals_modules_are_served_as_javascript_under_its_policy(client):
+    """portal.js imports its views from js/: each is served as a script the policy allows, and
+    every module any of them imports is there."""
+    seen, waiting = set(), ["/portal/portal.js"]
+    while waiting:
+        path = waiting.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        response = client.get(path)
+        assert response.status_code == 200, path
+        assert response.mimetype in ("text/javascript", "application/javascript"), path
+        assert response.headers["Content-Security-Policy"] == POLICY
+        base = path.rsplit("/", 1)[0]
+        for imported in re.findall(r'^import .* from "(\.{1,2}/[^"]+)";$', response.get_data(as_text=True), re.M):
+            parts = f"{base}/{imported}".split("/")
+            resolved = []
+            for part in parts:
+                if part == "..":
+                    resolved.pop()
+                elif part != ".":
+                    resolved.append(part)
+            waiting.append("/".join(resolved))
+    assert {"/portal/person.js", "/portal/js/api.js", "/portal/js/time.js", "/portal/js/i18n.js",
+            "/portal/js/site.js", "/portal/js/auditor.js", "/portal/js/dashboard.js"} <= seen
