@@ -204,7 +204,7 @@ export async function auditor() {
         report(error);
       });
   });
-  const glance = await dashboard();
+  const glance = dashboard();
   await select(LISTS[0]);
   return [el("h1", {}, "City audit"), glance, tabs, panel];
 }

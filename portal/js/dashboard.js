@@ -35,17 +35,22 @@ function chart(id, title, months, key, tone) {
       })));
 }
 
-export async function dashboard() {
-  const trends = await getJson("/v1/audit/trends", { months: 12 });
-  const months = trends.months;
-  return el("section", { class: "card dashboard", "aria-labelledby": "glance-title" },
-    el("h2", { id: "glance-title" }, "How the city is doing"),
-    el("p", { class: "muted" }, `The last 12 months to ${trends.as_of}, by the city's local month.`),
-    el("div", { class: "charts" },
+// The section at once, its figures when the API has counted them: the lists below need not wait.
+export function dashboard() {
+  const body = el("div", { class: "charts" }, el("p", { class: "loading" }, "Counting…"));
+  const section = el("section", { class: "card dashboard", "aria-labelledby": "glance-title", "aria-busy": "true" },
+    el("h2", { id: "glance-title" }, "How the city is doing"), body);
+  getJson("/v1/audit/trends", { months: 12 }).then((trends) => {
+    const months = trends.months;
+    body.replaceChildren(
       el("div", { class: "due-soon", id: "due-soon" },
         el("span", { class: "figure" }, String(trends.due_soon)),
         el("span", {}, trends.due_soon === 1 ? "device comes due within 14 days" : "devices come due within 14 days")),
       chart("chart-missed", "Missed services", months, "missed_services", "late"),
       chart("chart-late", "Late filings", months, "late_filings", "soon"),
-      chart("chart-findings", "Open findings", months, "findings", "brand")));
+      chart("chart-findings", "Open findings", months, "findings", "brand"));
+    section.insertBefore(el("p", { class: "muted" }, `The last 12 months to ${trends.as_of}, by the city's local month.`), body);
+  }).catch((error) => body.replaceChildren(el("p", { class: "empty" }, `The figures could not be counted: ${error.message}`)))
+    .finally(() => section.removeAttribute("aria-busy"));
+  return section;
 }
