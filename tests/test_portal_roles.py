@@ -349,3 +349,27 @@ def test_an_auditor_reads_the_city_at_a_glance_and_downloads_every_list(portal, 
                           headers=headers, timeout=10).json()["items"]
     assert len(rows(browser)) == len(missed) >= sum(m["missed_services"] for m in trends["months"])
     assert "undefined" not in text_of(browser, "#view")
+
+
+def test_a_clerk_signs_in_as_a_person_sees_the_deliveries_and_signs_out_to_nobody(portal, screen, session):
+    from sqlalchemy import update
+
+    from services.demo_people import DEMO_PASSWORD
+    from storage.people import OAuthApp
+
+    browser, base = portal
+    session.execute(update(OAuthApp).where(OAuthApp.client_id == "fogx-portal").values(redirect_uris=[f"{base}/portal/"]))
+    session.commit()
+    by_css(browser, "#person-sign-in")[0].click()
+    waiting_for(browser, lambda b: by_css(b, "#email"), "the sign-in page")
+    by_css(browser, "#email")[0].send_keys("clerk@demo.fogx.test")
+    by_css(browser, "#password")[0].send_keys(DEMO_PASSWORD)
+    by_css(browser, "#submit")[0].click()
+    waiting_for(browser, lambda b: len(rows(b)) > 5, "the deliveries")
+    assert text_of(browser, "#who-name") == "Gate Clerk · disposal site"
+    assert text_of(browser, "#view h1") == "Deliveries to your site"
+    fits(browser, screen, "the clerk's view, signed in as a person")
+    by_css(browser, "#sign-out")[0].click()
+    waiting_for(browser, lambda b: message(b) == "You are signed out.", "the sign-out")
+    assert not by_css(browser, "#who")[0].is_displayed() and text_of(browser, "#who-name") == ""
+    assert by_css(browser, "#view tbody tr") == []
