@@ -3,13 +3,15 @@
 import { finishSignIn, startSignIn } from "./person.js";
 import { begin, resume, session, signInWithSecret, signOut } from "./js/api.js";
 import { el, report, show } from "./js/dom.js";
-import { LANGUAGES, lang, setLang, t } from "./js/i18n.js";
+import { LANGUAGES, lang, setLang, t, use } from "./js/i18n.js";
 import { auditor } from "./js/auditor.js";
 import { hauler } from "./js/hauler.js";
 import { restaurants } from "./js/restaurant.js";
 import { site } from "./js/site.js";
 
 const VIEWS = { auditor, hauler, fse: restaurants, site };
+// The views a person may read in Spanish; the others are in English alone.
+const BILINGUAL = new Set(["hauler", "fse"]);
 
 function roleOf(scopes) {
   if (scopes.has("audit:read")) return "auditor";
@@ -28,6 +30,8 @@ async function showView() {
   view.hidden = false;
   view.replaceChildren(el("p", { class: "loading" }, t("loading")));
   const role = roleOf(new Set(current.scopes));
+  use(BILINGUAL.has(role) ? lang() : "en");
+  document.getElementById("language-switch").hidden = !BILINGUAL.has(role);
   document.getElementById("who-name").textContent = `${current.clientId} · ${t(`role.${role}`)}`;
   const asked = ++shown;
   const parts = await VIEWS[role]();
@@ -38,7 +42,6 @@ function languageSwitch() {
   const choice = document.getElementById("language");
   choice.replaceChildren(...Object.entries(LANGUAGES).map(([code, name]) => el("option", { value: code, lang: code }, name)));
   choice.value = lang();
-  setLang(lang());
   choice.addEventListener("change", () => {
     setLang(choice.value);
     document.querySelector("label[for=language]").textContent = t("language");

@@ -224,8 +224,17 @@ def test_a_restaurant_reads_what_is_due_and_its_findings_and_downloads_its_recor
     findings = text_of(browser, f"article[data-fse='{golden.get_attribute('data-fse')}'] .finding-list")
     assert "Rule: Victorville 10.03.160(f)(1)" in findings and "29.6% of the 48-in design depth" in findings
     assert "_" not in text_of(browser, "#view")
+    # The record with its scans.
+    button(browser, "Records with scans (ZIP)", within=f"article[data-fse='{golden.get_attribute('data-fse')}']").click()
+    import zipfile
+
+    with zipfile.ZipFile(downloaded(browser)) as bundle:
+        assert bundle.testzip() is None and bundle.namelist()
+    fresh_download(browser)
     # In Spanish: the page says so, and reads so.
     from selenium.webdriver.support.ui import Select
+
+    assert by_css(browser, "#language")[0].is_displayed()
 
     Select(by_css(browser, "#language")[0]).select_by_value("es")
     waiting_for(browser, lambda b: text_of(b, "#view h1") == "Sus restaurantes" and by_css(b, "article .finding-list"),
@@ -302,6 +311,8 @@ def test_an_auditor_reads_the_city_at_a_glance_and_downloads_every_list(portal, 
     browser, base = portal
     sign_in(browser, "demo-auditor", "demo-auditor-secret")
     waiting_for(browser, lambda b: rows(b) and by_css(b, "figure.chart"), "the dashboard and the first list")
+    # The auditor's view is written in English alone: no language to choose.
+    assert not by_css(browser, "#language")[0].is_displayed()
     headers = bearer(base, "demo-auditor")
     trends = requests.get(f"{base}/v1/audit/trends?months=12", headers=headers, timeout=10).json()
     # Each chart draws the API's months, a bar each.

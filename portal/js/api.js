@@ -2,6 +2,7 @@
 // sessionStorage alone), requests with its bearer token, pages, downloads, and signing out.
 import { endSignIn } from "../person.js";
 import { el, show } from "./dom.js";
+import { use } from "./i18n.js";
 
 const KEPT = "fogx.portal.session";
 export const ENDED = "Your session has ended. Sign in again.";
@@ -172,6 +173,8 @@ export function signedOut(message) {
   sessionStorage.removeItem(KEPT);
   document.getElementById("who").hidden = true;
   document.getElementById("who-name").textContent = "";
+  document.getElementById("language-switch").hidden = true;
+  use("en"); // the sign-in page is written in English
   document.getElementById("view").hidden = true;
   document.getElementById("view").replaceChildren();
   document.getElementById("sign-in").hidden = false;

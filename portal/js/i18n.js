@@ -125,15 +125,24 @@ const FINDINGS = {
 };
 
 export const LANGUAGES = { en: "English", es: "Español" };
-let language = LANGUAGES[localStorage.getItem(KEPT)] ? localStorage.getItem(KEPT) : "en";
+let chosen = LANGUAGES[localStorage.getItem(KEPT)] ? localStorage.getItem(KEPT) : "en";
+let language = chosen;
 
+// The language the person chose (kept in this browser).
 export function lang() {
-  return language;
+  return chosen;
 }
 
 export function setLang(code) {
+  chosen = LANGUAGES[code] ? code : "en";
+  localStorage.setItem(KEPT, chosen);
+  use(chosen);
+}
+
+// The language the page is now written in: the chosen one, or English for the views that
+// are written in English alone (the auditor's and the site's).
+export function use(code) {
   language = LANGUAGES[code] ? code : "en";
-  localStorage.setItem(KEPT, language);
   document.documentElement.lang = language;
 }
 
