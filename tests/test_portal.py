@@ -341,6 +341,7 @@ def test_an_operator_of_many_restaurants_opens_each_record_when_asked(portal, se
     assert all(by_css(card, ".empty")[0].text == "No grease control device on record." for card in cards)
     by_css(cards[0], ".record button")[0].click()
     waiting_for(browser, lambda b: "No services in the period." in cards[0].text, "the first record")
+    assert "null" not in cards[0].text  # no list of services, and nothing in its place
     assert by_css(cards[1], ".record button")
 
 

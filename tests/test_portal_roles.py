@@ -63,6 +63,9 @@ def accessible(browser, what):
         "axe.run(document, {resultTypes: ['violations']}).then((r) => done(r.violations.map((v) =>"
         " ({id: v.id, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' '))}))));")
     assert violations == [], f"{what}: {violations}"
+    # Nor a value the page failed to fill in.
+    shown = browser.execute_script("return document.body.innerText")
+    assert not re.search(r"\b(undefined|null|NaN)\b|\[object ", shown), f"{what}: {shown}"
 
 
 def fits(browser, screen, what):

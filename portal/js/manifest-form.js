@@ -25,8 +25,10 @@ export function manifestForm({ zone, sites, choices, correcting = null, onFiled,
   const number = (name, label, attributes = {}) => field(label, input(id(name), "number", { min: 0, max: 100000, ...attributes }));
   const site = el("select", { id: id("site"), name: id("site") },
     el("option", { value: "" }, t("form.noSite")), sites.map((s) => el("option", { value: s.id }, s.name)));
+  if (correcting) {
+    form.append(field(t("form.reason"), el("textarea", { id: id("reason"), name: id("reason"), required: true, maxlength: 2000, rows: 2 })));
+  }
   form.append(
-    correcting ? field(t("form.reason"), el("textarea", { id: id("reason"), name: id("reason"), required: true, maxlength: 2000, rows: 2 })) : null,
     el("fieldset", {}, el("legend", {}, t("form.service")),
       correcting ? null : text("number", t("form.number"), { maxlength: 60 }),
       text("permit", t("form.permit"), { list: id("permits"), maxlength: 60 }),

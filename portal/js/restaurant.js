@@ -77,7 +77,7 @@ function record(found) {
       el("br"), el("cite", {}, t("fse.rule", { citation: f.citation })))))
       : el("p", { class: "empty" }, t("fse.noFindings")),
     services.length ? history.grid : null,
-  ];
+  ].filter(Boolean);
 }
 
 function measured(found, frequency) {
