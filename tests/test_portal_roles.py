@@ -265,6 +265,16 @@ def test_a_site_clerk_confirms_one_delivery_and_disputes_another(portal, screen)
     browser, base = portal
     sign_in(browser, "demo-site", "demo-site-secret")
     waiting_for(browser, lambda b: len(rows(b)) > 5, "the deliveries")
+    # Every load on one page here (fewer than a page's 50), and only those of a state when asked.
+    from selenium.webdriver.support.ui import Select
+
+    assert not [b for b in by_css(browser, "#view button") if b.is_displayed() and b.text == "Show more"]
+    Select(by_css(browser, "#deliveries-state")[0]).select_by_value("received")
+    button(browser, "Show").click()
+    waiting_for(browser, lambda b: rows(b) and {row[2] for row in rows(b)} == {"Received"}, "the received loads")
+    Select(by_css(browser, "#deliveries-state")[0]).select_by_value("")
+    button(browser, "Show").click()
+    waiting_for(browser, lambda b: {row[2] for row in rows(b)} == {"Received", "Awaiting the site"}, "every load")
     accessible(browser, "the clerk's view")
     fits(browser, screen, "the clerk's view")
     shown = delivery_rows(browser)

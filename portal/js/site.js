@@ -4,6 +4,7 @@ import { getJson, post } from "./api.js";
 import { action, el, field, report, show, table } from "./dom.js";
 import { when } from "./time.js";
 
+const PAGE = 50;
 const STATES = { awaiting: "Awaiting the site", received: "Received", disputed: "Disputed" };
 
 export async function site() {
@@ -16,9 +17,22 @@ export async function site() {
   const filters = el("form", { class: "filters" }, field("State", state),
     el("div", { class: "field buttons" }, el("button", { type: "submit" }, "Show")));
   const load = async () => {
-    const page = await getJson("/v1/deliveries", { state: state.value, limit: 200 });
-    results.replaceChildren(page.items.length ? deliveries(page.items, zone, (d) => choose(d, zone, panel, load)).grid
-      : el("p", { class: "empty" }, "No delivery to show."));
+    const asked = { state: state.value, limit: PAGE };
+    const page = await getJson("/v1/deliveries", asked);
+    if (!page.items.length) {
+      results.replaceChildren(el("p", { class: "empty" }, "No delivery to show."));
+      return;
+    }
+    const { grid, add } = deliveries(page.items, zone, (d) => choose(d, zone, panel, load));
+    let cursor = page.next_cursor;
+    const more = action("Show more", async () => {
+      const next = await getJson("/v1/deliveries", { ...asked, cursor });
+      add(next.items);
+      cursor = next.next_cursor;
+      more.hidden = !cursor;
+    }, { class: "quiet" });
+    more.hidden = !cursor;
+    results.replaceChildren(grid, more);
   };
   filters.addEventListener("submit", (event) => {
     event.preventDefault();
