@@ -244,7 +244,7 @@ def test_a_restaurant_reads_what_is_due_and_its_findings_and_downloads_its_recor
                 "the view in Spanish")
     assert browser.execute_script("return document.documentElement.lang") == "es"
     view = browser.execute_script("return document.getElementById('view').textContent")
-    assert "Omitido" in view and "Próximo vencimiento" in view
+    assert "Omitido" in view and "Próximo vencimiento" in view and "GT-1 (trampa)" in view and "(vigente)" in view
     assert "Grasa y sólidos sobre el 25% de la profundidad" in view and "Regla: Victorville 10.03.160(f)(1)" in view
     accessible(browser, "the restaurant's view in Spanish")
     fits(browser, screen, "the restaurant's view in Spanish")

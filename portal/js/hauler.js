@@ -27,7 +27,7 @@ export async function hauler() {
       [t("hauler.restaurant"), (r) => r.fse_name],
       [t("hauler.address"), (r) => r.address],
       [t("fse.permit"), (r) => r.permit_number],
-      [t("fse.device"), (r) => `${r.device_tag} (${r.device_kind})`, null, true],
+      [t("fse.device"), (r) => `${r.device_tag} (${t(`kind.${r.device_kind}`)})`, null, true],
       [t("fse.lastService"), (r) => r.last_service_on || t("none")],
       [t("hauler.dueOn"), (r) => r.due_on, "date", true],
       [t("fse.status"), (r) => badge(r.status), null, true],

@@ -47,6 +47,8 @@ const WORDS = {
     "answer.clean": "No findings: the service complies.", "answer.findings": "Findings",
     "answer.qualifying": "It counts as a full service; next due {day}.",
     "answer.notQualifying": "It does not count as a full service.",
+    "permit.active": "active", "permit.suspended": "suspended", "permit.revoked": "revoked", "permit.expired": "expired",
+    "kind.interceptor": "interceptor", "kind.trap": "trap",
     language: "Language",
   },
   es: {
@@ -96,6 +98,8 @@ const WORDS = {
     "answer.clean": "Sin hallazgos: el servicio cumple.", "answer.findings": "Hallazgos",
     "answer.qualifying": "Cuenta como servicio completo; próximo vencimiento {day}.",
     "answer.notQualifying": "No cuenta como servicio completo.",
+    "permit.active": "vigente", "permit.suspended": "suspendido", "permit.revoked": "revocado", "permit.expired": "vencido",
+    "kind.interceptor": "interceptor", "kind.trap": "trampa",
     language: "Idioma",
   },
 };

@@ -22,8 +22,8 @@ export async function restaurant(fse, { open = true } = {}) {
   const path = `/v1/fses/${fse.id}/records`;
   const status = await getJson(`/v1/fses/${fse.id}/service-status`);
   const devices = table(t("fse.devicesOn", { day: status.as_of }), [
-    [t("fse.device"), (d) => `${d.device_tag} (${d.device_kind})`, null, true],
-    [t("fse.permit"), (d) => `${d.permit_number} (${d.permit_status})`],
+    [t("fse.device"), (d) => `${d.device_tag} (${t(`kind.${d.device_kind}`)})`, null, true],
+    [t("fse.permit"), (d) => `${d.permit_number} (${t(`permit.${d.permit_status}`)})`],
     [t("fse.every"), (d) => t("fse.days", { n: d.frequency_days }), "number"],
     [t("fse.lastService"), (d) => (d.last_service_on ? `${d.last_service_on}, ${d.last_hauler_name}` : t("none"))],
     [t("fse.nextDue"), (d) => d.due_on, "date", true],
@@ -67,7 +67,7 @@ function record(found) {
       ? t("fse.summary", { n: summary.manifests, full: summary.qualifying_services, share: Math.round(summary.on_time_share * 100) })
       : t("fse.noServices")),
     el("ul", { class: "permits" },
-      found.permits.map((p) => el("li", {}, t("fse.permitLine", { number: p.permit_number, status: p.status }),
+      found.permits.map((p) => el("li", {}, t("fse.permitLine", { number: p.permit_number, status: t(`permit.${p.status}`) }),
         p.expires_on ? t("fse.expires", { day: p.expires_on }) : "")),
       found.devices.filter((d) => d.measured).map((d) => el("li", {}, `${d.tag}: ${measured(d.measured, d.frequency_days)}`))),
     el("h3", {}, t("fse.findingsTitle")),
