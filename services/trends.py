@@ -7,7 +7,7 @@ from datetime import date, timedelta
 from sqlalchemy import case, func, literal, select
 
 from domain.dates import start_of_day
-from services.audit import _dialect, today, zone_of
+from services.audit import today, zone_of
 from storage import audit as queries
 from storage.audit import day_number
 from storage.models import Fse
@@ -32,6 +32,7 @@ def _bucket(value, bounds):
 
 
 def trends(session, principal, *, months=12, as_of=None) -> dict:
+    dialect = session.get_bind().dialect.name
     zone = zone_of(session, principal.jurisdiction_id)
     as_of = as_of or today(zone)
     starts = month_starts(as_of, months)
@@ -39,7 +40,7 @@ def trends(session, principal, *, months=12, as_of=None) -> dict:
             for start in starts[:-1]]
 
     missed = queries.missed_intervals(starts[0], as_of, principal.jurisdiction_id,
-                                      dialect=_dialect(session)).subquery("missed")
+                                      dialect=dialect).subquery("missed")
     bucket = _bucket(missed.c.missed_day, [day_number(start) for start in starts]).label("bucket")
     for index, count in session.execute(select(bucket, func.count()).where(
             missed.c.missed_day >= day_number(starts[0])).group_by(bucket)):
@@ -54,7 +55,7 @@ def trends(session, principal, *, months=12, as_of=None) -> dict:
         if index >= 0:
             rows[index]["findings"], rows[index]["late_filings"] = count, int(late_count or 0)
 
-    due = queries.device_due(as_of, _dialect(session)).where(
+    due = queries.device_due(as_of, dialect).where(
         Fse.jurisdiction_id == principal.jurisdiction_id).subquery("due")
     due_soon = session.scalar(select(func.count()).where(due.c.status == "due_soon"))
     return {"as_of": as_of.isoformat(), "time_zone": zone, "months": rows, "due_soon": due_soon}
