@@ -59,8 +59,8 @@ def create_app(config=None):
 
     init_oidc(app)
 
-    from api import (audit, changes, corrections, docs, health, imports, jurisdictions, manifests, portal,
-                     receipts, records, registry, webhooks)
+    from api import (audit, changes, corrections, deliveries, docs, health, imports, jurisdictions, manifests, portal,
+                     receipts, records, registry, trends, webhooks)
 
     app.register_blueprint(health.bp)
     app.register_blueprint(docs.bp)
@@ -74,6 +74,8 @@ def create_app(config=None):
     app.register_blueprint(changes.bp)
     app.register_blueprint(webhooks.bp)
     app.register_blueprint(receipts.bp)
+    app.register_blueprint(deliveries.bp)
+    app.register_blueprint(trends.bp)
     app.register_blueprint(portal.bp)
 
     from api import account_pages, people, signin

@@ -23,13 +23,17 @@ MANIFEST_MISSING = "manifest_missing"
 GALLONS_DIFFER = "gallons_differ"
 HAULER_DIFFERS = "hauler_differs"
 VEHICLE_DIFFERS = "vehicle_differs"
+DISPUTED = "disputed"
 CODES = {
     RECEIPT_MISSING: "The manifest names a delivery on a ticket the site has not reported receiving.",
     MANIFEST_MISSING: "The site received a load on a ticket that no manifest names.",
     GALLONS_DIFFER: "The gallons the site received differ from those the manifest delivered.",
     HAULER_DIFFERS: "The site received the ticket's load from another hauler than the manifest's.",
     VEHICLE_DIFFERS: "The site received the ticket's load from another vehicle than the manifest's.",
+    DISPUTED: "The disposal site disputes the delivery the manifest names.",
 }
+# A delivery as its site's clerk sees it: not yet received, received, or disputed by the site.
+AWAITING, RECEIVED = "awaiting", "received"
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from schemas.manifest_views import iso
 from services.audit import today
 from services.registry import page, within_reach
 from storage.db import streamed
+from storage.disputes import DeliveryDispute
 from storage.localtime import local_date as sql_local_date
 from storage.models import (
     DisposalReceipt,
@@ -148,7 +149,7 @@ def _delivered(session, city_id, zone, start, end, now, wait):
                revision.disposal_gallons_delivered, revision.disposal_delivered_at,
                receipt.id.label("receipt_id"), receipt.hauler_id.label("received_hauler_id"),
                receipt.hauler_licence_number, receipt.vehicle_id.label("received_vehicle_id"),
-               receipt.gallons_received, receipt.received_at)
+               receipt.gallons_received, receipt.received_at, _dispute_reason().label("dispute_reason"))
         .join(revision, and_(revision.manifest_id == Manifest.id, revision.revision == Manifest.current_revision))
         .join(reporting, reporting.c.site_id == revision.disposal_site_id)
         .join(DisposalSite, DisposalSite.id == revision.disposal_site_id)
@@ -169,8 +170,19 @@ def _delivered(session, city_id, zone, start, end, now, wait):
                                         row.disposal_delivered_at)
         received = None if row.receipt_id is None else reconcile.Received(
             row.received_hauler_id, row.received_vehicle_id, row.gallons_received, row.received_at)
-        for code in reconcile.compare(delivered, received, now=now, wait=wait):
+        codes = reconcile.compare(delivered, received, now=now, wait=wait)
+        if row.dispute_reason is not None:
+            codes = sorted([reconcile.DISPUTED, *codes])
+        for code in codes:
             yield _row(code, row, received=received is not None)
+
+
+def _dispute_reason():
+    """The reason of the site's latest dispute of the manifest's delivery, if it disputes it."""
+    revision = ManifestRevision
+    return (select(DeliveryDispute.reason)
+            .where(DeliveryDispute.manifest_id == Manifest.id, DeliveryDispute.site_id == revision.disposal_site_id)
+            .order_by(DeliveryDispute.id.desc()).limit(1).scalar_subquery())
 
 
 def _unfiled(session, city_id, zone, start, end, now, wait):
@@ -211,8 +223,11 @@ def _row(code, row, *, received):
         found = fields.get(name)
         return str(found) if found is not None and name.endswith("_id") else found
 
+    message = reconcile.CODES[code]
+    if code == reconcile.DISPUTED:
+        message = f"{message} The site says: {value('dispute_reason')}"
     return {
-        "code": code, "message": reconcile.CODES[code], "citation": reconcile.CITATION,
+        "code": code, "message": message, "citation": reconcile.CITATION,
         "site_id": value("site_id"), "site_name": value("site_name"), "ticket_number": value("ticket_number"),
         "manifest_id": value("manifest_id"), "manifest_number": value("manifest_number"),
         "fse_id": value("fse_id"), "fse_name": value("fse_name"),

@@ -242,14 +242,20 @@ def test_an_auditor_filters_the_lists_and_downloads_the_same_csv_as_the_api(port
     card = requests.get(f"{base}/v1/audit/haulers/{hauler['id']}/scorecard", headers=bearer, timeout=10).json()
     [shown] = rows(browser)
     assert shown[2] == str(card["manifests"]) and shown[3] == f"{round(card['on_time_share'] * 100)}%"
-    assert not [b for b in by_css(browser, "#view button") if b.text == "Download CSV"]
+    # The scorecards as a sheet too, with the figures shown.
+    csv.unlink()
+    button(browser, "Download CSV").click()
+    sheet = downloaded(browser)
+    header, line = sheet.read_text().splitlines()[:2]
+    assert header.startswith("hauler,licence,from,to,manifests")
+    assert line.startswith(f"{hauler['name']},{hauler['licence_number']},") and f",{card['manifests']}," in line
 
 
 def test_a_hauler_sees_the_devices_coming_due(portal):
     browser, _ = portal
     sign_in(browser, "demo-hauler", "demo-hauler-secret")
-    waiting_for(browser, lambda b: rows(b), "the due list")
-    assert [(row[0], row[3], row[-1]) for row in rows(browser)] == [
+    waiting_for(browser, lambda b: rows(b, "#due"), "the due list")
+    assert [(row[0], row[3], row[-1]) for row in rows(browser, "#due")] == [
         ("Golden Wok", "GI-1 (interceptor)", "Missed"), ("Mesa Grill", "GI-1 (interceptor)", "Due soon"),
         ("Golden Wok", "GT-1 (trap)", "Due soon")]
     within = by_css(browser, "#due-within_days")[0]
@@ -262,7 +268,7 @@ def test_a_hauler_sees_the_devices_coming_due(portal):
     button(browser, "Show").click()
     waiting_for(browser, lambda b: "within_days" in message(b), "the refusal")
     assert message(browser).startswith("Validation failed. within_days: ") and "365" in message(browser)
-    assert len(rows(browser)) == 3  # the list shown before stays
+    assert len(rows(browser, "#due")) == 3  # the list shown before stays
 
 
 def test_names_from_the_registry_are_shown_as_text(portal, session):
@@ -335,6 +341,7 @@ def test_an_operator_of_many_restaurants_opens_each_record_when_asked(portal, se
     assert all(by_css(card, ".empty")[0].text == "No grease control device on record." for card in cards)
     by_css(cards[0], ".record button")[0].click()
     waiting_for(browser, lambda b: "No services in the period." in cards[0].text, "the first record")
+    assert "null" not in cards[0].text  # no list of services, and nothing in its place
     assert by_css(cards[1], ".record button")
 
 
@@ -383,3 +390,30 @@ def test_an_auditor_reads_findings_and_deliveries_in_the_citys_local_time(portal
     load = next(item for item in answer if item["ticket_number"] == "HDR-00015")
     assert light[5] == f"48 gal, {_local(load['delivered_at'], 'America/Los_Angeles')}"
     assert light[6] == f"40 gal, {_local(load['received_at'], 'America/Los_Angeles')}"
+
+
+def test_the_portals_modules_are_served_as_javascript_under_its_policy(client):
+    """portal.js imports its views from js/: each is served as a script the policy allows, and
+    every module any of them imports is there."""
+    seen, waiting = set(), ["/portal/portal.js"]
+    while waiting:
+        path = waiting.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        response = client.get(path)
+        assert response.status_code == 200, path
+        assert response.mimetype in ("text/javascript", "application/javascript"), path
+        assert response.headers["Content-Security-Policy"] == POLICY
+        base = path.rsplit("/", 1)[0]
+        for imported in re.findall(r'^import .* from "(\.{1,2}/[^"]+)";$', response.get_data(as_text=True), re.M):
+            parts = f"{base}/{imported}".split("/")
+            resolved = []
+            for part in parts:
+                if part == "..":
+                    resolved.pop()
+                elif part != ".":
+                    resolved.append(part)
+            waiting.append("/".join(resolved))
+    assert {"/portal/person.js", "/portal/js/api.js", "/portal/js/time.js", "/portal/js/i18n.js",
+            "/portal/js/site.js", "/portal/js/auditor.js", "/portal/js/dashboard.js"} <= seen

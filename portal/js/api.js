@@ -1,0 +1,183 @@
+// The API as the portal calls it: the signed-in session (its token kept in this tab's
+// sessionStorage alone), requests with its bearer token, pages, downloads, and signing out.
+import { endSignIn } from "../person.js";
+import { el, show } from "./dom.js";
+import { use } from "./i18n.js";
+
+const KEPT = "fogx.portal.session";
+export const ENDED = "Your session has ended. Sign in again.";
+
+let current = null; // {clientId (a person's name), person, token, expiresAt, scopes}
+
+export class ApiError extends Error {
+  constructor(message, status, body = null) {
+    super(message);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+export function session() {
+  return current;
+}
+
+export function begin(token, clientId, person = false) {
+  current = {
+    clientId, person, token: token.access_token,
+    expiresAt: Date.now() + (token.expires_in - 30) * 1000, scopes: (token.scope || "").split(" "),
+  };
+  sessionStorage.setItem(KEPT, JSON.stringify(current));
+}
+
+export function resume() {
+  try {
+    const kept = JSON.parse(sessionStorage.getItem(KEPT));
+    if (kept && kept.token && Date.now() < kept.expiresAt) current = kept;
+  } catch {
+    sessionStorage.removeItem(KEPT);
+  }
+  return current;
+}
+
+export async function problem(response) {
+  let text = `${response.status} ${response.statusText}`;
+  let body = null;
+  try {
+    body = await response.json();
+    if (body.title) {
+      // A field's errors say more than "see `errors`".
+      const fields = Object.entries(body.errors || {}).map(([name, messages]) => `${name}: ${[].concat(messages).join(" ")}`);
+      text = fields.length ? `${body.title}. ${fields.join("; ")}` : [body.title, body.detail].filter(Boolean).join(". ");
+    } else if (body.error) {
+      text = body.error_description || body.error;
+    }
+  } catch {
+    // not JSON: the status says it
+  }
+  return new ApiError(text, response.status, body);
+}
+
+// A request with the session's token; `init` as fetch's (method, body, headers).
+export async function request(path, params = {}, accept = "application/json", init = {}) {
+  if (!current || Date.now() >= current.expiresAt) {
+    signedOut(ENDED);
+    throw new ApiError(ENDED, 401);
+  }
+  const url = new URL(path, location.origin);
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== "" && value !== null && value !== undefined) url.searchParams.set(name, value);
+  }
+  const response = await fetch(url, {
+    ...init,
+    credentials: "omit",
+    headers: { ...(init.headers || {}), Authorization: `Bearer ${current.token}`, Accept: accept },
+  });
+  if (response.status === 401) {
+    signedOut(ENDED);
+    throw new ApiError(ENDED, 401);
+  }
+  if (!response.ok) throw await problem(response);
+  return response;
+}
+
+export async function getJson(path, params) {
+  return (await request(path, params)).json();
+}
+
+// A POST of JSON (an object) or of a multipart form (a FormData): {status, body}.
+export async function post(path, body) {
+  const json = !(body instanceof FormData);
+  const response = await request(path, {}, "application/json", {
+    method: "POST",
+    body: json ? JSON.stringify(body) : body,
+    headers: json ? { "Content-Type": "application/json" } : {},
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+// Every page of a registry list (at most 200 a page).
+export async function everything(path, params = {}) {
+  const items = [];
+  let cursor = null;
+  do {
+    const page = await getJson(path, { ...params, limit: 200, cursor });
+    items.push(...page.items);
+    cursor = page.next_cursor;
+  } while (cursor);
+  return items;
+}
+
+function save(blob, name) {
+  const link = el("a", { href: URL.createObjectURL(blob), download: name });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+}
+
+export async function download(path, params, accept) {
+  const response = await request(path, params, accept);
+  save(await response.blob(), filename(response));
+}
+
+// A sheet made here, of rows the page already holds (RFC 4180 quoting).
+export function downloadCsv(name, header, rows) {
+  const cell = (value) => {
+    const text = value === null || value === undefined ? "" : String(value);
+    return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  };
+  const lines = [header, ...rows].map((row) => row.map(cell).join(","));
+  save(new Blob([lines.join("\r\n") + "\r\n"], { type: "text/csv" }), name);
+}
+
+function filename(response) {
+  const header = response.headers.get("Content-Disposition") || "";
+  const encoded = /filename\*=UTF-8''([^;]+)/i.exec(header);
+  if (encoded) return decodeURIComponent(encoded[1]);
+  const plain = /filename="([^"]+)"/i.exec(header);
+  return plain ? plain[1] : "fogx-download";
+}
+
+// Signing in with a program's client ID and secret. No credentials of the browser's: a
+// refusal's `WWW-Authenticate: Basic` would otherwise have the browser ask for a password.
+export async function signInWithSecret(clientId, clientSecret) {
+  const response = await fetch("/oauth/token", {
+    method: "POST",
+    credentials: "omit",
+    body: new URLSearchParams({ grant_type: "client_credentials", client_id: clientId, client_secret: clientSecret }),
+  });
+  if (response.status === 401) throw new Error("The client ID or secret is not right.");
+  if (!response.ok) throw await problem(response);
+  begin(await response.json(), clientId);
+}
+
+// The token's holder revokes it with the client ID alone, so that signing out ends the token
+// however the page came to hold it; `keepalive` lets the revocation finish should the page close.
+export async function signOut() {
+  const ending = current;
+  signedOut("You are signed out.");
+  if (ending && ending.person) await endSignIn(ending.token);
+  else if (ending) {
+    await fetch("/oauth/revoke", {
+      method: "POST",
+      credentials: "omit",
+      keepalive: true,
+      body: new URLSearchParams({ token: ending.token, client_id: ending.clientId }),
+    }).catch(() => {});
+  }
+}
+
+// The page with nobody signed in: the header names no one and offers no sign-out.
+export function signedOut(message) {
+  current = null;
+  sessionStorage.removeItem(KEPT);
+  document.getElementById("who").hidden = true;
+  document.getElementById("who-name").textContent = "";
+  document.getElementById("language-switch").hidden = true;
+  use("en"); // the sign-in page is written in English
+  document.getElementById("view").hidden = true;
+  document.getElementById("view").replaceChildren();
+  document.getElementById("sign-in").hidden = false;
+  document.getElementById("client-secret").value = "";
+  show(message, "info");
+}

@@ -1,0 +1,61 @@
+"""How the city is doing, month by month: the intervals missed, the late filings and the open
+findings of each of the last months (the city's local months), and how many devices come due
+within two weeks. Each figure is one grouped query: rows are counted in the database, never
+brought here."""
+from datetime import date, timedelta
+
+from sqlalchemy import case, func, literal, select
+
+from domain.dates import start_of_day
+from services.audit import today, zone_of
+from storage import audit as queries
+from storage.audit import day_number
+from storage.models import Fse
+
+LATE = "late_submission"
+
+
+def month_starts(last_day: date, months: int) -> list[date]:
+    """The first day of each of the `months` months ending with the one `last_day` is in, and
+    the first day of the month after (the end of the last)."""
+    year, month = last_day.year, last_day.month
+    starts = []
+    for back in range(months - 1, -2, -1):
+        index = year * 12 + (month - 1) - back
+        starts.append(date(index // 12, index % 12 + 1, 1))
+    return starts
+
+
+def _bucket(value, bounds):
+    """The index of the month `value` falls in (bounds: each month's start, then the end)."""
+    return case(*((value < bound, index) for index, bound in enumerate(bounds[1:])), else_=literal(-1))
+
+
+def trends(session, principal, *, months=12, as_of=None) -> dict:
+    dialect = session.get_bind().dialect.name
+    zone = zone_of(session, principal.jurisdiction_id)
+    as_of = as_of or today(zone)
+    starts = month_starts(as_of, months)
+    rows = [{"month": start.strftime("%Y-%m"), "missed_services": 0, "late_filings": 0, "findings": 0}
+            for start in starts[:-1]]
+
+    missed = queries.missed_intervals(starts[0], as_of, principal.jurisdiction_id,
+                                      dialect=dialect).subquery("missed")
+    bucket = _bucket(missed.c.missed_day, [day_number(start) for start in starts]).label("bucket")
+    for index, count in session.execute(select(bucket, func.count()).where(
+            missed.c.missed_day >= day_number(starts[0])).group_by(bucket)):
+        if index >= 0:
+            rows[index]["missed_services"] = count
+
+    found = queries.findings(principal.jurisdiction_id, period_from=starts[0],
+                             period_to=starts[-1] - timedelta(days=1)).subquery("found")
+    bucket = _bucket(found.c.service_completed_at, [start_of_day(start, zone) for start in starts]).label("bucket")
+    late = func.sum(case((found.c.code == LATE, 1), else_=0))
+    for index, count, late_count in session.execute(select(bucket, func.count(), late).group_by(bucket)):
+        if index >= 0:
+            rows[index]["findings"], rows[index]["late_filings"] = count, int(late_count or 0)
+
+    due = queries.device_due(as_of, dialect).where(
+        Fse.jurisdiction_id == principal.jurisdiction_id).subquery("due")
+    due_soon = session.scalar(select(func.count()).where(due.c.status == "due_soon"))
+    return {"as_of": as_of.isoformat(), "time_zone": zone, "months": rows, "due_soon": due_soon}

@@ -1,0 +1,140 @@
+"""A disposal site's clerk sees the loads haulers say they brought, confirms them with a receipt
+or disputes them; the city's reconciliation shows the dispute."""
+from datetime import datetime, timedelta
+
+from domain import reconcile
+from tests import factories
+from tests.manifest_world import NOW
+from tests.test_openapi import _schema_errors, load_spec
+from tests.test_receipts import post_receipt, receipt, reconciliation, site_world  # noqa: F401
+
+
+def deliveries(world, token=None, **query):
+    response = world.client.get("/v1/deliveries", query_string=query,
+                                headers=factories.bearer(token or world.site_token))
+    assert response.status_code == 200, response.json
+    spec = load_spec()
+    for item in response.json["items"]:
+        assert _schema_errors(spec, spec["components"]["schemas"]["Delivery"], item) == []
+    return response.json
+
+
+def dispute(world, manifest_id, body, token=None):
+    return world.client.post(f"/v1/deliveries/{manifest_id}/disputes", json=body,
+                             headers=factories.bearer(token or world.site_token))
+
+
+def filed(world, days_ago):
+    response = world.post(world.body(completed=NOW - timedelta(days=days_ago)))
+    assert response.status_code == 201, response.json
+    return response.json
+
+
+def test_a_clerk_confirms_one_delivery_and_disputes_another(site_world, client, session):
+    world = site_world
+    confirmed, questioned, waiting = filed(world, 8), filed(world, 7), filed(world, 6)
+    listed = deliveries(world)
+    # Newest first, each as the hauler filed it, none yet received.
+    assert [d["manifest_number"] for d in listed["items"]] == [
+        waiting["manifest_number"], questioned["manifest_number"], confirmed["manifest_number"]]
+    assert {d["state"] for d in listed["items"]} == {reconcile.AWAITING}
+    first = next(d for d in listed["items"] if d["manifest_id"] == confirmed["id"])
+    assert (first["hauler_licence_number"], first["gallons_delivered"]) == (world.licence, 1450)
+    assert first["ticket_number"] == confirmed["manifest"]["disposal"]["ticket_number"]
+
+    # Confirmed: the site's receipt of the ticket, as the clerk read it at the gate.
+    at = datetime.fromisoformat(first["delivered_at"].replace("Z", "+00:00")) + timedelta(minutes=10)
+    assert post_receipt(world, receipt(first["ticket_number"], world.licence, gallons=1450,
+                                       at=at)).status_code == 201
+    # Disputed, with a reason; kept as sent, and a second word kept beside the first.
+    reason = "No truck TRK-1 came through the gate that day."
+    made = dispute(world, questioned["id"], {"reason": reason})
+    assert made.status_code == 201, made.json
+    spec = load_spec()
+    assert _schema_errors(spec, spec["components"]["schemas"]["DeliveryDispute"], made.json) == []
+    assert made.json["reason"] == reason and made.json["manifest_id"] == questioned["id"]
+    assert dispute(world, questioned["id"], {"reason": "Still not here."}).status_code == 201
+
+    states = {d["manifest_id"]: d for d in deliveries(world)["items"]}
+    assert states[confirmed["id"]]["state"] == reconcile.RECEIVED
+    assert states[confirmed["id"]]["receipt"]["gallons_received"] == 1450
+    assert states[questioned["id"]]["state"] == reconcile.DISPUTED
+    assert [d["reason"] for d in states[questioned["id"]]["disputes"]] == [reason, "Still not here."]
+    assert states[waiting["id"]]["state"] == reconcile.AWAITING
+    assert [d["manifest_id"] for d in deliveries(world, state="disputed")["items"]] == [questioned["id"]]
+    assert [d["manifest_id"] for d in deliveries(world, state="received")["items"]] == [confirmed["id"]]
+    assert [d["manifest_id"] for d in deliveries(world, state="awaiting")["items"]] == [waiting["id"]]
+    # Pages, newest first.
+    page = deliveries(world, limit=2)
+    rest = deliveries(world, limit=2, cursor=page["next_cursor"])
+    assert [d["manifest_id"] for d in page["items"] + rest["items"]] == [waiting["id"], questioned["id"],
+                                                                        confirmed["id"]]
+    assert rest["next_cursor"] is None
+
+    # The city sees the dispute, with the site's latest word, beside the other disagreements.
+    rows = reconciliation(client, session).json["items"]
+    disputed = [row for row in rows if row["code"] == reconcile.DISPUTED]
+    assert [row["manifest_number"] for row in disputed] == [questioned["manifest_number"]]
+    assert disputed[0]["message"].endswith("The site says: Still not here.")
+    assert {row["code"] for row in rows if row["manifest_number"] == confirmed["manifest_number"]} == set()
+    only = reconciliation(client, session, code="disputed").json["items"]
+    assert [row["manifest_number"] for row in only] == [questioned["manifest_number"]]
+
+
+def test_a_dispute_is_the_sites_own_and_says_why(site_world, client, session):
+    world = site_world
+    manifest = filed(world, 5)
+    for bad in ({}, {"reason": ""}, {"reason": "x" * 2001}, {"reason": "ok", "colour": "red"},
+                {"reason": "bell\x07"}):
+        response = dispute(world, manifest["id"], bad)
+        assert response.status_code == 422 and response.mimetype == "application/problem+json", bad
+    for missing in ("not-an-id", "0193a7e2-5c1f-7b3e-9a51-3f2d8c4b1a07"):
+        response = dispute(world, missing, {"reason": "Never came."})
+        assert response.status_code == 404 and response.mimetype == "application/problem+json"
+    # Another site neither sees the delivery nor disputes it; a hauler does neither.
+    other = factories.token(client, *factories.oauth_client(
+        session, role="site", subject=[factories.disposal_site(session).id]))
+    assert deliveries(world, token=other)["items"] == []
+    assert dispute(world, manifest["id"], {"reason": "Never came."}, token=other).status_code == 404
+    assert dispute(world, manifest["id"], {"reason": "Never came."}, token=world.hauler_token).status_code == 403
+    assert client.get("/v1/deliveries", headers=factories.bearer(world.hauler_token)).status_code == 403
+    assert client.get("/v1/deliveries?state=lost", headers=factories.bearer(world.site_token)).status_code == 422
+    # Nothing refused was kept.
+    assert deliveries(world)["items"][0]["disputes"] == []
+
+
+def test_the_city_month_by_month_counts_what_its_lists_list(app, client, session):
+    """The trends add up to the lists they summarise: each month's findings and late filings are
+    the findings list's rows of services in that month, its missed services those the missed
+    services list gives for the month."""
+    import calendar
+
+    assert app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
+    auditor = factories.bearer(factories.token(client, "demo-auditor", "demo-auditor-secret"))
+    response = client.get("/v1/audit/trends?months=13", headers=auditor)
+    assert response.status_code == 200, response.json
+    answer = response.json
+    spec = load_spec()
+    schema = spec["paths"]["/v1/audit/trends"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert _schema_errors(spec, schema, answer) == []
+    assert len(answer["months"]) == 13 and answer["months"][-1]["month"] == answer["as_of"][:7]
+    for month in answer["months"]:
+        year, number = map(int, month["month"].split("-"))
+        first, last = f"{month['month']}-01", f"{month['month']}-{calendar.monthrange(year, number)[1]:02d}"
+        listed = client.get("/v1/audit/findings", query_string={"from": first, "to": last, "limit": 1000},
+                            headers=auditor).json
+        assert month["findings"] == len(listed["items"]), month
+        assert month["late_filings"] == listed["counts"].get("late_submission", 0)
+        # Missed by today: the list of a month not yet over is asked up to today.
+        last = min(last, answer["as_of"])
+        missed = client.get("/v1/audit/missed-services", query_string={"from": first, "to": last, "limit": 1000},
+                            headers=auditor).json["items"]
+        assert month["missed_services"] == sum(first <= row["missed_on"] <= last for row in missed), month
+    assert sum(m["findings"] for m in answer["months"]) > 0 and sum(m["missed_services"] for m in answer["months"]) > 0
+    due = client.get(f"/v1/fses/{client.get('/v1/fses', headers=auditor).json['items'][0]['id']}/service-status",
+                     headers=auditor)
+    assert due.status_code == 200
+    assert answer["due_soon"] >= sum(d["status"] == "due_soon" for d in due.json["items"])
+    for bad in ({"months": 0}, {"months": 37}, {"as_of": "June"}):
+        refused = client.get("/v1/audit/trends", query_string=bad, headers=auditor)
+        assert refused.status_code == 422 and refused.mimetype == "application/problem+json"
