@@ -8,7 +8,7 @@ from sqlalchemy import case, func, literal, select
 
 from domain.dates import start_of_day
 from services.audit import today, zone_of
-from storage import audit as queries
+from storage import audit as queries, missed as missed_services
 from storage.audit import day_number
 from storage.models import Fse
 
@@ -39,8 +39,8 @@ def trends(session, principal, *, months=12, as_of=None) -> dict:
     rows = [{"month": start.strftime("%Y-%m"), "missed_services": 0, "late_filings": 0, "findings": 0}
             for start in starts[:-1]]
 
-    missed = queries.missed_intervals(starts[0], as_of, principal.jurisdiction_id,
-                                      dialect=dialect).subquery("missed")
+    missed = missed_services.missed_intervals(starts[0], as_of, principal.jurisdiction_id,
+                                              dialect=dialect).subquery("missed")
     bucket = _bucket(missed.c.missed_day, [day_number(start) for start in starts]).label("bucket")
     for index, count in session.execute(select(bucket, func.count()).where(
             missed.c.missed_day >= day_number(starts[0])).group_by(bucket)):

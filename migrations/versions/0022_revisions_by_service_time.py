@@ -2,13 +2,13 @@
 revisions by completion time that carries what the lists join on.
 
 Revision ID: 0022
-Revises: 0019
+Revises: 0021
 Create Date: 2026-12-05
 """
 from alembic import op
 
 revision = "0022"
-down_revision = "0019"
+down_revision = "0021"
 branch_labels = None
 depends_on = None
 
