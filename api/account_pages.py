@@ -1,14 +1,16 @@
 """Pages reached from a mailed link: accepting an invitation, resetting a password."""
 from flask import Blueprint, current_app, request
 
+from api import csrf
 from api.errors import status_of
-from api.signin import page
+from api.signin import page, refused_form
 from services import accounts, passwords
 from services.errors import ServiceError
 from services.passwords import LinkInvalid
 from storage.db import db
 
 bp = Blueprint("account_pages", __name__, url_prefix="/signin")
+csrf.guard(bp, refused_form)
 
 
 def _link_gone(error: LinkInvalid):

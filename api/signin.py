@@ -11,6 +11,7 @@ from authlib.oauth2.rfc6749 import AccessDeniedError, OAuth2Error, UnsupportedRe
 from flask import Blueprint, current_app, make_response, redirect, render_template, request
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
+from api import csrf
 from api.errors import status_of
 from auth.keys import secret_key
 from auth.people import SignedIn, granted_scope
@@ -62,6 +63,15 @@ def _query_digest():
 def _origin(uri):
     parts = urlsplit(uri)
     return f"{parts.scheme}://{parts.netloc}"
+
+
+def refused_form():
+    """A POST without the session's form token: nothing it asked is done."""
+    return page("signin/message.html", 400, title="This form cannot be taken",
+                detail="The page was open too long, or it did not come from fogx. Go back, reload it and try again.")
+
+
+csrf.guard(bp, refused_form)
 
 
 def _error_redirect(error, redirect_uri):
@@ -224,4 +234,5 @@ def _at(timestamp):
 
 
 def init_app(app):
+    csrf.init_app(app)
     app.register_blueprint(bp)
