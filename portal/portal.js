@@ -259,6 +259,7 @@ async function showView() {
   else if (scopes.has("manifests:write")) role = "hauler";
   else if (scopes.has("records:read")) role = "fse";
   document.getElementById("who-name").textContent = `${current.clientId} · ${ROLE_NAMES[role]}`;
+  document.getElementById("second-factor").hidden = !current.person;
   const parts = await VIEWS[role]();
   view.replaceChildren(...parts);
 }

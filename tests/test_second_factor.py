@@ -69,3 +69,50 @@ def test_the_code_used_to_enrol_cannot_sign_in_nor_can_an_earlier_one(client, ci
     assert browser.submit(code=totp.at(NOON + timedelta(seconds=30))).status_code == 401
     stored = session.scalar(select(Person.totp_last_step).where(Person.email == "kim@v.example"))
     assert stored == totp.timecode(NOON + timedelta(seconds=60))
+
+
+def test_a_person_turns_a_second_factor_on_of_their_own_accord(client, session, frozen_clock):
+    frozen_clock(NOON)
+    hauler = factories.hauler(session)
+    membership = pf.person(session, email="dee@h.example", organisation="hauler", role="driver", hauler_id=hauler.id)
+    portal, _ = pf.app(session)
+    browser = pf.Browser(client)
+    assert browser.open("/signin/second-factor").status_code == 200
+    assert browser.submit(email="dee@h.example", password="not the password").status_code == 401
+    assert browser.submit(email="dee@h.example", password=pf.PASSWORD).status_code == 200
+    secret = re.search(r'<code id="secret">([A-Z2-7]+)</code>', browser.page).group(1)
+    uri = re.search(r'<code id="uri">([^<]+)</code>', browser.page).group(1)
+    assert uri.startswith("otpauth://totp/fogx:dee%40h.example?secret=" + secret)
+    assert browser.submit(code="000000").status_code == 400 and "not right" in browser.page
+    assert browser.submit(code=pyotp.TOTP(secret).at(NOON)).status_code == 200
+    codes = re.findall(r"<li><code>([0-9a-f]{5}-[0-9a-f]{5})</code></li>", browser.page)
+    assert len(codes) == 10 and 'id="done"' in browser.page
+    assert session.scalar(select(RecoveryCode.id).where(RecoveryCode.person_id == membership.person_id)) is not None
+    # Signing in now asks for a code; a recovery code does, once.
+    _, challenge = pf.pkce()
+    url = pf.authorize_url(portal, challenge, scope="manifests:read")
+    for code, answer in ((codes[3], 302), (codes[3], 401)):
+        signing_in = pf.Browser(client)
+        signing_in.open(url)
+        assert signing_in.submit(email="dee@h.example", password=pf.PASSWORD).status_code == 200
+        assert "second factor" in signing_in.page
+        assert signing_in.submit(code=code).status_code == answer
+    # Asked again, the page says it is on, and shows no new key or codes.
+    again = pf.Browser(client)
+    again.open("/signin/second-factor")
+    assert again.submit(email="dee@h.example", password=pf.PASSWORD).status_code == 200
+    assert "on already" in again.page and "secret" not in again.page
+
+
+def test_an_enrolment_whose_pending_state_was_changed_is_refused(client, session, frozen_clock):
+    frozen_clock(NOON)
+    hauler = factories.hauler(session)
+    membership = pf.person(session, email="dee@h.example", organisation="hauler", role="driver", hauler_id=hauler.id)
+    browser = pf.Browser(client)
+    browser.open("/signin/second-factor")
+    browser.submit(email="dee@h.example", password=pf.PASSWORD)
+    secret = re.search(r'<code id="secret">([A-Z2-7]+)</code>', browser.page).group(1)
+    browser.page = browser.page.replace('name="pending" value="', 'name="pending" value="x')
+    assert browser.submit(code=pyotp.TOTP(secret).at(NOON)).status_code == 400
+    session.expire_all()
+    assert session.get(Person, membership.person_id).totp_enabled_at is None
