@@ -14,7 +14,7 @@ const STATUS = {
 const KEPT = "fogx.portal.session";
 const ENDED = "Your session has ended. Sign in again.";
 
-let current = null; // {clientId (a person's name), person, token, expiresAt, scopes}
+let current = null; // {clientId (a person's name), person, token, refreshToken, expiresAt, scopes}
 let cityZone; // the auditor's city's time zone, which its lists' times are read in
 
 class ApiError extends Error {
@@ -214,7 +214,7 @@ async function signIn(clientId, clientSecret) {
 async function signOut() {
   const ending = current;
   signedOut("You are signed out.");
-  if (ending && ending.person) await endSignIn(ending.token);
+  if (ending && ending.person) await endSignIn(ending);
   else if (ending) {
     await fetch("/oauth/revoke", {
       method: "POST",
@@ -607,7 +607,7 @@ function start() {
     if (signedIn) {
       const { token, name } = signedIn;
       current = {
-        clientId: name, person: true, token: token.access_token,
+        clientId: name, person: true, token: token.access_token, refreshToken: token.refresh_token,
         expiresAt: Date.now() + (token.expires_in - 30) * 1000, scopes: (token.scope || "").split(" "),
       };
       sessionStorage.setItem(KEPT, JSON.stringify(current));
