@@ -132,7 +132,10 @@ async function problem(response) {
 }
 
 async function request(path, params = {}, accept = "application/json") {
-  if (!current || Date.now() >= current.expiresAt) {
+  const session = current;
+  // Signed out while a view was still loading: the sign-out said so; nothing more to tell.
+  if (!session) throw new ApiError(ENDED, 401);
+  if (Date.now() >= session.expiresAt) {
     signedOut(ENDED);
     throw new ApiError(ENDED, 401);
   }
@@ -142,10 +145,10 @@ async function request(path, params = {}, accept = "application/json") {
   }
   const response = await fetch(url, {
     credentials: "omit",
-    headers: { Authorization: `Bearer ${current.token}`, Accept: accept },
+    headers: { Authorization: `Bearer ${session.token}`, Accept: accept },
   });
   if (response.status === 401) {
-    signedOut(ENDED);
+    if (current === session) signedOut(ENDED);
     throw new ApiError(ENDED, 401);
   }
   if (!response.ok) throw await problem(response);
@@ -260,8 +263,9 @@ async function showView() {
   else if (scopes.has("records:read")) role = "fse";
   document.getElementById("who-name").textContent = `${current.clientId} · ${ROLE_NAMES[role]}`;
   document.getElementById("second-factor").hidden = !current.person;
+  const showing = current;
   const parts = await VIEWS[role]();
-  view.replaceChildren(...parts);
+  if (current === showing) view.replaceChildren(...parts);
 }
 
 const ROLE_NAMES = { auditor: "city auditor", hauler: "hauler", fse: "restaurant operator", site: "disposal site" };

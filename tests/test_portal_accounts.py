@@ -156,7 +156,9 @@ def test_an_invited_auditor_sets_a_password_and_totp_signs_in_sees_their_share_a
     ).status_code == 403
 
     sign_out(browser)
-    assert requests.get(f"{base}/v1/audit/findings", headers=headers, timeout=10).status_code == 401
+    # The revocation is sent as the page says so: the token stops working within moments.
+    waiting_for(browser, lambda _: requests.get(f"{base}/v1/audit/findings", headers=headers,
+                                                timeout=10).status_code == 401, "the token revoked")
     refreshed = requests.post(f"{base}/oauth/token", timeout=10, data={
         "grant_type": "refresh_token", "refresh_token": session["refreshToken"], "client_id": "fogx-portal"})
     assert refreshed.status_code == 400 and refreshed.json()["error"] == "invalid_grant"
