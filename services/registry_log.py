@@ -12,9 +12,6 @@ def note(session, principal, action, subject=None, *, fields=(), detail=None, ju
     session.add(RegistryChange(
         id=new_id(), jurisdiction_id=jurisdiction_id or principal.jurisdiction_id, at=now(), action=action,
         subject_id=subject.id if subject is not None else None,
-        detail=detail if detail is not None else {"fields": sorted(_plain(fields))},
+        detail=detail if detail is not None else {"fields": sorted(str(name) for name in fields)},
         client_id=principal.client_pk, person_id=principal.person_id))
 
-
-def _plain(fields):
-    return [str(name) for name in fields]

@@ -118,3 +118,18 @@ def test_a_drivers_scan_and_a_dispatchers_correction_name_them_and_the_reviewer(
                                .order_by(ManifestRevision.revision.desc())).first()
     assert revision.revision == 2 and revision.certification["name"] == "Pat Doe"
     assert revision.certification["sha256"] == revision.sha256
+
+
+def test_a_csv_import_is_one_registry_change_with_its_counts(world, client, session):
+    from api.config import ROOT
+    from tests.test_imports import upload
+
+    city = factories.jurisdiction(session)
+    admin = person(client, session, "casey@v.example", "city", "admin", jurisdiction_id=city.id)
+    imported = upload(client, admin, "fses", (ROOT / "samples" / "fses.csv").read_bytes())
+    assert imported.status_code == 200, imported.json
+    [change] = client.get("/v1/jurisdictions/victorville/registry-changes", headers=factories.bearer(admin)).json["items"]
+    assert change["action"] == "import.fses" and change["subject_id"] is None
+    assert change["by_person_name"] == "Pat Doe"
+    assert change["detail"] == {name: imported.json[name] for name in ("rows", "created", "updated", "unchanged",
+                                                                       "rejected")}
