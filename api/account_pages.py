@@ -1,14 +1,22 @@
-"""Pages reached from a mailed link: accepting an invitation, resetting a password."""
-from flask import Blueprint, current_app, request
+"""Pages reached from a mailed link (accepting an invitation, resetting a password) and the
+page where a person turns a second factor on of their own accord."""
+import uuid
 
+from flask import Blueprint, current_app, request
+from itsdangerous import BadSignature, URLSafeTimedSerializer
+
+from api import csrf
 from api.errors import status_of
-from api.signin import page
-from services import accounts, passwords
+from api.signin import PENDING_SECONDS, page, password_checked, refused_form
+from auth.keys import secret_key
+from services import accounts, passwords, twofactor
 from services.errors import ServiceError
 from services.passwords import LinkInvalid
 from storage.db import db
+from storage.people import Person
 
 bp = Blueprint("account_pages", __name__, url_prefix="/signin")
+csrf.guard(bp, refused_form)
 
 
 def _link_gone(error: LinkInvalid):
@@ -65,6 +73,47 @@ def reset(token):
         return page("signin/reset.html", status_of(error), message=_said(error))
     return page("signin/message.html", title="Password changed",
                 detail="Your new password is set, and every app signed in with the old one is signed out.")
+
+
+def _enrolment_signer():
+    return URLSafeTimedSerializer(secret_key(current_app.config), salt="fogx.second-factor")
+
+
+@bp.route("/second-factor", methods=["GET", "POST"])
+def second_factor():
+    """Any person turns on TOTP: their password first, then the key, a code from the app, and
+    the recovery codes, shown once. Who is enrolling travels signed in `pending`."""
+    def ask(message=None, status=200, email=""):
+        return page("signin/second_factor.html", status, message=message, email=email)
+
+    step = request.form.get("step") if request.method == "POST" else None
+    if step == "password":
+        person, refusal = password_checked(ask)
+        if person is None:
+            return refusal
+        if person.totp_enabled_at is not None:
+            return page("signin/message.html", title="Your second factor is on already",
+                        detail="Signing in asks for a code from your authenticator app, or a recovery code.")
+        twofactor.enrolling(db.session, person)
+        return _enrol_page(person)
+    if step == "enrol":
+        try:
+            person_id = _enrolment_signer().loads(request.form.get("pending", ""), max_age=PENDING_SECONDS)
+        except BadSignature:
+            return ask("That took too long, or the page was changed: start again.", 400)
+        person = db.session.get(Person, uuid.UUID(person_id))
+        try:
+            codes = twofactor.confirm(db.session, person, request.form.get("code"))
+        except ServiceError as error:
+            return _enrol_page(person, error.message, 400)
+        return page("signin/recovery_codes.html", codes=codes, done=True)
+    return ask()
+
+
+def _enrol_page(person, message=None, status=200):
+    return page("signin/enrol.html", status, message=message, action="/signin/second-factor",
+                pending=_enrolment_signer().dumps(str(person.id)), secret=person.totp_secret,
+                uri=twofactor.provisioning_uri(person))
 
 
 def _said(error: ServiceError) -> str:

@@ -43,5 +43,5 @@ def import_csv(kind):
     except ImportError_ as error:
         raise Invalid(str(error), errors={"file": [str(error)]})
     jurisdiction = db.session.get(Jurisdiction, current_principal().jurisdiction_id)
-    report = run_import(db.session, jurisdiction=jurisdiction, kind=kind, rows=rows)
+    report = run_import(db.session, jurisdiction=jurisdiction, kind=kind, rows=rows, by=current_principal())
     return report.as_dict()

@@ -18,6 +18,7 @@ from schemas.manifest_views import document_view, receipt, revision_view
 from services import corrections, documents, manifests, outbox
 from services.errors import Invalid
 from storage.db import db
+from storage.models import Document
 
 log = logging.getLogger("fogx.manifests")
 
@@ -177,6 +178,8 @@ def put_document(manifest_id, document_id):
         limit=current_app.config["MAX_UPLOAD_BYTES"])
     if created:
         _drain_soon()
+        # Its row was written beside the upload, not through the session: read for who sent it.
+        document = db.session.get(Document, document.id) or document
     location = url_for("manifests.get_document", manifest_id=document.manifest_id, document_id=document.id)
     return document_view(document), 201 if created else 200, {"Location": location}
 

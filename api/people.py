@@ -1,16 +1,19 @@
 """People in organisations: invitations by email, memberships and their removal, a city's
 sign-in policy for its staff, and who read an FSE's record."""
+import json
+
 from flask import Blueprint, Response, current_app, request, stream_with_context
 
 from api.downloads import disposition
 from services.errors import Invalid, NotFound
-from api.validation import load_json
+from api.validation import load, load_json
 from auth.protect import current_principal, require
-from auth.scopes import MANIFESTS_WRITE, RECORDS_READ, REGISTRY_WRITE
+from auth.scopes import AUDIT_READ, MANIFESTS_WRITE, RECORDS_READ, REGISTRY_WRITE
 from reports import table_csv
 from schemas.manifest_views import iso
+from schemas.actors import RegistryChangesQuery, registry_change_view
 from schemas.people import InvitationIn, SignInPolicyIn, invitation_view, membership_view, policy_view
-from services import access_log, accounts, twofactor
+from services import access_log, accounts, registry_changes, twofactor
 from storage import reach
 from storage.db import db
 
@@ -19,6 +22,8 @@ bp = Blueprint("people", __name__)
 MANAGERS = (REGISTRY_WRITE, MANIFESTS_WRITE, RECORDS_READ)
 ACCESS_COLUMNS = ["read_at", "format", "period_from", "period_to", "client_id", "role", "person_id", "person_name",
                   "person_email"]
+REGISTRY_COLUMNS = ["at", "action", "subject_id", "by_person_name", "by_person_id", "by_client_id", "by_role",
+                    "detail", "id"]
 invitation_in = InvitationIn()
 policy_in = SignInPolicyIn()
 
@@ -66,8 +71,32 @@ def record_access_log(fse_id):
     asked = request.args.get("format")
     if asked not in (None, "json", "csv"):
         raise Invalid("No such format.", errors={"format": ["One of json, csv."]})
-    if asked == "csv" or (asked is None and request.accept_mimetypes.best == "text/csv"):
-        response = Response(stream_with_context(table_csv.render(rows, ACCESS_COLUMNS)), mimetype="text/csv")
-        response.headers["Content-Disposition"] = disposition("record-access-log.csv")
-        return response
+    if _wants_csv(asked):
+        return _sheet(table_csv.render(rows, ACCESS_COLUMNS), "record-access-log.csv")
     return {"items": rows}
+
+
+@bp.get("/v1/jurisdictions/<code>/registry-changes")
+@require(AUDIT_READ)
+def registry_change_list(code):
+    """Who changed the city's registry, and when: a page of changes in JSON, or all as CSV."""
+    args = load(RegistryChangesQuery(), request.args.to_dict())
+    principal = current_principal()
+    if _wants_csv(args.get("format")):
+        jurisdiction, rows = registry_changes.every(db.session, principal, code)
+        zone = jurisdiction.time_zone
+        flat = [{**registry_change_view(row, zone), "detail": json.dumps(row.detail, sort_keys=True)} for row in rows]
+        return _sheet(table_csv.render(flat, REGISTRY_COLUMNS, zone=zone), f"registry-changes-{jurisdiction.code}.csv")
+    jurisdiction, rows, cursor = registry_changes.listing(db.session, principal, code, cursor=args.get("cursor"),
+                                                          limit=args["limit"])
+    return {"items": [registry_change_view(row, jurisdiction.time_zone) for row in rows], "next_cursor": cursor}
+
+
+def _wants_csv(asked):
+    return asked == "csv" or (asked is None and request.accept_mimetypes.best == "text/csv")
+
+
+def _sheet(lines, name):
+    response = Response(stream_with_context(lines), mimetype="text/csv")
+    response.headers["Content-Disposition"] = disposition(name)
+    return response

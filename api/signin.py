@@ -11,6 +11,7 @@ from authlib.oauth2.rfc6749 import AccessDeniedError, OAuth2Error, UnsupportedRe
 from flask import Blueprint, current_app, make_response, redirect, render_template, request
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
+from api import csrf
 from api.errors import status_of
 from auth.keys import secret_key
 from auth.people import SignedIn, granted_scope
@@ -64,6 +65,15 @@ def _origin(uri):
     return f"{parts.scheme}://{parts.netloc}"
 
 
+def refused_form():
+    """A POST without the session's form token: nothing it asked is done."""
+    return page("signin/message.html", 400, title="This form cannot be taken",
+                detail="The page was open too long, or it did not come from fogx. Go back, reload it and try again.")
+
+
+csrf.guard(bp, refused_form)
+
+
 def _error_redirect(error, redirect_uri):
     return redirect(add_params_to_uri(redirect_uri, error.get_body()))
 
@@ -95,6 +105,27 @@ def authorize():
     return flow.advance(step)
 
 
+def password_checked(refuse):
+    """(the person, None) for the form's right email and password; else (None, the page
+    `refuse(message, status, email)` makes). Failures count against the address and the
+    account named, and past the limit neither is tried (429)."""
+    failures = current_limits()
+    email = passwords.normal_email(request.form.get("email"))
+    keys = [("sign-in address", request.remote_addr), ("sign-in account", email)]
+    wait = max(failures.failure_wait(*key) for key in keys)
+    if wait:
+        response = refuse("Too many failed sign-ins from here; wait a few minutes.", 429, email)
+        response.headers["Retry-After"] = str(wait)
+        return None, response
+    try:
+        return passwords.verify_password(db.session, email, request.form.get("password"),
+                                         config=current_app.config), None
+    except ServiceError as error:
+        for key in keys:
+            failures.failed(*key)
+        return None, refuse(error.message, status_of(error), email)
+
+
 class Flow:
     """One authorization request's steps; what is proved so far travels signed in `pending`."""
 
@@ -102,7 +133,6 @@ class Flow:
         self.grant = grant
         self.app = grant.client.row
         self.state = {}
-        self.failures = current_limits()
 
     def render(self, template, status=200, **context):
         return page(template, status, form_targets=_origin(self.grant.redirect_uri), app=self.app,
@@ -114,20 +144,9 @@ class Flow:
         return self.render("signin/signin.html", status, message=message, email=email)
 
     def password(self):
-        email = passwords.normal_email(request.form.get("email"))
-        keys = [("sign-in address", request.remote_addr), ("sign-in account", email)]
-        wait = max(self.failures.failure_wait(*key) for key in keys)
-        if wait:
-            response = self.sign_in_page("Too many failed sign-ins from here; wait a few minutes.", 429, email)
-            response.headers["Retry-After"] = str(wait)
-            return response
-        try:
-            person = passwords.verify_password(db.session, email, request.form.get("password"),
-                                               config=current_app.config)
-        except ServiceError as error:
-            for key in keys:
-                self.failures.failed(*key)
-            return self.sign_in_page(error.message, status_of(error), email)
+        person, refusal = password_checked(lambda message, status, email: self.sign_in_page(message, status, email))
+        if person is None:
+            return refusal
         self.state = {"p": str(person.id), "amr": ["pwd"], "t": int(now().timestamp()), "q": _query_digest()}
         return self.next()
 
@@ -224,4 +243,5 @@ def _at(timestamp):
 
 
 def init_app(app):
+    csrf.init_app(app)
     app.register_blueprint(bp)

@@ -224,6 +224,19 @@ class RefreshView:
         return self.row.sign_in.scope
 
 
+def find_refresh_token(token_string):
+    """A person's refresh token presented for revocation, or None."""
+    row = db.session.scalar(select(RefreshToken).where(RefreshToken.token_sha256 == sha256_hex(token_string)))
+    return RevokedRefresh(row) if row else None
+
+
+class RevokedRefresh(RefreshView):
+    """A refresh token being revoked: its whole sign-in ends (not committed)."""
+
+    def revoke(self):
+        revoke(db.session, [self.row.sign_in_id], reason="revoked")
+
+
 class PersonRefreshGrant(grants.RefreshTokenGrant):
     """RFC 6749 section 6, rotating: each refresh token is used once, and one presented again
     (stolen, or replayed) revokes its sign-in with every token in it (RFC 9700 4.14.2)."""

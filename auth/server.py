@@ -197,20 +197,35 @@ class Revocation(RevocationEndpoint):
     """RFC 7009. Another client's token is left alone and answered like an unknown one.
 
     The token's holder may revoke it with the client id alone (`none`): holding the token is
-    all the proof ending it needs, and a page that was reloaded no longer has the secret."""
+    all the proof ending it needs, and a page that was reloaded no longer has the secret. A
+    person's refresh token, revoked by the app it was issued through (a public app with its
+    client id alone), ends its whole sign-in: every access and refresh token it issued
+    (RFC 7009 section 2.1)."""
 
     CLIENT_AUTH_METHODS = [*AUTH_METHODS, "none"]
-    SUPPORTED_TOKEN_TYPES = ("access_token",)
+    SUPPORTED_TOKEN_TYPES = ("access_token", "refresh_token")
 
     def authenticate_token(self, request, client):
+        from auth.people import find_refresh_token
+
         self.check_params(request, client)
-        token = find_token(request.form["token"])
-        return token if token and token.check_client(client) else None
+        token_string = request.form["token"]
+        # The hint only orders the look-ups (RFC 7009 section 2.1): both kinds are tried.
+        finders = [find_token, find_refresh_token]
+        if request.form.get("token_type_hint") == "refresh_token":
+            finders.reverse()
+        for find in finders:
+            token = find(token_string)
+            if token is not None:
+                return token if token.check_client(client) else None
+        return None
 
     def revoke_token(self, token, request):
-        if token.row.revoked_at is None:
+        if hasattr(token, "revoke"):
+            token.revoke()
+        elif token.row.revoked_at is None:
             token.row.revoked_at = now()
-            db.session.commit()
+        db.session.commit()
 
 
 class Introspection(IntrospectionEndpoint):

@@ -52,11 +52,17 @@ export async function finishSignIn() {
   return { token, name: claims.name || claims.email || "you" };
 }
 
-// Ends the sign-in: its access and refresh tokens stop working.
-export async function endSignIn(accessToken) {
-  await fetch("/oauth/sign-out", {
+// Ends the sign-in by revoking its refresh token (RFC 7009), which ends every access and
+// refresh token it issued; the portal is a public app, so its client id is all it sends.
+// `keepalive` lets the revocation finish should the page be closed at once.
+export async function endSignIn(session) {
+  const token = session.refreshToken || session.token;
+  await fetch("/oauth/revoke", {
     method: "POST",
     credentials: "omit",
-    headers: { Authorization: `Bearer ${accessToken}`, Accept: "application/json" },
+    keepalive: true,
+    body: new URLSearchParams({
+      token, token_type_hint: session.refreshToken ? "refresh_token" : "access_token", client_id: PORTAL_CLIENT,
+    }),
   }).catch(() => {});
 }

@@ -33,6 +33,7 @@ async function showView() {
   use(BILINGUAL.has(role) ? lang() : "en");
   document.getElementById("language-switch").hidden = !BILINGUAL.has(role);
   document.getElementById("who-name").textContent = `${current.clientId} · ${t(`role.${role}`)}`;
+  document.getElementById("second-factor").hidden = !current.person;
   const asked = ++shown;
   const parts = await VIEWS[role]();
   if (asked === shown && session()) view.replaceChildren(...parts);

@@ -1,6 +1,7 @@
 """Corrections the city reviews: the decision bodies, the review list's query, and the view."""
 from marshmallow import EXCLUDE, Schema, fields, validate
 
+from schemas.actors import actor_view
 from schemas.manifest_views import iso
 from schemas.registry import text
 
@@ -41,7 +42,9 @@ def correction_view(row, manifest) -> dict:
         "manifest": row.document["manifest"],
         "current": {name: current[name] for name in (
             "permit_number", "device_tag", "service_started_at", "service_completed_at")},
+        "submitted_by": actor_view(row.submitted_by_client, row.submitted_by_person),
         "decided_at": iso(row.decided_at),
+        "decided_by": actor_view(row.decided_by_client, row.decided_by_person),
         "decision_reason": row.decision_reason,
         "revision": row.revision,
     }

@@ -1,6 +1,7 @@
 """How manifests, their revisions and findings look in responses."""
 from domain import checks
 from domain.presets import basis_of
+from schemas.actors import actor_view
 
 
 def iso(value):
@@ -27,6 +28,7 @@ def document_view(document):
         "content_type": document.content_type,
         "filename": document.filename,
         "uploaded_at": iso(document.uploaded_at),
+        "uploaded_by": actor_view(document.uploaded_by_client, document.uploaded_by_person),
     }
 
 

@@ -2,6 +2,7 @@
 from marshmallow import EXCLUDE, Schema, fields, validate
 
 from schemas.manifest import When, gallons
+from schemas.actors import actor_view
 from schemas.manifest_views import iso
 from schemas.registry import WASTE_TYPES, text
 
@@ -30,4 +31,5 @@ def receipt_view(receipt) -> dict:
         **receipt.body,
         "hauler_id": str(receipt.hauler_id) if receipt.hauler_id else None,
         "created_at": iso(receipt.created_at),
+        "submitted_by": actor_view(receipt.submitted_by_client, receipt.submitted_by_person),
     }

@@ -8,6 +8,7 @@ hashed, as a pending correction, and the manifest stays as it was.
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from types import SimpleNamespace
 
 from marshmallow import ValidationError
 from sqlalchemy import false, func, select
@@ -112,7 +113,8 @@ def _propose(session, principal, manifest, latest, body, reason, moves, now):
     row = PendingCorrection(id=new_id(), manifest_id=manifest.id, jurisdiction_id=manifest.jurisdiction_id,
                             hauler_id=manifest.hauler_id, based_on_revision=latest.revision, document=document,
                             sha256=chain.seal(document), moves=moves, submitted_at=now,
-                            submitted_by_client_id=principal.client_pk, status=PENDING)
+                            submitted_by_client_id=principal.client_pk, submitted_by_person_id=principal.person_id,
+                            status=PENDING)
     session.add(row)
     session.commit()
     return True, row
@@ -227,7 +229,9 @@ def approve(session, principal, row: PendingCorrection, *, note=None) -> tuple[M
         raise Conflict("The permit it names is now another city's; reject it.")
     jurisdiction = session.get(Jurisdiction, manifest.jurisdiction_id)
     revision = _revise(session, manifest, latest, data, named, jurisdiction, reason=row.document["reason"],
-                       received_at=row.submitted_at, client_pk=row.submitted_by_client_id, now=now)
+                       received_at=row.submitted_at, client_pk=row.submitted_by_client_id, now=now,
+                       certifier=certifier_of(session, SimpleNamespace(person_id=row.submitted_by_person_id,
+                                                                       client_pk=row.submitted_by_client_id)))
     _decide(row, principal, APPROVED, note, now)
     row.revision = revision.revision
     session.commit()
@@ -246,3 +250,4 @@ def reject(session, principal, row: PendingCorrection, *, reason) -> tuple[Manif
 def _decide(row, principal, status, reason, now):
     row.status, row.decided_at, row.decided_by_client_id, row.decision_reason = (
         status, now, principal.client_pk, reason)
+    row.decided_by_person_id = principal.person_id

@@ -74,13 +74,14 @@ def _store_down():
     return Unavailable("The document store is unavailable; nothing was stored. Retry.", retry_after=30)
 
 
-def _document_columns(manifest_id, *, key, size, content_type, filename, version_id) -> dict:
+def _document_columns(manifest_id, *, key, size, content_type, filename, version_id, by) -> dict:
+    """A document's row; `by`, the principal who sent it (its client, and person if any)."""
     return dict(id=new_id(), manifest_id=manifest_id, sha256=key, size_bytes=size, content_type=content_type,
                 object_key=key, object_version_id=version_id, filename=(filename or None) and filename[:255],
-                uploaded_at=clock_now())
+                uploaded_at=clock_now(), uploaded_by_client_id=by.client_pk, uploaded_by_person_id=by.person_id)
 
 
-def attach(session, manifest: Manifest, uploads: list[Upload], *, service_day: date):
+def attach(session, manifest: Manifest, uploads: list[Upload], *, service_day: date, by):
     """Document rows and their lock entries, in the caller's transaction."""
     jurisdiction = session.get(Jurisdiction, manifest.jurisdiction_id)
     # Never shorter than the record is kept: a correction may have dated the service earlier.
@@ -95,7 +96,7 @@ def attach(session, manifest: Manifest, uploads: list[Upload], *, service_day: d
         attached.append(upload.key)
         manifest.documents.append(Document(**_document_columns(
             manifest.id, key=upload.key, size=upload.spool.size, content_type=upload.content_type,
-            filename=upload.filename, version_id=upload.version_id)))
+            filename=upload.filename, version_id=upload.version_id, by=by)))
         outbox.enqueue_lock(session, key=upload.key, retain_until=until)
     if attached:
         changes.record(session, manifest, changes.DOCUMENTS_ATTACHED, at=clock_now(),
@@ -112,12 +113,12 @@ def add(session, principal, store, manifest, uploads: list[Upload]):
     put_objects(store, uploads)
     service_day = manifest.revisions[manifest.current_revision - 1].service_completed_at.date()
     try:
-        attach(session, manifest, uploads, service_day=service_day)
+        attach(session, manifest, uploads, service_day=service_day, by=principal)
         session.commit()
     except IntegrityError:  # a scan attached by another request meanwhile: attach the rest
         session.rollback()
         session.refresh(manifest, ["documents"])
-        attach(session, manifest, uploads, service_day=service_day)
+        attach(session, manifest, uploads, service_day=service_day, by=principal)
         session.commit()
 
 
@@ -236,7 +237,7 @@ def _add_rows(connection, target, upload: Upload, *, size) -> Document:
     """The document and its lock entry, written (not committed) without the unit of work."""
     document = unflushed(Document, retained_until=None, **_document_columns(
         target.id, key=upload.declared_sha256, size=size, content_type=upload.content_type, filename=upload.filename,
-        version_id=upload.version_id))
+        version_id=upload.version_id, by=target.by))
     lock = outbox.lock_row(key=document.sha256, retain_until=add_years(target.service_day, target.retention_years))
     change = changes.entry(target, changes.DOCUMENTS_ATTACHED, at=document.uploaded_at,
                            revision=target.current_revision, documents=[document.sha256])
@@ -311,6 +312,7 @@ class _Target:
     retention_years: int
     service_day: date
     document_id: uuid.UUID | None
+    by: object = None  # the principal sending the scan
 
 
 def _own_manifest(session, principal, manifest_id, key) -> _Target:
@@ -327,7 +329,7 @@ def _own_manifest(session, principal, manifest_id, key) -> _Target:
     service_day = max(row.service_completed_at.date(),
                       retention.kept_from(row.created_at, row.latest_service_at, row.time_zone))
     return _Target(row.id, row.manifest_number, row.current_revision, row.hauler_id, row.fse_id,
-                   row.jurisdiction_id, row.retention_years, service_day, row.document_id)
+                   row.jurisdiction_id, row.retention_years, service_day, row.document_id, principal)
 
 
 def open_scan(store, document: Document):

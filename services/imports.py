@@ -21,6 +21,7 @@ from domain import registry as rules
 from domain.registry_rows import approval_of, licences_of, registrations_of
 from domain.checks import CITY_DEFAULT
 from domain.device_rules import default_frequency, frequency_refusal
+from services import registry_log
 from services.registry import device_warnings, today
 from services.registry_haulers import (
     SHARED_SITE_FIELDS,
@@ -330,8 +331,9 @@ def read_rows(stream, kind):
     return rows()
 
 
-def run_import(session, *, jurisdiction, kind, rows, progress=None):
-    """Apply `rows` (from `read_rows`) for an admin of `jurisdiction`; commit once."""
+def run_import(session, *, jurisdiction, kind, rows, progress=None, by=None):
+    """Apply `rows` (from `read_rows`) for an admin of `jurisdiction`; commit once. `by`: the
+    caller, noted among the registry's changes with the import's counts."""
     report = Report(kind=kind)
     importer = Importer(session, jurisdiction, kind)
     schema = ROW_SCHEMAS[kind]
@@ -357,5 +359,8 @@ def run_import(session, *, jurisdiction, kind, rows, progress=None):
             report.rejections.append({"row": line, "reason": error.reason, "errors": error.errors})
         if progress:
             progress(1)
+    if by is not None:
+        registry_log.note(session, by, f"import.{kind}", jurisdiction_id=jurisdiction.id, detail={
+            name: getattr(report, name) for name in ("rows", "created", "updated", "unchanged", "rejected")})
     session.commit()
     return report

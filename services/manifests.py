@@ -154,7 +154,8 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
         refresh_neighbours(session, revision, now, around)
         due = _due_after(session, revision, around)
         if uploads:
-            documents.attach(session, manifest, list(uploads), service_day=_service_day(session, revision))
+            documents.attach(session, manifest, list(uploads), service_day=_service_day(session, revision),
+                             by=principal)
         session.commit()
     except IntegrityError:
         # The hauler filed this number before (or another request just did): a repeat.
@@ -162,7 +163,7 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
         existing = _find(session, principal.hauler_id, data["manifest_number"])
         if existing is None:
             raise
-        return _repeat(session, existing, body, uploads), False
+        return _repeat(session, existing, body, uploads, principal), False
     session.info.setdefault("fogx.due", {})[named.device_id] = due
     return manifest, True
 
@@ -209,11 +210,12 @@ def _service_day(session, revision: ManifestRevision) -> date:
     return local_date(revision.service_completed_at, zone_of(session, revision.manifest.jurisdiction_id))
 
 
-def _repeat(session, manifest, body, uploads):
+def _repeat(session, manifest, body, uploads, principal):
     """The stored manifest for a repeated filing; scans it lacks (already written) are attached."""
     _same_or_conflict(manifest, body)
     if uploads:
-        documents.attach(session, manifest, list(uploads), service_day=_service_day(session, current(manifest)))
+        documents.attach(session, manifest, list(uploads), service_day=_service_day(session, current(manifest)),
+                         by=principal)
         session.commit()
     return manifest
 

@@ -55,7 +55,8 @@ def submit(session, principal, data) -> tuple[DisposalReceipt, bool]:
     if existing is not None:
         return _same_or_conflict(existing, body), False
     receipt = DisposalReceipt(
-        site_id=principal.site_id, body=body, submitted_by_client_id=principal.client_pk, received_on=received_on,
+        site_id=principal.site_id, body=body, submitted_by_client_id=principal.client_pk,
+        submitted_by_person_id=principal.person_id, received_on=received_on,
         hauler_id=session.scalar(select(HaulerLicence.hauler_id).where(
             HaulerLicence.licence_number == data["hauler_licence_number"]).limit(1)),
         **{name: data[name] for name in ("ticket_number", "hauler_licence_number", "vehicle_id", "waste_type",

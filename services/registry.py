@@ -11,6 +11,7 @@ from sqlalchemy import func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
+from services import registry_log
 from services.errors import Conflict, Invalid, NotFound
 from domain.checks import CITY_DEFAULT
 from domain.device_rules import default_frequency, frequency_refusal
@@ -160,6 +161,7 @@ def create_fse(session, principal, data) -> Fse:
     jurisdiction = admin_jurisdiction(session, principal, data.pop("jurisdiction"))
     fse = Fse(jurisdiction_id=jurisdiction.id, **data)
     session.add(fse)
+    registry_log.note(session, principal, "fse.created", fse, fields=data)
     _commit(session, "An FSE with this name and APN exists in the jurisdiction.")
     return fse
 
@@ -170,6 +172,7 @@ def update_fse(session, principal, fse_id, data) -> Fse:
     for name, value in data.items():
         setattr(fse, name, value)
     fse.updated_at = now()
+    registry_log.note(session, principal, "fse.updated", fse, fields=data)
     _commit(session, "An FSE with this name and APN exists in the jurisdiction.")
     return fse
 
@@ -193,6 +196,7 @@ def create_permit(session, principal, data) -> Permit:
     permit.status_changes.append(PermitStatusChange(status=status, effective_on=permit.issued_on,
                                                     reason="issued"))
     session.add(permit)
+    registry_log.note(session, principal, "permit.created", permit, fields=[*data, "status"])
     _commit(session, f"Permit number {data['permit_number']!r} exists in this jurisdiction.")
     return permit
 
@@ -201,6 +205,7 @@ def change_permit_status(session, principal, permit_id, data) -> Permit:
     permit = get_permit(session, principal, permit_id)
     _own(principal, permit.jurisdiction_id)
     permit.status_changes.append(PermitStatusChange(**data))
+    registry_log.note(session, principal, "permit.status_changed", permit, fields=data)
     session.commit()
     return permit
 
@@ -244,5 +249,6 @@ def create_device(session, principal, fse_id, data):
     data = {k: v for k, v in data.items() if k != "permit_number"}
     device = Device(fse_id=fse.id, permit_id=permit.id, **data)
     session.add(device)
+    registry_log.note(session, principal, "device.created", device, fields=[*data, "permit_number"])
     _commit(session, f"Device tag {data['tag']!r} exists at this FSE.")
     return device, device_warnings(jurisdiction, device)

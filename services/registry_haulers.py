@@ -19,6 +19,7 @@ from domain import registry as rules
 from domain.clock import now
 from domain.dates import local_date
 from domain.registry_rows import approval_of, approval_status_on, licences_of
+from services import registry_log
 from services.errors import Conflict, Invalid, NotFound
 from services.registry import admin_jurisdiction, page, today, within_reach
 from storage import reach
@@ -198,6 +199,7 @@ def create_hauler(session, principal, data):
         hauler = Hauler(name=data["name"], licence_number=data["licence_number"], owner_jurisdiction_id=city.id)
         approve_hauler(hauler, city, **dates)
         session.add(hauler)
+        registry_log.note(session, principal, "hauler.created", hauler, fields=data)
         try:
             session.commit()
             return hauler, True, []
@@ -209,6 +211,7 @@ def create_hauler(session, principal, data):
     if registered_here(hauler, city.id):
         raise Conflict(f"Licence {data['licence_number']!r} is already registered here.")
     approve_hauler(hauler, city, **dates)
+    registry_log.note(session, principal, "hauler.registered", hauler, fields=data)
     session.commit()
     kept = differing(hauler, data, ("name",))
     return hauler, False, [shared_field_kept("hauler", hauler, kept)] if kept else []
@@ -233,6 +236,7 @@ def update_hauler(session, principal, hauler_id, data) -> Hauler:
         hauler.licences.append(HaulerLicence(
             jurisdiction_id=city, licence_number=hauler.licence_number, expires_on=expires_on,
             status=data.get("licence_status") or "valid", effective_on=data["effective_on"]))
+    registry_log.note(session, principal, "hauler.updated", hauler, fields=data)
     _commit(session, f"Licence number {hauler.licence_number!r} is another hauler's.")
     return hauler
 
@@ -247,6 +251,7 @@ def create_vehicle(session, principal, hauler_id, data) -> Vehicle:
         raise Conflict(conflict)
     vehicle = Vehicle(hauler_id=hauler.id, jurisdiction_id=city, **data)
     session.add(vehicle)
+    registry_log.note(session, principal, "vehicle.created", vehicle, fields=data)
     _commit(session, conflict)
     return vehicle
 
@@ -279,6 +284,7 @@ def create_site(session, principal, data):
         site = DisposalSite(name=data["name"], address=data["address"], facility_permit_number=number,
                             owner_jurisdiction_id=city.id, approvals=[site_approval(city.id, **approval)])
         session.add(site)
+        registry_log.note(session, principal, "site.created", site, fields=data)
         try:
             session.commit()
             return site, True, []
@@ -290,6 +296,7 @@ def create_site(session, principal, data):
     if approval_of(site, city.id) is not None:
         raise Conflict(f"Facility {number!r} is already approved here.")
     site.approvals.append(site_approval(city.id, **approval))
+    registry_log.note(session, principal, "site.approved", site, fields=data)
     _commit(session, f"Facility {number!r} is already approved here.")
     kept = differing(site, data, SHARED_SITE_FIELDS)
     return site, False, [shared_field_kept("disposal site", site, kept)] if kept else []
@@ -307,5 +314,6 @@ def update_site(session, principal, site_id, data) -> DisposalSite:
     if "status" in data:
         approval_of(site, city).status_changes.append(DisposalSiteStatusChange(
             status=data["status"], effective_on=data["effective_on"], reason=data.get("reason")))
+    registry_log.note(session, principal, "site.updated", site, fields=data)
     session.commit()
     return site

@@ -1,14 +1,16 @@
 """A second factor: TOTP (RFC 6238) codes from an authenticator app, one-time recovery codes
 (kept hashed), and the city setting that requires it of the city's own staff."""
 import secrets
+from datetime import timedelta
 
 import pyotp
-from sqlalchemy import select, update
+from pyotp.utils import strings_equal
+from sqlalchemy import or_, select, update
 
 from services.errors import Invalid
 from domain.clock import now
 from services.passwords import digest
-from storage.people import RecoveryCode, SignInPolicy
+from storage.people import Person, RecoveryCode, SignInPolicy
 
 RECOVERY_CODES = 10
 ISSUER_NAME = "fogx"
@@ -42,17 +44,39 @@ def provisioning_uri(person) -> str:
     return pyotp.TOTP(person.totp_secret).provisioning_uri(name=person.email, issuer_name=ISSUER_NAME)
 
 
-def _code_ok(secret, code) -> bool:
+def _step_of(secret, code) -> int | None:
+    """The time step the code is right for; one step either side, so that a phone's clock a
+    little off still signs in."""
     code = "".join((code or "").split())
-    # One step either side: a phone's clock a little off still signs in.
-    return bool(secret) and code.isdigit() and pyotp.TOTP(secret).verify(code, for_time=now(), valid_window=1)
+    if not secret or not code.isdigit():
+        return None
+    totp, at = pyotp.TOTP(secret), now()
+    for offset in (-1, 0, 1):
+        moment = at + timedelta(seconds=offset * totp.interval)
+        if strings_equal(code, totp.at(moment)):
+            return totp.timecode(moment)
+    return None
+
+
+def _take_code(session, person, code) -> bool:
+    """A right code of a later step than any taken before, marked taken (not committed); of two
+    sign-ins with the same code at once, one alone takes it."""
+    step = _step_of(person.totp_secret, code)
+    if step is None:
+        return False
+    taken = session.execute(update(Person).where(
+        Person.id == person.id, or_(Person.totp_last_step.is_(None), Person.totp_last_step < step))
+        .values(totp_last_step=step))
+    session.refresh(person)
+    return taken.rowcount == 1
 
 
 def confirm(session, person, code) -> list[str]:
     """Turn the second factor on once a code from the app matches; the recovery codes, shown once."""
     if person.totp_enabled_at is not None:
         raise Invalid("The second factor is on already.")
-    if not _code_ok(person.totp_secret, code):
+    if not _take_code(session, person, code):
+        session.commit()
         raise Invalid("That code is not right; try the one your app shows now.", errors={"code": ["Wrong."]})
     person.totp_enabled_at = now()
     codes = new_recovery_codes(session, person)
@@ -71,7 +95,8 @@ def new_recovery_codes(session, person) -> list[str]:
 
 def verify(session, person, code) -> str | None:
     """'otp' for a right TOTP code, 'recovery' for an unused recovery code (used up now), or None."""
-    if _code_ok(person.totp_secret, code):
+    if _take_code(session, person, code):
+        session.commit()
         return "otp"
     typed = (code or "").strip().lower()
     row = session.scalar(select(RecoveryCode).where(RecoveryCode.person_id == person.id,

@@ -4,7 +4,7 @@ import uuid
 from datetime import datetime
 
 from sqlalchemy import JSON, CheckConstraint, ForeignKey, Index, Integer, String, Text
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from storage.base import Base, UTCDateTime, created, pk
 
@@ -31,9 +31,15 @@ class PendingCorrection(Base):
     moves: Mapped[list] = mapped_column(JSON)
     submitted_at: Mapped[datetime] = created()
     submitted_by_client_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("oauth_clients.id"))
+    submitted_by_person_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("people.id"))
+    submitted_by_client: Mapped["OAuthClient"] = relationship(foreign_keys=[submitted_by_client_id], lazy="select")
+    submitted_by_person: Mapped["Person | None"] = relationship(foreign_keys=[submitted_by_person_id], lazy="select")
     status: Mapped[str] = mapped_column(String(10), default=PENDING)
     decided_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     decided_by_client_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("oauth_clients.id"))
+    decided_by_person_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("people.id"))
+    decided_by_client: Mapped["OAuthClient | None"] = relationship(foreign_keys=[decided_by_client_id], lazy="select")
+    decided_by_person: Mapped["Person | None"] = relationship(foreign_keys=[decided_by_person_id], lazy="select")
     decision_reason: Mapped[str | None] = mapped_column(Text)
     # The revision an approval made.
     revision: Mapped[int | None] = mapped_column(Integer)

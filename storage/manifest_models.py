@@ -148,6 +148,11 @@ class Document(Base):
     object_version_id: Mapped[str | None] = mapped_column(String(1024))
     filename: Mapped[str | None] = mapped_column(String(255))
     uploaded_at: Mapped[datetime] = created()
+    # Who sent the scan: the client, and the person where a person's token did.
+    uploaded_by_client_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("oauth_clients.id"))
+    uploaded_by_person_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("people.id"))
+    uploaded_by_client: Mapped["OAuthClient | None"] = relationship(foreign_keys=[uploaded_by_client_id], lazy="select")
+    uploaded_by_person: Mapped["Person | None"] = relationship(foreign_keys=[uploaded_by_person_id], lazy="select")
     retained_until: Mapped[date | None] = mapped_column(Date)
     __table_args__ = (Index("uq_documents_manifest_sha256", "manifest_id", "sha256", unique=True),)
 
@@ -216,6 +221,10 @@ class DisposalReceipt(Base):
     received_on: Mapped[date] = mapped_column(Date)
     body: Mapped[dict] = mapped_column(JSON)
     submitted_by_client_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("oauth_clients.id"))
+    # The person who confirmed the load, where a person's token did.
+    submitted_by_person_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("people.id"))
+    submitted_by_client: Mapped["OAuthClient"] = relationship(foreign_keys=[submitted_by_client_id], lazy="select")
+    submitted_by_person: Mapped["Person | None"] = relationship(foreign_keys=[submitted_by_person_id], lazy="select")
     created_at: Mapped[datetime] = created()
     __table_args__ = (
         UniqueConstraint("site_id", "ticket_number", "received_on"),

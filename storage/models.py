@@ -32,6 +32,7 @@ from storage.registry_models import (
     Jurisdiction,
     Permit,
     PermitStatusChange,
+    RegistryChange,
     RegistryGeneration,
     Vehicle,
 )
@@ -59,6 +60,7 @@ __all__ = [
     "DisposalSite",
     "DisposalSiteJurisdiction",
     "DisposalSiteStatusChange",
+    "RegistryChange",
     "RegistryGeneration",
     # Manifests
     "Manifest",

@@ -8,7 +8,7 @@ that holds for a client holds for the person, and removing the membership revoke
 import uuid
 from datetime import date, datetime
 
-from sqlalchemy import JSON, Boolean, CheckConstraint, Date, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import JSON, BigInteger, Boolean, CheckConstraint, Date, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from storage.base import Base, UTCDateTime, created, pk
@@ -40,6 +40,8 @@ class Person(Base):
     # Base32 TOTP secret (RFC 6238); it counts once `totp_enabled_at` is set.
     totp_secret: Mapped[str | None] = mapped_column(String(64))
     totp_enabled_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # The RFC 6238 time step of the last code taken: a code is good once, and never an older one.
+    totp_last_step: Mapped[int | None] = mapped_column(BigInteger)
     created_at: Mapped[datetime] = created()
 
     memberships: Mapped[list["Membership"]] = relationship(back_populates="person",

@@ -274,3 +274,23 @@ class RegistryGeneration(Base):
     __tablename__ = "registry_generation"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     generation: Mapped[int] = mapped_column(BigInteger)
+
+
+class RegistryChange(Base):
+    """Who changed the city's registry, and when: one row per write (an FSE, permit, device,
+    hauler, vehicle or disposal site made or changed, or a CSV import), written in its
+    transaction. The client is the caller's; the person, where a person's token made it."""
+
+    __tablename__ = "registry_changes"
+    id: Mapped[uuid.UUID] = pk()
+    jurisdiction_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("jurisdictions.id"))
+    at: Mapped[datetime] = created()
+    action: Mapped[str] = mapped_column(String(40))
+    subject_id: Mapped[uuid.UUID | None] = mapped_column()
+    # The fields written (or, for an import, its counts).
+    detail: Mapped[dict] = mapped_column(JSON)
+    client_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("oauth_clients.id"))
+    person_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("people.id"))
+    client: Mapped["OAuthClient"] = relationship(foreign_keys=[client_id], lazy="select")
+    person: Mapped["Person | None"] = relationship(foreign_keys=[person_id], lazy="select")
+    __table_args__ = (Index("ix_registry_changes_jurisdiction", "jurisdiction_id", "at", "id"),)

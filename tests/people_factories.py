@@ -45,29 +45,53 @@ def form_of(page: str) -> tuple[str, dict]:
     """The page's first form: its action and its hidden fields."""
     action = re.search(r'<form method="post"(?: action="([^"]*)")?', page)
     hidden = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', page))
-    return html.unescape(action.group(1) or ""), {k: html.unescape(v) for k, v in hidden.items()}
+    return html.unescape(action.group(1) or "") if action else "", {k: html.unescape(v) for k, v in hidden.items()}
 
 
 class Browser:
-    """A person at the sign-in pages, through the Flask test client (HTTPS)."""
+    """A person at the sign-in pages, through the Flask test client (HTTPS), keeping the
+    session cookie the pages set as a browser does."""
 
     def __init__(self, http):
         self.http = http
         self.page = None
         self.url = None
+        self.cookie = None
+
+    def _keep(self, response):
+        for header in response.headers.getlist("Set-Cookie"):
+            if header.startswith("fogx_session="):
+                self.cookie = header.split(";", 1)[0]
+        self.page = response.get_data(as_text=True)
+        return response
+
+    def _headers(self):
+        return {"Cookie": self.cookie} if self.cookie else {}
 
     def open(self, url):
         self.url = url
-        response = self.http.get(url)
-        self.page = response.get_data(as_text=True)
-        return response
+        return self._keep(self.http.get(url, headers=self._headers()))
 
     def submit(self, **fields):
         action, hidden = form_of(self.page)
         target = action or self.url
-        response = self.http.post(target, data={**hidden, **fields})
-        self.page = response.get_data(as_text=True)
-        return response
+        return self._keep(self.http.post(target, data={**hidden, **fields}, headers=self._headers()))
+
+    def post(self, path, **fields):
+        """POST to a page the browser holds no form of, with the session's form token."""
+        return self._keep(self.http.post(path, data=fields, headers=self._headers()))
+
+
+def post_form(http, path, **fields):
+    """POST a page's form as a browser would: the page is opened first, for its form token
+    (a page that shows no form, a gone link's, leaves the session's token from another)."""
+    browser = Browser(http)
+    browser.open(path)
+    hidden = form_of(browser.page)[1]
+    if "csrf_token" not in hidden:
+        browser.open("/signin/reset")
+        hidden = {"csrf_token": form_of(browser.page)[1]["csrf_token"]}
+    return browser.post(path, **hidden, **fields)
 
 
 def authorize_url(client_id, challenge, *, redirect_uri=PORTAL_REDIRECT, scope="openid profile email",

@@ -181,11 +181,13 @@ def test_a_client_cannot_revoke_another_clients_token(client, auditor, other_aud
 
 
 @pytest.mark.parametrize("endpoint", ["/oauth/revoke", "/oauth/introspect"])
-def test_a_token_type_hint_other_than_access_token_is_a_400(client, auditor, endpoint):
+def test_a_token_type_hint_of_a_kind_fogx_does_not_take_is_a_400(client, auditor, endpoint):
     """RFC 7009 section 2.2.1: `unsupported_token_type` is an error response of RFC 6749
-    section 5.2, a 400, not a failed client authentication."""
+    section 5.2, a 400, not a failed client authentication. (Revocation takes access and
+    refresh tokens; introspection access tokens.)"""
     token = token_response(client, auditor).json["access_token"]
-    response = client.post(endpoint, data={"token": token, "token_type_hint": "refresh_token"}, auth=auditor)
+    hint = "id_token" if endpoint == "/oauth/revoke" else "refresh_token"
+    response = client.post(endpoint, data={"token": token, "token_type_hint": hint}, auth=auditor)
     assert response.status_code == 400
     assert response.mimetype == "application/problem+json"
     assert response.json["error"] == "unsupported_token_type"

@@ -38,9 +38,10 @@ def invite(client, headers, **body):
 
 
 def accept(client, path, **form):
-    page = client.get(path)
-    assert page.status_code == 200, page.get_data(as_text=True)
-    return client.post(path, data=form)
+    browser = pf.Browser(client)
+    page = browser.open(path)
+    assert page.status_code == 200, browser.page
+    return browser.submit(**form)
 
 
 def test_a_city_admin_invites_an_auditor_who_signs_in_and_reads_the_city(app, client, city, session):
@@ -57,7 +58,7 @@ def test_a_city_admin_invites_an_auditor_who_signs_in_and_reads_the_city(app, cl
     accepted = accept(client, link_in(message), name="Ana Ruiz", password=pf.PASSWORD)
     assert accepted.status_code == 200 and "You are now auditor of City of Victorville" in accepted.get_data(as_text=True)
     # The link is used up.
-    assert client.post(link_in(message), data={"name": "X", "password": pf.PASSWORD}).status_code == 410
+    assert pf.post_form(client, link_in(message), **{"name": "X", "password": pf.PASSWORD}).status_code == 410
 
     token = pf.sign_in(client, city["portal"], email="ana.ruiz@victorville.example",
                        scope="openid audit:read records:read manifests:read")
@@ -136,14 +137,14 @@ def test_password_reset_by_mail_ends_every_sign_in(app, client, city, session):
     pf.person(session, email="olga@r.example", organisation="city", role="auditor",
               jurisdiction_id=factories.jurisdiction(session).id)
     token = pf.sign_in(client, city["portal"], email="olga@r.example", scope="audit:read")
-    asked = client.post("/signin/reset", data={"email": "OLGA@r.example"})
-    unknown = client.post("/signin/reset", data={"email": "nobody@r.example"})
+    asked = pf.post_form(client, "/signin/reset", **{"email": "OLGA@r.example"})
+    unknown = pf.post_form(client, "/signin/reset", **{"email": "nobody@r.example"})
     assert asked.get_data() == unknown.get_data() or asked.status_code == unknown.status_code == 200
     [message] = mails(app)
     path = link_in(message)
-    assert client.post(path, data={"password": "short"}).status_code == 422
-    assert client.post(path, data={"password": "a whole new passphrase"}).status_code == 200
-    assert client.post(path, data={"password": "another new passphrase"}).status_code == 410
+    assert pf.post_form(client, path, **{"password": "short"}).status_code == 422
+    assert pf.post_form(client, path, **{"password": "a whole new passphrase"}).status_code == 200
+    assert pf.post_form(client, path, **{"password": "another new passphrase"}).status_code == 410
     assert client.get("/v1/audit/findings", headers=factories.bearer(token["access_token"])).status_code == 401
     with pytest.raises(AssertionError):
         pf.sign_in(client, city["portal"], email="olga@r.example", scope="audit:read")
@@ -336,11 +337,11 @@ def test_control_characters_in_the_sign_in_forms_are_refused_not_a_500(app, clie
     page = pf.Browser(client)
     page.open(pf.authorize_url(city["portal"], challenge))
     assert page.submit(email="a\x00b@x.example", password="whatever").status_code == 401
-    assert client.post("/signin/reset", data={"email": "a\x00b@x.example"}).status_code == 200
+    assert pf.post_form(client, "/signin/reset", **{"email": "a\x00b@x.example"}).status_code == 200
     assert invite(client, city["admin"], email="nul@x.example", organisation="city", role="auditor",
                   jurisdiction="victorville").status_code == 201
     path = link_in(mails(app)[0])
-    assert client.post(path, data={"name": "Nul\x00Name", "password": pf.PASSWORD}).status_code == 422
+    assert pf.post_form(client, path, **{"name": "Nul\x00Name", "password": pf.PASSWORD}).status_code == 422
 
 
 def test_no_password_code_or_token_of_a_person_is_stored_in_plain_text(app, client, city, session):

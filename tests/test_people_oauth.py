@@ -152,3 +152,48 @@ def test_openid_connect_discovery_id_token_userinfo_and_sign_out(served, session
     assert oauth.get(discovery["userinfo_endpoint"]).status_code == 401
     assert requests.post(discovery["token_endpoint"], auth=(client_id, secret), data={
         "grant_type": "refresh_token", "refresh_token": token["refresh_token"]}).status_code == 400
+
+
+def test_a_public_app_revokes_a_refresh_token_and_the_sign_in_ends(served, session):
+    """RFC 7009 from Authlib's client: the portal-like public app sends its client id alone."""
+    base, _ = served
+    client_id, _ = pf.app(session, redirect_uri=CALLBACK)
+    other_id, other_secret = pf.app(session, redirect_uri=CALLBACK, public=False, name="Other")
+    oauth = OAuth2Session(client_id, redirect_uri=CALLBACK, scope="openid manifests:read",
+                          code_challenge_method="S256", token_endpoint_auth_method="none",
+                          revocation_endpoint_auth_method="none")
+    verifier = pf.pkce()[0]
+    url, _ = oauth.create_authorization_url(f"{base}/oauth/authorize", code_verifier=verifier)
+    token = oauth.fetch_token(f"{base}/oauth/token", authorization_response=walk(base, url), code_verifier=verifier)
+    # Another app cannot revoke it: answered as an unknown token, and nothing ends.
+    assert requests.post(f"{base}/oauth/revoke", auth=(other_id, other_secret),
+                         data={"token": token["refresh_token"]}).status_code == 200
+    assert oauth.get(f"{base}/v1/manifests").status_code == 200
+    revoked = oauth.revoke_token(f"{base}/oauth/revoke", token=token["refresh_token"],
+                                 token_type_hint="refresh_token")
+    assert revoked.status_code == 200, revoked.text
+    # Every token of the sign-in is dead: the access token, and the refresh token itself.
+    assert oauth.get(f"{base}/v1/manifests").status_code == 401
+    refreshed = requests.post(f"{base}/oauth/token", data={
+        "grant_type": "refresh_token", "refresh_token": token["refresh_token"], "client_id": client_id})
+    assert refreshed.status_code == 400 and refreshed.json()["error"] == "invalid_grant"
+    # Revoking again, or with no hint, or an unknown token: 200, as RFC 7009 asks.
+    for data in ({"token": token["refresh_token"]}, {"token": "never-issued", "token_type_hint": "refresh_token"}):
+        assert requests.post(f"{base}/oauth/revoke", data={**data, "client_id": client_id}).status_code == 200
+    assert requests.post(f"{base}/oauth/revoke", data={"token": "x", "token_type_hint": "id_token",
+                                                       "client_id": client_id}).status_code == 400
+
+
+def test_a_public_app_revokes_an_access_token_alone(served, session):
+    base, _ = served
+    client_id, _ = pf.app(session, redirect_uri=CALLBACK)
+    oauth = OAuth2Session(client_id, redirect_uri=CALLBACK, scope="manifests:read", code_challenge_method="S256",
+                          token_endpoint_auth_method="none", revocation_endpoint_auth_method="none")
+    verifier = pf.pkce()[0]
+    url, _ = oauth.create_authorization_url(f"{base}/oauth/authorize", code_verifier=verifier)
+    token = oauth.fetch_token(f"{base}/oauth/token", authorization_response=walk(base, url), code_verifier=verifier)
+    assert oauth.revoke_token(f"{base}/oauth/revoke", token=token["access_token"]).status_code == 200
+    assert oauth.get(f"{base}/v1/manifests").status_code == 401
+    # The refresh token still gives a new access token: only the access token was revoked.
+    fresh = oauth.refresh_token(f"{base}/oauth/token", refresh_token=token["refresh_token"])
+    assert oauth.get(f"{base}/v1/manifests").status_code == 200 and fresh["access_token"] != token["access_token"]

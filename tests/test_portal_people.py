@@ -21,14 +21,19 @@ def test_a_person_signs_in_to_the_portal_without_a_client_secret_and_out_again(p
     waiting_for(browser, lambda b: rows(b), "the missed services")
     assert browser.current_url == f"{base}/portal/"
     assert text_of(browser, "#who-name").startswith("Avery Audit · ")
-    token = browser.execute_script("return JSON.parse(sessionStorage.getItem('fogx.portal.session')).token")
-    headers = {"Authorization": f"Bearer {token}"}
+    kept = browser.execute_script("return JSON.parse(sessionStorage.getItem('fogx.portal.session'))")
+    headers = {"Authorization": f"Bearer {kept['token']}"}
     assert requests.get(f"{base}/v1/audit/findings", headers=headers, timeout=10).status_code == 200
+    assert kept["refreshToken"]
 
     by_css(browser, "#sign-out")[0].click()
     waiting_for(browser, lambda b: message(b) == "You are signed out.", "the sign-out")
     waiting_for(browser, lambda _: requests.get(f"{base}/v1/audit/findings", headers=headers,
                                                 timeout=10).status_code == 401, "the token revoked")
+    # The portal revoked the refresh token (RFC 7009): it refreshes nothing.
+    refreshed = requests.post(f"{base}/oauth/token", timeout=10, data={
+        "grant_type": "refresh_token", "refresh_token": kept["refreshToken"], "client_id": "fogx-portal"})
+    assert refreshed.status_code == 400 and refreshed.json()["error"] == "invalid_grant"
 
 
 def test_a_wrong_password_keeps_the_person_on_the_sign_in_page(portal, session):

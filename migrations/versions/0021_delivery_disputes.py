@@ -2,14 +2,14 @@
 as filed, kept beside the manifest and never changed; the city's reconciliation shows it.
 
 Revision ID: 0021
-Revises: 0019
+Revises: 0020
 Create Date: 2026-12-05
 """
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0021"
-down_revision = "0019"
+down_revision = "0020"
 branch_labels = None
 depends_on = None
 

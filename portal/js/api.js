@@ -7,7 +7,7 @@ import { use } from "./i18n.js";
 const KEPT = "fogx.portal.session";
 export const ENDED = "Your session has ended. Sign in again.";
 
-let current = null; // {clientId (a person's name), person, token, expiresAt, scopes}
+let current = null; // {clientId (a person's name), person, token, refreshToken, expiresAt, scopes}
 
 export class ApiError extends Error {
   constructor(message, status, body = null) {
@@ -23,7 +23,7 @@ export function session() {
 
 export function begin(token, clientId, person = false) {
   current = {
-    clientId, person, token: token.access_token,
+    clientId, person, token: token.access_token, refreshToken: token.refresh_token,
     expiresAt: Date.now() + (token.expires_in - 30) * 1000, scopes: (token.scope || "").split(" "),
   };
   sessionStorage.setItem(KEPT, JSON.stringify(current));
@@ -59,7 +59,10 @@ export async function problem(response) {
 
 // A request with the session's token; `init` as fetch's (method, body, headers).
 export async function request(path, params = {}, accept = "application/json", init = {}) {
-  if (!current || Date.now() >= current.expiresAt) {
+  const session = current;
+  // Signed out while a view was still loading: the sign-out said so; nothing more to tell.
+  if (!session) throw new ApiError(ENDED, 401);
+  if (Date.now() >= session.expiresAt) {
     signedOut(ENDED);
     throw new ApiError(ENDED, 401);
   }
@@ -70,10 +73,10 @@ export async function request(path, params = {}, accept = "application/json", in
   const response = await fetch(url, {
     ...init,
     credentials: "omit",
-    headers: { ...(init.headers || {}), Authorization: `Bearer ${current.token}`, Accept: accept },
+    headers: { ...(init.headers || {}), Authorization: `Bearer ${session.token}`, Accept: accept },
   });
   if (response.status === 401) {
-    signedOut(ENDED);
+    if (current === session) signedOut(ENDED);
     throw new ApiError(ENDED, 401);
   }
   if (!response.ok) throw await problem(response);
@@ -156,7 +159,7 @@ export async function signInWithSecret(clientId, clientSecret) {
 export async function signOut() {
   const ending = current;
   signedOut("You are signed out.");
-  if (ending && ending.person) await endSignIn(ending.token);
+  if (ending && ending.person) await endSignIn(ending);
   else if (ending) {
     await fetch("/oauth/revoke", {
       method: "POST",
