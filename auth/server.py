@@ -49,7 +49,7 @@ class Client:
         return hmac.compare_digest(sha256_hex(client_secret), self.row.secret_sha256)
 
     def check_endpoint_auth_method(self, method, endpoint):
-        return method in AUTH_METHODS or (method == "none" and endpoint == Revocation.ENDPOINT_NAME)
+        return method in AUTH_METHODS or (method == HOLDER_METHOD and endpoint == Revocation.ENDPOINT_NAME)
 
     def check_response_type(self, response_type):
         return False
@@ -193,13 +193,24 @@ class ClientCredentialsGrant(grants.ClientCredentialsGrant):
         return 200, token, self.TOKEN_RESPONSE_HEADER
 
 
+# The token's holder may revoke it with the client id alone (`none` on the wire): holding the
+# token is all the proof ending it needs, and a page that was reloaded no longer has the secret.
+# A method of its own, so that Authlib's `none` (which a confidential client may never use)
+# stays refused everywhere else.
+HOLDER_METHOD = "token_holder"
+
+
+def authenticate_token_holder(query_client, request):
+    client_id = request.payload.client_id
+    if client_id and not request.payload.data.get("client_secret"):
+        return query_client(client_id)
+    return None
+
+
 class Revocation(RevocationEndpoint):
-    """RFC 7009. Another client's token is left alone and answered like an unknown one.
+    """RFC 7009. Another client's token is left alone and answered like an unknown one."""
 
-    The token's holder may revoke it with the client id alone (`none`): holding the token is
-    all the proof ending it needs, and a page that was reloaded no longer has the secret."""
-
-    CLIENT_AUTH_METHODS = [*AUTH_METHODS, "none"]
+    CLIENT_AUTH_METHODS = [*AUTH_METHODS, HOLDER_METHOD]
     SUPPORTED_TOKEN_TYPES = ("access_token",)
 
     def authenticate_token(self, request, client):
@@ -336,7 +347,7 @@ def metadata():
         "response_types_supported": ["code"],
         "code_challenge_methods_supported": ["S256"],
         "token_endpoint_auth_methods_supported": [*AUTH_METHODS, "none"],
-        "revocation_endpoint_auth_methods_supported": Revocation.CLIENT_AUTH_METHODS,
+        "revocation_endpoint_auth_methods_supported": [*AUTH_METHODS, "none"],
         "introspection_endpoint_auth_methods_supported": AUTH_METHODS,
         "scopes_supported": list(ALL_SCOPES),
         "service_documentation": f"{issuer}/docs/",
@@ -349,6 +360,7 @@ def init_app(app):
     authorization.init_app(app, query_client=query_client, save_token=save_token)
     if not authorization._token_grants:
         authorization.register_grant(ClientCredentialsGrant)
+        authorization.register_client_auth_method(HOLDER_METHOD, authenticate_token_holder)
         authorization.register_endpoint(Revocation)
         authorization.register_endpoint(Introspection)
     app.register_blueprint(bp)
