@@ -10,7 +10,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKERS ?= 2
 
-.PHONY: run test fuzz bench venv venv-dev lock clean
+.PHONY: run test fuzz bench venv venv-dev lint-tools lock clean
 
 PIP_INSTALL := --quiet --disable-pip-version-check --require-hashes
 
@@ -32,7 +32,16 @@ run: venv
 	$(BIN)/flask --app wsgi demo load
 	$(BIN)/gunicorn --config gunicorn.conf.py --bind $(HOST):$(PORT) --workers $(WORKERS) --access-logfile - wsgi:app
 
-test: venv-dev
+# The OpenAPI linter pinned in package-lock.json (tests/test_openapi_lint.py runs it); without
+# node the test says what to install.
+lint-tools: node_modules/.installed
+
+node_modules/.installed: package.json package-lock.json
+	if command -v npm > /dev/null; then \
+	  npm ci --no-audit --no-fund --ignore-scripts --loglevel=error && touch $@; \
+	fi
+
+test: venv-dev lint-tools
 	$(BIN)/python -m pytest
 
 # schemathesis against openapi.yaml and the app under gunicorn, with a token for every role
@@ -66,4 +75,4 @@ lock:
 	done
 
 clean:
-	rm -rf $(VENV) $(BENCH_VENV) $(LOCK_VENV) instance .pytest_cache
+	rm -rf $(VENV) $(BENCH_VENV) $(LOCK_VENV) node_modules instance .pytest_cache
