@@ -8,6 +8,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# the app reads PORT too: its default public address (PUBLIC_BASE_URL) is on it
+export PORT
 WORKERS ?= 2
 
 .PHONY: run test fuzz bench venv venv-dev lint-tools lock clean
