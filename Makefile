@@ -32,7 +32,7 @@ $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
 run: venv
 	$(BIN)/flask --app wsgi db upgrade
 	$(BIN)/flask --app wsgi demo load
-	$(BIN)/gunicorn --config gunicorn.conf.py --bind $(HOST):$(PORT) --workers $(WORKERS) --access-logfile - wsgi:app
+	$(BIN)/gunicorn --config gunicorn.conf.py --bind $(HOST):$(PORT) --workers $(WORKERS) wsgi:app
 
 # The OpenAPI linter pinned in package-lock.json (tests/test_openapi_lint.py runs it); without
 # node the test says what to install.
