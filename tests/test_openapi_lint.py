@@ -47,7 +47,8 @@ def test_every_operation_has_a_summary_a_description_and_an_example():
             for part in ("summary", "description"):
                 if not str(operation.get(part, "")).strip():
                     lacking.append(f"{method.upper()} {path}: {part}")
-            if not (_has_example(operation.get("requestBody")) or _has_example(operation.get("parameters"))
+            parameters = [*item.get("parameters", []), *operation.get("parameters", [])]
+            if not (_has_example(operation.get("requestBody")) or _has_example(parameters)
                     or _has_example(responses)):
                 lacking.append(f"{method.upper()} {path}: example")
     assert lacking == [], "\n".join(lacking)
