@@ -10,6 +10,10 @@ memory, so a touch never waits on the journal of the disk the database commits t
 import os
 
 worker_class = "gthread"
+
+# No access log of gunicorn's own: the app writes one JSON line per request (api/logs.py), with
+# its method, path, status, duration and request id.
+accesslog = None
 threads = 4  # per worker; `--threads` overrides
 
 # The longest request line gunicorn takes (its maximum): the app answers a URL over

@@ -78,10 +78,11 @@ def create_app(config=None):
     app.register_blueprint(trends.bp)
     app.register_blueprint(portal.bp)
 
-    from api import account_pages, people, signin
+    from api import account_pages, people, problems, signin
 
     signin.init_app(app)
     app.register_blueprint(account_pages.bp)
+    app.register_blueprint(problems.bp)
     app.register_blueprint(people.bp)
     logs.init_app(app)
     return app

@@ -243,9 +243,11 @@ def clients_rotate(client_id):
 @demo_cli.command("load")
 def demo_load():
     """Load the demo FSEs, hauler, site and one client per role (idempotent)."""
+    from flask import current_app
+
     from services.demo import load
 
-    click.echo(load(db.session))
+    click.echo(load(db.session, current_app.config["PUBLIC_BASE_URL"]))
 
 
 @click.command("import")

@@ -30,7 +30,12 @@ SETTINGS = {
     "TOKEN_TTL_SECONDS": (3600, int),
     "MAX_UPLOAD_BYTES": (100 * 1024 * 1024, int),
     "MAX_JSON_BYTES": (1024 * 1024, int),
-    "OAUTH_ISSUER": ("http://127.0.0.1:8000", str),
+    # The port `make run` serves on, and the address fogx is reached at from outside (behind a
+    # proxy, its https URL): every URL fogx prints starts with it. Default http://127.0.0.1:PORT.
+    "PORT": (8000, int),
+    "PUBLIC_BASE_URL": ("", str),
+    # The OAuth/OIDC issuer; default PUBLIC_BASE_URL.
+    "OAUTH_ISSUER": ("", str),
     "AUTH_FAILURE_LIMIT": (10, int),
     "AUTH_FAILURE_WINDOW_SECONDS": (300, int),
     "TRUSTED_PROXIES": (0, int),
@@ -66,11 +71,15 @@ def load_config(overrides=None, environ=os.environ):
         raw = environ.get(name)
         config[name] = parse(raw) if raw not in (None, "") else default
     config.update(overrides or {})
+    config["PUBLIC_BASE_URL"] = (config["PUBLIC_BASE_URL"] or f"http://127.0.0.1:{config['PORT']}").rstrip("/")
+    config["OAUTH_ISSUER"] = (config["OAUTH_ISSUER"] or config["PUBLIC_BASE_URL"]).rstrip("/")
     _check(config)
     return config
 
 
 def _check(config):
+    if not config["PUBLIC_BASE_URL"].startswith(("http://", "https://")):
+        raise ConfigError("PUBLIC_BASE_URL must be an http:// or https:// URL")
     if config["TOKEN_TTL_SECONDS"] <= 0:
         raise ConfigError("TOKEN_TTL_SECONDS must be positive: tokens always expire")
     if config["STORAGE_BACKEND"] not in ("local", "s3"):

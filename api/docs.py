@@ -4,10 +4,11 @@ ships them).
 The rendering's page and the script that starts it are this module's own: flask-swagger-ui's
 page has an inline script, which a Content-Security-Policy that admits only the page's own
 files would stop."""
+import functools
 from pathlib import Path
 
 import flask_swagger_ui
-from flask import Blueprint, Response, send_file, send_from_directory
+from flask import Blueprint, Response, current_app, send_from_directory
 
 from api.config import ROOT
 
@@ -48,9 +49,21 @@ SCRIPT = """window.ui = SwaggerUIBundle({
 """
 
 
+# The address openapi.yaml is written for (its `servers` and its examples); served, the
+# document names the instance's own public address instead.
+WRITTEN_FOR = "http://127.0.0.1:8000"
+
+
+@functools.cache
+def _document(base_url: str) -> bytes:
+    return (ROOT / "openapi.yaml").read_text(encoding="utf-8").replace(WRITTEN_FOR, base_url).encode()
+
+
 @bp.get("/openapi.yaml")
 def openapi_document():
-    return send_file(ROOT / "openapi.yaml", mimetype="application/yaml", max_age=0)
+    response = Response(_document(current_app.config["PUBLIC_BASE_URL"]), mimetype="application/yaml")
+    response.headers["Cache-Control"] = "no-cache"
+    return response
 
 
 @bp.get("/docs/")

@@ -86,8 +86,13 @@ def status_of(error) -> int:
     return next(PROBLEMS[kind] for kind in type(error).__mro__ if kind in PROBLEMS)[0]
 
 
+def type_uri(slug: str) -> str:
+    """The absolute `type` of a problem: its page at this instance's public address."""
+    return f"{current_app.config['PUBLIC_BASE_URL']}/problems/{slug}"
+
+
 def problem_response(status, slug, title, detail, *, errors=None, headers=None, extra=None):
-    body = {"type": f"/problems/{slug}", "title": title, "status": status, "detail": detail}
+    body = {"type": type_uri(slug), "title": title, "status": status, "detail": detail}
     if errors is not None:
         body["errors"] = errors
     if extra:

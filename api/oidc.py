@@ -1,13 +1,15 @@
 """OpenID Connect on the authorization code grant: ID tokens (RS256), the JWKS, discovery,
 `userinfo`, and sign-out (RP-initiated logout) that ends the sign-in's tokens."""
 import functools
+import time
 import uuid
 
 from authlib.common.urls import add_params_to_uri
-from authlib.jose import JsonWebKey, jwt
-from authlib.jose.errors import JoseError
 from authlib.oidc.core import UserInfo
 from authlib.oidc.core.grants import OpenIDCode
+from joserfc import jwt
+from joserfc.errors import JoseError
+from joserfc.jwk import RSAKey
 from flask import Blueprint, current_app, redirect, render_template, request
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -30,9 +32,9 @@ bp = Blueprint("oidc", __name__)
 
 @functools.cache
 def _keys(pem: str):
-    private = JsonWebKey.import_key(pem, {"kty": "RSA"})
+    private = RSAKey.import_key(pem)
     kid = private.thumbprint()
-    public = {**private.as_dict(is_private=False), "kid": kid, "use": "sig", "alg": "RS256"}
+    public = {**private.as_dict(private=False), "kid": kid, "use": "sig", "alg": "RS256"}
     return private, kid, public
 
 
@@ -65,9 +67,17 @@ class FogxOpenIDCode(OpenIDCode):
         return db.session.scalar(select(AuthorizationCode.id).where(
             AuthorizationCode.nonce == nonce, AuthorizationCode.app_id == request.client.row.id)) is not None
 
-    def get_jwt_config(self, grant, client):
-        private, kid, _ = signing_key()
-        return {"key": private, "alg": "RS256", "iss": issuer(), "exp": ID_TOKEN_SECONDS, "kid": kid}
+    def resolve_client_private_key(self, client):
+        return signing_key()[0]
+
+    def get_client_algorithm(self, client):
+        return "RS256"
+
+    def get_client_claims(self, client):
+        return {"iss": issuer(), "exp": int(time.time()) + ID_TOKEN_SECONDS}
+
+    def get_encode_header(self, client):
+        return {"alg": "RS256", "kid": signing_key()[1]}
 
     def generate_user_info(self, user, scope):
         return claims_of(user.person, user.membership, scope, user.sign_in_id)
@@ -116,7 +126,7 @@ def userinfo():
 def _sign_in_of_hint(hint):
     """The sign-in an ID token we signed names (expired or not: it only says whom to sign out)."""
     try:
-        claims = jwt.decode(hint, signing_key()[0])
+        claims = jwt.decode(hint, signing_key()[0], algorithms=["RS256"]).claims
     except (JoseError, ValueError):
         raise Malformed("id_token_hint is not an ID token this server issued.")
     if claims.get("iss") != issuer() or not claims.get("sid"):

@@ -18,7 +18,7 @@ from flask import current_app
 from sqlalchemy import select, update
 
 from auth.scopes import ALL_SCOPES
-from auth.credentials import AUTH_METHODS, SCOPE_TOKEN, sha256_hex
+from auth.credentials import AUTH_METHODS, HOLDER_METHOD, SCOPE_TOKEN, sha256_hex
 from domain.clock import now
 from auth.signins import revoke
 from storage.db import db
@@ -61,6 +61,8 @@ class AppClient:
         return not self.public and hmac.compare_digest(sha256_hex(client_secret), self.row.secret_sha256)
 
     def check_endpoint_auth_method(self, method, endpoint):
+        if method == HOLDER_METHOD:
+            return endpoint == "revocation"
         return method == "none" if self.public else method in AUTH_METHODS
 
     def check_response_type(self, response_type):

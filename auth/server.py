@@ -14,7 +14,7 @@ from sqlalchemy.orm import joinedload
 
 from domain.clock import now
 from auth import ratelimit
-from auth.credentials import AUTH_METHODS, SCOPE_TOKEN, sha256_hex
+from auth.credentials import AUTH_METHODS, HOLDER_METHOD, SCOPE_TOKEN, sha256_hex
 from auth.errors import InsecureTransport, OAuthRefused
 from auth.ratelimit import failed_auth_limiter
 from auth.scopes import ALL_SCOPES
@@ -49,7 +49,7 @@ class Client:
         return hmac.compare_digest(sha256_hex(client_secret), self.row.secret_sha256)
 
     def check_endpoint_auth_method(self, method, endpoint):
-        return method in AUTH_METHODS or (method == "none" and endpoint == Revocation.ENDPOINT_NAME)
+        return method in AUTH_METHODS or (method == HOLDER_METHOD and endpoint == Revocation.ENDPOINT_NAME)
 
     def check_response_type(self, response_type):
         return False
@@ -193,16 +193,21 @@ class ClientCredentialsGrant(grants.ClientCredentialsGrant):
         return 200, token, self.TOKEN_RESPONSE_HEADER
 
 
+def authenticate_token_holder(query_client, request):
+    client_id = request.payload.client_id
+    if client_id and not request.payload.data.get("client_secret"):
+        return query_client(client_id)
+    return None
+
+
 class Revocation(RevocationEndpoint):
     """RFC 7009. Another client's token is left alone and answered like an unknown one.
 
-    The token's holder may revoke it with the client id alone (`none`): holding the token is
-    all the proof ending it needs, and a page that was reloaded no longer has the secret. A
-    person's refresh token, revoked by the app it was issued through (a public app with its
+    A person's refresh token, revoked by the app it was issued through (a public app with its
     client id alone), ends its whole sign-in: every access and refresh token it issued
     (RFC 7009 section 2.1)."""
 
-    CLIENT_AUTH_METHODS = [*AUTH_METHODS, "none"]
+    CLIENT_AUTH_METHODS = [*AUTH_METHODS, HOLDER_METHOD]
     SUPPORTED_TOKEN_TYPES = ("access_token", "refresh_token")
 
     def authenticate_token(self, request, client):
@@ -351,7 +356,7 @@ def metadata():
         "response_types_supported": ["code"],
         "code_challenge_methods_supported": ["S256"],
         "token_endpoint_auth_methods_supported": [*AUTH_METHODS, "none"],
-        "revocation_endpoint_auth_methods_supported": Revocation.CLIENT_AUTH_METHODS,
+        "revocation_endpoint_auth_methods_supported": [*AUTH_METHODS, "none"],
         "introspection_endpoint_auth_methods_supported": AUTH_METHODS,
         "scopes_supported": list(ALL_SCOPES),
         "service_documentation": f"{issuer}/docs/",
@@ -364,6 +369,7 @@ def init_app(app):
     authorization.init_app(app, query_client=query_client, save_token=save_token)
     if not authorization._token_grants:
         authorization.register_grant(ClientCredentialsGrant)
+        authorization.register_client_auth_method(HOLDER_METHOD, authenticate_token_holder)
         authorization.register_endpoint(Revocation)
         authorization.register_endpoint(Introspection)
     app.register_blueprint(bp)

@@ -145,8 +145,9 @@ def render(record, open_object):
     total = page_number + extra
     band = 0.65 * inch  # a strip added below each scanned page, so nothing of the scan is covered
     for manifest, document, reader, _ in pdf_scans:
-        for page in reader.pages:
+        for scanned in reader.pages:
             page_number += 1
+            page = writer.add_page(scanned)  # the writer's own copy, which it can merge into
             x0, y0 = float(page.mediabox.left), float(page.mediabox.bottom)
             width = float(page.mediabox.width)
             page.mediabox.lower_left = (x0, y0 - band)
@@ -166,7 +167,6 @@ def render(record, open_object):
             overlay.seek(0)
             page.merge_transformed_page(PdfReader(overlay).pages[0],
                                         Transformation().translate(x0, y0 - band))
-            writer.add_page(page)
     out = tempfile.SpooledTemporaryFile(max_size=8 * 1024 * 1024)
     writer.write(out)
     out.seek(0)

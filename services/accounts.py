@@ -176,7 +176,7 @@ def invite(session, principal, data, *, config) -> Invitation:
         expires_at=at + timedelta(hours=config["INVITATION_TTL_HOURS"]))
     session.add(invitation)
     session.flush()
-    link = f"{config['OAUTH_ISSUER'].rstrip('/')}/signin/invitations/{token}"
+    link = f"{config['PUBLIC_BASE_URL']}/signin/invitations/{token}"
     where = _name_of(session, invitation.organisation, **target)
     mail.send(config, to=invitation.email, subject=f"You are invited to fogx: {where}", text=(
         f"Hello,\n\nYou are invited to fogx, the FOG manifest exchange, as {invitation.role} of {where}.\n"

@@ -72,8 +72,9 @@ HISTORY = [
 ]
 
 
-def load(session):
-    """Load the demo data once; a second run changes nothing. Returns what it did."""
+def load(session, base_url="http://127.0.0.1:8000"):
+    """Load the demo data once; a second run changes nothing. Returns what it did. `base_url` is
+    the instance's public address, where the demo app sends people back to."""
     today = clock.now().date()
     for code in PRESETS:
         add_from_preset(session, code=code)
@@ -135,7 +136,8 @@ def load(session):
         for client_id, (role, secret) in DEMO_CLIENTS.items():
             clients[role], _ = create_client(session, role=role, subject=subjects[role], client_id=client_id,
                                              client_secret=secret, name=f"Demo {role}")
-    demo_people.load(session, hauler=hauler, fses=fses[:2], city=jurisdictions["victorville"], site=site)
+    demo_people.load(session, hauler=hauler, fses=fses[:2], city=jurisdictions["victorville"], site=site,
+                     base_url=base_url)
     loads = _file_history(session, principal_of(clients["hauler"]), devices_by_name, today)
     _receive(session, principal_of(clients["site"]), loads, today)
     return "demo data loaded"

@@ -7,8 +7,15 @@ from storage.people import Person
 
 DEMO_PASSWORD = "fogx-demo-password"
 DEMO_APP = "fogx-portal"
-# The portal signs people in as this app; it may send them back to the portal under `make run`.
-DEMO_REDIRECTS = ["http://127.0.0.1:8000/portal/", "http://localhost:8000/portal/"]
+
+
+def demo_redirects(base_url: str) -> list[str]:
+    """Where the demo app may send people back to: the portal at the instance's public address
+    (and, on loopback, under `localhost` too)."""
+    redirects = [f"{base_url}/portal/"]
+    if base_url.startswith("http://127.0.0.1:"):
+        redirects.append(base_url.replace("127.0.0.1", "localhost", 1) + "/portal/")
+    return redirects
 # email: (name, organisation, role)
 DEMO_PEOPLE = {
     "dispatcher@demo.fogx.test": ("Dana Dispatch", "hauler", "dispatcher"),
@@ -21,7 +28,7 @@ DEMO_PEOPLE = {
 }
 
 
-def load(session, *, hauler, fses, city, site):
+def load(session, *, hauler, fses, city, site, base_url):
     """The people (the restaurant's operator runs both Victorville restaurants) and the app."""
     subjects = {"hauler": {"hauler_id": hauler.id}, "restaurant": {"fse_ids": [f.id for f in fses]},
                 "city": {"jurisdiction_id": city.id}, "site": {"site_id": site.id}}
@@ -31,5 +38,5 @@ def load(session, *, hauler, fses, city, site):
         session.add(person)
         make_membership(session, person, organisation=organisation, role=role, **subjects[organisation])
     session.commit()
-    apps.create_app(session, name="fogx portal", redirect_uris=DEMO_REDIRECTS, public=True, first_party=True,
+    apps.create_app(session, name="fogx portal", redirect_uris=demo_redirects(base_url), public=True, first_party=True,
                     client_id=DEMO_APP)

@@ -125,7 +125,7 @@ def request_reset(session, email, *, config):
                           expires_at=now() + RESET_TTL)
     session.add(reset)
     session.flush()
-    link = f"{config['OAUTH_ISSUER'].rstrip('/')}/signin/reset/{token}"
+    link = f"{config['PUBLIC_BASE_URL']}/signin/reset/{token}"
     mail.send(config, to=person.email, subject="Reset your fogx password", text=(
         f"Hello {person.name},\n\nSomeone asked to reset the password of your fogx account. To choose a new "
         f"one, open this link within {int(RESET_TTL.total_seconds() // 3600)} hours:\n\n{link}\n\n"

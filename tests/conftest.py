@@ -93,7 +93,7 @@ def make_app(database_url, tmp_path):
             "DATABASE_URL": database_url,
             "STORAGE_BACKEND": "local",
             "STORAGE_DIR": str(tmp_path / "objects"),
-            "OAUTH_ISSUER": "https://fogx.test",
+            "PUBLIC_BASE_URL": "https://fogx.test",
             "OUTBOX_INTERVAL_SECONDS": 0,
             "WEBHOOK_INTERVAL_SECONDS": 0,
             "WEBHOOK_SIGNING_KEY_FILE": str(tmp_path / "webhook-signing.key"),

@@ -28,11 +28,11 @@ def test_a_service_refusal_is_rendered_with_its_fields_and_its_wait(app):
                                                 errors={"permit_number": ["No such permit."]}))
         busy = render(service_errors.Conflict("Still being processed.", retry_after=1))
     assert invalid.status_code == 422 and invalid.mimetype == "application/problem+json"
-    assert invalid.get_json() == {"type": "/problems/validation-failed", "title": "Validation failed", "status": 422,
+    assert invalid.get_json() == {"type": "https://fogx.test/problems/validation-failed", "title": "Validation failed", "status": 422,
                                   "detail": "The manifest names an unknown permit.",
                                   "errors": {"permit_number": ["No such permit."]}}
     assert busy.status_code == 409 and busy.headers["Retry-After"] == "1"
-    assert busy.get_json()["type"] == "/problems/conflict" and "errors" not in busy.get_json()
+    assert busy.get_json()["type"] == "https://fogx.test/problems/conflict" and "errors" not in busy.get_json()
 
 
 def test_an_auth_refusal_keeps_its_challenge_and_its_oauth_code(app):
@@ -49,4 +49,4 @@ def test_an_auth_refusal_keeps_its_challenge_and_its_oauth_code(app):
         response = render(oauth)
     assert status_of(oauth) == response.status_code == 401
     assert response.mimetype == "application/problem+json"
-    assert response.get_json()["type"] == "/problems/oauth-invalid-client"
+    assert response.get_json()["type"] == "https://fogx.test/problems/oauth-invalid-client"

@@ -39,9 +39,10 @@ class Gunicorn:
         return [str(BIN / "gunicorn"), "--bind", f"127.0.0.1:{self.port}", "--workers", str(self.workers),
                 "--access-logfile", "/dev/null", "wsgi:app"]
 
-    def start(self):
-        self.process = subprocess.Popen(self.command(), cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL, start_new_session=True)
+    def start(self, output=subprocess.DEVNULL):
+        """Start it and wait until it answers; its stdout and stderr go to `output`."""
+        self.process = subprocess.Popen(self.command(), cwd=ROOT, env=self.env, stdout=output,
+                                        stderr=output, start_new_session=True)
         for _ in range(300):
             try:
                 if requests.get(f"{self.base}/health", timeout=5).status_code == 200:

@@ -57,7 +57,7 @@ def test_ready_is_503_problem_when_the_database_is_unreachable(make_app, tmp_pat
 
 def test_unknown_route_is_problem_404(client):
     body = assert_problem(client.get("/no/such/route"), 404)
-    assert body["type"] == "/problems/not-found"
+    assert body["type"] == "https://fogx.test/problems/not-found"
 
 
 def test_wrong_method_is_problem_405_with_allow(client):

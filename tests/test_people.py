@@ -316,17 +316,17 @@ def test_a_persons_filing_carries_their_certification_and_the_record_read_is_log
 
 
 def test_the_demo_people_sign_in_through_the_demo_app(app, client):
-    from services.demo_people import DEMO_APP, DEMO_PASSWORD, DEMO_PEOPLE, DEMO_REDIRECTS
+    from services.demo_people import DEMO_APP, DEMO_PASSWORD, DEMO_PEOPLE
 
     assert app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
     reads = {"hauler": "/v1/haulers/me/due", "restaurant": "/v1/fses", "city": "/v1/audit/findings",
              "site": "/v1/receipts"}
     for email, (_name, organisation, role) in DEMO_PEOPLE.items():
-        token = pf.sign_in(client, DEMO_APP, email=email, password=DEMO_PASSWORD, redirect_uri=DEMO_REDIRECTS[0],
+        token = pf.sign_in(client, DEMO_APP, email=email, password=DEMO_PASSWORD, redirect_uri=f"{app.config['PUBLIC_BASE_URL']}/portal/",
                            scope="openid")
         info = client.get("/oauth/userinfo", headers=factories.bearer(token["access_token"]))
         assert info.status_code == 200 and info.json["sub"]
-        full = pf.sign_in(client, DEMO_APP, email=email, password=DEMO_PASSWORD, redirect_uri=DEMO_REDIRECTS[0],
+        full = pf.sign_in(client, DEMO_APP, email=email, password=DEMO_PASSWORD, redirect_uri=f"{app.config['PUBLIC_BASE_URL']}/portal/",
                           scope="")
         answer = client.get(reads[organisation], headers=factories.bearer(full["access_token"]))
         assert answer.status_code == 200, (email, answer.json)

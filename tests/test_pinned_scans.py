@@ -145,7 +145,7 @@ def test_the_same_scan_filed_again_after_an_overwrite_is_pinned_to_the_stored_ve
 def assert_integrity_problem(response, forged):
     assert response.status_code == 502, response.status_code
     assert response.mimetype == "application/problem+json"
-    assert response.json["type"] == "/problems/stored-scan-altered"
+    assert response.json["type"] == "https://fogx.test/problems/stored-scan-altered"
     assert "integrity check" in response.json["detail"]
     assert forged not in response.data
 

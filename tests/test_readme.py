@@ -26,7 +26,7 @@ def test_the_walkthrough_runs_as_written_against_the_demo(app, tmp_path):
     assert done.returncode == 0, done.stderr
     out = done.stdout
     # One error, shown on purpose (no token); every other answer is the one described.
-    assert out.count('"type": "/problems/') == 1 and "/problems/unauthorized" in out
+    assert out.count('/problems/') == 1 and '/problems/unauthorized"' in out
     assert '"manifest_number":"IGS-1001"' in out and '"status":"accepted"' in out
     assert (tmp_path / "binder.pdf").read_bytes().startswith(b"%PDF")
     assert "Golden Wok" in out and '"change":"shorten"' in out

@@ -1,6 +1,7 @@
 """fogx served as `make run` serves it: gunicorn with the project's gunicorn.conf.py, whose
 workers serve with threads, so that clients sending their bodies slowly hold threads, not the
 workers every filing needs."""
+import json
 import os
 import shlex
 import socket
@@ -24,7 +25,7 @@ class MakeRun(Gunicorn):
         planned = subprocess.run(["make", "-n", "run", f"BIN={BIN}", "HOST=127.0.0.1", f"PORT={self.port}"],
                                  cwd=ROOT, capture_output=True, text=True, check=True).stdout
         (line,) = [line for line in planned.splitlines() if line.startswith(f"{BIN}/gunicorn ")]
-        self.planned = [arg if arg != "-" else "/dev/null" for arg in shlex.split(line)]
+        self.planned = shlex.split(line)
         self.env = {**os.environ, "DATABASE_URL": database_url, "STORAGE_DIR": str(storage_dir),
                     "OUTBOX_INTERVAL_SECONDS": "0", "WEBHOOK_INTERVAL_SECONDS": "0"}
 
@@ -89,3 +90,25 @@ def test_workers_answer_concurrent_requests_on_their_threads(served, world):  # 
     workers = served.worker_pids()
     tasks = [int(tid) for pid in workers for tid in os.listdir(f"/proc/{pid}/task")]
     assert len(tasks) > len(workers)  # the workers serve with threads
+
+
+def test_one_request_is_logged_once_in_one_structured_line(database_url, tmp_path):
+    """`make run`'s gunicorn writes no access log of its own: the app's JSON line is the one
+    line a request leaves, with its method, path, status, duration and request id."""
+    server = MakeRun(database_url, tmp_path / "objects")
+    with open(tmp_path / "served.log", "w+") as output:
+        server.start(output=output)
+        try:
+            answer = requests.get(f"{server.base}/v1/jurisdictions?count=me", timeout=10,
+                                  headers={"X-Request-Id": "count-me-once"})
+            assert answer.status_code == 401
+        finally:
+            server.stop()
+        output.seek(0)
+        lines = output.read().splitlines()
+    about = [line for line in lines if "/v1/jurisdictions" in line or "count-me-once" in line]
+    assert len(about) == 1, about
+    entry = json.loads(about[0])
+    assert entry["request_id"] == "count-me-once" and entry["method"] == "GET"
+    assert entry["path"] == "/v1/jurisdictions" and entry["status"] == 401
+    assert isinstance(entry["duration_ms"], float) and entry["duration_ms"] >= 0

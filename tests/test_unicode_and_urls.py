@@ -115,7 +115,7 @@ def test_a_url_over_4096_bytes_is_a_problem_414(world):
     assert world.client.get(at_limit, headers=token).status_code == 422  # read, and judged by its schema
     response = world.client.get(at_limit + "P", headers=token)
     assert response.status_code == 414 and response.mimetype == "application/problem+json"
-    assert response.json["type"] == "/problems/uri-too-long"
+    assert response.json["type"] == "https://fogx.test/problems/uri-too-long"
 
 
 def test_under_gunicorn_a_long_request_line_is_a_problem_414(world, database_url, tmp_path):
