@@ -22,7 +22,8 @@ def _urls_of(app, session):
     problem = client.get("/v1/jurisdictions", **https).json["type"]
     pf.person(session, email="rosa@r.example", organisation="city", role="auditor",
               jurisdiction_id=factories.jurisdiction(session).id)
-    assert client.post("/signin/reset", data={"email": "rosa@r.example"}, **https).status_code == 200
+    _, hidden = pf.form_of(client.get("/signin/reset", **https).get_data(as_text=True))
+    assert client.post("/signin/reset", data={**hidden, "email": "rosa@r.example"}, **https).status_code == 200
     [mail] = [email.message_from_bytes(p.read_bytes(), policy=email.policy.default)
               for p in Path(app.config["MAIL_DIR"]).glob("*.eml")]
     return oauth, oidc, spec, problem, mail.get_content()
