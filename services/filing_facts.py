@@ -3,7 +3,7 @@ import weakref
 from datetime import date
 
 from sqlalchemy import select
-from sqlalchemy.orm import joinedload
+from sqlalchemy.orm import joinedload, selectinload
 
 from domain import checks
 from domain import registry as reg
@@ -118,8 +118,10 @@ def registry_generation():
 
 
 def load_hauler_facts(session, hauler_id, jurisdiction_id):
+    # Each collection by a query of its own: joined together, a hauler working in forty cities
+    # would come back as the product of its licences, registrations and vehicles.
     hauler = session.scalars(select(Hauler).where(Hauler.id == hauler_id).options(
-        joinedload(Hauler.licences), joinedload(Hauler.registrations), joinedload(Hauler.vehicles))).unique().one()
+        selectinload(Hauler.licences), selectinload(Hauler.registrations), selectinload(Hauler.vehicles))).one()
     return hauler_facts(hauler, jurisdiction_id)
 
 
