@@ -31,8 +31,9 @@ def depths(body):
 class City:
     """Writes a city into an empty, migrated PostgreSQL database."""
 
-    def __init__(self, dsn, *, seed=2026, devices=20_000, today=None):
+    def __init__(self, dsn, *, seed=2026, devices=20_000, jurisdictions=5, today=None):
         self.dsn = dsn
+        self.jurisdiction_count = jurisdictions
         self.random = random.Random(seed)
         # Its own sequence: the rest of the city stays what it was before depths were measured.
         self.measuring = random.Random(seed + 1)
@@ -63,11 +64,14 @@ class City:
     def build_registry(self):
         with psycopg.connect(self.dsn) as conn:
             cur = conn.cursor()
-            towns = {}
-            for row in preset_rows():
+            towns, shares = {}, {}
+            for row, copy in self._presets():
                 jid = new_id()
+                if copy > 1:  # another city of the county, under the same preset's rules
+                    row = {**row, "code": f"{row['code']}-{copy}", "name": f"{row['name']} {copy}"}
                 self.jurisdictions[row["code"]] = jid
                 towns[row["code"]] = row["name"].removeprefix("City of ")
+                shares[row["code"]] = self._share(row["code"])
                 cur.execute(
                     "INSERT INTO jurisdictions (id, code, name, manifest_deadline_hours, retention_years,"
                     " interceptor_default_frequency_days, interceptor_max_interval_days,"
@@ -81,8 +85,8 @@ class City:
                      row["grace_days"], row["decant_return_allowed"], json.dumps(row["citations"])))
             issued = (self.today - timedelta(days=4 * 365)).date()
             fses, permits, changes, devices = [], [], [], []
-            codes = list(SHARES)
-            weights = [SHARES[c] for c in codes]
+            codes = list(shares)
+            weights = [shares[c] for c in codes]
             n = 0
             while len(devices) < self.device_count:
                 code = self.random.choices(codes, weights)[0]
@@ -141,6 +145,19 @@ class City:
                                 (new_id(), site_id, jid, issued))
                 self.sites.append(site_id)
             conn.commit()
+
+    def _presets(self):
+        """(preset, which copy of it) for each jurisdiction: the five cities, then, for a
+        county, more cities under the same presets."""
+        presets = list(preset_rows())
+        return [(presets[k % len(presets)], 1 + k // len(presets)) for k in range(self.jurisdiction_count)]
+
+    def _share(self, code):
+        """A city's share of the devices: the five cities' own; in a county, Victorville keeps a
+        fifth (a city of today's size among many) and the rest is spread evenly."""
+        if self.jurisdiction_count == len(SHARES):
+            return SHARES[code]
+        return 0.2 if code == "victorville" else 0.8 / (self.jurisdiction_count - 1)
 
     @staticmethod
     def _copy(cur, table, columns, rows, stamps=()):

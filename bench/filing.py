@@ -183,23 +183,24 @@ def ingest(server, hauler_token, dsn, city, stage, rounds=3):
             _percentile(paced, 50), _percentile(paced, 99), api_cpu, plain_cpu, paced_cpu, count / parallel_seconds)
 
 
-def growth(first, last, city, rounds=10):
+def growth(first, last, city, rounds=10, prefix=""):
     """Milliseconds per manifest ingested through the API at the first stage's size and at the
     last's (servers on a copy of the database as it stood then, and on the grown one), the
     same filings posted to each in turns, each round first to the one that went second in the
     round before. The stages' own figures are minutes apart, and a machine's speed can move
     between them by more than the database's size moves the filing. (The missed-services
     answer is not compared so: asked of both in turns, the two databases' pages evict each
-    other's from the server's shared buffers, which the larger one pays for.)"""
+    other's from the server's shared buffers, which the larger one pays for.) `prefix`: of the
+    manifest numbers, for a city measured more than once."""
     size = INGEST_N // rounds
     base = (2 * len(STAGES) + 4) * INGEST_N
     bearers = {server: token(server.base, "hauler") for server in (first, last)}
     seconds = {first: 0.0, last: 0.0}
-    warm = manifest_bodies(city, WARM_UP, "GW", offset=base + INGEST_N)
+    warm = manifest_bodies(city, WARM_UP, f"{prefix}GW", offset=base + INGEST_N)
     for server, bearer in bearers.items():
         ingest_api(server.base, bearer, warm)
     for n in range(rounds):
-        bodies = manifest_bodies(city, size, f"G{n}", offset=base + n * size)
+        bodies = manifest_bodies(city, size, f"{prefix}G{n}", offset=base + n * size)
         for server in ((first, last) if n % 2 == 0 else (last, first)):
             seconds[server] += ingest_api(server.base, bearers[server], bodies)[0]
     return seconds[first] / (size * rounds) * 1000, seconds[last] / (size * rounds) * 1000
