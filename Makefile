@@ -43,8 +43,11 @@ node_modules/.installed: package.json package-lock.json
 	  npm ci --no-audit --no-fund --ignore-scripts --loglevel=error && touch $@; \
 	fi
 
+# The suite's files in parallel, a worker each at a time (each worker its own PostgreSQL database).
+TEST_WORKERS ?= 3
+
 test: venv-dev lint-tools
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # schemathesis against openapi.yaml and the app under gunicorn, with a token for every role
 fuzz: venv-dev

@@ -54,7 +54,7 @@ def site(make_app, chromium, inbox, frozen_clock):  # noqa: F811
     app = make_app(SMTP_URL=f"smtp://127.0.0.1:{port}", SIGN_IN_FAILURE_LIMIT=FAILURE_LIMIT, AUTH_FAILURE_LIMIT=50)
     assert app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
     with serve(app) as base:
-        app.config["OAUTH_ISSUER"] = base
+        app.config["OAUTH_ISSUER"] = app.config["PUBLIC_BASE_URL"] = base
         with app.app_context():
             from storage.db import db
 
