@@ -13,7 +13,7 @@ from sqlalchemy.exc import IntegrityError
 
 from services.errors import Altered, Incomplete, Invalid, NotFound, Unavailable, Unsupported
 from domain.clock import now as clock_now
-from domain.dates import add_years
+from domain.dates import add_years, local_date
 from services import changes, outbox, retention
 from storage.models import Document, Jurisdiction, Manifest, ManifestRevision, new_id, unflushed
 from storage.objects import MULTIPART_THRESHOLD, StoreUnavailable
@@ -111,7 +111,8 @@ def add(session, principal, store, manifest, uploads: list[Upload]):
         raise Invalid("No documents were sent.", errors={"documents": ["Send one or more files."]})
     check(uploads)
     put_objects(store, uploads)
-    service_day = manifest.revisions[manifest.current_revision - 1].service_completed_at.date()
+    zone = session.get(Jurisdiction, manifest.jurisdiction_id).time_zone
+    service_day = local_date(manifest.revisions[manifest.current_revision - 1].service_completed_at, zone)
     try:
         attach(session, manifest, uploads, service_day=service_day, by=principal)
         session.commit()
@@ -326,8 +327,8 @@ def _own_manifest(session, principal, manifest_id, key) -> _Target:
     if not SHA256.fullmatch(key):
         raise Invalid("The document is named by its SHA-256: 64 lowercase hex digits.",
                       errors={"sha256": ["Must be 64 lowercase hex digits."]})
-    service_day = max(row.service_completed_at.date(),
-                      retention.kept_from(row.created_at, row.latest_service_at, row.time_zone))
+    # The city's days: the latest service it ever had is on or after the current one's.
+    service_day = retention.kept_from(row.created_at, row.latest_service_at, row.time_zone)
     return _Target(row.id, row.manifest_number, row.current_revision, row.hauler_id, row.fse_id,
                    row.jurisdiction_id, row.retention_years, service_day, row.document_id, principal)
 

@@ -9,6 +9,7 @@ import pytest
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
+from domain.dates import add_years
 from storage.models import Document, Manifest, ManifestRevision
 from tests import factories
 from tests.conftest import https_client
@@ -225,13 +226,40 @@ def test_a_correction_years_back_does_not_shorten_how_long_the_record_is_kept(s3
         assert retain_until(s3, bucket, hashlib.sha256(PDF_NEW).hexdigest()) == locked
 
 
-def test_a_later_service_lengthens_the_scans_locks(s3_app, s3_bucket, frozen_clock):
+def test_a_scan_of_an_evening_service_is_locked_from_the_citys_day(s3_app, s3_bucket, frozen_clock):
+    """A service at 21:30 or 22:30 in Victorville is 05:30 UTC the next day: its scans, however
+    sent, are kept from the city's day, as its record is (three years, exchange policy)."""
     _, bucket, s3 = s3_bucket
-    real_now = datetime.now(timezone.utc).replace(microsecond=0)
+    evening = (datetime.now(timezone.utc) - timedelta(days=30)).replace(hour=5, minute=30, second=0, microsecond=0)
+    city_day = evening.astimezone(ZoneInfo("America/Los_Angeles")).date()
+    kept_until = add_years(city_day, 3)
     client = https_client(s3_app)
     with Session(bind=s3_app.extensions["fogx.engine"], expire_on_commit=False) as session:
         world = build(client, session)
-        filed = file_with_scan(world, frozen_clock, real_now - timedelta(days=30), PDF_OLD)
+        filed = file_with_scan(world, frozen_clock, evening, PDF_OLD)  # filed an hour later, that evening
+        assert retain_until(s3, bucket, filed["documents"][0]["sha256"]) == kept_until
+        headers = factories.bearer(world.hauler_token)
+        path = f"/v1/manifests/{filed['id']}"
+        late_scan = factories.pdf_bytes("late scan")
+        put = client.put(f"{path}/documents/{hashlib.sha256(late_scan).hexdigest()}", data=late_scan,
+                         headers={**headers, "Content-Type": "application/pdf"})
+        assert put.status_code == 201, put.json
+        assert retain_until(s3, bucket, put.json["sha256"]) == kept_until
+        added = client.post(f"{path}/documents", headers=headers, content_type="multipart/form-data",
+                            data={"documents": [(io.BytesIO(PDF_NEW), "scan.pdf")]})
+        assert added.status_code == 201, added.json
+        assert retain_until(s3, bucket, hashlib.sha256(PDF_NEW).hexdigest()) == kept_until
+
+
+def test_a_later_service_lengthens_the_scans_locks(s3_app, s3_bucket, frozen_clock):
+    _, bucket, s3 = s3_bucket
+    real_now = datetime.now(timezone.utc).replace(microsecond=0)
+    # At noon in the city: filed an hour later, on the service's day, which the lock counts from.
+    noon = (real_now - timedelta(days=30)).replace(hour=20, minute=0, second=0)
+    client = https_client(s3_app)
+    with Session(bind=s3_app.extensions["fogx.engine"], expire_on_commit=False) as session:
+        world = build(client, session)
+        filed = file_with_scan(world, frozen_clock, noon, PDF_OLD)
         key = filed["documents"][0]["sha256"]
         locked = retain_until(s3, bucket, key)
         frozen_clock(real_now)
