@@ -18,21 +18,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.harness import Server, clients, create, say, sibling, token  # noqa: E402
+from bench.harness import Server, clients, create, migrated, say, sibling, token  # noqa: E402
 
 DEVICES, JURISDICTIONS, MANIFESTS, FIRST = 100_000, 40, 5_000_000, 100_000
 
 
 def build(dsn, first):
-    from sqlalchemy import create_engine
-
     from bench.city import City
-    from storage import migrate
 
     create(dsn)
-    engine = create_engine(dsn.replace("postgresql://", "postgresql+psycopg://"))
-    migrate.upgrade(engine)
-    engine.dispose()
+    migrated(dsn)
     city = City(dsn, devices=DEVICES, jurisdictions=JURISDICTIONS)
     city.build_registry()
     clients(dsn, city)
@@ -49,6 +44,8 @@ def measure(dsn, first, record=None):
     from bench.filing import growth
     from bench.lists import busiest_hauler, every_list
 
+    migrated(dsn)
+    migrated(first)
     city = City.load(dsn)
     found = {}
     first_server, server = Server(first, "http://127.0.0.1:1"), Server(dsn, "http://127.0.0.1:1")

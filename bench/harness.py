@@ -53,6 +53,17 @@ def database():
     return url
 
 
+def migrated(dsn):
+    """The database of `dsn` brought to the project's schema (a city built earlier as well)."""
+    from sqlalchemy import create_engine
+
+    from storage import migrate
+
+    engine = create_engine(dsn.replace("postgresql://", "postgresql+psycopg://"))
+    migrate.upgrade(engine)
+    engine.dispose()
+
+
 def create(dsn, template=None):
     """The database of `dsn` made anew: empty, or a copy of the database `template` (a URL on
     the same server, which nothing may be connected to meanwhile)."""
@@ -100,7 +111,8 @@ class Server:
     def __init__(self, dsn, endpoint, workers=os.cpu_count(), root=ROOT):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        env = {**os.environ, "DATABASE_URL": dsn, "STORAGE_BACKEND": "s3", "S3_ENDPOINT_URL": endpoint,
+        env = {**os.environ, "DATABASE_URL": dsn, "PORT": str(self.port),
+               "STORAGE_BACKEND": "s3", "S3_ENDPOINT_URL": endpoint,
                "S3_BUCKET": "fogx-bench", "S3_REGION": "us-west-1", "AWS_ACCESS_KEY_ID": "bench",
                "AWS_SECRET_ACCESS_KEY": "bench", "SUBMISSIONS_PER_MINUTE": "1000000",
                "EXPORTS_PER_MINUTE": "1000", "TOKEN_TTL_SECONDS": "7200", "MAX_UPLOAD_BYTES": str(200 * 2 ** 20)}

@@ -23,8 +23,6 @@ sys.path.insert(0, str(ROOT))
 
 from bench import cpu, filing, harness, load  # noqa: E402
 from bench.city import City  # noqa: E402
-from sqlalchemy import create_engine  # noqa: E402
-from storage import migrate  # noqa: E402
 
 
 def main():
@@ -34,9 +32,7 @@ def main():
     parser.add_argument("--size", type=int, default=400, help="filings a round, to each checkout")
     args = parser.parse_args()
     dsn = harness.database()
-    engine = create_engine(dsn.replace("postgresql://", "postgresql+psycopg://"))
-    migrate.upgrade(engine)
-    engine.dispose()
+    harness.migrated(dsn)
     # Every filing services a device no other filing here touches.
     devices = 2 * len(args.checkouts) * (args.rounds * args.size + harness.WARM_UP)
     city = City(dsn, devices=devices)

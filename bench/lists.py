@@ -20,7 +20,7 @@ import requests
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.harness import DEVICES, Server, clients, create, token  # noqa: E402
+from bench.harness import DEVICES, Server, clients, create, migrated, token  # noqa: E402
 
 RUNS = 5
 
@@ -88,14 +88,9 @@ def main():
     dsn = os.environ.get("BENCH_LISTS_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/fogx_lists")
     city = City(dsn, devices=DEVICES)
     if args.build:
-        from sqlalchemy import create_engine
-
-        from storage import migrate
-
         create(dsn)
-        engine = create_engine(dsn.replace("postgresql://", "postgresql+psycopg://"))
-        migrate.upgrade(engine)
-        engine.dispose()
+    migrated(dsn)
+    if args.build:
         city.build_registry()
         clients(dsn, city)
         city.add_manifests(args.manifests)

@@ -15,8 +15,6 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from sqlalchemy import create_engine
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -34,6 +32,7 @@ from bench.harness import (  # noqa: E402
     create,
     database,
     drop,
+    migrated,
     say,
     sibling,
     start_s3,
@@ -43,16 +42,13 @@ from bench.lists import busiest_hauler, every_list, lists  # noqa: E402
 from bench.mixed import AUDITORS, RESTAURANTS, mixed  # noqa: E402
 from bench.report import record, write_readme  # noqa: E402
 from bench.scans import busy_fse_exports, uploads  # noqa: E402
-from storage import migrate  # noqa: E402
 
 
 def main():
     started_at = datetime.now(timezone.utc)
     t0 = time.perf_counter()
     dsn = database()
-    engine = create_engine(dsn.replace("postgresql://", "postgresql+psycopg://"))
-    migrate.upgrade(engine)
-    engine.dispose()
+    migrated(dsn)
     say(f"building a city of {DEVICES:,} devices")
     city = City(dsn, devices=DEVICES)
     city.build_registry()

@@ -23,8 +23,6 @@ sys.path.insert(0, str(ROOT))
 import requests  # noqa: E402
 from bench import filing, harness, scans  # noqa: E402
 from bench.city import City  # noqa: E402
-from sqlalchemy import create_engine  # noqa: E402
-from storage import migrate  # noqa: E402
 
 
 def main():
@@ -34,9 +32,7 @@ def main():
     parser.add_argument("--side", type=int, default=580, help="the PNG's side: 580 is 1 MB, 4090 is 48 MiB")
     args = parser.parse_args()
     dsn = harness.database()
-    engine = create_engine(dsn.replace("postgresql://", "postgresql+psycopg://"))
-    migrate.upgrade(engine)
-    engine.dispose()
+    harness.migrated(dsn)
     city = City(dsn, devices=harness.DEVICES)
     city.build_registry()
     harness.clients(dsn, city)
