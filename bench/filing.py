@@ -164,8 +164,9 @@ def ingest(server, hauler_token, dsn, city, stage, rounds=3):
         beside = api_filed(dsn, city.haulers[0][0], bodies)
         rows = manifest_bodies(city, size, f"P{stage}-{n}", offset=(2 * stage + 2) * INGEST_N + n * size)
         plain_seconds += plain_cpu.measure(lambda: ingest_plain(dsn, city, rows, beside, filer), size)
-        # And as many connections as the API has clients: the database's limit at that concurrency.
-        rows = manifest_bodies(city, size, f"C{stage}-{n}", offset=(2 * len(STAGES) + 3 + stage) * INGEST_N + n * size)
+        # And as many connections as the API has clients: the database's limit at that concurrency
+        # (on devices of their own, past those the growth in turns files to).
+        rows = manifest_bodies(city, size, f"C{stage}-{n}", offset=(2 * len(STAGES) + 6 + stage) * INGEST_N + n * size)
         parallel_seconds += ingest_plain(dsn, city, rows, beside, filer, connections=CLIENTS)
     latencies.sort()
     count = size * rounds

@@ -137,8 +137,9 @@ def _mixed(server, city, dsn, total, rate, hauler_token, auditor_token):
     """Filings at half the plain loop's rate while auditors and restaurants read."""
     beside = f"beside {AUDITORS} auditors paging and downloading lists and {RESTAURANTS} restaurants downloading records"
     tokens = {"hauler": hauler_token, "auditor": auditor_token, "fse": token(server.base, "fse")}
-    found = mixed(server.base, tokens, city, lists(city, busiest_hauler(dsn)), rate, 20,
-                  offset=(2 * len(STAGES) + 4) * INGEST_N)
+    # Past every device the stages filed to, then from the first (an hour or more before).
+    found = mixed(server.base, tokens, city, lists(city, busiest_hauler(dsn)), rate, 10,
+                  offset=(3 * len(STAGES) + 6) * INGEST_N)
     names = {"filing": f"filing latency p99 at {total:,}, {rate:,.0f} filings/s offered {beside}",
              "list_page": f"a list's first page, p99, {beside} and the filings",
              "list_csv": f"a list's whole CSV, p99, {beside} and the filings",
