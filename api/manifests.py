@@ -12,6 +12,7 @@ from api.validation import load, load_json, parse_json
 from auth.protect import current_principal, require
 from auth.ratelimit import per_client
 from auth.scopes import AUDIT_READ, MANIFESTS_READ, MANIFESTS_WRITE, RECORDS_READ
+from schemas.actors import actor_view
 from schemas.corrections import correction_view
 from schemas.manifest import CorrectionIn, ManifestIn, ManifestQuery
 from schemas.manifest_views import document_view, receipt, revision_view
@@ -172,16 +173,20 @@ def put_document(manifest_id, document_id):
     """One scan as the raw body, sent to its SHA-256 (which names the document as well as its
     id does): stored while it arrives, then checked."""
     _, options = parse_options_header(request.headers.get("Content-Disposition", ""))
+    principal = current_principal()
     document, created = documents.receive(
-        db.session, current_principal(), _store(), manifest_id, document_id, request.stream,
+        db.session, principal, _store(), manifest_id, document_id, request.stream,
         length=request.content_length, filename=options.get("filename"),
         limit=current_app.config["MAX_UPLOAD_BYTES"])
     if created:
         _drain_soon()
-        # Its row was written beside the upload, not through the session: read for who sent it.
-        document = db.session.get(Document, document.id) or document
+        if principal.person_id is not None:  # the person's name, from the row written beside the upload
+            document = db.session.get(Document, document.id) or document
+    view = document_view(document)
+    if created and principal.person_id is None:
+        view["uploaded_by"] = actor_view(principal, None)  # a program sent it: the caller itself
     location = url_for("manifests.get_document", manifest_id=document.manifest_id, document_id=document.id)
-    return document_view(document), 201 if created else 200, {"Location": location}
+    return view, 201 if created else 200, {"Location": location}
 
 
 @bp.get("/<manifest_id>/documents/<document_id>")

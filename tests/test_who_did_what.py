@@ -101,6 +101,15 @@ def test_a_drivers_scan_and_a_dispatchers_correction_name_them_and_the_reviewer(
     assert put.json["uploaded_by"]["person_name"] == "Pat Doe" and put.json["uploaded_by"]["role"] == "hauler"
     shown = client.get(f"/v1/manifests/{manifest['id']}", headers=factories.bearer(world.hauler_token)).json
     assert [d["uploaded_by"]["person_name"] for d in shown["documents"]] == ["Pat Doe"]
+    # A scan the dispatch program sends names the program, in its answer as when read again.
+    other_scan = factories.pdf_bytes("second")
+    sent = client.put(f"/v1/manifests/{manifest['id']}/documents/{hashlib.sha256(other_scan).hexdigest()}",
+                      data=other_scan, headers={**factories.bearer(world.hauler_token), "Content-Type": "application/pdf"})
+    assert sent.status_code == 201, sent.json
+    shown = client.get(f"/v1/manifests/{manifest['id']}", headers=factories.bearer(world.hauler_token)).json
+    [read] = [d for d in shown["documents"] if d["id"] == sent.json["id"]]
+    assert sent.json["uploaded_by"] == read["uploaded_by"] and read["uploaded_by"]["role"] == "hauler"
+    assert read["uploaded_by"]["client_id"] and read["uploaded_by"]["person_id"] is None
 
     device = other_device(world, session)
     proposal = correct(world, manifest, body, token=driver, permit_number=device.permit.permit_number)
