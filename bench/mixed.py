@@ -11,6 +11,7 @@ On its own it uses the city `bench/lists.py --build` made; `make bench` runs it 
 stage, at half the plain loop's rate.
 """
 import argparse
+import itertools
 import multiprocessing
 import os
 import statistics
@@ -29,37 +30,26 @@ from bench.load import ingest_paced  # noqa: E402
 AUDITORS, RESTAURANTS = 8, 4
 
 
-def _auditor(base, token, lists, stop, out):
+def _reader(base, token, asks, stop, out):
+    """`asks` ((kind, path, query) each) in turn until `stop`; [(kind, seconds)] put on `out`."""
     headers = {"Authorization": f"Bearer {token}"}
     taken = []
-    n = 0
     with requests.Session() as session:
-        while not stop.is_set():
-            _, path, query = lists[n % len(lists)]
-            as_csv = n // len(lists) % 2 == 1
+        for n in itertools.count():
+            if stop.is_set():
+                break
+            kind, path, query = asks[n % len(asks)]
             started = time.perf_counter()
-            response = session.get(f"{base}{path}", params={**query, **({"format": "csv"} if as_csv else {})},
-                                   headers=headers, timeout=300)
-            response.raise_for_status()
-            taken.append(("list_csv" if as_csv else "list_page", time.perf_counter() - started))
-            n += 1
+            session.get(f"{base}{path}", params=query, headers=headers, timeout=300).raise_for_status()
+            taken.append((kind, time.perf_counter() - started))
     out.put(taken)
 
 
-def _restaurant(base, token, fse_id, stop, out):
-    headers = {"Authorization": f"Bearer {token}"}
-    taken = []
-    n = 0
-    with requests.Session() as session:
-        while not stop.is_set():
-            fmt = ("pdf", "zip")[n % 2]
-            started = time.perf_counter()
-            response = session.get(f"{base}/v1/fses/{fse_id}/records", params={"format": fmt}, headers=headers,
-                                   timeout=300)
-            response.raise_for_status()
-            taken.append((f"record_{fmt}", time.perf_counter() - started))
-            n += 1
-    out.put(taken)
+def _auditor_asks(lists, first):
+    """Every list's first page, then each as CSV, from the `first`th list on."""
+    turned = lists[first % len(lists):] + lists[:first % len(lists)]
+    return ([("list_page", path, query) for _, path, query in turned]
+            + [("list_csv", path, {**query, "format": "csv"}) for _, path, query in turned])
 
 
 def mixed(base, tokens, city, lists, rate, seconds, offset):
@@ -67,10 +57,11 @@ def mixed(base, tokens, city, lists, rate, seconds, offset):
     for `filing` and each kind of read."""
     context = multiprocessing.get_context("fork")
     stop, out = context.Event(), context.Queue()
-    readers = [context.Process(target=_auditor, args=(base, tokens["auditor"], lists[i % len(lists):] +
-                                                      lists[:i % len(lists)], stop, out))
+    records = f"/v1/fses/{city.devices[0][1]}/records"
+    restaurant = [("record_pdf", records, {"format": "pdf"}), ("record_zip", records, {"format": "zip"})]
+    readers = [context.Process(target=_reader, args=(base, tokens["auditor"], _auditor_asks(lists, i), stop, out))
                for i in range(AUDITORS)]
-    readers += [context.Process(target=_restaurant, args=(base, tokens["fse"], city.devices[0][1], stop, out))
+    readers += [context.Process(target=_reader, args=(base, tokens["fse"], restaurant, stop, out))
                 for _ in range(RESTAURANTS)]
     for reader in readers:
         reader.start()
