@@ -56,7 +56,7 @@ def missed_services():
 def findings():
     args = load(schemas.FindingsQuery(), request.args.to_dict())
     paging = {k: args.pop(k) for k in ("cursor", "limit", "format") if k in args}
-    query = audit.findings(current_principal(), **args)
+    query = audit.findings(db.session, current_principal(), **args)
     ordered = query.order_by("service_completed_at", "finding_id")
     if _wants_csv(paging):
         return _csv(audit.every_row(db.session, ordered), "findings")

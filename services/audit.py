@@ -114,14 +114,15 @@ def missed_services(session, principal, *, as_of=None, period_from=None, period_
         filters.pop("status", None)
         period = {"from": period_from.isoformat(), "to": period_to.isoformat()}
         return "intervals", period, missed.missed_intervals(period_from, period_to, principal.jurisdiction_id,
-                                                             dialect=_dialect(session), **filters)
+                                                             dialect=_dialect(session),
+                                                             zone=zone_of(session, principal.jurisdiction_id), **filters)
     as_of = as_of or today(zone_of(session, principal.jurisdiction_id))
     return "as_of", {"as_of": as_of.isoformat()}, queries.missed_as_of(
         as_of, principal.jurisdiction_id, dialect=_dialect(session), **filters)
 
 
-def findings(principal, **filters):
-    return queries.findings(principal.jurisdiction_id, **filters)
+def findings(session, principal, **filters):
+    return queries.findings(principal.jurisdiction_id, zone=zone_of(session, principal.jurisdiction_id), **filters)
 
 
 def scorecard(session, principal, hauler_id, *, period_from=None, period_to=None) -> dict:
@@ -135,7 +136,8 @@ def scorecard(session, principal, hauler_id, *, period_from=None, period_to=None
     if known is None:
         raise NotFound("No such hauler within your reach.")
     hauler = session.get(Hauler, hauler_id)
-    row = session.execute(queries.scorecard(principal.jurisdiction_id, hauler_id, period_from, period_to)).one()
+    row = session.execute(queries.scorecard(principal.jurisdiction_id, hauler_id, period_from, period_to,
+                                            zone=zone_of(session, principal.jurisdiction_id))).one()
     figures = dict(row._mapping)
     filed = figures["manifests"]
     return {

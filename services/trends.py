@@ -40,7 +40,7 @@ def trends(session, principal, *, months=12, as_of=None) -> dict:
             for start in starts[:-1]]
 
     missed = missed_services.missed_intervals(starts[0], as_of, principal.jurisdiction_id,
-                                              dialect=dialect).subquery("missed")
+                                              dialect=dialect, zone=zone).subquery("missed")
     bucket = _bucket(missed.c.missed_day, [day_number(start) for start in starts]).label("bucket")
     for index, count in session.execute(select(bucket, func.count()).where(
             missed.c.missed_day >= day_number(starts[0])).group_by(bucket)):
@@ -48,7 +48,7 @@ def trends(session, principal, *, months=12, as_of=None) -> dict:
             rows[index]["missed_services"] = count
 
     found = queries.findings(principal.jurisdiction_id, period_from=starts[0],
-                             period_to=starts[-1] - timedelta(days=1)).subquery("found")
+                             period_to=starts[-1] - timedelta(days=1), zone=zone).subquery("found")
     bucket = _bucket(found.c.service_completed_at, [start_of_day(start, zone) for start in starts]).label("bucket")
     late = func.sum(case((found.c.code == LATE, 1), else_=0))
     for index, count, late_count in session.execute(select(bucket, func.count(), late).group_by(bucket)):

@@ -19,7 +19,7 @@ from storage.models import Device, Fse, Jurisdiction, Manifest, ManifestRevision
 
 
 def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dialect="sqlite", fse_id=None,
-                     hauler_id=None, area=None):
+                     hauler_id=None, area=None, zone=None):
     """Every gap between qualifying services longer than the frequency plus grace that was
     missed (past due beyond the grace, not yet serviced) on some day of the period while the
     device's permit held: a gap ends at the next service, or the permit's last day.
@@ -31,7 +31,7 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dia
     services = (qualifying_services()
                 .where(Manifest.jurisdiction_id == jurisdiction_id,
                        ManifestRevision.service_completed_at
-                       >= day_start(literal(period_from, Date), city_zone(jurisdiction_id)))
+                       >= day_start(literal(period_from, Date), city_zone(jurisdiction_id, zone)))
                 .subquery("services"))
     before, on = _last_service(period_from - timedelta(days=1), dialect)
     prior = (select(Device.id.label("device_id"), before.c.day.label("day"))
