@@ -16,6 +16,7 @@ import requests
 from pypdf import PdfReader
 
 from tests.conftest import serve
+from tests.test_portal_accounts import portal_sign_in, sign_out
 from tests.test_portal import (  # noqa: F401
     api_token, button, by_css, chromium, downloaded, message, rows, sign_in, text_of, waiting_for)
 
@@ -384,16 +385,11 @@ def test_a_clerk_signs_in_as_a_person_sees_the_deliveries_and_signs_out_to_nobod
     browser, base = portal
     session.execute(update(OAuthApp).where(OAuthApp.client_id == "fogx-portal").values(redirect_uris=[f"{base}/portal/"]))
     session.commit()
-    by_css(browser, "#person-sign-in")[0].click()
-    waiting_for(browser, lambda b: by_css(b, "#email"), "the sign-in page")
-    by_css(browser, "#email")[0].send_keys("clerk@demo.fogx.test")
-    by_css(browser, "#password")[0].send_keys(DEMO_PASSWORD)
-    by_css(browser, "#submit")[0].click()
+    portal_sign_in(browser, "clerk@demo.fogx.test", DEMO_PASSWORD)
     waiting_for(browser, lambda b: len(rows(b)) > 5, "the deliveries")
     assert text_of(browser, "#who-name") == "Gate Clerk · disposal site"
     assert text_of(browser, "#view h1") == "Deliveries to your site"
     fits(browser, screen, "the clerk's view, signed in as a person")
-    by_css(browser, "#sign-out")[0].click()
-    waiting_for(browser, lambda b: message(b) == "You are signed out.", "the sign-out")
+    sign_out(browser)
     assert not by_css(browser, "#who")[0].is_displayed() and text_of(browser, "#who-name") == ""
     assert by_css(browser, "#view tbody tr") == []
