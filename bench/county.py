@@ -21,6 +21,21 @@ sys.path.insert(0, str(ROOT))
 from bench.harness import Server, clients, create, migrated, say, sibling, token  # noqa: E402
 
 DEVICES, JURISDICTIONS, MANIFESTS, FIRST = 100_000, 40, 5_000_000, 100_000
+DEFAULT = "postgresql://postgres@127.0.0.1:5432/fogx_county"
+
+
+def built(dsn, first) -> bool:
+    """Whether both databases hold a whole county (a build cut short holds fewer manifests)."""
+    import psycopg
+
+    try:
+        counts = []
+        for url in (dsn, first):
+            with psycopg.connect(url) as conn:
+                counts.append(conn.execute("SELECT count(*) FROM manifests").fetchone()[0])
+    except psycopg.Error:
+        return False
+    return counts[0] >= MANIFESTS and counts[1] >= FIRST
 
 
 def build(dsn, first):
@@ -74,7 +89,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--build", action="store_true")
     args = parser.parse_args()
-    dsn = os.environ.get("BENCH_COUNTY_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/fogx_county")
+    dsn = os.environ.get("BENCH_COUNTY_DATABASE_URL", DEFAULT)
     first = sibling(dsn, f"_at_{FIRST}")
     if args.build:
         build(dsn, first)

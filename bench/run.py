@@ -9,7 +9,12 @@ bench/runs.csv (`bench.runs`).
                          100,000 manifests is made beside it (its name + `_at_100000`, by a
                          role that may create databases) and dropped at the end
     BENCH_SMALL=1        a smaller city, for trying the harness out
+    BENCH_COUNTY_DATABASE_URL
+                         the county of `bench/county.py` (default: fogx_county on the local
+                         PostgreSQL), built there once when it is missing and kept for later runs
+    BENCH_COUNTY=0       no county stage
 """
+import os
 import sys
 import time
 from datetime import datetime, timezone
@@ -19,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.audit_lists import as_of_query  # noqa: E402
+from bench import county  # noqa: E402
 from bench.city import City  # noqa: E402
 from bench.cpu import stolen_percent  # noqa: E402
 from bench.filing import PACED_GC, growth, ingest  # noqa: E402
@@ -26,6 +32,7 @@ from bench.harness import (  # noqa: E402
     CLIENTS,
     DEVICES,
     INGEST_N,
+    SMALL,
     STAGES,
     Server,
     clients,
@@ -129,8 +136,21 @@ def main():
     finally:
         s3_process.terminate()
         drop(first)
+    if os.environ.get("BENCH_COUNTY") != "0" and not SMALL:
+        _county()
     write_readme(started_at, time.perf_counter() - t0, dsn)
     say(f"done in {(time.perf_counter() - t0) / 60:.1f} minutes; results in bench/README.md and bench/runs.csv")
+
+
+def _county():
+    """The county stage, on the county an earlier run built (made now if there is none: it is
+    kept, being most of an hour to make on two cores)."""
+    dsn = os.environ.get("BENCH_COUNTY_DATABASE_URL", county.DEFAULT)
+    first = sibling(dsn, f"_at_{county.FIRST}")
+    if not county.built(dsn, first):
+        say(f"building the county ({county.DEVICES:,} devices, {county.MANIFESTS:,} manifests; kept for later runs)")
+        county.build(dsn, first)
+    county.measure(dsn, first, record=record)
 
 
 def _mixed(server, city, dsn, total, rate, hauler_token, auditor_token):
