@@ -78,20 +78,13 @@ def city_zone(jurisdiction_id, zone: str | None = None):
     return select(Jurisdiction.time_zone).where(Jurisdiction.id == jurisdiction_id).scalar_subquery()
 
 
-def qualifying_services():
-    """Current, qualifying revisions: the services that count, each on its city's local day."""
-    city = aliased(Jurisdiction)
-    return (
-        select(ManifestRevision.device_id.label("device_id"),
-               local_day(ManifestRevision.service_completed_at, city.time_zone).label("day"),
-               ManifestRevision.service_completed_at.label("completed_at"),
-               Manifest.id.label("manifest_id"), Manifest.manifest_number.label("manifest_number"),
-               Manifest.hauler_id.label("hauler_id"))
-        .join(Manifest, and_(Manifest.id == ManifestRevision.manifest_id,
-                             Manifest.current_revision == ManifestRevision.revision))
-        .join(city, city.id == Manifest.jurisdiction_id)
-        .where(ManifestRevision.qualifying)
-    )
+def counted_services(zone):
+    """The services that count: revisions in force that qualify, each on the local day of the
+    time zone `zone` (an SQL expression), read from their partial index without the manifests."""
+    return (select(ManifestRevision.device_id.label("device_id"),
+                   local_day(ManifestRevision.service_completed_at, zone).label("day"),
+                   ManifestRevision.manifest_id.label("manifest_id"))
+            .where(ManifestRevision.in_force, ManifestRevision.qualifying))
 
 
 def _permit_ending(day: date, dialect: str):
@@ -133,42 +126,43 @@ def effective_frequency():
     )
 
 
-def _last_service(as_of: date, dialect: str):
+def _last_service(as_of: date, dialect: str, *, manifest: bool = True):
     """Each device's last qualifying service up to the end of its city's day `as_of`, as a
-    FROM element to outer-join (beside `Jurisdiction`, the device's city).
+    FROM element to outer-join (beside `Jurisdiction`, the device's city): its day, and with
+    `manifest` its manifest's id, number and hauler.
 
-    PostgreSQL probes the partial index of qualifying services once per device (LATERAL ...
+    PostgreSQL probes the partial index of counted services once per device (LATERAL ...
     LIMIT 1); SQLite, which has no LATERAL, ranks the services with a window function.
     """
     following = as_of + timedelta(days=1)
-    current = and_(Manifest.id == ManifestRevision.manifest_id,
-                   Manifest.current_revision == ManifestRevision.revision)
     if dialect == "postgresql":
         zone = Jurisdiction.time_zone
-        columns = _service_columns(zone)
-        last = (select(*columns).join(Manifest, current)
-                .where(ManifestRevision.device_id == Device.id, ManifestRevision.qualifying,
+        last = (_last_columns(zone, manifest)
+                .where(ManifestRevision.device_id == Device.id,
                        ManifestRevision.service_completed_at < day_start(literal(following, Date), zone))
                 .order_by(ManifestRevision.service_completed_at.desc()).limit(1).lateral("last"))
         return last, true()
     city = aliased(Jurisdiction)
-    ranked = (select(*_service_columns(city.time_zone), func.row_number().over(
+    services = _last_columns(city.time_zone, manifest)
+    ranked = (services.add_columns(func.row_number().over(
         partition_by=ManifestRevision.device_id,
-        order_by=(ManifestRevision.service_completed_at.desc(), Manifest.id.desc())).label("rank"))
-        .join(Manifest, current)
-        .join(city, city.id == Manifest.jurisdiction_id)
-        .where(ManifestRevision.qualifying,
-               ManifestRevision.service_completed_at < day_start(literal(following, Date), city.time_zone))
+        order_by=(ManifestRevision.service_completed_at.desc(), ManifestRevision.manifest_id.desc())).label("rank"))
+        .join(Device, Device.id == ManifestRevision.device_id)
+        .join(Fse, Fse.id == Device.fse_id)
+        .join(city, city.id == Fse.jurisdiction_id)
+        .where(ManifestRevision.service_completed_at < day_start(literal(following, Date), city.time_zone))
         .subquery("ranked"))
     last = select(ranked).where(ranked.c.rank == 1).subquery("last")
     return last, last.c.device_id == Device.id
 
 
-def _service_columns(zone):
-    return (ManifestRevision.device_id.label("device_id"),
-            local_day(ManifestRevision.service_completed_at, zone).label("day"),
-            Manifest.id.label("manifest_id"), Manifest.manifest_number.label("manifest_number"),
-            Manifest.hauler_id.label("hauler_id"))
+def _last_columns(zone, manifest):
+    services = counted_services(zone)
+    if not manifest:
+        return services
+    return (services.add_columns(Manifest.manifest_number.label("manifest_number"),
+                                 Manifest.hauler_id.label("hauler_id"))
+            .join(Manifest, Manifest.id == ManifestRevision.manifest_id))
 
 
 def device_due(as_of: date, dialect: str = "sqlite"):
