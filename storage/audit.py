@@ -165,10 +165,12 @@ def _last_columns(zone, manifest):
             .join(Manifest, Manifest.id == ManifestRevision.manifest_id))
 
 
-def device_due(as_of: date, dialect: str = "sqlite"):
+def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True):
     """One row per device: its last qualifying service up to `as_of`, due day and lateness.
-    A device whose permit has ended by `as_of` is due no more: `permit_ended`, no due day."""
-    last, on = _last_service(as_of, dialect)
+    A device whose permit has ended by `as_of` is due no more: `permit_ended`, no due day.
+    Without `manifest`, the last service's manifest number and hauler are left out (a count
+    of statuses reads no manifest)."""
+    last, on = _last_service(as_of, dialect, manifest=manifest)
     ending, ending_on = _permit_ending(as_of, dialect)
     ended = permit_ended_day(ending) <= day_number(as_of)
     frequency = effective_frequency()
@@ -191,11 +193,7 @@ def device_due(as_of: date, dialect: str = "sqlite"):
             Device.id.label("device_id"), Device.tag.label("device_tag"), Device.kind.label("device_kind"),
             frequency.label("frequency_days"), Jurisdiction.grace_days.label("grace_days"),
             last.c.day.label("last_service_day"), last.c.manifest_id.label("last_manifest_id"),
-            last.c.manifest_number.label("last_manifest_number"), last.c.hauler_id.label("last_hauler_id"),
-            # A scalar subquery, not a join: it is evaluated for the rows returned only, after
-            # the sort and the page, not inside the probe of every device.
-            select(Hauler.name).where(Hauler.id == last.c.hauler_id).scalar_subquery()
-            .label("last_hauler_name"),
+            *(_last_manifest(last) if manifest else ()),
             # Not yet due is 0 days overdue, as in a record's summary (domain.status).
             case((ended, null()), else_=due_day).label("due_day"),
             case((ended, 0), (days_overdue > 0, days_overdue), else_=0).label("days_overdue"),
@@ -209,6 +207,13 @@ def device_due(as_of: date, dialect: str = "sqlite"):
         .outerjoin(ending, ending_on)
         .where(Permit.issued_on <= as_of)
     )
+
+
+def _last_manifest(last):
+    return (last.c.manifest_number.label("last_manifest_number"), last.c.hauler_id.label("last_hauler_id"),
+            # A scalar subquery, not a join: it is evaluated for the rows returned only, after
+            # the sort and the page, not inside the probe of every device.
+            select(Hauler.name).where(Hauler.id == last.c.hauler_id).scalar_subquery().label("last_hauler_name"))
 
 
 def missed_as_of(as_of: date, jurisdiction_id, *, dialect, fse_id=None, hauler_id=None, status=None,
@@ -277,18 +282,29 @@ def findings(jurisdiction_id, *, code=None, severity=None, hauler_id=None, fse_i
                Manifest.fse_id, Fse.name.label("fse_name"), Device.tag.label("device_tag"),
                ManifestRevision.service_completed_at)
         .join(ManifestRevision, ManifestRevision.id == Finding.revision_id)
-        .join(Manifest, and_(Manifest.id == ManifestRevision.manifest_id,
-                             Manifest.current_revision == ManifestRevision.revision))
+        .join(Manifest, Manifest.id == ManifestRevision.manifest_id)
         .join(Hauler, Hauler.id == Manifest.hauler_id)
         .join(Fse, Fse.id == Manifest.fse_id)
         .join(Device, Device.id == Manifest.device_id)
-        .where(Manifest.jurisdiction_id == jurisdiction_id, Finding.cleared_at.is_(None))
+        .where(Manifest.jurisdiction_id == jurisdiction_id, ManifestRevision.in_force, Finding.cleared_at.is_(None))
     )
     for column, value in ((Finding.code, code), (Finding.severity, severity),
                           (Manifest.hauler_id, hauler_id), (Manifest.fse_id, fse_id)):
         if value:
             query = query.where(column == value)
     return query.where(*serviced_within(period_from, period_to, city_zone(jurisdiction_id, zone)))
+
+
+def findings_by_service(jurisdiction_id, period_from: date, period_to: date, zone):
+    """The code and the service's completion of each of `findings`' rows for a period, read
+    without the manifests: the revisions in force of the city's devices (a manifest is its
+    device's city's), the findings on them."""
+    return (select(Finding.code, ManifestRevision.service_completed_at)
+            .join(ManifestRevision, ManifestRevision.id == Finding.revision_id)
+            .join(Device, Device.id == ManifestRevision.device_id)
+            .join(Fse, Fse.id == Device.fse_id)
+            .where(Fse.jurisdiction_id == jurisdiction_id, ManifestRevision.in_force, Finding.cleared_at.is_(None),
+                   *serviced_within(period_from, period_to, city_zone(jurisdiction_id, zone))))
 
 
 def counts_by_code(findings_query):

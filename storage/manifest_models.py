@@ -108,8 +108,10 @@ class ManifestRevision(Base):
     __table_args__ = (
         UniqueConstraint("manifest_id", "revision"),
         Index("ix_revisions_device_completed", "device_id", "service_completed_at"),
-        # A period's services in time order, each with what its findings and manifest join on.
-        Index("ix_revisions_completed", "service_completed_at", postgresql_include=["id", "manifest_id", "revision"]),
+        # A period's services in force in time order, each with what its findings, manifest and
+        # device join on.
+        Index("ix_revisions_completed", "service_completed_at", postgresql_include=["id", "manifest_id", "device_id"],
+              postgresql_where=text("in_force"), sqlite_where=text("in_force")),
         Index("ix_revisions_ticket", "disposal_site_id", "disposal_ticket_number"),
         # Each device's last qualifying service, found by one backward probe (the audit queries).
         Index("ix_revisions_qualifying", "device_id", "service_completed_at",
@@ -120,6 +122,9 @@ class ManifestRevision(Base):
         Index("ix_revisions_counted", "device_id", "service_completed_at",
               postgresql_where=text("in_force AND qualifying"), sqlite_where=text("in_force AND qualifying"),
               postgresql_include=["manifest_id"]),
+        # Deliveries in the order the city's reconciliation lists them.
+        Index("ix_revisions_delivered", "disposal_delivered_at", "disposal_ticket_number",
+              postgresql_where=text("in_force"), sqlite_where=text("in_force")),
     )
 
 
