@@ -37,7 +37,12 @@ def lists(city, hauler_id):
         ("frequency recommendations", "/v1/audit/frequency-recommendations", {}),
         ("disposal reconciliation, the last 30 days", "/v1/audit/disposal-reconciliation", {}),
         ("change feed", "/v1/changes", {}),
+        ("the city month by month, the last twelve months (the dashboard)", "/v1/audit/trends", {}),
     ]
+
+
+# Lists that have no CSV: only their first page is timed.
+PAGE_ONLY = ("/v1/changes", "/v1/audit/trends")
 
 
 def every_list(base, auditor_token, city, hauler_id):
@@ -47,7 +52,7 @@ def every_list(base, auditor_token, city, hauler_id):
     for name, path, query in lists(city, hauler_id):
         page = _median(lambda: _page(base, path, query, headers))
         sheet = None
-        if path != "/v1/changes":
+        if path not in PAGE_ONLY:
             times = [_sheet(base, path, query, headers) for _ in range(RUNS + 1)][1:]
             sheet = (statistics.median(t[0] for t in times), statistics.median(t[1] for t in times), times[0][2])
         found[name] = (page, *(sheet or (None, None, None)))

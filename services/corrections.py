@@ -131,6 +131,7 @@ def _revise(session, manifest, latest, data, named, jurisdiction, *, reason, rec
         names=manifests.named_at_filing(session, manifest.hauler_id, data, named), certifier=certifier))
     session.add(revision)
     manifest.current_revision = revision.revision
+    latest.in_force = False
     manifest.device_id, manifest.permit_id, manifest.fse_id = named.device_id, named.permit_id, named.fse_id
     manifest.jurisdiction_id = named.jurisdiction_id
     try:

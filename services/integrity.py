@@ -52,6 +52,9 @@ def problems(session, manifest: Manifest) -> list[str]:
         found.append(f"current_revision is {manifest.current_revision} of revisions "
                      f"{[r.revision for r in revisions]}")
         return found
+    if [r.in_force for r in revisions] != [r is revisions[-1] for r in revisions]:
+        found.append(f"the revisions in force are {[r.revision for r in revisions if r.in_force]}, "
+                     f"not the current revision {manifest.current_revision}")
     latest = revisions[-1]
     permit = session.get(Permit, manifest.permit_id)
     if str(manifest.hauler_id) != latest.body.get("hauler_id"):

@@ -151,7 +151,7 @@ def _delivered(session, city_id, zone, start, end, now, wait):
                receipt.id.label("receipt_id"), receipt.hauler_id.label("received_hauler_id"),
                receipt.hauler_licence_number, receipt.vehicle_id.label("received_vehicle_id"),
                receipt.gallons_received, receipt.received_at, _dispute_reason().label("dispute_reason"))
-        .join(revision, and_(revision.manifest_id == Manifest.id, revision.revision == Manifest.current_revision))
+        .join(revision, and_(revision.manifest_id == Manifest.id, revision.in_force))
         .join(reporting, reporting.c.site_id == revision.disposal_site_id)
         .join(DisposalSite, DisposalSite.id == revision.disposal_site_id)
         .join(Hauler, Hauler.id == Manifest.hauler_id)
@@ -190,9 +190,8 @@ def _unfiled(session, city_id, zone, start, end, now, wait):
     """Receipts in the period at the sites serving the city, from its registered haulers or
     from haulers fogx does not know, on tickets no manifest names for that local day."""
     receipt, revision = DisposalReceipt, ManifestRevision
-    named = (select(revision.id).join(Manifest, and_(Manifest.id == revision.manifest_id,
-                                                     Manifest.current_revision == revision.revision))
-             .where(revision.disposal_site_id == receipt.site_id,
+    named = (select(revision.id)
+             .where(revision.in_force, revision.disposal_site_id == receipt.site_id,
                     revision.disposal_ticket_number == receipt.ticket_number,
                     sql_local_date(revision.disposal_delivered_at, zone) == receipt.received_on))
     registered = select(HaulerRegistration.hauler_id).where(HaulerRegistration.jurisdiction_id == city_id)

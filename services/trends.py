@@ -47,15 +47,15 @@ def trends(session, principal, *, months=12, as_of=None) -> dict:
         if index >= 0:
             rows[index]["missed_services"] = count
 
-    found = queries.findings(principal.jurisdiction_id, period_from=starts[0],
-                             period_to=starts[-1] - timedelta(days=1), zone=zone).subquery("found")
+    found = queries.findings_by_service(principal.jurisdiction_id, starts[0], starts[-1] - timedelta(days=1),
+                                        zone).subquery("found")
     bucket = _bucket(found.c.service_completed_at, [start_of_day(start, zone) for start in starts]).label("bucket")
     late = func.sum(case((found.c.code == LATE, 1), else_=0))
     for index, count, late_count in session.execute(select(bucket, func.count(), late).group_by(bucket)):
         if index >= 0:
             rows[index]["findings"], rows[index]["late_filings"] = count, int(late_count or 0)
 
-    due = queries.device_due(as_of, dialect).where(
+    due = queries.device_due(as_of, dialect, manifest=False).where(
         Fse.jurisdiction_id == principal.jurisdiction_id).subquery("due")
     due_soon = session.scalar(select(func.count()).where(due.c.status == "due_soon"))
     return {"as_of": as_of.isoformat(), "time_zone": zone, "months": rows, "due_soon": due_soon}

@@ -78,20 +78,13 @@ def city_zone(jurisdiction_id, zone: str | None = None):
     return select(Jurisdiction.time_zone).where(Jurisdiction.id == jurisdiction_id).scalar_subquery()
 
 
-def qualifying_services():
-    """Current, qualifying revisions: the services that count, each on its city's local day."""
-    city = aliased(Jurisdiction)
-    return (
-        select(ManifestRevision.device_id.label("device_id"),
-               local_day(ManifestRevision.service_completed_at, city.time_zone).label("day"),
-               ManifestRevision.service_completed_at.label("completed_at"),
-               Manifest.id.label("manifest_id"), Manifest.manifest_number.label("manifest_number"),
-               Manifest.hauler_id.label("hauler_id"))
-        .join(Manifest, and_(Manifest.id == ManifestRevision.manifest_id,
-                             Manifest.current_revision == ManifestRevision.revision))
-        .join(city, city.id == Manifest.jurisdiction_id)
-        .where(ManifestRevision.qualifying)
-    )
+def counted_services(zone):
+    """The services that count: revisions in force that qualify, each on the local day of the
+    time zone `zone` (an SQL expression), read from their partial index without the manifests."""
+    return (select(ManifestRevision.device_id.label("device_id"),
+                   local_day(ManifestRevision.service_completed_at, zone).label("day"),
+                   ManifestRevision.manifest_id.label("manifest_id"))
+            .where(ManifestRevision.in_force, ManifestRevision.qualifying))
 
 
 def _permit_ending(day: date, dialect: str):
@@ -133,48 +126,51 @@ def effective_frequency():
     )
 
 
-def _last_service(as_of: date, dialect: str):
+def _last_service(as_of: date, dialect: str, *, manifest: bool = True):
     """Each device's last qualifying service up to the end of its city's day `as_of`, as a
-    FROM element to outer-join (beside `Jurisdiction`, the device's city).
+    FROM element to outer-join (beside `Jurisdiction`, the device's city): its day, and with
+    `manifest` its manifest's id, number and hauler.
 
-    PostgreSQL probes the partial index of qualifying services once per device (LATERAL ...
+    PostgreSQL probes the partial index of counted services once per device (LATERAL ...
     LIMIT 1); SQLite, which has no LATERAL, ranks the services with a window function.
     """
     following = as_of + timedelta(days=1)
-    current = and_(Manifest.id == ManifestRevision.manifest_id,
-                   Manifest.current_revision == ManifestRevision.revision)
     if dialect == "postgresql":
         zone = Jurisdiction.time_zone
-        columns = _service_columns(zone)
-        last = (select(*columns).join(Manifest, current)
-                .where(ManifestRevision.device_id == Device.id, ManifestRevision.qualifying,
+        last = (_last_columns(zone, manifest)
+                .where(ManifestRevision.device_id == Device.id,
                        ManifestRevision.service_completed_at < day_start(literal(following, Date), zone))
                 .order_by(ManifestRevision.service_completed_at.desc()).limit(1).lateral("last"))
         return last, true()
     city = aliased(Jurisdiction)
-    ranked = (select(*_service_columns(city.time_zone), func.row_number().over(
+    services = _last_columns(city.time_zone, manifest)
+    ranked = (services.add_columns(func.row_number().over(
         partition_by=ManifestRevision.device_id,
-        order_by=(ManifestRevision.service_completed_at.desc(), Manifest.id.desc())).label("rank"))
-        .join(Manifest, current)
-        .join(city, city.id == Manifest.jurisdiction_id)
-        .where(ManifestRevision.qualifying,
-               ManifestRevision.service_completed_at < day_start(literal(following, Date), city.time_zone))
+        order_by=(ManifestRevision.service_completed_at.desc(), ManifestRevision.manifest_id.desc())).label("rank"))
+        .join(Device, Device.id == ManifestRevision.device_id)
+        .join(Fse, Fse.id == Device.fse_id)
+        .join(city, city.id == Fse.jurisdiction_id)
+        .where(ManifestRevision.service_completed_at < day_start(literal(following, Date), city.time_zone))
         .subquery("ranked"))
     last = select(ranked).where(ranked.c.rank == 1).subquery("last")
     return last, last.c.device_id == Device.id
 
 
-def _service_columns(zone):
-    return (ManifestRevision.device_id.label("device_id"),
-            local_day(ManifestRevision.service_completed_at, zone).label("day"),
-            Manifest.id.label("manifest_id"), Manifest.manifest_number.label("manifest_number"),
-            Manifest.hauler_id.label("hauler_id"))
+def _last_columns(zone, manifest):
+    services = counted_services(zone)
+    if not manifest:
+        return services
+    return (services.add_columns(Manifest.manifest_number.label("manifest_number"),
+                                 Manifest.hauler_id.label("hauler_id"))
+            .join(Manifest, Manifest.id == ManifestRevision.manifest_id))
 
 
-def device_due(as_of: date, dialect: str = "sqlite"):
+def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True):
     """One row per device: its last qualifying service up to `as_of`, due day and lateness.
-    A device whose permit has ended by `as_of` is due no more: `permit_ended`, no due day."""
-    last, on = _last_service(as_of, dialect)
+    A device whose permit has ended by `as_of` is due no more: `permit_ended`, no due day.
+    Without `manifest`, the last service's manifest number and hauler are left out (a count
+    of statuses reads no manifest)."""
+    last, on = _last_service(as_of, dialect, manifest=manifest)
     ending, ending_on = _permit_ending(as_of, dialect)
     ended = permit_ended_day(ending) <= day_number(as_of)
     frequency = effective_frequency()
@@ -197,11 +193,7 @@ def device_due(as_of: date, dialect: str = "sqlite"):
             Device.id.label("device_id"), Device.tag.label("device_tag"), Device.kind.label("device_kind"),
             frequency.label("frequency_days"), Jurisdiction.grace_days.label("grace_days"),
             last.c.day.label("last_service_day"), last.c.manifest_id.label("last_manifest_id"),
-            last.c.manifest_number.label("last_manifest_number"), last.c.hauler_id.label("last_hauler_id"),
-            # A scalar subquery, not a join: it is evaluated for the rows returned only, after
-            # the sort and the page, not inside the probe of every device.
-            select(Hauler.name).where(Hauler.id == last.c.hauler_id).scalar_subquery()
-            .label("last_hauler_name"),
+            *(_last_manifest(last) if manifest else ()),
             # Not yet due is 0 days overdue, as in a record's summary (domain.status).
             case((ended, null()), else_=due_day).label("due_day"),
             case((ended, 0), (days_overdue > 0, days_overdue), else_=0).label("days_overdue"),
@@ -215,6 +207,13 @@ def device_due(as_of: date, dialect: str = "sqlite"):
         .outerjoin(ending, ending_on)
         .where(Permit.issued_on <= as_of)
     )
+
+
+def _last_manifest(last):
+    return (last.c.manifest_number.label("last_manifest_number"), last.c.hauler_id.label("last_hauler_id"),
+            # A scalar subquery, not a join: it is evaluated for the rows returned only, after
+            # the sort and the page, not inside the probe of every device.
+            select(Hauler.name).where(Hauler.id == last.c.hauler_id).scalar_subquery().label("last_hauler_name"))
 
 
 def missed_as_of(as_of: date, jurisdiction_id, *, dialect, fse_id=None, hauler_id=None, status=None,
@@ -283,18 +282,29 @@ def findings(jurisdiction_id, *, code=None, severity=None, hauler_id=None, fse_i
                Manifest.fse_id, Fse.name.label("fse_name"), Device.tag.label("device_tag"),
                ManifestRevision.service_completed_at)
         .join(ManifestRevision, ManifestRevision.id == Finding.revision_id)
-        .join(Manifest, and_(Manifest.id == ManifestRevision.manifest_id,
-                             Manifest.current_revision == ManifestRevision.revision))
+        .join(Manifest, Manifest.id == ManifestRevision.manifest_id)
         .join(Hauler, Hauler.id == Manifest.hauler_id)
         .join(Fse, Fse.id == Manifest.fse_id)
         .join(Device, Device.id == Manifest.device_id)
-        .where(Manifest.jurisdiction_id == jurisdiction_id, Finding.cleared_at.is_(None))
+        .where(Manifest.jurisdiction_id == jurisdiction_id, ManifestRevision.in_force, Finding.cleared_at.is_(None))
     )
     for column, value in ((Finding.code, code), (Finding.severity, severity),
                           (Manifest.hauler_id, hauler_id), (Manifest.fse_id, fse_id)):
         if value:
             query = query.where(column == value)
     return query.where(*serviced_within(period_from, period_to, city_zone(jurisdiction_id, zone)))
+
+
+def findings_by_service(jurisdiction_id, period_from: date, period_to: date, zone):
+    """The code and the service's completion of each of `findings`' rows for a period, read
+    without the manifests: the revisions in force of the city's devices (a manifest is its
+    device's city's), the findings on them."""
+    return (select(Finding.code, ManifestRevision.service_completed_at)
+            .join(ManifestRevision, ManifestRevision.id == Finding.revision_id)
+            .join(Device, Device.id == ManifestRevision.device_id)
+            .join(Fse, Fse.id == Device.fse_id)
+            .where(Fse.jurisdiction_id == jurisdiction_id, ManifestRevision.in_force, Finding.cleared_at.is_(None),
+                   *serviced_within(period_from, period_to, city_zone(jurisdiction_id, zone))))
 
 
 def counts_by_code(findings_query):

@@ -19,6 +19,7 @@ from sqlalchemy import (
     UniqueConstraint,
     Uuid,
     text,
+    true,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -92,6 +93,9 @@ class ManifestRevision(Base):
     outlet_clearance_in: Mapped[float | None] = mapped_column(Float)
     # Whether this revision counts as a qualifying service.
     qualifying: Mapped[bool] = mapped_column(Boolean)
+    # The manifest's revision now in force (`Manifest.current_revision`): a revision is written
+    # in force, and a correction that supersedes it turns it off in the same transaction.
+    in_force: Mapped[bool] = mapped_column(Boolean, server_default=true())
     # Who pumped and where the load went, as the registry named them when this revision was
     # filed (Victorville 10.03.170(c)): a later rename or licence does not rewrite the record.
     hauler_name: Mapped[str | None] = mapped_column(String(200))
@@ -104,13 +108,23 @@ class ManifestRevision(Base):
     __table_args__ = (
         UniqueConstraint("manifest_id", "revision"),
         Index("ix_revisions_device_completed", "device_id", "service_completed_at"),
-        # A period's services in time order, each with what its findings and manifest join on.
-        Index("ix_revisions_completed", "service_completed_at", postgresql_include=["id", "manifest_id", "revision"]),
+        # A period's services in force in time order, each with what its findings, manifest and
+        # device join on.
+        Index("ix_revisions_completed", "service_completed_at", postgresql_include=["id", "manifest_id", "device_id"],
+              postgresql_where=text("in_force"), sqlite_where=text("in_force")),
         Index("ix_revisions_ticket", "disposal_site_id", "disposal_ticket_number"),
         # Each device's last qualifying service, found by one backward probe (the audit queries).
         Index("ix_revisions_qualifying", "device_id", "service_completed_at",
               postgresql_where=text("qualifying"), sqlite_where=text("qualifying"),
               postgresql_include=["manifest_id", "revision"]),
+        # The services that count, device by device in time order, read without the manifests
+        # (the missed services of a period, and each device's last service before it).
+        Index("ix_revisions_counted", "device_id", "service_completed_at",
+              postgresql_where=text("in_force AND qualifying"), sqlite_where=text("in_force AND qualifying"),
+              postgresql_include=["manifest_id"]),
+        # Deliveries in the order the city's reconciliation lists them.
+        Index("ix_revisions_delivered", "disposal_delivered_at", "disposal_ticket_number",
+              postgresql_where=text("in_force"), sqlite_where=text("in_force")),
     )
 
 

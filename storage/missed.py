@@ -2,17 +2,17 @@
 auditor's missed services by period."""
 from datetime import date, timedelta
 
-from sqlalchemy import Date, and_, case, func, literal, null, select, union_all
+from sqlalchemy import Date, and_, case, func, literal, null, or_, select, union_all
 
 from storage.audit import (
     _last_service,
     _permit_ending,
     city_zone,
+    counted_services,
     day_number,
     day_of,
     effective_frequency,
     permit_ended_day,
-    qualifying_services,
 )
 from storage.localtime import day_start
 from storage.models import Device, Fse, Jurisdiction, Manifest, ManifestRevision, Permit
@@ -28,12 +28,17 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dia
     the first of them starts at each device's last service before the period (one probe a
     device), or at its permit's issue.
     """
-    services = (qualifying_services()
-                .where(Manifest.jurisdiction_id == jurisdiction_id,
-                       ManifestRevision.service_completed_at
-                       >= day_start(literal(period_from, Date), city_zone(jurisdiction_id, zone)))
+    zone = city_zone(jurisdiction_id, zone)
+    frequency = effective_frequency()
+    services = (counted_services(zone)
+                .add_columns((frequency + Jurisdiction.grace_days).label("allowed"))
+                .join(Device, Device.id == ManifestRevision.device_id)
+                .join(Fse, Fse.id == Device.fse_id)
+                .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
+                .where(Fse.jurisdiction_id == jurisdiction_id,
+                       ManifestRevision.service_completed_at >= day_start(literal(period_from, Date), zone))
                 .subquery("services"))
-    before, on = _last_service(period_from - timedelta(days=1), dialect)
+    before, on = _last_service(period_from - timedelta(days=1), dialect, manifest=False)
     prior = (select(Device.id.label("device_id"), before.c.day.label("day"))
              .select_from(Device).join(Fse, Fse.id == Device.fse_id)
              .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
@@ -46,16 +51,23 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dia
         services.c.day.label("end_day"),
         services.c.manifest_id.label("end_manifest_id"),
         func.lead(services.c.day).over(partition_by=services.c.device_id, order_by=order).label("next_day"),
-    ).cte("windowed")  # read twice, worked out once: each closed gap, and which service was the last
-    closed = select(windowed.c.device_id, windowed.c.start_day, windowed.c.end_day, windowed.c.end_manifest_id)
-    open_ = (select(prior.c.device_id, windowed.c.end_day.label("start_day"),
+        services.c.allowed,
+    ).subquery("windowed")
+    # A gap between two services no longer than the frequency and grace was missed on no day:
+    # kept are the gaps after a device's first service in the period and the long ones (closed),
+    # and each device's last service (the gap it opens). Read twice, worked out once.
+    closing = or_(windowed.c.start_day.is_(None), windowed.c.end_day - windowed.c.start_day > windowed.c.allowed)
+    kept = (select(windowed.c.device_id, windowed.c.start_day, windowed.c.end_day, windowed.c.end_manifest_id,
+                   closing.label("closing"), windowed.c.next_day.is_(None).label("last"))
+            .where(or_(closing, windowed.c.next_day.is_(None))).cte("kept"))
+    closed = (select(kept.c.device_id, kept.c.start_day, kept.c.end_day, kept.c.end_manifest_id)
+              .where(kept.c.closing))
+    open_ = (select(prior.c.device_id, kept.c.end_day.label("start_day"),
                     null().label("end_day"), null().label("end_manifest_id"))
-             .select_from(prior).outerjoin(windowed, and_(windowed.c.device_id == prior.c.device_id,
-                                                          windowed.c.next_day.is_(None))))
+             .select_from(prior).outerjoin(kept, and_(kept.c.device_id == prior.c.device_id, kept.c.last)))
     gaps = union_all(closed, open_).subquery("gaps")
     ending, ending_on = _permit_ending(period_to, dialect)
     last_day_in_force = permit_ended_day(ending) - 1
-    frequency = effective_frequency()
     served_from = func.coalesce(gaps.c.start_day, prior.c.day)
     start = func.coalesce(served_from, day_of(Permit.issued_on))
     due = start + frequency
@@ -80,6 +92,9 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dia
         .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
         .outerjoin(ending, ending_on)
         .where(Fse.jurisdiction_id == jurisdiction_id,
+               # implied by the next (the gap ends by its reach), and asked first: only the gaps
+               # long enough to be missed wait for their permit's ending to be read
+               reached - due > Jurisdiction.grace_days,
                end - due > Jurisdiction.grace_days,
                missed_on <= day_number(period_to), end >= day_number(period_from))
     ).subquery("intervals")
