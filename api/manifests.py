@@ -180,7 +180,7 @@ def put_document(manifest_id, document_id):
         limit=current_app.config["MAX_UPLOAD_BYTES"])
     if created:
         _drain_soon()
-        if principal.person_id is not None:  # the person's name, from the row written beside the upload
+        if principal.person_id is not None:  # the person's name, read back with the row just written
             document = db.session.get(Document, document.id) or document
     view = document_view(document)
     if created and principal.person_id is None:

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date
 
-from sqlalchemy import bindparam, func, select, update
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.exc import IntegrityError
 
 from services.errors import Altered, Incomplete, Invalid, NotFound, Unavailable, Unsupported
@@ -127,12 +127,11 @@ def receive(session, principal, store, manifest_id, key, body, *, length, filena
     """One scan sent as the whole body of a PUT to its SHA-256: `(document, created)`.
 
     Where the store can take a body while it arrives (S3) and its length is declared, the
-    bytes go up in one PUT as they are read, spooled and hashed on the way, while the rows
-    are written beside it (uncommitted); the checks run on the spool once the store has the
-    bytes, and only then is the transaction committed. An object this request wrote and that
-    fails them is removed at once (it is unlocked and nothing references it); S3 itself
-    refuses bytes that do not hash to the key. Otherwise the body is spooled first, checked,
-    then stored.
+    bytes go up in one PUT as they are read, spooled and hashed on the way; the checks run
+    on the spool once the store has the bytes, and only then are the rows written. An object
+    this request wrote and that fails them is removed at once (it is unlocked and nothing
+    references it); S3 itself refuses bytes that do not hash to the key. Otherwise the body
+    is spooled first, checked, then stored.
     """
     target = _own_manifest(session, principal, manifest_id, key)
     if target.document_id is not None:
@@ -151,7 +150,7 @@ def receive(session, principal, store, manifest_id, key, body, *, length, filena
             document = _stream(session, store, target, upload, Passing(body, spool, length, head=head), length)
         else:
             _spool_then_put(store, upload, body, head)
-            document = _add_rows(session.connection(), target, upload, size=spool.size)
+            document = _add_rows(session.connection(), target, upload, size=spool.size, alone=True)
         session.commit()
         return document, True
     except IntegrityError:  # the same scan, attached by another request meanwhile
@@ -170,12 +169,11 @@ def receive(session, principal, store, manifest_id, key, body, *, length, filena
 
 def _stream(session, store, target, upload: Upload, passing: Passing, length) -> Document:
     """The request's thread sends the PUT (the upload's critical path, with no hand-over to
-    another thread at either end); a helper writes the rows beside it and hashes and checks
-    the blocks as the PUT reads them."""
+    another thread at either end) while a helper hashes, spools and checks the blocks as the
+    PUT reads them. The rows are written once the store holds bytes that passed, naming the
+    version that holds them: one statement, which commits by itself where nothing else is open."""
     key = upload.declared_sha256
-    # SQLite would hold its one write lock for the whole upload: its rows wait for the PUT.
-    connection = session.connection() if session.get_bind().dialect.name == "postgresql" else None
-    beside = _background().submit(_beside_the_put, connection, target, upload, passing, length)
+    beside = _background().submit(_spool_as_read, upload, passing)
     try:
         try:
             stored = store.put_stream(key, passing, length, upload.content_type)
@@ -183,8 +181,7 @@ def _stream(session, store, target, upload: Upload, passing: Passing, length) ->
             stored = None
         finally:
             passing.stop_handing()
-            # The helper uses the connection and the spool: it is done before either is used again.
-            document, failure, verdict = beside.result()
+            verdict = beside.result()  # the helper uses the spool: it is done before the spool is used again
         # The rest of the body: none of it if the store answered first (the key is there), all
         # of it after a failure, to tell a refused checksum from a store that is down.
         passing.drain()
@@ -198,51 +195,37 @@ def _stream(session, store, target, upload: Upload, passing: Passing, length) ->
         if stored.wrote:
             store.delete(key)
         raise verdict
-    if failure is not None:
-        raise failure
     upload.version_id = stored.version_id
-    if document is None:
-        document = _add_rows(session.connection(), target, upload, size=length)
-    elif stored.version_id is not None:  # written beside the PUT, before the version was known
-        session.connection().execute(update(Document).where(Document.id == document.id)
-                                     .values(object_version_id=stored.version_id))
-        document.object_version_id = stored.version_id
-    return document
+    return _add_rows(session.connection(), target, upload, size=length, alone=True)
 
 
-def _beside_the_put(connection, target, upload: Upload, passing: Passing, length):
-    """`(document, failure, verdict)`: the rows written on `connection` (when given), then the
-    body hashed and spooled as the PUT reads it, and checked if it came whole (otherwise
-    `verdict` is None: the caller checks the body once it has drained it)."""
-    document = failure = None
-    try:
-        if connection is not None:
-            document = _add_rows(connection, target, upload, size=length)
-    except Exception as error:  # noqa: BLE001  raised once the body is read and checked
-        failure = error
+def _spool_as_read(upload: Upload, passing: Passing) -> Invalid | None:
+    """The body hashed and spooled as the PUT reads it, then checked if it came whole: the
+    verdict, or None when it did not come whole (the caller checks it once it has drained it)."""
     passing.spool_as_read()
-    return document, failure, _verdict(upload) if passing.complete else None
+    return _verdict(upload) if passing.complete else None
 
 
 _POOL = {"pid": None, "pool": None}
 
 
 def _background():
-    """This process's threads for store writes that run beside the database work."""
+    """This process's threads that hash, spool and check a body beside its PUT."""
     if _POOL["pid"] != os.getpid():  # threads do not survive a fork
         _POOL.update(pid=os.getpid(), pool=ThreadPoolExecutor(max_workers=8, thread_name_prefix="fogx-put"))
     return _POOL["pool"]
 
 
-def _add_rows(connection, target, upload: Upload, *, size) -> Document:
-    """The document and its lock entry, written (not committed) without the unit of work."""
+def _add_rows(connection, target, upload: Upload, *, size, alone=False) -> Document:
+    """The document, its lock entry and its change, written without the unit of work (`alone`:
+    all that the transaction writes, see `storage.prebuilt.insert_rows`)."""
     document = unflushed(Document, retained_until=None, **_document_columns(
         target.id, key=upload.declared_sha256, size=size, content_type=upload.content_type, filename=upload.filename,
         version_id=upload.version_id, by=target.by))
     lock = outbox.lock_row(key=document.sha256, retain_until=add_years(target.service_day, target.retention_years))
     change = changes.entry(target, changes.DOCUMENTS_ATTACHED, at=document.uploaded_at,
                            revision=target.current_revision, documents=[document.sha256])
-    insert_rows(connection, (document, lock, change))
+    insert_rows(connection, (document, lock, change), alone=alone)
     return document
 
 
