@@ -16,7 +16,7 @@ from domain.clock import now as clock_now
 from domain.dates import add_years, local_date
 from services import changes, outbox, retention
 from storage.models import Document, Jurisdiction, Manifest, ManifestRevision, new_id, unflushed
-from storage.objects import MULTIPART_THRESHOLD, StoreUnavailable
+from storage.objects import CHUNK, MULTIPART_THRESHOLD, StoreUnavailable
 from storage.prebuilt import Prebuilt, insert_rows
 from storage.uploads import HashingSpool, Passing, ShortBody, sniff
 from storage.verified import ScanAltered, read_verified
@@ -149,7 +149,7 @@ def receive(session, principal, store, manifest_id, key, body, *, length, filena
         if store.streams and length is not None and length <= MULTIPART_THRESHOLD:
             document = _stream(session, store, target, upload, Passing(body, spool, length, head=head), length)
         else:
-            _spool_then_put(store, upload, body, head)
+            _spool_then_put(store, upload, body, head, length)
             document = _add_rows(session.connection(), target, upload, size=spool.size, alone=True)
         session.commit()
         return document, True
@@ -229,11 +229,21 @@ def _add_rows(connection, target, upload: Upload, *, size, alone=False) -> Docum
     return document
 
 
-def _spool_then_put(store, upload: Upload, body, head):
+def _spool_then_put(store, upload: Upload, body, head, length):
+    """Spool the body (exactly `length` bytes where declared, the rest after `head`), check
+    it, then store it."""
     spool = upload.spool
     spool.write(head)
-    while chunk := body.read(1024 * 1024):
+    left = None if length is None else length - len(head)
+    while left is None or left > 0:
+        chunk = body.read(CHUNK if left is None else min(CHUNK, left))
+        if not chunk:
+            break
         spool.write(chunk)
+        if left is not None:
+            left -= len(chunk)
+    if left:
+        raise Incomplete(f"The body ended after {spool.size} of the {length} bytes declared.")
     if verdict := _verdict(upload):
         raise verdict
     put_objects(store, [upload])

@@ -320,6 +320,18 @@ def test_a_client_gone_mid_upload_is_400_and_nothing_is_stored(s3_app, frozen_cl
     session.close()
 
 
+def test_a_client_gone_mid_upload_to_the_local_store_is_400_and_nothing_is_stored(make_app, frozen_clock):
+    """A store that cannot take a body as it arrives gets it spooled first: the body is read up
+    to its declared length, and one that ends before it is refused as such, not checked."""
+    app = make_app()
+    client, world, session = world_of(app, frozen_clock)
+    manifest_id = world.post(world.body()).json["id"]
+    assert gone_mid_upload(app, manifest_id, world.hauler_token) == (400, "application/problem+json")
+    assert stored(app) == []
+    assert session.scalar(select(func.count()).select_from(Document)) == 0
+    session.close()
+
+
 def test_a_client_gone_while_the_store_is_down_is_400(make_app, frozen_clock):
     app = store_down(make_app)
     client, world, session = world_of(app, frozen_clock)
