@@ -150,7 +150,7 @@ def receive(session, principal, store, manifest_id, key, body, *, length, filena
             document = _stream(session, store, target, upload, Passing(body, spool, length, head=head), length)
         else:
             _spool_then_put(store, upload, body, head, length)
-            document = _add_rows(session.connection(), target, upload, size=spool.size, alone=True)
+            document = _add_rows(session.connection(), target, upload, size=spool.size)
         session.commit()
         return document, True
     except IntegrityError:  # the same scan, attached by another request meanwhile
@@ -171,9 +171,11 @@ def _stream(session, store, target, upload: Upload, passing: Passing, length) ->
     """The request's thread sends the PUT (the upload's critical path, with no hand-over to
     another thread at either end) while a helper hashes, spools and checks the blocks as the
     PUT reads them. The rows are written once the store holds bytes that passed, naming the
-    version that holds them: one statement, which commits by itself where nothing else is open."""
+    version that holds them: one statement, which commits by itself where nothing else is open.
+    The helper builds them while S3 takes the bytes in; only the version is left for after."""
     key = upload.declared_sha256
-    beside = _background().submit(_spool_as_read, upload, passing)
+    connection = session.connection()
+    beside = _background().submit(_spool_as_read, target, upload, passing, length)
     try:
         try:
             stored = store.put_stream(key, passing, length, upload.content_type)
@@ -181,7 +183,8 @@ def _stream(session, store, target, upload: Upload, passing: Passing, length) ->
             stored = None
         finally:
             passing.stop_handing()
-            verdict = beside.result()  # the helper uses the spool: it is done before the spool is used again
+            # The helper uses the spool: it is done before the spool is used again.
+            verdict, rows = beside.result()
         # The rest of the body: none of it if the store answered first (the key is there), all
         # of it after a failure, to tell a refused checksum from a store that is down.
         passing.drain()
@@ -196,14 +199,22 @@ def _stream(session, store, target, upload: Upload, passing: Passing, length) ->
             store.delete(key)
         raise verdict
     upload.version_id = stored.version_id
-    return _add_rows(session.connection(), target, upload, size=length, alone=True)
+    rows = rows or _rows(target, upload, size=length)
+    document = rows[0]
+    document.__dict__["object_version_id"] = stored.version_id  # as `unflushed` sets it
+    insert_rows(connection, rows, alone=True)
+    return document
 
 
-def _spool_as_read(upload: Upload, passing: Passing) -> Invalid | None:
-    """The body hashed and spooled as the PUT reads it, then checked if it came whole: the
-    verdict, or None when it did not come whole (the caller checks it once it has drained it)."""
+def _spool_as_read(target, upload: Upload, passing: Passing, length):
+    """`(verdict, rows)`: the body hashed and spooled as the PUT reads it, then checked if it
+    came whole, and the rows of a scan that passed; the verdict is None (and the rows too)
+    when it did not come whole: the caller checks it once it has drained it."""
     passing.spool_as_read()
-    return _verdict(upload) if passing.complete else None
+    if not passing.complete:
+        return None, None
+    verdict = _verdict(upload)
+    return verdict, None if verdict else _rows(target, upload, size=length)
 
 
 _POOL = {"pid": None, "pool": None}
@@ -216,17 +227,23 @@ def _background():
     return _POOL["pool"]
 
 
-def _add_rows(connection, target, upload: Upload, *, size, alone=False) -> Document:
-    """The document, its lock entry and its change, written without the unit of work (`alone`:
-    all that the transaction writes, see `storage.prebuilt.insert_rows`)."""
+def _add_rows(connection, target, upload: Upload, *, size) -> Document:
+    """The document, its lock entry and its change, written without the unit of work: all that
+    the transaction writes (`alone`, see `storage.prebuilt.insert_rows`)."""
+    rows = _rows(target, upload, size=size)
+    insert_rows(connection, rows, alone=True)
+    return rows[0]
+
+
+def _rows(target, upload: Upload, *, size) -> tuple:
+    """`(document, lock entry, change)` of a scan, unflushed."""
     document = unflushed(Document, retained_until=None, **_document_columns(
         target.id, key=upload.declared_sha256, size=size, content_type=upload.content_type, filename=upload.filename,
         version_id=upload.version_id, by=target.by))
     lock = outbox.lock_row(key=document.sha256, retain_until=add_years(target.service_day, target.retention_years))
     change = changes.entry(target, changes.DOCUMENTS_ATTACHED, at=document.uploaded_at,
                            revision=target.current_revision, documents=[document.sha256])
-    insert_rows(connection, (document, lock, change), alone=alone)
-    return document
+    return document, lock, change
 
 
 def _spool_then_put(store, upload: Upload, body, head, length):
