@@ -7,7 +7,8 @@ the same moods.
 
 A checkout is a folder holding this project (e.g. `git worktree add /tmp/before HEAD~1`).
 Prints, per checkout, the median and mean of (direct time / API time), the ratio of
-`make bench`.
+`make bench`; the median API time; and, after the first checkout, the uploads' difference from
+the one sent to the first checkout in the same turn (median, and mean with its standard error).
 """
 import argparse
 import os
@@ -50,6 +51,7 @@ def main():
             for _ in range(harness.WARM_UP_UPLOADS):
                 scans.put_scan(server.base, documents, token, scans.random_png(100))
         ratios = {server: [] for server in servers}
+        times = {server: [] for server in servers}
         for run in range(args.runs):
             data = scans.random_png(args.side)
             started = time.perf_counter()
@@ -60,17 +62,28 @@ def main():
                 time.sleep(0.2)
                 started = time.perf_counter()
                 status, answer = scans.put_scan(server.base, documents, token, scan)
-                ratios[server].append(direct / (time.perf_counter() - started))
+                times[server].append(time.perf_counter() - started)
+                ratios[server].append(direct / times[server][-1])
                 assert status == 201, answer
             time.sleep(0.2)
         for folder, server in zip(args.checkouts, servers):
             print(f"{folder}: {len(data) / 2 ** 20:.0f} MiB upload ratio, "
                   f"median {statistics.median(ratios[server]):.3f}, "
-                  f"mean {statistics.mean(ratios[server]):.3f} ({args.runs} uploads)")
+                  f"mean {statistics.mean(ratios[server]):.3f} ({args.runs} uploads); "
+                  f"API median {statistics.median(times[server]) * 1000:.2f} ms" + _difference(times, server, servers[0]))
     finally:
         for server in servers:
             server.stop()
         s3_process.terminate()
+
+
+def _difference(times, server, first):
+    if server is first or len(times[server]) < 2:
+        return ""
+    ms = [(mine - theirs) * 1000 for mine, theirs in zip(times[server], times[first])]
+    error = statistics.stdev(ms) / len(ms) ** 0.5
+    return (f", against the first: median {statistics.median(ms):+.2f} ms, "
+            f"mean {statistics.mean(ms):+.2f} +- {error:.2f} ms")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date
 
-from sqlalchemy import bindparam, func, select, update
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.exc import IntegrityError
 
 from services.errors import Altered, Incomplete, Invalid, NotFound, Unavailable, Unsupported
@@ -16,7 +16,7 @@ from domain.clock import now as clock_now
 from domain.dates import add_years, local_date
 from services import changes, outbox, retention
 from storage.models import Document, Jurisdiction, Manifest, ManifestRevision, new_id, unflushed
-from storage.objects import MULTIPART_THRESHOLD, StoreUnavailable
+from storage.objects import CHUNK, MULTIPART_THRESHOLD, StoreUnavailable
 from storage.prebuilt import Prebuilt, insert_rows
 from storage.uploads import HashingSpool, Passing, ShortBody, sniff
 from storage.verified import ScanAltered, read_verified
@@ -127,12 +127,11 @@ def receive(session, principal, store, manifest_id, key, body, *, length, filena
     """One scan sent as the whole body of a PUT to its SHA-256: `(document, created)`.
 
     Where the store can take a body while it arrives (S3) and its length is declared, the
-    bytes go up in one PUT as they are read, spooled and hashed on the way, while the rows
-    are written beside it (uncommitted); the checks run on the spool once the store has the
-    bytes, and only then is the transaction committed. An object this request wrote and that
-    fails them is removed at once (it is unlocked and nothing references it); S3 itself
-    refuses bytes that do not hash to the key. Otherwise the body is spooled first, checked,
-    then stored.
+    bytes go up in one PUT as they are read, spooled and hashed on the way; the checks run
+    on the spool once the store has the bytes, and only then are the rows written. An object
+    this request wrote and that fails them is removed at once (it is unlocked and nothing
+    references it); S3 itself refuses bytes that do not hash to the key. Otherwise the body
+    is spooled first, checked, then stored.
     """
     target = _own_manifest(session, principal, manifest_id, key)
     if target.document_id is not None:
@@ -150,7 +149,7 @@ def receive(session, principal, store, manifest_id, key, body, *, length, filena
         if store.streams and length is not None and length <= MULTIPART_THRESHOLD:
             document = _stream(session, store, target, upload, Passing(body, spool, length, head=head), length)
         else:
-            _spool_then_put(store, upload, body, head)
+            _spool_then_put(store, upload, body, head, length)
             document = _add_rows(session.connection(), target, upload, size=spool.size)
         session.commit()
         return document, True
@@ -170,12 +169,13 @@ def receive(session, principal, store, manifest_id, key, body, *, length, filena
 
 def _stream(session, store, target, upload: Upload, passing: Passing, length) -> Document:
     """The request's thread sends the PUT (the upload's critical path, with no hand-over to
-    another thread at either end); a helper writes the rows beside it and hashes and checks
-    the blocks as the PUT reads them."""
+    another thread at either end) while a helper hashes, spools and checks the blocks as the
+    PUT reads them. The rows are written once the store holds bytes that passed, naming the
+    version that holds them: one statement, which commits by itself where nothing else is open.
+    The helper builds them while S3 takes the bytes in; only the version is left for after."""
     key = upload.declared_sha256
-    # SQLite would hold its one write lock for the whole upload: its rows wait for the PUT.
-    connection = session.connection() if session.get_bind().dialect.name == "postgresql" else None
-    beside = _background().submit(_beside_the_put, connection, target, upload, passing, length)
+    connection = session.connection()
+    beside = _background().submit(_spool_as_read, target, upload, passing, length)
     try:
         try:
             stored = store.put_stream(key, passing, length, upload.content_type)
@@ -183,8 +183,8 @@ def _stream(session, store, target, upload: Upload, passing: Passing, length) ->
             stored = None
         finally:
             passing.stop_handing()
-            # The helper uses the connection and the spool: it is done before either is used again.
-            document, failure, verdict = beside.result()
+            # The helper uses the spool: it is done before the spool is used again.
+            verdict, rows = beside.result()
         # The rest of the body: none of it if the store answered first (the key is there), all
         # of it after a failure, to tell a refused checksum from a store that is down.
         passing.drain()
@@ -198,59 +198,69 @@ def _stream(session, store, target, upload: Upload, passing: Passing, length) ->
         if stored.wrote:
             store.delete(key)
         raise verdict
-    if failure is not None:
-        raise failure
     upload.version_id = stored.version_id
-    if document is None:
-        document = _add_rows(session.connection(), target, upload, size=length)
-    elif stored.version_id is not None:  # written beside the PUT, before the version was known
-        session.connection().execute(update(Document).where(Document.id == document.id)
-                                     .values(object_version_id=stored.version_id))
-        document.object_version_id = stored.version_id
+    rows = rows or _rows(target, upload, size=length)
+    document = rows[0]
+    document.__dict__["object_version_id"] = stored.version_id  # as `unflushed` sets it
+    insert_rows(connection, rows, alone=True)
     return document
 
 
-def _beside_the_put(connection, target, upload: Upload, passing: Passing, length):
-    """`(document, failure, verdict)`: the rows written on `connection` (when given), then the
-    body hashed and spooled as the PUT reads it, and checked if it came whole (otherwise
-    `verdict` is None: the caller checks the body once it has drained it)."""
-    document = failure = None
-    try:
-        if connection is not None:
-            document = _add_rows(connection, target, upload, size=length)
-    except Exception as error:  # noqa: BLE001  raised once the body is read and checked
-        failure = error
+def _spool_as_read(target, upload: Upload, passing: Passing, length):
+    """`(verdict, rows)`: the body hashed and spooled as the PUT reads it, then checked if it
+    came whole, and the rows of a scan that passed; the verdict is None (and the rows too)
+    when it did not come whole: the caller checks it once it has drained it."""
     passing.spool_as_read()
-    return document, failure, _verdict(upload) if passing.complete else None
+    if not passing.complete:
+        return None, None
+    verdict = _verdict(upload)
+    return verdict, None if verdict else _rows(target, upload, size=length)
 
 
 _POOL = {"pid": None, "pool": None}
 
 
 def _background():
-    """This process's threads for store writes that run beside the database work."""
+    """This process's threads that hash, spool and check a body beside its PUT."""
     if _POOL["pid"] != os.getpid():  # threads do not survive a fork
         _POOL.update(pid=os.getpid(), pool=ThreadPoolExecutor(max_workers=8, thread_name_prefix="fogx-put"))
     return _POOL["pool"]
 
 
 def _add_rows(connection, target, upload: Upload, *, size) -> Document:
-    """The document and its lock entry, written (not committed) without the unit of work."""
+    """The document, its lock entry and its change, written without the unit of work: all that
+    the transaction writes (`alone`, see `storage.prebuilt.insert_rows`)."""
+    rows = _rows(target, upload, size=size)
+    insert_rows(connection, rows, alone=True)
+    return rows[0]
+
+
+def _rows(target, upload: Upload, *, size) -> tuple:
+    """`(document, lock entry, change)` of a scan, unflushed."""
     document = unflushed(Document, retained_until=None, **_document_columns(
         target.id, key=upload.declared_sha256, size=size, content_type=upload.content_type, filename=upload.filename,
         version_id=upload.version_id, by=target.by))
     lock = outbox.lock_row(key=document.sha256, retain_until=add_years(target.service_day, target.retention_years))
     change = changes.entry(target, changes.DOCUMENTS_ATTACHED, at=document.uploaded_at,
                            revision=target.current_revision, documents=[document.sha256])
-    insert_rows(connection, (document, lock, change))
-    return document
+    return document, lock, change
 
 
-def _spool_then_put(store, upload: Upload, body, head):
+def _spool_then_put(store, upload: Upload, body, head, length):
+    """Spool the body (exactly `length` bytes where declared, the rest after `head`), check
+    it, then store it."""
     spool = upload.spool
     spool.write(head)
-    while chunk := body.read(1024 * 1024):
+    left = None if length is None else length - len(head)
+    while left is None or left > 0:
+        chunk = body.read(CHUNK if left is None else min(CHUNK, left))
+        if not chunk:
+            break
         spool.write(chunk)
+        if left is not None:
+            left -= len(chunk)
+    if left:
+        raise Incomplete(f"The body ended after {spool.size} of the {length} bytes declared.")
     if verdict := _verdict(upload):
         raise verdict
     put_objects(store, [upload])

@@ -13,7 +13,7 @@ from datetime import timedelta
 from urllib.parse import urlsplit
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 from storage.models import Document, OutboxEntry
 from tests import factories
@@ -196,7 +196,7 @@ def test_a_chunked_scan_is_spooled_and_stored(s3_app, frozen_clock):
 def test_the_put_to_s3_starts_before_the_body_has_arrived(make_app, s3_bucket, frozen_clock):
     """Half the scan is sent; the store's PUT must begin before the other half is."""
     endpoint, bucket, s3 = s3_bucket
-    with _relay(endpoint) as (relayed, requests_seen):
+    with _relay(endpoint) as (relayed, requests_seen, _):
         app = make_app(STORAGE_BACKEND="s3", S3_ENDPOINT_URL=relayed, S3_BUCKET=bucket, S3_REGION="us-west-1",
                        OUTBOX_INTERVAL_SECONDS=0)
         client, world, session = world_of(app, frozen_clock)
@@ -217,19 +217,58 @@ def test_the_put_to_s3_starts_before_the_body_has_arrived(make_app, s3_bucket, f
     session.close()
 
 
+@pytest.mark.postgresql_only
+def test_no_transaction_is_open_while_a_scan_goes_up_to_s3(make_app, s3_bucket, frozen_clock):
+    """A scan's rows are written once S3 holds its checked bytes: an upload over a slow link
+    holds no transaction open (no row locked, no vacuum held back) while its body arrives."""
+    endpoint, bucket, s3 = s3_bucket
+    with _relay(endpoint) as (relayed, _, forwarded):
+        app = make_app(STORAGE_BACKEND="s3", S3_ENDPOINT_URL=relayed, S3_BUCKET=bucket, S3_REGION="us-west-1",
+                       OUTBOX_INTERVAL_SECONDS=0)
+        client, world, session = world_of(app, frozen_clock)
+        manifest_id = world.post(world.body()).json["id"]
+        session.commit()
+        scan = big_png(1200)
+        with serve(app) as base:
+            connection = _open_put(base, f"/v1/manifests/{manifest_id}/documents/{sha(scan)}",
+                                   world.hauler_token, len(scan))
+            connection.send(scan[: 3 * len(scan) // 4])
+            # Past the blocks that may wait to be spooled: the upload's own work has begun.
+            for _ in range(200):
+                if forwarded[0] > 2 * 2 ** 20:
+                    break
+                threading.Event().wait(0.05)
+            assert forwarded[0] > 2 * 2 ** 20
+            open_transactions = session.scalar(text(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND state LIKE 'idle in transaction%'"))
+            session.commit()
+            connection.send(scan[3 * len(scan) // 4:])
+            response = connection.getresponse()
+            assert response.status == 201, response.read()
+    assert open_transactions == 0
+    assert session.scalar(select(func.count()).select_from(Document)) == 1
+    assert s3.get_object(Bucket=bucket, Key=sha(scan))["Body"].read() == scan
+    session.close()
+
+
 @contextlib.contextmanager
 def _relay(endpoint):
-    """A TCP relay in front of `endpoint`, and a queue of the first line of each connection's
-    first request as it arrives: what the store has begun to send, seen on the wire."""
+    """A TCP relay in front of `endpoint`; a queue of the first line of each connection's first
+    request as it arrives (what the store has begun to send, seen on the wire); and, in a
+    one-item list, how many bytes have gone through to the store."""
     target = urlsplit(endpoint)
     seen = queue.Queue()
+    forwarded = [0]
 
     def pump(source, sink, first_line=None):
         try:
             while data := source.recv(65536):
-                if first_line is not None and not first_line:
-                    first_line.append(data.split(b"\r\n", 1)[0])
-                    seen.put(first_line[0])
+                if first_line is not None:
+                    forwarded[0] += len(data)
+                    if not first_line:
+                        first_line.append(data.split(b"\r\n", 1)[0])
+                        seen.put(first_line[0])
                 sink.sendall(data)
         except OSError:
             pass
@@ -243,7 +282,7 @@ def _relay(endpoint):
         threading.Thread(target=pump, args=(outbound, inbound), daemon=True).start()
 
     with _listening(relay) as address:
-        yield address, seen
+        yield address, seen, forwarded
 
 
 @contextlib.contextmanager
@@ -277,6 +316,18 @@ def test_a_client_gone_mid_upload_is_400_and_nothing_is_stored(s3_app, frozen_cl
     manifest_id = world.post(world.body()).json["id"]
     assert gone_mid_upload(s3_app, manifest_id, world.hauler_token) == (400, "application/problem+json")
     assert stored(s3_app) == []
+    assert session.scalar(select(func.count()).select_from(Document)) == 0
+    session.close()
+
+
+def test_a_client_gone_mid_upload_to_the_local_store_is_400_and_nothing_is_stored(make_app, frozen_clock):
+    """A store that cannot take a body as it arrives gets it spooled first: the body is read up
+    to its declared length, and one that ends before it is refused as such, not checked."""
+    app = make_app()
+    client, world, session = world_of(app, frozen_clock)
+    manifest_id = world.post(world.body()).json["id"]
+    assert gone_mid_upload(app, manifest_id, world.hauler_token) == (400, "application/problem+json")
+    assert stored(app) == []
     assert session.scalar(select(func.count()).select_from(Document)) == 0
     session.close()
 

@@ -279,3 +279,40 @@ def test_scans_arrive_whole_through_gunicorn(servers, world, tmp_path):
         assert (tmp_path / "objects" / key[:2] / key).read_bytes() == data
         fetched = requests.get(f"{server.base}{documents}/{key}", headers=bearer, timeout=60)
         assert fetched.status_code == 200 and fetched.content == data
+
+
+
+def test_a_scan_in_pieces_through_gunicorn_leaves_its_connection_ready_for_the_next_request(servers, world):
+    """A scan PUT with its length whose bytes come in pieces: some with the headers (read by
+    gunicorn), the rest as they arrive (read from the socket itself, `api.app._BlockReads`).
+    It is stored whole, and the same connection then serves the next request: exactly the
+    body was read off it."""
+    import hashlib
+    import http.client
+    import io
+    import socket
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.frombytes("RGB", (700, 700), os.urandom(700 * 700 * 3)).save(out, format="PNG", compress_level=0)
+    scan = out.getvalue()
+    server = servers()
+    manifest_id = post(server.base, world, world.body()).json()["id"]
+    path = f"/v1/manifests/{manifest_id}/documents/{hashlib.sha256(scan).hexdigest()}"
+    headers = f"Host: 127.0.0.1:{server.port}\r\nAuthorization: Bearer {world.hauler_token}\r\n"
+    with socket.create_connection(("127.0.0.1", server.port), timeout=60) as connection:
+        connection.sendall(f"PUT {path} HTTP/1.1\r\n{headers}Content-Type: image/png\r\n"
+                           f"Content-Length: {len(scan)}\r\n\r\n".encode() + scan[:1000])
+        time.sleep(0.2)
+        for start in range(1000, len(scan), 300_000):
+            connection.sendall(scan[start:start + 300_000])
+            time.sleep(0.05)
+        put = http.client.HTTPResponse(connection)
+        put.begin()
+        put.read()
+        connection.sendall(f"GET {path} HTTP/1.1\r\n{headers}\r\n".encode())
+        fetched = http.client.HTTPResponse(connection)
+        fetched.begin()
+        assert (put.status, fetched.status) == (201, 200)
+        assert fetched.read() == scan
