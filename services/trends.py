@@ -40,7 +40,7 @@ def trends(session, principal, *, months=12, as_of=None) -> dict:
             for start in starts[:-1]]
 
     missed = missed_services.missed_intervals(starts[0], as_of, principal.jurisdiction_id,
-                                              dialect=dialect, zone=zone).subquery("missed")
+                                              dialect=dialect, zone=zone).order_by(None).subquery("missed")
     bucket = _bucket(missed.c.missed_day, [day_number(start) for start in starts]).label("bucket")
     for index, count in session.execute(select(bucket, func.count()).where(
             missed.c.missed_day >= day_number(starts[0])).group_by(bucket)):

@@ -29,21 +29,22 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dia
     device), or at its permit's issue.
     """
     zone = city_zone(jurisdiction_id, zone)
-    frequency = effective_frequency()
-    services = (counted_services(zone)
-                .add_columns((frequency + Jurisdiction.grace_days).label("allowed"))
-                .join(Device, Device.id == ManifestRevision.device_id)
-                .join(Fse, Fse.id == Device.fse_id)
-                .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
-                .where(Fse.jurisdiction_id == jurisdiction_id,
-                       ManifestRevision.service_completed_at >= day_start(literal(period_from, Date), zone))
-                .subquery("services"))
     before, on = _last_service(period_from - timedelta(days=1), dialect, manifest=False)
-    prior = (select(Device.id.label("device_id"), before.c.day.label("day"))
-             .select_from(Device).join(Fse, Fse.id == Device.fse_id)
-             .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
-             .outerjoin(before, on)
-             .where(Fse.jurisdiction_id == jurisdiction_id)).cte("prior")
+    # The city's devices, each with what its gaps are judged by and its last service before
+    # the period: read once, beside every gap of the device.
+    city = (select(Device.id.label("device_id"), effective_frequency().label("frequency"),
+                   Jurisdiction.grace_days.label("grace"), day_of(Permit.issued_on).label("issued_day"),
+                   before.c.day.label("prior_day"))
+            .select_from(Device).join(Fse, Fse.id == Device.fse_id)
+            .join(Permit, Permit.id == Device.permit_id)
+            .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
+            .outerjoin(before, on)
+            .where(Fse.jurisdiction_id == jurisdiction_id)).cte("city")
+    services = (counted_services(zone)
+                .add_columns((city.c.frequency + city.c.grace).label("allowed"))
+                .join(city, city.c.device_id == ManifestRevision.device_id)
+                .where(ManifestRevision.service_completed_at >= day_start(literal(period_from, Date), zone))
+                .subquery("services"))
     order = (services.c.day, services.c.manifest_id)
     windowed = select(
         services.c.device_id,
@@ -62,41 +63,42 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dia
             .where(or_(closing, windowed.c.next_day.is_(None))).cte("kept"))
     closed = (select(kept.c.device_id, kept.c.start_day, kept.c.end_day, kept.c.end_manifest_id)
               .where(kept.c.closing))
-    open_ = (select(prior.c.device_id, kept.c.end_day.label("start_day"),
+    open_ = (select(city.c.device_id, kept.c.end_day.label("start_day"),
                     null().label("end_day"), null().label("end_manifest_id"))
-             .select_from(prior).outerjoin(kept, and_(kept.c.device_id == prior.c.device_id, kept.c.last)))
-    gaps = union_all(closed, open_).subquery("gaps")
+             .select_from(city).outerjoin(kept, and_(kept.c.device_id == city.c.device_id, kept.c.last)))
+    every_gap = union_all(closed, open_).subquery("every_gap")
+    served_from = func.coalesce(every_gap.c.start_day, city.c.prior_day)
+    start = func.coalesce(served_from, city.c.issued_day)
+    due = start + city.c.frequency
+    reached = func.coalesce(every_gap.c.end_day, day_number(period_to))
+    missed_on = due + city.c.grace + 1
+    # The gaps that reach past their due day and the grace, due to be missed by the period's
+    # end: only these are read beside the registry and their permit's ending (which may end
+    # them sooner).
+    gaps = (select(every_gap.c.device_id, every_gap.c.end_day, every_gap.c.end_manifest_id,
+                   city.c.frequency, city.c.grace, served_from.label("served_from"), start.label("start"),
+                   due.label("due"), reached.label("reached"), missed_on.label("missed_on"))
+            .join(city, city.c.device_id == every_gap.c.device_id)
+            .where(reached - due > city.c.grace, missed_on <= day_number(period_to))).subquery("gaps")
     ending, ending_on = _permit_ending(period_to, dialect)
     last_day_in_force = permit_ended_day(ending) - 1
-    served_from = func.coalesce(gaps.c.start_day, prior.c.day)
-    start = func.coalesce(served_from, day_of(Permit.issued_on))
-    due = start + frequency
-    reached = func.coalesce(gaps.c.end_day, day_number(period_to))
-    end = case((last_day_in_force < reached, last_day_in_force), else_=reached)
-    missed_on = due + Jurisdiction.grace_days + 1
+    end = case((last_day_in_force < gaps.c.reached, last_day_in_force), else_=gaps.c.reached)
     query = (
         select(
             Fse.id.label("fse_id"), Fse.name.label("fse_name"), Fse.address.label("address"),
             Permit.permit_number.label("permit_number"), Device.id.label("device_id"),
-            Device.tag.label("device_tag"), frequency.label("frequency_days"),
-            start.label("from_day"), due.label("due_day"), missed_on.label("missed_day"),
+            Device.tag.label("device_tag"), gaps.c.frequency.label("frequency_days"),
+            gaps.c.start.label("from_day"), gaps.c.due.label("due_day"), gaps.c.missed_on.label("missed_day"),
             gaps.c.end_day.label("serviced_day"), gaps.c.end_manifest_id.label("serviced_manifest_id"),
-            (end - due).label("days_late"),
-            case((served_from.is_(None), "permit_issued"), else_="service").label("counted_from"),
+            (end - gaps.c.due).label("days_late"),
+            case((gaps.c.served_from.is_(None), "permit_issued"), else_="service").label("counted_from"),
         )
         .select_from(gaps)
-        .join(prior, prior.c.device_id == gaps.c.device_id)
         .join(Device, Device.id == gaps.c.device_id)
         .join(Fse, Fse.id == Device.fse_id)
         .join(Permit, Permit.id == Device.permit_id)
-        .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
         .outerjoin(ending, ending_on)
-        .where(Fse.jurisdiction_id == jurisdiction_id,
-               # implied by the next (the gap ends by its reach), and asked first: only the gaps
-               # long enough to be missed wait for their permit's ending to be read
-               reached - due > Jurisdiction.grace_days,
-               end - due > Jurisdiction.grace_days,
-               missed_on <= day_number(period_to), end >= day_number(period_from))
+        .where(end - gaps.c.due > gaps.c.grace, end >= day_number(period_from))
     ).subquery("intervals")
     result = select(query)
     if fse_id:
