@@ -1,6 +1,7 @@
 """gunicorn's settings for fogx, read by every `gunicorn wsgi:app` started in this folder.
 
-Workers serve with threads (`gthread`): a request's body is read before its token is checked,
+Workers serve with threads (gunicorn's `gthread`, whose refusals of a malformed request answer
+problem+json: api/serving.py): a request's body is read before its token is checked,
 so a client that sends its body slowly holds a thread until its last byte, not a whole worker.
 In production a TLS-terminating proxy that buffers whole requests stands in front as well.
 
@@ -9,7 +10,7 @@ memory, so a touch never waits on the journal of the disk the database commits t
 """
 import os
 
-worker_class = "gthread"
+worker_class = "api.serving.Worker"
 
 # No access log of gunicorn's own: the app writes one JSON line per request (api/logs.py), with
 # its method, path, status, duration and request id.

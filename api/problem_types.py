@@ -72,6 +72,18 @@ PROBLEM_TYPES = {
         "URI too long",
         "The path and query are longer than 4096 bytes.",
         "Send fewer or shorter query parameters; page through a list with its cursor instead."),
+    "header-fields-too-large": (
+        "Request header fields too large",
+        "A header line is longer than 8190 bytes, or the request has more than 100 headers.",
+        "Send fewer and shorter headers; a body carries what a header cannot."),
+    "transfer-coding-unsupported": (
+        "Transfer coding not supported",
+        "The request's `Transfer-Encoding` names a coding the server does not know.",
+        "Send the body as it is with a `Content-Length`, or chunked."),
+    "expectation-failed": (
+        "Expectation failed",
+        "The request's `Expect` header asks for something other than `100-continue`.",
+        "Send `Expect: 100-continue` or no `Expect` header."),
     "unsupported-media-type": (
         "Unsupported media type",
         "The body's `Content-Type` is not one this operation takes, or a scan is not a PDF, "

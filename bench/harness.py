@@ -105,8 +105,8 @@ def start_s3():
 
 
 class Server:
-    # One sync worker per core, as README.md tells operators: a filing is CPU-bound, and more
-    # workers than cores only add switching.
+    # One worker per core (threaded: gunicorn.conf.py), as README.md tells operators: a filing is
+    # CPU-bound, and more workers than cores only add switching.
     # `root`: the checkout whose code it serves (bench/ingest.py and bench/uploads.py compare two).
     def __init__(self, dsn, endpoint, workers=os.cpu_count(), root=ROOT):
         self.port = free_port()

@@ -9,7 +9,7 @@ import authlib.oidc
 import pytest
 from authlib.oauth2.base import OAuth2Error
 
-from api import errors
+from api import errors, serving
 
 
 def _oauth_codes():
@@ -28,9 +28,10 @@ def _oauth_codes():
 
 
 def emitted_slugs():
-    """The slugs api/errors.py can name: its table, Werkzeug's statuses, the catch-alls, and
-    each OAuth error code."""
+    """The slugs api/errors.py can name: its table, Werkzeug's statuses, the catch-alls, each
+    OAuth error code, and gunicorn's refusals (api/serving.py)."""
     slugs = {slug for _status, slug, _title in errors.PROBLEMS.values()}
+    slugs |= {slug for _status, slug, _title in serving.REFUSALS.values()}
     slugs |= {slug for slug, _title in errors._HTTP_SLUGS.values()}
     slugs |= {"http-error", "internal-error"}
     slugs |= {f"oauth-{code.replace('_', '-')}" for code in _oauth_codes()}

@@ -118,9 +118,43 @@ def test_a_url_over_4096_bytes_is_a_problem_414(world):
     assert response.json["type"] == "https://fogx.test/problems/uri-too-long"
 
 
+def _raw(server, request: bytes):
+    """The status line, headers and body gunicorn answers to `request`, sent as it is."""
+    import socket
+
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as connection:
+        connection.sendall(request)
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    status_line, *header_lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.split(": ", 1) for line in header_lines)
+    return int(status_line.split()[1]), headers, body
+
+
+# Requests gunicorn refuses before the app sees them, and what each answers: a request line
+# past gunicorn's longest (8190 bytes), a header past its longest, a malformed line or header.
+REFUSED = [
+    (b"GET /v1/manifests?q=" + b"x" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "uri-too-long"),
+    (b"GET /health HTTP/1.1\r\nHost: x\r\nX-Long: " + b"y" * 9000 + b"\r\n\r\n", 431,
+     "header-fields-too-large"),
+    (b"GET /health HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-%d: 1\r\n" % n for n in range(101)) + b"\r\n",
+     431, "header-fields-too-large"),
+    (b"GET /health HTTP/9.9\r\nHost: x\r\n\r\n", 400, "bad-request"),
+    (b"GET /health HTTP/1.1\r\nHost: x\r\nBad Name: 1\r\n\r\n", 400, "bad-request"),
+    (b"POST /v1/manifests HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400,
+     "bad-request"),
+    (b"POST /v1/manifests HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: x-rot13\r\n\r\n0\r\n\r\n", 501,
+     "transfer-coding-unsupported"),
+    (b"GET /health HTTP/1.1\r\nHost: x\r\nExpect: the-moon\r\n\r\n", 417, "expectation-failed"),
+]
+
+
 def test_under_gunicorn_a_long_request_line_is_a_problem_414(world, database_url, tmp_path):
-    """gunicorn's own answer to a request line over its limit is an HTML page: its limit is
-    raised to its maximum (gunicorn.conf.py) and the app refuses what is longer than 4096."""
+    """The app refuses a URL longer than 4096 bytes; gunicorn reads request lines up to its
+    maximum (gunicorn.conf.py) so that the app is the one to answer, and one longer still is
+    gunicorn's refusal, in problem+json too (api/serving.py)."""
     import requests
 
     from tests.test_faults import Gunicorn
@@ -133,5 +167,13 @@ def test_under_gunicorn_a_long_request_line_is_a_problem_414(world, database_url
             assert response.status_code == 414, (length, response.text[:200])
             assert response.headers["Content-Type"] == "application/problem+json"
             assert response.json()["status"] == 414
+        for request, status, slug in REFUSED:
+            answered, headers, body = _raw(server, request)
+            assert (answered, headers["Content-Type"]) == (status, "application/problem+json"), body[:200]
+            problem = json.loads(body)
+            assert problem["status"] == status and problem["type"].endswith(f"/problems/{slug}")
+            page = requests.get(f"{server.base}/problems/{slug}", headers={"Accept": "application/json"}, timeout=30)
+            assert page.status_code == 200, (slug, page.text[:200])
+        assert requests.get(f"{server.base}/health", timeout=30).status_code == 200  # still serving
     finally:
         server.stop()
