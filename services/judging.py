@@ -3,7 +3,7 @@ from collections import deque
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import Uuid, and_, bindparam, cast, literal, null, select, union_all
+from sqlalchemy import Uuid, bindparam, cast, literal, null, select, union_all
 from sqlalchemy.orm import joinedload, selectinload
 from sqlalchemy.orm.util import identity_key
 
@@ -36,11 +36,9 @@ def load_of(revision: ManifestRevision) -> checks.Load:
 
 
 def current_revisions():
-    """Revisions now in force: the latest of each manifest."""
-    return select(ManifestRevision).join(Manifest, and_(
-        Manifest.id == ManifestRevision.manifest_id,
-        Manifest.current_revision == ManifestRevision.revision,
-    ))
+    """Revisions now in force (the latest of each manifest), beside their manifests."""
+    return (select(ManifestRevision).join(Manifest, Manifest.id == ManifestRevision.manifest_id)
+            .where(ManifestRevision.in_force))
 
 @dataclass(frozen=True)
 class Surroundings:
@@ -55,12 +53,11 @@ class Surroundings:
 
 def _surroundings_statement():
     """One statement for every neighbour of a revision, built once: each filing only binds it."""
-    current = and_(Manifest.id == ManifestRevision.manifest_id,
-                   Manifest.current_revision == ManifestRevision.revision)
-    here = select(ManifestRevision.id, ManifestRevision.service_completed_at).join(Manifest, current)
+    # Revisions in force only (each manifest's current one), read without the manifests.
+    here = select(ManifestRevision.id, ManifestRevision.service_completed_at).where(ManifestRevision.in_force)
     # Only the moment of the previous and latest qualifying services is needed: those probes
-    # stay inside the partial index of qualifying services, off the revisions' heap.
-    when = select(cast(null(), Uuid).label("id"), ManifestRevision.service_completed_at).join(Manifest, current)
+    # stay inside the partial index of the services that count, off the revisions' heap.
+    when = select(cast(null(), Uuid).label("id"), ManifestRevision.service_completed_at).where(ManifestRevision.in_force)
     completed = ManifestRevision.service_completed_at
     device = ManifestRevision.device_id == bindparam("device_id")
     others = ManifestRevision.manifest_id != bindparam("manifest_id")

@@ -318,8 +318,9 @@ def dues(session, device_ids) -> dict:
     found = {device_id: known[device_id] for device_id in device_ids if device_id in known}
     missing = set(device_ids) - found.keys()
     if missing:
-        last = current_revisions().with_only_columns(func.max(ManifestRevision.service_completed_at)).where(
-            ManifestRevision.device_id == Device.id, ManifestRevision.qualifying).scalar_subquery()
+        last = select(func.max(ManifestRevision.service_completed_at)).where(
+            ManifestRevision.device_id == Device.id, ManifestRevision.in_force, ManifestRevision.qualifying,
+        ).scalar_subquery()
         for device, completed, city in session.execute(
                 select(Device, last, Jurisdiction).join(Permit, Permit.id == Device.permit_id)
                 .join(Jurisdiction, Jurisdiction.id == Permit.jurisdiction_id).where(Device.id.in_(missing))).all():

@@ -115,9 +115,7 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
     for device in devices:
         last = session.scalar(
             select(func.max(ManifestRevision.service_completed_at))
-            .join(Manifest, and_(Manifest.id == ManifestRevision.manifest_id,
-                                 Manifest.current_revision == ManifestRevision.revision))
-            .where(ManifestRevision.device_id == device.id, ManifestRevision.qualifying,
+            .where(ManifestRevision.device_id == device.id, ManifestRevision.in_force, ManifestRevision.qualifying,
                    ManifestRevision.service_completed_at < ends))
         last_day = local_date(last, zone) if last else None
         frequency_days = effective_frequency(device.kind, device.frequency_days,

@@ -113,12 +113,9 @@ class ManifestRevision(Base):
         Index("ix_revisions_completed", "service_completed_at", postgresql_include=["id", "manifest_id", "device_id"],
               postgresql_where=text("in_force"), sqlite_where=text("in_force")),
         Index("ix_revisions_ticket", "disposal_site_id", "disposal_ticket_number"),
-        # Each device's last qualifying service, found by one backward probe (the audit queries).
-        Index("ix_revisions_qualifying", "device_id", "service_completed_at",
-              postgresql_where=text("qualifying"), sqlite_where=text("qualifying"),
-              postgresql_include=["manifest_id", "revision"]),
         # The services that count, device by device in time order, read without the manifests
-        # (the missed services of a period, and each device's last service before it).
+        # (a filing's previous and latest qualifying services, the missed services of a period,
+        # each device's last service before it).
         Index("ix_revisions_counted", "device_id", "service_completed_at",
               postgresql_where=text("in_force AND qualifying"), sqlite_where=text("in_force AND qualifying"),
               postgresql_include=["manifest_id"]),
