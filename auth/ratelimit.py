@@ -10,6 +10,7 @@ knows a client id cannot keep the client that holds the right secret out.
 import base64
 import functools
 import math
+import threading
 import time
 
 from flask import current_app, request
@@ -23,6 +24,20 @@ KEY_PREFIX = "fogx"
 EXACT = 1000  # the highest limit counted exactly
 
 
+class _Memory(storage.MemoryStorage):
+    """`limits`' storage in the process's memory, its expired entries swept once a second: the
+    library starts a thread to sweep them 10 ms after a hit whenever none is waiting, which
+    under steady load is a hundred threads a second in each process."""
+
+    SWEEP_SECONDS = 1.0
+
+    def _MemoryStorage__schedule_expiry(self):
+        if not self.timer.is_alive():
+            self.timer = threading.Timer(self.SWEEP_SECONDS, self._MemoryStorage__expire_events)
+            self.timer.daemon = True  # a process that exits does not wait for the next sweep
+            self.timer.start()
+
+
 class Limits:
     """The process's limits and where they are counted."""
 
@@ -32,7 +47,7 @@ class Limits:
                 config["REDIS_URL"], key_prefix=KEY_PREFIX, wrap_exceptions=True,
                 socket_timeout=2, socket_connect_timeout=2)
         else:
-            self.storage = storage.MemoryStorage()
+            self.storage = _Memory()
         # A limit of up to `EXACT` is counted exactly, each event kept for its window (a moving
         # window); a higher one (a limit lifted for a load test) by two counters a window, which
         # weigh the last window's count by the share of it still in view.
