@@ -197,10 +197,7 @@ def test_the_put_to_s3_starts_before_the_body_has_arrived(make_app, s3_bucket, f
     """Half the scan is sent; the store's PUT must begin before the other half is."""
     endpoint, bucket, s3 = s3_bucket
     with _relay(endpoint) as (relayed, requests_seen, _):
-        app = make_app(STORAGE_BACKEND="s3", S3_ENDPOINT_URL=relayed, S3_BUCKET=bucket, S3_REGION="us-west-1",
-                       OUTBOX_INTERVAL_SECONDS=0)
-        client, world, session = world_of(app, frozen_clock)
-        manifest_id = world.post(world.body()).json["id"]
+        app, world, session, manifest_id = _filed_behind(relayed, bucket, make_app, frozen_clock)
         scan = big_png(1200)  # 4 MiB: more blocks than may wait to be spooled at once
         half = len(scan) // 2
         with serve(app) as base:
@@ -223,10 +220,7 @@ def test_no_transaction_is_open_while_a_scan_goes_up_to_s3(make_app, s3_bucket, 
     holds no transaction open (no row locked, no vacuum held back) while its body arrives."""
     endpoint, bucket, s3 = s3_bucket
     with _relay(endpoint) as (relayed, _, forwarded):
-        app = make_app(STORAGE_BACKEND="s3", S3_ENDPOINT_URL=relayed, S3_BUCKET=bucket, S3_REGION="us-west-1",
-                       OUTBOX_INTERVAL_SECONDS=0)
-        client, world, session = world_of(app, frozen_clock)
-        manifest_id = world.post(world.body()).json["id"]
+        app, world, session, manifest_id = _filed_behind(relayed, bucket, make_app, frozen_clock)
         session.commit()
         scan = big_png(1200)
         with serve(app) as base:
@@ -250,6 +244,14 @@ def test_no_transaction_is_open_while_a_scan_goes_up_to_s3(make_app, s3_bucket, 
     assert session.scalar(select(func.count()).select_from(Document)) == 1
     assert s3.get_object(Bucket=bucket, Key=sha(scan))["Body"].read() == scan
     session.close()
+
+
+def _filed_behind(relayed, bucket, make_app, frozen_clock):
+    """An app whose store is reached through the relay at `relayed`, and a manifest filed on it."""
+    app = make_app(STORAGE_BACKEND="s3", S3_ENDPOINT_URL=relayed, S3_BUCKET=bucket, S3_REGION="us-west-1",
+                   OUTBOX_INTERVAL_SECONDS=0)
+    _, world, session = world_of(app, frozen_clock)
+    return app, world, session, world.post(world.body()).json["id"]
 
 
 @contextlib.contextmanager
