@@ -7,17 +7,20 @@ from gunicorn.workers.gthread import ThreadWorker
 
 from api.errors import problem_response
 
-# gunicorn's refusals: (status, problem type, title), as gunicorn answers each.
+# gunicorn's refusals: (status, problem type, title), each a 4xx. An unknown transfer coding is
+# 400, not gunicorn's 501: the body's length cannot be told (RFC 9112 section 6.3).
 REFUSALS = {
     http.LimitRequestLine: (414, "uri-too-long", "URI too long"),
     http.LimitRequestHeaders: (431, "header-fields-too-large", "Request header fields too large"),
-    http.UnsupportedTransferCoding: (501, "transfer-coding-unsupported", "Transfer coding not supported"),
+    http.UnsupportedTransferCoding: (400, "transfer-coding-unsupported", "Transfer coding not supported"),
     http.ExpectationFailed: (417, "expectation-failed", "Expectation failed"),
     **{kind: (400, "bad-request", "Bad request") for kind in (
         http.InvalidRequestLine, http.InvalidRequestMethod, http.InvalidHTTPVersion, http.InvalidHeader,
         http.InvalidHeaderName, http.ObsoleteFolding, http.InvalidChunkSize, http.ChunkMissingTerminator,
         http.InvalidChunkExtension)},
 }
+
+DETAIL_CHARS = 200
 
 
 def refusal(app, exc) -> bytes | None:
@@ -28,7 +31,8 @@ def refusal(app, exc) -> bytes | None:
         return None
     status, slug, title = known
     with app.app_context():
-        response = problem_response(status, slug, title, f"{title}: {exc}")
+        # What gunicorn says of the request, cut short: a malformed line may be 8 KB of anything.
+        response = problem_response(status, slug, title, f"{title}: {str(exc)[:DETAIL_CHARS]}")
     body = response.get_data()
     head = (f"HTTP/1.1 {response.status}\r\nConnection: close\r\n"
             f"Content-Type: {response.content_type}\r\nContent-Length: {len(body)}\r\n\r\n")
