@@ -5,7 +5,7 @@ connection is given two small functions (`register`) that ask Python's zoneinfo.
 """
 from datetime import date, datetime, timezone
 
-from sqlalchemy import Date, Integer, String
+from sqlalchemy import Boolean, Date, Integer, String
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.expression import FunctionElement
 
@@ -40,6 +40,15 @@ class day_start(FunctionElement):
     name = "day_start"
 
 
+class more_than_days_apart(FunctionElement):
+    """Whether UTC instant `later` is more than `days` (a whole number) of elapsed days after
+    `earlier`: an exact test without reading either's local date."""
+
+    type = Boolean()
+    inherit_cache = True
+    name = "more_than_days_apart"
+
+
 @compiles(local_date, "postgresql")
 def _local_date_postgresql(element, compiler, **kw):
     instant, zone = (compiler.process(arg, **kw) for arg in element.clauses)
@@ -62,6 +71,18 @@ def _local_day_postgresql(element, compiler, **kw):
 def _local_day_sqlite(element, compiler, **kw):
     instant, zone = (compiler.process(arg, **kw) for arg in element.clauses)
     return f"CAST(julianday(fogx_local_date({instant}, {zone})) - 2451544.5 AS INTEGER)"
+
+
+@compiles(more_than_days_apart, "postgresql")
+def _more_than_days_apart_postgresql(element, compiler, **kw):
+    later, earlier, days = (compiler.process(arg, **kw) for arg in element.clauses)
+    return f"(({later}) - ({earlier}) > ({days}) * INTERVAL '1 day')"
+
+
+@compiles(more_than_days_apart, "sqlite")
+def _more_than_days_apart_sqlite(element, compiler, **kw):
+    later, earlier, days = (compiler.process(arg, **kw) for arg in element.clauses)
+    return f"(julianday({later}) - julianday({earlier}) > ({days}))"
 
 
 @compiles(day_start, "postgresql")

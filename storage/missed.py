@@ -8,13 +8,12 @@ from storage.audit import (
     _last_service,
     _permit_ending,
     city_zone,
-    counted_services,
     day_number,
     day_of,
     effective_frequency,
     permit_ended_day,
 )
-from storage.localtime import day_start
+from storage.localtime import day_start, local_day, more_than_days_apart
 from storage.models import Device, Fse, Jurisdiction, Manifest, ManifestRevision, Permit
 
 
@@ -40,29 +39,39 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dia
             .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
             .outerjoin(before, on)
             .where(Fse.jurisdiction_id == jurisdiction_id)).cte("city")
-    services = (counted_services(zone)
-                .add_columns((city.c.frequency + city.c.grace).label("allowed"))
+    completed = ManifestRevision.service_completed_at
+    services = (select(ManifestRevision.device_id.label("device_id"), completed.label("at"),
+                       ManifestRevision.manifest_id.label("manifest_id"),
+                       (city.c.frequency + city.c.grace).label("allowed"))
                 .join(city, city.c.device_id == ManifestRevision.device_id)
-                .where(ManifestRevision.service_completed_at >= day_start(literal(period_from, Date), zone))
+                .where(ManifestRevision.in_force, ManifestRevision.qualifying,
+                       completed >= day_start(literal(period_from, Date), zone))
                 .subquery("services"))
-    order = (services.c.day, services.c.manifest_id)
+    # In time order, as the index of counted services holds them: a day's services keep their
+    # days' order, and the gap a day's services close is closed by its first.
+    order = (services.c.at, services.c.manifest_id)
     windowed = select(
         services.c.device_id,
-        func.lag(services.c.day).over(partition_by=services.c.device_id, order_by=order).label("start_day"),
-        services.c.day.label("end_day"),
+        func.lag(services.c.at).over(partition_by=services.c.device_id, order_by=order).label("start_at"),
+        services.c.at.label("end_at"),
         services.c.manifest_id.label("end_manifest_id"),
-        func.lead(services.c.day).over(partition_by=services.c.device_id, order_by=order).label("next_day"),
+        func.lead(services.c.at).over(partition_by=services.c.device_id, order_by=order).label("next_at"),
         services.c.allowed,
     ).subquery("windowed")
     # A gap between two services no longer than the frequency and grace was missed on no day:
     # kept are the gaps after a device's first service in the period and the long ones (closed),
-    # and each device's last service (the gap it opens). Read twice, worked out once.
-    closing = or_(windowed.c.start_day.is_(None), windowed.c.end_day - windowed.c.start_day > windowed.c.allowed)
-    kept = (select(windowed.c.device_id, windowed.c.start_day, windowed.c.end_day, windowed.c.end_manifest_id,
-                   closing.label("closing"), windowed.c.next_day.is_(None).label("last"))
-            .where(or_(closing, windowed.c.next_day.is_(None))).cte("kept"))
+    # and each device's last service (the gap it opens). A gap of more than `allowed` local
+    # days spans more than `allowed` - 1 days of elapsed time (a clock change moves an hour),
+    # so only the gaps that do are given their local days: read twice, worked out once.
+    spans = or_(windowed.c.start_at.is_(None),
+                more_than_days_apart(windowed.c.end_at, windowed.c.start_at, windowed.c.allowed - 1))
+    kept = (select(windowed.c.device_id, local_day(windowed.c.start_at, zone).label("start_day"),
+                   local_day(windowed.c.end_at, zone).label("end_day"), windowed.c.end_manifest_id,
+                   windowed.c.allowed, windowed.c.next_at.is_(None).label("last"))
+            .where(or_(spans, windowed.c.next_at.is_(None))).cte("kept"))
+    closing = or_(kept.c.start_day.is_(None), kept.c.end_day - kept.c.start_day > kept.c.allowed)
     closed = (select(kept.c.device_id, kept.c.start_day, kept.c.end_day, kept.c.end_manifest_id)
-              .where(kept.c.closing))
+              .where(closing))
     open_ = (select(city.c.device_id, kept.c.end_day.label("start_day"),
                     null().label("end_day"), null().label("end_manifest_id"))
              .select_from(city).outerjoin(kept, and_(kept.c.device_id == city.c.device_id, kept.c.last)))

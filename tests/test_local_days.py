@@ -91,6 +91,33 @@ def test_a_service_at_2330_pacific_on_the_due_date_counts_for_that_day(city, fro
     assert (status["GI-2"]["last_service_on"], status["GI-2"]["due_on"]) == ("2026-06-01", "2026-08-30")
 
 
+def test_a_gap_across_the_spring_clock_change_is_counted_in_local_days(city, frozen_clock):
+    """Victorville 10.03.160(f)(2): "not less than once every ninety days". Serviced at 23:59
+    Pacific on January 1, both are due on April 1. GI-1 serviced at 23:59 on April 1 is on
+    time; GI-2 at 00:01 on April 2 is a day late, though the clocks went forward on March 8 and
+    less than ninety days of time (89 days 23 h 2 min) passed between its services. Both are
+    serviced again on April 20."""
+    world = city
+    file(world, frozen_clock, pacific(2026, 1, 1, 23, 59))
+    file(world, frozen_clock, pacific(2026, 1, 1, 23, 59), device_tag="GI-2")
+    file(world, frozen_clock, pacific(2026, 4, 1, 23, 59))
+    file(world, frozen_clock, pacific(2026, 4, 2, 0, 1), device_tag="GI-2")
+    file(world, frozen_clock, pacific(2026, 4, 20, 10))
+    file(world, frozen_clock, pacific(2026, 4, 20, 10), device_tag="GI-2")
+    elapsed = pacific(2026, 4, 2, 0, 1).astimezone(timezone.utc) - pacific(2026, 1, 1, 23, 59).astimezone(timezone.utc)
+    assert elapsed == timedelta(days=89, hours=23, minutes=2)
+
+    # From January 1, both services of each device are in the period (the gaps since the
+    # permit's issue, missed in 2025 and closed on January 1, are listed before).
+    intervals = missed(world, **{"from": "2026-01-01", "to": "2026-04-30"})["items"]
+    assert [(row["device_tag"], row["due_on"], row["missed_on"], row["serviced_on"], row["days_late"])
+            for row in intervals if row["from_on"] == "2026-01-01"] == [
+        ("GI-2", "2026-04-01", "2026-04-02", "2026-04-02", 1)]
+    months = ask(world, world.auditor, "/v1/audit/trends", as_of="2026-04-30", months=4).json["months"]
+    assert [(month["month"], month["missed_services"]) for month in months] == [
+        ("2026-01", 0), ("2026-02", 0), ("2026-03", 0), ("2026-04", 1)]
+
+
 def test_the_lists_of_an_evening_are_of_the_citys_day(city, frozen_clock):
     """Serviced on February 1, GI-1 is due on May 2 (90 days). At 23:00 Pacific on May 2 (06:00
     on May 3 in UTC) today is May 2: it is due, not past due; at 00:30 on May 3 it is missed."""
