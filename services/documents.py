@@ -1,10 +1,8 @@
 """Scans: checked by their bytes, stored content-addressed, attached, locked via the outbox,
 and read back as the version stored, checked against their SHA-256."""
 import logging
-import os
 import re
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date
 
@@ -15,6 +13,7 @@ from services.errors import Altered, Incomplete, Invalid, NotFound, Unavailable,
 from domain.clock import now as clock_now
 from domain.dates import add_years, local_date
 from services import changes, outbox, retention
+from storage.db import threads
 from storage.models import Document, Jurisdiction, Manifest, ManifestRevision, new_id, unflushed
 from storage.objects import CHUNK, MULTIPART_THRESHOLD, StoreUnavailable
 from storage.prebuilt import Prebuilt, insert_rows
@@ -175,7 +174,7 @@ def _stream(session, store, target, upload: Upload, passing: Passing, length) ->
     The helper builds them while S3 takes the bytes in; only the version is left for after."""
     key = upload.declared_sha256
     connection = session.connection()
-    beside = _background().submit(_spool_as_read, target, upload, passing, length)
+    beside = threads("fogx-put", 8).submit(_spool_as_read, target, upload, passing, length)
     try:
         try:
             stored = store.put_stream(key, passing, length, upload.content_type)
@@ -215,16 +214,6 @@ def _spool_as_read(target, upload: Upload, passing: Passing, length):
         return None, None
     verdict = _verdict(upload)
     return verdict, None if verdict else _rows(target, upload, size=length)
-
-
-_POOL = {"pid": None, "pool": None}
-
-
-def _background():
-    """This process's threads that hash, spool and check a body beside its PUT."""
-    if _POOL["pid"] != os.getpid():  # threads do not survive a fork
-        _POOL.update(pid=os.getpid(), pool=ThreadPoolExecutor(max_workers=8, thread_name_prefix="fogx-put"))
-    return _POOL["pool"]
 
 
 def _add_rows(connection, target, upload: Upload, *, size) -> Document:

@@ -1,7 +1,7 @@
 """How the city is doing, month by month: the intervals missed, the late filings and the open
 findings of each of the last months (the city's local months), and how many devices come due
-within two weeks. Each figure is one grouped query: rows are counted in the database, never
-brought here."""
+within two weeks. Each figure is one grouped query, the three at the same time on PostgreSQL:
+rows are counted in the database, never brought here."""
 from datetime import date, timedelta
 
 from sqlalchemy import case, func, literal, select
@@ -10,6 +10,7 @@ from domain.dates import start_of_day
 from services.audit import today, zone_of
 from storage import audit as queries, missed as missed_services
 from storage.audit import day_number
+from storage.db import all_rows
 from storage.models import Fse
 
 LATE = "late_submission"
@@ -42,20 +43,25 @@ def trends(session, principal, *, months=12, as_of=None) -> dict:
     missed = missed_services.missed_intervals(starts[0], as_of, principal.jurisdiction_id,
                                               dialect=dialect, zone=zone).order_by(None).subquery("missed")
     bucket = _bucket(missed.c.missed_day, [day_number(start) for start in starts]).label("bucket")
-    for index, count in session.execute(select(bucket, func.count()).where(
-            missed.c.missed_day >= day_number(starts[0])).group_by(bucket)):
-        if index >= 0:
-            rows[index]["missed_services"] = count
+    missed_by_month = select(bucket, func.count()).where(missed.c.missed_day >= day_number(starts[0])).group_by(bucket)
 
     found = queries.findings_by_service(principal.jurisdiction_id, starts[0], starts[-1] - timedelta(days=1),
                                         zone).subquery("found")
     bucket = _bucket(found.c.service_completed_at, [start_of_day(start, zone) for start in starts]).label("bucket")
     late = func.sum(case((found.c.code == LATE, 1), else_=0))
-    for index, count, late_count in session.execute(select(bucket, func.count(), late).group_by(bucket)):
-        if index >= 0:
-            rows[index]["findings"], rows[index]["late_filings"] = count, int(late_count or 0)
+    found_by_month = select(bucket, func.count(), late).group_by(bucket)
 
     due = queries.device_due(as_of, dialect, manifest=False).where(
         Fse.jurisdiction_id == principal.jurisdiction_id).subquery("due")
-    due_soon = session.scalar(select(func.count()).where(due.c.status == "due_soon"))
+    due_soon = select(func.count()).where(due.c.status == "due_soon")
+
+    # The year of gaps takes longest: the other two are worked out beside it.
+    missed_rows, found_rows, due_rows = all_rows(session, [missed_by_month, found_by_month, due_soon])
+    for index, count in missed_rows:
+        if index >= 0:
+            rows[index]["missed_services"] = count
+    for index, count, late_count in found_rows:
+        if index >= 0:
+            rows[index]["findings"], rows[index]["late_filings"] = count, int(late_count or 0)
+    due_soon = due_rows[0][0]
     return {"as_of": as_of.isoformat(), "time_zone": zone, "months": rows, "due_soon": due_soon}

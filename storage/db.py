@@ -1,4 +1,6 @@
 """The database engine and the one session each request or command works in."""
+import os
+from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 
 from sqlalchemy import create_engine, event, text
@@ -99,3 +101,41 @@ def streamed(session, query, *, batch=200):
         with connection.begin():
             connection.exec_driver_sql("SET TRANSACTION READ ONLY")
             yield from connection.execution_options(yield_per=batch).execute(query)
+
+
+_THREADS = {}
+
+
+def threads(name: str, workers: int) -> ThreadPoolExecutor:
+    """This process's pool of `workers` threads called `name`, made again after a fork (threads
+    do not survive one)."""
+    pid, pool = _THREADS.get(name, (None, None))
+    if pid != os.getpid():
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
+        _THREADS[name] = (os.getpid(), pool)
+    return pool
+
+
+def all_rows(session, queries) -> list[list]:
+    """The rows of each of `queries`, independent statements of a request that only reads.
+
+    On PostgreSQL each but the first runs at the same time on a connection of its own: a
+    reading session runs every statement on its own snapshot anyway (autocommit), so the
+    answer is the one the statements would give in turn, in the time of the longest. Inside a
+    transaction, or on SQLite, they run in turn on the session.
+    """
+    engine = session.get_bind()
+    alone = engine.dialect.name != "postgresql" or engine.get_execution_options().get("isolation_level") != "AUTOCOMMIT"
+    if alone or len(queries) < 2:
+        return [session.execute(query).all() for query in queries]
+
+    def run(query):
+        with engine.connect() as connection:
+            return connection.execute(query).all()
+
+    others = [threads("fogx-read", 4).submit(run, query) for query in queries[1:]]
+    try:
+        first = session.execute(queries[0]).all()
+    finally:
+        wait(others)  # none still runs when the request answers, whatever it answers
+    return [first, *(future.result() for future in others)]

@@ -2,6 +2,9 @@
 or disputes them; the city's reconciliation shows the dispute."""
 from datetime import datetime, timedelta
 
+import pytest
+from sqlalchemy import event
+
 from domain import reconcile
 from tests import factories
 from tests.manifest_world import NOW
@@ -138,3 +141,31 @@ def test_the_city_month_by_month_counts_what_its_lists_list(app, client, session
     for bad in ({"months": 0}, {"months": 37}, {"as_of": "June"}):
         refused = client.get("/v1/audit/trends", query_string=bad, headers=auditor)
         assert refused.status_code == 422 and refused.mimetype == "application/problem+json"
+
+
+@pytest.mark.postgresql_only
+def test_the_dashboard_works_its_figures_out_at_the_same_time(app, client, session):
+    """On PostgreSQL the year of missed intervals, the findings and the devices due soon are
+    each asked on a connection of their own at once: a reading request runs every statement
+    on a snapshot of its own anyway, so the dashboard takes the time of the longest."""
+    assert app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
+    auditor = factories.bearer(factories.token(client, "demo-auditor", "demo-auditor-secret"))
+    pool = app.extensions["fogx.engine"].pool
+    held, most = set(), [0]
+
+    def out(connection, _record, _proxy):
+        held.add(id(connection))
+        most.append(len(held))
+
+    def back(connection, _record):
+        held.discard(id(connection))
+
+    event.listen(pool, "checkout", out)
+    event.listen(pool, "checkin", back)
+    try:
+        response = client.get("/v1/audit/trends", headers=auditor)
+    finally:
+        event.remove(pool, "checkout", out)
+        event.remove(pool, "checkin", back)
+    assert response.status_code == 200, response.json
+    assert max(most) == 3
