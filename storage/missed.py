@@ -31,7 +31,8 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dia
     before, on = _last_service(period_from - timedelta(days=1), dialect, manifest=False)
     # The city's devices, each with what its gaps are judged by and its last service before
     # the period: read once, beside every gap of the device.
-    city = (select(Device.id.label("device_id"), effective_frequency().label("frequency"),
+    city = (select(Device.id.label("device_id"), Device.permit_id.label("permit_id"),
+                   effective_frequency().label("frequency"),
                    Jurisdiction.grace_days.label("grace"), day_of(Permit.issued_on).label("issued_day"),
                    before.c.day.label("prior_day"))
             .select_from(Device).join(Fse, Fse.id == Device.fse_id)
@@ -42,9 +43,11 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dia
     completed = ManifestRevision.service_completed_at
     services = (select(ManifestRevision.device_id.label("device_id"), completed.label("at"),
                        ManifestRevision.manifest_id.label("manifest_id"),
-                       (city.c.frequency + city.c.grace).label("allowed"))
-                .join(city, city.c.device_id == ManifestRevision.device_id)
-                .where(ManifestRevision.in_force, ManifestRevision.qualifying,
+                       (effective_frequency() + Jurisdiction.grace_days).label("allowed"))
+                .select_from(Device).join(Fse, Fse.id == Device.fse_id)
+                .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
+                .join(ManifestRevision, ManifestRevision.device_id == Device.id)
+                .where(Fse.jurisdiction_id == jurisdiction_id, ManifestRevision.in_force, ManifestRevision.qualifying,
                        completed >= day_start(literal(period_from, Date), zone))
                 .subquery("services"))
     # In time order, as the index of counted services holds them: a day's services keep their
@@ -85,7 +88,8 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dia
     # end: only these are read beside the registry and their permit's ending (which may end
     # them sooner).
     gaps = (select(every_gap.c.device_id, every_gap.c.end_day, every_gap.c.end_manifest_id,
-                   city.c.frequency, city.c.grace, served_from.label("served_from"), start.label("start"),
+                   city.c.permit_id, city.c.frequency, city.c.grace, served_from.label("served_from"),
+                   start.label("start"),
                    due.label("due"), reached.label("reached"), missed_on.label("missed_on"))
             .join(city, city.c.device_id == every_gap.c.device_id)
             .where(reached - due > city.c.grace, missed_on <= day_number(period_to))).subquery("gaps")
@@ -95,7 +99,7 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dia
     query = (
         select(
             Fse.id.label("fse_id"), Fse.name.label("fse_name"), Fse.address.label("address"),
-            Permit.permit_number.label("permit_number"), Device.id.label("device_id"),
+            Permit.permit_number.label("permit_number"), gaps.c.device_id.label("device_id"),
             Device.tag.label("device_tag"), gaps.c.frequency.label("frequency_days"),
             gaps.c.start.label("from_day"), gaps.c.due.label("due_day"), gaps.c.missed_on.label("missed_day"),
             gaps.c.end_day.label("serviced_day"), gaps.c.end_manifest_id.label("serviced_manifest_id"),
@@ -103,10 +107,12 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dia
             case((gaps.c.served_from.is_(None), "permit_issued"), else_="service").label("counted_from"),
         )
         .select_from(gaps)
-        .join(Device, Device.id == gaps.c.device_id)
-        .join(Fse, Fse.id == Device.fse_id)
-        .join(Permit, Permit.id == Device.permit_id)
+        .join(Permit, Permit.id == gaps.c.permit_id)
         .outerjoin(ending, ending_on)
+        # Outer joins on the keys of rows that are always there: a count of the gaps (the
+        # dashboard's) reads neither table, as PostgreSQL leaves such a join out.
+        .outerjoin(Device, Device.id == gaps.c.device_id)
+        .outerjoin(Fse, Fse.id == Device.fse_id)
         .where(end - gaps.c.due > gaps.c.grace, end >= day_number(period_from))
     ).subquery("intervals")
     result = select(query)
