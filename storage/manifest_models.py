@@ -107,7 +107,10 @@ class ManifestRevision(Base):
     findings: Mapped[list["Finding"]] = relationship(order_by="Finding.raised_at, Finding.code")
     __table_args__ = (
         UniqueConstraint("manifest_id", "revision"),
-        Index("ix_revisions_device_completed", "device_id", "service_completed_at"),
+        # A device's revisions in time order, in force or not; a city's findings of a period
+        # and a filing's neighbours are read from it alone.
+        Index("ix_revisions_device_completed", "device_id", "service_completed_at",
+              postgresql_include=["id", "manifest_id", "in_force"]),
         # A period's services in force in time order, each with what its findings, manifest and
         # device join on.
         Index("ix_revisions_completed", "service_completed_at", postgresql_include=["id", "manifest_id", "device_id"],
