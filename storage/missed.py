@@ -40,6 +40,8 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dia
             .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
             .outerjoin(before, on)
             .where(Fse.jurisdiction_id == jurisdiction_id)).cte("city")
+    # The city's services of the period from its devices themselves, not from `city`: so they
+    # can come device by device in the registry's order (the planner knows no order of a CTE).
     completed = ManifestRevision.service_completed_at
     services = (select(ManifestRevision.device_id.label("device_id"), completed.label("at"),
                        ManifestRevision.manifest_id.label("manifest_id"),
