@@ -228,6 +228,38 @@ def test_dropped_database_connections_are_not_500s(app, world, session):
     assert client.get("/ready").status_code == 200
 
 
+@pytest.mark.postgresql_only
+def test_a_dashboard_whose_figures_lost_their_connections_is_a_503_not_a_500(app, world, session):
+    """The dashboard asks two of its figures on connections of their own, from threads beside
+    the request's: where the database drops those (and only those), the answer is a 503 to
+    retry, as for the request's own, and the next one is whole."""
+    import psycopg
+    from sqlalchemy import event
+
+    engine = app.extensions["fogx.engine"]
+    auditor = factories.bearer(factories.token(world.client, *factories.oauth_client(
+        session, role="auditor", subject=["victorville"])))
+    dropped = []
+    killer = psycopg.connect(engine.url.set(drivername="postgresql").render_as_string(hide_password=False),
+                             autocommit=True)
+
+    def drop_beside(connection, _record, _proxy):
+        if threading.current_thread().name.startswith("fogx-read"):
+            killer.execute("SELECT pg_terminate_backend(%s)", (connection.info.backend_pid,))
+            dropped.append(connection.info.backend_pid)
+
+    event.listen(engine.pool, "checkout", drop_beside)
+    try:
+        response = world.client.get("/v1/audit/trends", headers=auditor)
+    finally:
+        event.remove(engine.pool, "checkout", drop_beside)
+        killer.close()
+    assert len(dropped) == 2
+    assert response.status_code == 503, response.get_data(as_text=True)
+    assert response.mimetype == "application/problem+json" and response.headers["Retry-After"]
+    assert world.client.get("/v1/audit/trends", headers=auditor).status_code == 200
+
+
 @pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="no /dev/shm on this system")
 def test_workers_mark_themselves_alive_in_memory(servers):
     """gunicorn.conf.py: each worker's heartbeat file, touched after every request, is in
