@@ -53,15 +53,14 @@ def trends(session, principal, *, months=12, as_of=None) -> dict:
 
     due = queries.device_due(as_of, dialect, manifest=False).where(
         Fse.jurisdiction_id == principal.jurisdiction_id).subquery("due")
-    due_soon = select(func.count()).where(due.c.status == "due_soon")
+    due_soon_count = select(func.count()).where(due.c.status == "due_soon")
 
     # The year of gaps takes longest: the other two are worked out beside it.
-    missed_rows, found_rows, due_rows = all_rows(session, [missed_by_month, found_by_month, due_soon])
+    missed_rows, found_rows, due_rows = all_rows(session, [missed_by_month, found_by_month, due_soon_count])
     for index, count in missed_rows:
         if index >= 0:
             rows[index]["missed_services"] = count
     for index, count, late_count in found_rows:
         if index >= 0:
             rows[index]["findings"], rows[index]["late_filings"] = count, int(late_count or 0)
-    due_soon = due_rows[0][0]
-    return {"as_of": as_of.isoformat(), "time_zone": zone, "months": rows, "due_soon": due_soon}
+    return {"as_of": as_of.isoformat(), "time_zone": zone, "months": rows, "due_soon": due_rows[0][0]}
