@@ -28,6 +28,15 @@ def depths(body):
     return measured.get("fog_depth_in"), measured.get("solids_depth_in")
 
 
+# The columns the bulk load writes.
+REVISION_COLUMNS = (
+    "id", "manifest_id", "revision", "body", "sha256", "previous_sha256", "received_at", "device_id",
+    "service_started_at", "service_completed_at", "waste_type", "gallons_removed", "decant_returned_gallons",
+    "full_pump_down", "vehicle_id", "disposal_site_id", "disposal_ticket_number", "disposal_delivered_at",
+    "disposal_gallons_delivered", "fog_depth_in", "solids_depth_in", "qualifying")
+FINDING_COLUMNS = ("id", "revision_id", "code", "severity", "message", "citation", "raised_at")
+
+
 class City:
     """Writes a city into an empty, migrated PostgreSQL database."""
 
@@ -177,6 +186,9 @@ class City:
         manifests, revisions, findings = [], [], []
         with psycopg.connect(self.dsn) as conn:
             cur = conn.cursor()
+            # The revisions wait beside the table until each knows its device's service before it.
+            cur.execute("CREATE TEMPORARY TABLE incoming_revisions (LIKE manifest_revisions INCLUDING DEFAULTS)")
+            cur.execute("CREATE TEMPORARY TABLE incoming_findings (LIKE findings INCLUDING DEFAULTS)")
             for i in range(want):
                 number = self.manifests + i
                 device = self.devices[number % len(self.devices)]
@@ -225,21 +237,39 @@ class City:
                     self._copy(cur, "manifests", ("id", "hauler_id", "manifest_number", "jurisdiction_id", "fse_id",
                                                   "device_id", "permit_id", "current_revision", "created_at"),
                                manifests)
-                    self._copy(cur, "manifest_revisions", (
-                        "id", "manifest_id", "revision", "body", "sha256", "previous_sha256", "received_at",
-                        "device_id", "service_started_at", "service_completed_at", "waste_type", "gallons_removed",
-                        "decant_returned_gallons", "full_pump_down", "vehicle_id", "disposal_site_id",
-                        "disposal_ticket_number", "disposal_delivered_at", "disposal_gallons_delivered",
-                        "fog_depth_in", "solids_depth_in", "qualifying"), revisions)
-                    self._copy(cur, "findings", ("id", "revision_id", "code", "severity", "message", "citation",
-                                                 "raised_at"), findings)
+                    self._copy(cur, "incoming_revisions", REVISION_COLUMNS, revisions)
+                    self._copy(cur, "incoming_findings", FINDING_COLUMNS, findings)
                     conn.commit()
                     if progress:
                         progress(len(manifests))
                     manifests, revisions, findings = [], [], []
+            self._link(cur)
             conn.commit()
         self.manifests = total
         self.settle()
+
+    @staticmethod
+    def _link(cur):
+        """The staged revisions go in, each qualifying one with its device's qualifying service
+        before it (`previous_service_at`), as the API keeps them; the revisions already there
+        whose service before them is now a staged one are linked again."""
+        cur.execute("ANALYZE incoming_revisions")
+        cur.execute(
+            "CREATE TEMPORARY TABLE linked AS SELECT id, staged, lag(service_completed_at) OVER ("
+            " PARTITION BY device_id ORDER BY service_completed_at, manifest_id) AS previous FROM ("
+            "  SELECT id, device_id, service_completed_at, manifest_id, true AS staged FROM incoming_revisions"
+            "  WHERE qualifying UNION ALL"
+            "  SELECT id, device_id, service_completed_at, manifest_id, false FROM manifest_revisions"
+            "  WHERE in_force AND qualifying) AS counted")
+        names = ", ".join(REVISION_COLUMNS)
+        cur.execute(f"INSERT INTO manifest_revisions ({names}, previous_service_at)"
+                    f" SELECT {', '.join('i.' + c for c in REVISION_COLUMNS)}, l.previous FROM incoming_revisions i"
+                    " LEFT JOIN linked l ON l.id = i.id AND l.staged")
+        cur.execute("UPDATE manifest_revisions r SET previous_service_at = l.previous FROM linked l"
+                    " WHERE l.id = r.id AND NOT l.staged AND r.previous_service_at IS DISTINCT FROM l.previous")
+        names = ", ".join(FINDING_COLUMNS)
+        cur.execute(f"INSERT INTO findings ({names}) SELECT {names} FROM incoming_findings")
+        cur.execute("DROP TABLE incoming_revisions, incoming_findings, linked")
 
     def _measured(self, kind):
         if kind != "interceptor" or self.measuring.random() >= MEASURED:

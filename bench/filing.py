@@ -90,14 +90,14 @@ def _plain_writer(dsn, city, bodies, beside, client_pk, start):
                     " submitted_by_client_id, device_id, service_started_at, service_completed_at, waste_type,"
                     " gallons_removed, decant_returned_gallons, full_pump_down, vehicle_id, disposal_site_id,"
                     " disposal_ticket_number, disposal_delivered_at, disposal_gallons_delivered, fog_depth_in,"
-                    " solids_depth_in, qualifying, hauler_name, hauler_licence_number, disposal_site_name,"
-                    " disposal_site_address)"
-                    " VALUES (%s,%s,1,%s,%s,%s,%s,%s,%s,%s,%s,%s,0,true,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                    " solids_depth_in, qualifying, previous_service_at, hauler_name, hauler_licence_number,"
+                    " disposal_site_name, disposal_site_address)"
+                    " VALUES (%s,%s,1,%s,%s,%s,%s,%s,%s,%s,%s,%s,0,true,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
                     (revision_id, manifest_id, json.dumps(document), chain.seal(document), received, client_pk,
                      device_id, body["service_started_at"], body["service_completed_at"], body["waste_type"],
                      body["gallons_removed"], body["vehicle_id"], body["disposal"]["site_id"],
                      body["disposal"]["ticket_number"], body["disposal"]["delivered_at"],
-                     body["disposal"]["gallons_delivered"], *depths(body), filed.qualifying, *hauler,
+                     body["disposal"]["gallons_delivered"], *depths(body), filed.qualifying, filed.previous, *hauler,
                      *sites[body["disposal"]["site_id"]]))
                 for code, severity, message, citation in filed.findings:
                     conn.execute("INSERT INTO findings (id, revision_id, code, severity, message, citation,"
@@ -109,21 +109,22 @@ def _plain_writer(dsn, city, bodies, beside, client_pk, start):
                               json.dumps({"findings": sorted(f[0] for f in filed.findings)})))
 
 
-Filed = namedtuple("Filed", "qualifying findings")
+Filed = namedtuple("Filed", "qualifying previous findings")
 
 
 def api_filed(dsn, hauler_id, bodies):
     """What the API made of `bodies` filed by `hauler_id`, each a `Filed`: whether the revision
-    qualifies, and its findings (code, severity, message, citation)."""
+    qualifies, the service before it that it links to, and its findings (code, severity,
+    message, citation)."""
     with psycopg.connect(dsn) as conn:
         rows = conn.execute(
-            "SELECT m.manifest_number, r.qualifying, f.code, f.severity, f.message, f.citation FROM manifests m"
+            "SELECT m.manifest_number, r.qualifying, r.previous_service_at, f.code, f.severity, f.message, f.citation FROM manifests m"
             " JOIN manifest_revisions r ON r.manifest_id = m.id LEFT JOIN findings f ON f.revision_id = r.id"
             " WHERE m.hauler_id = %s AND m.manifest_number = ANY(%s) ORDER BY f.code",
             (hauler_id, [body["manifest_number"] for body in bodies])).fetchall()
     filed = {}
-    for number, qualifying, *finding in rows:
-        filed.setdefault(number, Filed(qualifying, []))
+    for number, qualifying, previous, *finding in rows:
+        filed.setdefault(number, Filed(qualifying, previous, []))
         if finding[0] is not None:
             filed[number].findings.append(tuple(finding))
     return [filed[body["manifest_number"]] for body in bodies]

@@ -28,6 +28,7 @@ from services.resolving import Named, resolve
 from services.registry import decode_cursor, encode_cursor
 from storage.localtime import local_date as sql_local_date
 from storage.models import Device, Finding, Jurisdiction, Manifest, ManifestRevision, Permit, new_id, unflushed
+from storage import service_chain
 from storage.prebuilt import insert_rows
 
 # Submitting ---------------------------------------------------------------------------------
@@ -64,6 +65,7 @@ def _columns(data, named: Named) -> dict:
         solids_depth_in=measured.get("solids_depth_in"),
         outlet_clearance_in=measured.get("outlet_clearance_in"),
         qualifying=True,
+        previous_service_at=None,
     )
 
 
@@ -127,7 +129,9 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
     """
     now = clock_now()
     refuse_the_future(data, now)
-    named = resolve(session, data, principal.hauler_id)
+    # The permit stays locked to this filing until it commits: a filing on the same device
+    # waits, then reads this one among its neighbours (`storage.service_chain`).
+    named = resolve(session, data, principal.hauler_id, hold=True)
     body = canonical(data)
     if uploads:
         documents.check(uploads)
@@ -145,6 +149,10 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
         # The new rows are not in the database yet: nothing a neighbour query returns is them.
         around = surroundings(session, revision)
         refresh(session, revision, now, around)
+        revision.previous_service_at = around.previous_qualifying
+        if around.same_service or around.following is not None:
+            # Not simply the device's latest service: its services' links are worked out again.
+            service_chain.mark(session, revision.device_id)
         # No neighbour to refresh and no scan to attach: the new rows are all the filing writes.
         _insert_new(session, manifest, revision, now, alone=not (uploads or neighbours(revision, around)))
         if uploads:

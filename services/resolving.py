@@ -46,23 +46,26 @@ def _resolve_statement(*, ordered=True):
 # A permit's rows, its status changes in the order they took effect (and were recorded).
 _RESOLVE_ORDER = ("permit_id", "effective_on", "recorded_at")
 RESOLVE = Prebuilt(_resolve_statement())
+# The same, holding the permits found (FOR NO KEY UPDATE) until the transaction it opens ends.
+RESOLVE_HOLDING = Prebuilt(_resolve_statement().with_for_update(of=Permit, key_share=True))
 
 
 def resolve_params(permit_number, device_tag) -> dict:
     return {"number": permit_number, "tag": device_tag}
 
 
-def resolve(session, data, hauler_id) -> Named:
+def resolve(session, data, hauler_id, *, hold=False) -> Named:
     """The permit and device a manifest names, or a 422 naming the field.
 
     Permit numbers are unique within a jurisdiction. A number is read in the cities the hauler
     is registered in; a permit of another city is found only together with the named device
     (its filing is kept and flagged), so a 422 tells nothing of other cities' permits. One
     query brings the permit with its status history, its city's rules and the device; the
-    facts the checks need are kept for the request.
+    facts the checks need are kept for the request. `hold`: the permits read stay locked until
+    the transaction ends (a filing's, so that filings on one device come one after the other).
     """
     params = resolve_params(data["permit_number"], data["device_tag"])
-    rows = RESOLVE.all(session.connection(), params)
+    rows = (RESOLVE_HOLDING if hold else RESOLVE).all(session.connection(), params)
     permits = {}
     for row in rows:
         permits.setdefault(row.permit_id, []).append(row)

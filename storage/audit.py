@@ -126,21 +126,20 @@ def effective_frequency():
     )
 
 
-def _last_service(as_of: date, dialect: str, *, manifest: bool = True):
-    """Each device's last qualifying service up to the end of its city's day `as_of`, as a
-    FROM element to outer-join (beside `Jurisdiction`, the device's city): its day, and with
-    `manifest` its manifest's id, number and hauler.
+def _last_service(as_of: date | None, dialect: str, *, manifest: bool = True):
+    """Each device's last qualifying service up to the end of its city's day `as_of` (None: its
+    last of all), as a FROM element to outer-join (beside `Jurisdiction`, the device's city):
+    its day, and with `manifest` its manifest's id, number and hauler.
 
     PostgreSQL probes the partial index of counted services once per device (LATERAL ...
     LIMIT 1); SQLite, which has no LATERAL, ranks the services with a window function.
     """
-    following = as_of + timedelta(days=1)
     if dialect == "postgresql":
         zone = Jurisdiction.time_zone
-        last = (_last_columns(zone, manifest)
-                .where(ManifestRevision.device_id == Device.id,
-                       ManifestRevision.service_completed_at < day_start(literal(following, Date), zone))
-                .order_by(ManifestRevision.service_completed_at.desc()).limit(1).lateral("last"))
+        last = _last_columns(zone, manifest).where(ManifestRevision.device_id == Device.id)
+        if as_of is not None:
+            last = last.where(ManifestRevision.service_completed_at < _day_after(as_of, zone))
+        last = last.order_by(ManifestRevision.service_completed_at.desc()).limit(1).lateral("last")
         return last, true()
     city = aliased(Jurisdiction)
     services = _last_columns(city.time_zone, manifest)
@@ -149,11 +148,17 @@ def _last_service(as_of: date, dialect: str, *, manifest: bool = True):
         order_by=(ManifestRevision.service_completed_at.desc(), ManifestRevision.manifest_id.desc())).label("rank"))
         .join(Device, Device.id == ManifestRevision.device_id)
         .join(Fse, Fse.id == Device.fse_id)
-        .join(city, city.id == Fse.jurisdiction_id)
-        .where(ManifestRevision.service_completed_at < day_start(literal(following, Date), city.time_zone))
-        .subquery("ranked"))
+        .join(city, city.id == Fse.jurisdiction_id))
+    if as_of is not None:
+        ranked = ranked.where(ManifestRevision.service_completed_at < _day_after(as_of, city.time_zone))
+    ranked = ranked.subquery("ranked")
     last = select(ranked).where(ranked.c.rank == 1).subquery("last")
     return last, last.c.device_id == Device.id
+
+
+def _day_after(day: date, zone):
+    """The first moment after the city's day `day`."""
+    return day_start(literal(day + timedelta(days=1), Date), zone)
 
 
 def _last_columns(zone, manifest):

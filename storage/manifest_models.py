@@ -96,6 +96,10 @@ class ManifestRevision(Base):
     # The manifest's revision now in force (`Manifest.current_revision`): a revision is written
     # in force, and a correction that supersedes it turns it off in the same transaction.
     in_force: Mapped[bool] = mapped_column(Boolean, server_default=true())
+    # For a qualifying revision in force: when its device's qualifying service before it was
+    # completed (none: NULL), so a city's gaps between services are read row by row, without
+    # ordering a year of services. Kept by the filing and by `storage.service_chain.relink`.
+    previous_service_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     # Who pumped and where the load went, as the registry named them when this revision was
     # filed (Victorville 10.03.170(c)): a later rename or licence does not rewrite the record.
     hauler_name: Mapped[str | None] = mapped_column(String(200))
@@ -118,10 +122,10 @@ class ManifestRevision(Base):
         Index("ix_revisions_ticket", "disposal_site_id", "disposal_ticket_number"),
         # The services that count, device by device in time order, read without the manifests
         # (a filing's previous and latest qualifying services, the missed services of a period,
-        # each device's last service before it).
+        # each device's last service before it, the gap each closes).
         Index("ix_revisions_counted", "device_id", "service_completed_at",
               postgresql_where=text("in_force AND qualifying"), sqlite_where=text("in_force AND qualifying"),
-              postgresql_include=["manifest_id"]),
+              postgresql_include=["manifest_id", "previous_service_at"]),
         # Deliveries in the order the city's reconciliation lists them.
         Index("ix_revisions_delivered", "disposal_delivered_at", "disposal_ticket_number",
               postgresql_where=text("in_force"), sqlite_where=text("in_force")),

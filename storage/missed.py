@@ -23,65 +23,44 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dia
     missed (past due beyond the grace, not yet serviced) on some day of the period while the
     device's permit held: a gap ends at the next service, or the permit's last day.
 
-    Only the city's services from the period's first day on are read in order; the gap before
-    the first of them starts at each device's last service before the period (one probe a
-    device), or at its permit's issue.
+    Only the city's services from the period's first day on are read, each with the service
+    before it; the gap each device's last service opens is found by one probe a device.
     """
     zone = city_zone(jurisdiction_id, zone)
-    before, on = _last_service(period_from - timedelta(days=1), dialect, manifest=False)
-    # The city's devices, each with what its gaps are judged by and its last service before
-    # the period: read once, beside every gap of the device.
+    last, on = _last_service(None, dialect, manifest=False)
+    # The city's devices, each with what its gaps are judged by and its last service (the gap
+    # it opens): read once, beside every gap of the device.
     city = (select(Device.id.label("device_id"), Device.permit_id.label("permit_id"),
                    effective_frequency().label("frequency"),
                    Jurisdiction.grace_days.label("grace"), day_of(Permit.issued_on).label("issued_day"),
-                   before.c.day.label("prior_day"))
+                   last.c.day.label("last_day"))
             .select_from(Device).join(Fse, Fse.id == Device.fse_id)
             .join(Permit, Permit.id == Device.permit_id)
             .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
-            .outerjoin(before, on)
+            .outerjoin(last, on)
             .where(Fse.jurisdiction_id == jurisdiction_id)).cte("city")
-    # The city's services of the period from its devices themselves, not from `city`: so they
-    # can come device by device in the registry's order (the planner knows no order of a CTE).
-    completed = ManifestRevision.service_completed_at
-    services = (select(ManifestRevision.device_id.label("device_id"), completed.label("at"),
-                       ManifestRevision.manifest_id.label("manifest_id"),
-                       (effective_frequency() + Jurisdiction.grace_days).label("allowed"))
-                .select_from(Device).join(Fse, Fse.id == Device.fse_id)
-                .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
-                .join(ManifestRevision, ManifestRevision.device_id == Device.id)
-                .where(Fse.jurisdiction_id == jurisdiction_id, ManifestRevision.in_force, ManifestRevision.qualifying,
-                       completed >= day_start(literal(period_from, Date), zone))
-                .subquery("services"))
-    # In time order, as the index of counted services holds them: a day's services keep their
-    # days' order, and the gap a day's services close is closed by its first.
-    order = (services.c.at, services.c.manifest_id)
-    windowed = select(
-        services.c.device_id,
-        func.lag(services.c.at).over(partition_by=services.c.device_id, order_by=order).label("start_at"),
-        services.c.at.label("end_at"),
-        services.c.manifest_id.label("end_manifest_id"),
-        func.lead(services.c.at).over(partition_by=services.c.device_id, order_by=order).label("next_at"),
-        services.c.allowed,
-    ).subquery("windowed")
-    # A gap between two services no longer than the frequency and grace was missed on no day:
-    # kept are the gaps after a device's first service in the period and the long ones (closed),
-    # and each device's last service (the gap it opens). A gap of more than `allowed` local
-    # days spans more than `allowed` - 1 days of elapsed time (a clock change moves an hour),
-    # so only the gaps that do are given their local days: read twice, worked out once.
-    spans = or_(windowed.c.start_at.is_(None),
-                more_than_days_apart(windowed.c.end_at, windowed.c.start_at, windowed.c.allowed - 1))
-    kept = (select(windowed.c.device_id, local_day(windowed.c.start_at, zone).label("start_day"),
-                   local_day(windowed.c.end_at, zone).label("end_day"), windowed.c.end_manifest_id,
-                   windowed.c.allowed, windowed.c.next_at.is_(None).label("last"))
-            .where(or_(spans, windowed.c.next_at.is_(None))).cte("kept"))
-    closing = or_(kept.c.start_day.is_(None), kept.c.end_day - kept.c.start_day > kept.c.allowed)
-    closed = (select(kept.c.device_id, kept.c.start_day, kept.c.end_day, kept.c.end_manifest_id)
-              .where(closing))
-    open_ = (select(city.c.device_id, kept.c.end_day.label("start_day"),
-                    null().label("end_day"), null().label("end_manifest_id"))
-             .select_from(city).outerjoin(kept, and_(kept.c.device_id == city.c.device_id, kept.c.last)))
+    # The gaps the city's services of the period close, each from the service before it
+    # (`previous_service_at`, the first service's from the permit's issue), read from the devices
+    # themselves: device by device, each from the index of counted services alone. A gap of more
+    # than `allowed` local days spans more than `allowed` - 1 days of elapsed time (a clock
+    # change moves an hour), so only the gaps that do are given their local days.
+    completed, previous = ManifestRevision.service_completed_at, ManifestRevision.previous_service_at
+    allowed = effective_frequency() + Jurisdiction.grace_days
+    closed = (select(ManifestRevision.device_id.label("device_id"), local_day(previous, zone).label("start_day"),
+                     local_day(completed, zone).label("end_day"),
+                     ManifestRevision.manifest_id.label("end_manifest_id"))
+              .select_from(Device).join(Fse, Fse.id == Device.fse_id)
+              .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
+              .join(ManifestRevision, ManifestRevision.device_id == Device.id)
+              .where(Fse.jurisdiction_id == jurisdiction_id, ManifestRevision.in_force, ManifestRevision.qualifying,
+                     completed >= day_start(literal(period_from, Date), zone),
+                     or_(previous.is_(None),
+                         and_(more_than_days_apart(completed, previous, allowed - 1),
+                              local_day(completed, zone) - local_day(previous, zone) > allowed))))
+    open_ = select(city.c.device_id, city.c.last_day.label("start_day"), null().label("end_day"),
+                   null().label("end_manifest_id"))
     every_gap = union_all(closed, open_).subquery("every_gap")
-    served_from = func.coalesce(every_gap.c.start_day, city.c.prior_day)
+    served_from = every_gap.c.start_day
     start = func.coalesce(served_from, city.c.issued_day)
     due = start + city.c.frequency
     reached = func.coalesce(every_gap.c.end_day, day_number(period_to))

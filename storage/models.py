@@ -82,3 +82,4 @@ __all__ = [
 # The tables of people and of corrections under review share the metadata: importing any model
 # brings them, so every relationship resolves however a program starts.
 from storage import corrections as _corrections, disputes as _disputes, people as _people  # noqa: E402,F401
+from storage import service_chain as _service_chain  # noqa: E402,F401  (its session events)

@@ -85,6 +85,27 @@ def test_the_city_is_the_same_from_the_same_seed_and_realistic(app, database_url
     assert all(row.qualifying == (row.full_pump_down and not row.decant_returned_gallons) for row in first)
 
 
+# Each qualifying service in force against the one before it on its device, as the API keeps them.
+UNLINKED = """
+SELECT count(*) FILTER (WHERE previous_service_at IS DISTINCT FROM previous) AS wrong,
+       count(*) FILTER (WHERE previous IS NOT NULL) AS linked
+FROM (SELECT previous_service_at, lag(service_completed_at) OVER (
+        PARTITION BY device_id ORDER BY service_completed_at, manifest_id) AS previous
+      FROM manifest_revisions WHERE in_force AND qualifying) AS counted
+"""
+
+
+def test_the_city_links_each_service_to_the_one_before_as_the_api_does(app, database_url):
+    city = _city(database_url, seed=5)
+    with psycopg.connect(_dsn(database_url), row_factory=namedtuple_row) as conn:
+        first = conn.execute(UNLINKED).fetchone()
+        # Grown by as many again, spread over the same years: most services gain a new one before.
+        city.add_manifests(2 * MANIFESTS)
+        grown = conn.execute(UNLINKED).fetchone()
+    assert first.wrong == grown.wrong == 0
+    assert first.linked > MANIFESTS / 2 and grown.linked > first.linked + MANIFESTS / 2
+
+
 @pytest.mark.parametrize("as_of", [date(2026, 6, 1), date(2025, 3, 1)])
 def test_the_hand_written_as_of_statement_asks_what_the_api_answers(client, session, database_url, as_of):
     city = _city(database_url, seed=11)

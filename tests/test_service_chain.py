@@ -1,0 +1,122 @@
+"""Each qualifying service in force knows when its device's service before it was completed
+(`previous_service_at`): the missed services of a period read their gaps from it. Whatever
+changes which services count, and two filings on one device at the same moment, leave every
+link what the services in force say it is."""
+import threading
+import uuid
+from collections import defaultdict
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import select
+
+from storage.models import ManifestRevision
+from tests import factories
+from tests.manifest_world import NOW, build
+from tests.test_corrections import correct, decide, shifted
+
+DAY = timedelta(days=1)
+
+
+@pytest.fixture
+def world(client, session, frozen_clock):
+    frozen_clock(NOW)
+    return build(client, session)
+
+
+def links(session) -> dict:
+    """For every qualifying revision in force: (stored link, the one its device's services say)."""
+    session.expire_all()
+    rows = session.execute(select(ManifestRevision.id, ManifestRevision.device_id,
+                                  ManifestRevision.service_completed_at, ManifestRevision.manifest_id,
+                                  ManifestRevision.previous_service_at)
+                           .where(ManifestRevision.in_force, ManifestRevision.qualifying)).all()
+    by_device = defaultdict(list)
+    for row in rows:
+        by_device[row.device_id].append(row)
+    found = {}
+    for services in by_device.values():
+        services.sort(key=lambda row: (row.service_completed_at, row.manifest_id))
+        before = None
+        for row in services:
+            found[row.id] = (row.previous_service_at, before)
+            before = row.service_completed_at
+    return found
+
+
+def assert_linked(session, count):
+    found = links(session)
+    assert len(found) == count
+    assert [stored for stored, expected in found.values() if stored != expected] == []
+    assert all(stored == expected for stored, expected in found.values())
+
+
+def test_late_filings_loads_of_one_service_and_corrections_keep_every_link(world, session):
+    auditor = factories.token(world.client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
+    second_device = factories.device(session, permit_row=world.permit, tag="GI-2")
+
+    # In time order: each service links to the one before.
+    bodies = [world.body(completed=NOW - days * DAY) for days in (40, 30, 20)]
+    for body in bodies:
+        assert world.post(body).status_code == 201
+    assert_linked(session, 3)
+    oldest, middle, newest = (session.scalar(select(ManifestRevision.previous_service_at).where(
+        ManifestRevision.service_completed_at == NOW - days * DAY)) for days in (40, 30, 20))
+    assert (oldest, middle, newest) == (None, NOW - 40 * DAY, NOW - 30 * DAY)
+
+    # A late filing between two services: the later one now links to it.
+    late = world.body(completed=NOW - 25 * DAY)
+    late_filed = world.post(late)
+    assert late_filed.status_code == 201
+    assert_linked(session, 4)
+
+    # A first load that pumped half: it does not count until a second load of the service
+    # completes it, and then both do.
+    half = world.post(world.body(completed=NOW - 10 * DAY, gallons_removed=1000))
+    assert "partial_pump_down" in [f["code"] for f in half.json["findings"]]
+    assert_linked(session, 4)
+    rest = world.body(completed=NOW - 10 * DAY + timedelta(hours=1), gallons_removed=450, vehicle_id="TRK-2")
+    rest_filed = world.post(rest)
+    assert rest_filed.status_code == 201
+    assert_linked(session, 6)
+
+    # Corrected to less, the second load no longer completes the service: neither counts.
+    smaller = correct(world, rest_filed.json, rest, gallons_removed=100,
+                      disposal={**rest["disposal"], "gallons_delivered": 100})
+    assert smaller.status_code == 201, smaller.json
+    assert_linked(session, 4)
+
+    # A correction that moves a service earlier, past another one, and one to another device.
+    moved = correct(world, late_filed.json, shifted(late, -24 * 12))
+    assert moved.status_code in (201, 202), moved.json
+    if moved.status_code == 202:
+        assert decide(world.client, auditor, moved.json["id"], "approve").status_code == 200
+    assert_linked(session, 4)
+    elsewhere = correct(world, late_filed.json, {**shifted(late, -24 * 12), "device_tag": second_device.tag})
+    assert elsewhere.status_code in (201, 202), elsewhere.json
+    if elsewhere.status_code == 202:
+        assert decide(world.client, auditor, elsewhere.json["id"], "approve").status_code == 200
+    assert session.scalar(select(ManifestRevision.device_id).where(
+        ManifestRevision.in_force, ManifestRevision.manifest_id == uuid.UUID(late_filed.json["id"]))) == second_device.id
+    assert_linked(session, 4)
+
+
+@pytest.mark.postgresql_only  # SQLite's writers take turns
+def test_filings_on_one_device_at_the_same_moment_each_link_to_the_one_before(world, session):
+    """Eight dispatch systems file eight services of one interceptor at once, in an order no
+    one chose: each filing reads its neighbours only after the one before it committed."""
+    bodies = [world.body(completed=NOW - (40 - 3 * k) * DAY) for k in range(8)]
+    start = threading.Barrier(len(bodies))
+    answers = []
+
+    def file(body):
+        start.wait()
+        answers.append(world.post(body).status_code)
+
+    threads = [threading.Thread(target=file, args=(body,)) for body in reversed(bodies)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert answers == [201] * len(bodies)
+    assert_linked(session, len(bodies))
