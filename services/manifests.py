@@ -154,7 +154,7 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
             # Not simply the device's latest service: its services' links are worked out again.
             service_chain.mark(session, revision.device_id)
         # No neighbour to refresh and no scan to attach: the new rows are all the filing writes.
-        _insert_new(session, manifest, revision, now, alone=not (uploads or neighbours(revision, around)))
+        _insert_new(session, manifest, revision, now, last=not (uploads or neighbours(revision, around)))
         if uploads:
             # Before the neighbours are refreshed: their own neighbourhood reads the new rows,
             # which must come back as these objects, not as copies the session would refuse.
@@ -176,12 +176,12 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
     return manifest, True
 
 
-def _insert_new(session, manifest: Manifest, revision: ManifestRevision, now, *, alone=False):
+def _insert_new(session, manifest: Manifest, revision: ManifestRevision, now, *, last=False):
     """A new manifest, its first revision, their findings and its change, with no unit of work
-    (on PostgreSQL in one statement; `alone`: committed by itself where nothing else was
-    written). The objects stay out of the session (see `_adopt`)."""
+    (on PostgreSQL in one statement; `last`: the filing's last write, which commits it). The
+    objects stay out of the session (see `_adopt`)."""
     filed = changes.entry(manifest, changes.FILED, at=now, revision=1, findings=changes.active_codes(revision))
-    insert_rows(session.connection(), (manifest, revision, *revision.findings, filed), alone=alone)
+    insert_rows(session.connection(), (manifest, revision, *revision.findings, filed), last=last)
 
 
 def _adopt(session, manifest: Manifest):

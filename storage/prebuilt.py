@@ -11,6 +11,7 @@ adapters and errors (raised as SQLAlchemy's); it does not pass through the engin
 """
 import functools
 import re
+import select as os_select
 from collections import namedtuple
 from itertools import groupby
 
@@ -27,37 +28,39 @@ class Prebuilt:
         self.statement = statement
         self._plans = {}
 
-    def all(self, connection, params=None, *, alone=False) -> list:
+    def all(self, connection, params=None, *, alone=False, last=False) -> list:
         """The rows (attribute access by column label) for `params`, in `connection`'s transaction.
 
         On PostgreSQL a statement that only reads, or one that is `alone` (all the writing its
         transaction would do), runs without opening a transaction when none is open yet: psycopg
         would otherwise send `BEGIN` first, and `COMMIT` after, each a round trip of its own.
         Under READ COMMITTED a read sees what it would have seen inside; a single statement is
-        atomic by itself."""
+        atomic by itself. `last`: the transaction's last statement, whose round trip commits it
+        (an open transaction; without one, as `alone`)."""
         dialect = connection.dialect
         plan = self._plans.get(dialect)
         if plan is None and dialect.name == "postgresql":
             plan = self._plans[dialect] = _Plan(self.statement, dialect)
         if plan is None or not plan.direct:
             return connection.execute(self.statement, params or {}).all()
-        return plan.run(connection, params or {}, alone=alone)
+        return plan.run(connection, params or {}, alone=alone or last, last=last)
 
     def first(self, connection, params=None):
         rows = self.all(connection, params)
         return rows[0] if rows else None
 
 
-def insert_rows(connection, rows, *, alone=False):
+def insert_rows(connection, rows, *, alone=False, last=False):
     """Insert new rows, ORM instances with every column set (`storage.models.unflushed`),
     without the unit of work, in `connection`'s transaction: on PostgreSQL in one statement
     (a data-modifying CTE per row, planned once per sequence of tables), elsewhere one INSERT
     per run of rows of a table. Rows go in the order given, so a row may refer to one before it.
-    `alone`: these rows are all the transaction writes (see `Prebuilt.all`)."""
+    `alone`: these rows are all the transaction writes; `last`: they are its last (see
+    `Prebuilt.all`)."""
     if connection.dialect.name == "postgresql":
         tables = tuple(type(row).__table__ for row in rows)
         params = {f"r{n}_{key}": value for n, row in enumerate(rows) for key, value in _values(row).items()}
-        _inserting(tables).all(connection, params, alone=alone)
+        _inserting(tables).all(connection, params, alone=alone, last=last)
         return
     for table, run in groupby(rows, key=lambda row: type(row).__table__):
         connection.execute(insert(table), [_values(row) for row in run])
@@ -88,6 +91,7 @@ _READS = re.compile(r"\s*(SELECT|WITH)\b", re.IGNORECASE)
 _WRITES = re.compile(r"\b(INSERT|UPDATE|DELETE|MERGE|FOR\s+SHARE|FOR\s+KEY\s+SHARE|LOCK|NEXTVAL|SETVAL|"
                      r"PG_ADVISORY_\w+|PG_TRY_ADVISORY_\w+)\b", re.IGNORECASE)
 _IDLE = 0  # psycopg.pq.TransactionStatus.IDLE: no transaction open on the connection
+_OPEN = 2  # psycopg.pq.TransactionStatus.INTRANS: a transaction open, idle between statements
 _ANSWERED = (1, 2)  # psycopg.pq.ExecStatus.COMMAND_OK, TUPLES_OK
 _PLACEHOLDER = re.compile(r"%\(([^)]+)\)s|%%")
 
@@ -193,15 +197,20 @@ class _Plan:
         self.wire_sql, self.names = _numbered(self.sql)
         self.formats = [PyFormat.AUTO] * len(self.names)
 
-    def run(self, connection, params, extracted=None, *, ids_as_text=False, alone=False):
+    def run(self, connection, params, extracted=None, *, ids_as_text=False, alone=False, last=False):
         values = self.compiled.construct_params(params, extracted_parameters=extracted, _check=False)
         for name, processor in self.binds.items():
             values[name] = processor(values[name])
         driver = connection.connection.driver_connection
-        opens = not (self.reads_only or alone or driver.autocommit)
-        if opens and driver.pgconn.transaction_status == _IDLE:
-            # The first write of a transaction: psycopg opens it as the connection is set to.
-            fetched = self._through_cursor(connection, driver, values, ids_as_text)
+        status = driver.pgconn.transaction_status
+        if driver.autocommit or status not in (_IDLE, _OPEN):
+            fetched = self._on_the_wire(connection, driver, values, ids_as_text)
+        elif status == _IDLE and not (self.reads_only or alone):
+            # The first write or lock of a transaction opens it, in the same round trip.
+            fetched = self._on_the_wire(connection, driver, values, ids_as_text, before=_begin(driver))
+        elif status == _OPEN and last:
+            # The last write of the transaction commits it, in the same round trip.
+            fetched = self._on_the_wire(connection, driver, values, ids_as_text, after=b"COMMIT")
         else:
             fetched = self._on_the_wire(connection, driver, values, ids_as_text)
         if not self.processors:
@@ -214,17 +223,22 @@ class _Plan:
             rows.append(self.row._make(row))
         return rows
 
-    def _on_the_wire(self, connection, driver, values, ids_as_text):
+    def _on_the_wire(self, connection, driver, values, ids_as_text, *, before=None, after=None):
         """The rows, the statement prepared once per connection and run
         on libpq's connection itself: a cursor's own work per execution (finding the dumpers
         for each value and the loaders for each column, its prepared-statement bookkeeping)
-        cost as much CPU as the round trip. Outside a transaction this runs by itself."""
+        cost as much CPU as the round trip. Outside a transaction this runs by itself;
+        `before` and `after` (BEGIN, COMMIT) go with it in one round trip (psycopg reads the
+        transaction's state from the connection, so it neither opens nor commits it again)."""
         state = _Wire.of(driver)
         transformer = state.transformer(driver, ids_as_text)
         try:
             arguments = transformer.dump_sequence([values[name] for name in self.names], self.formats)
             name = state.prepared(driver.pgconn, self.wire_sql, transformer.types)
-            result = driver.pgconn.exec_prepared(name, arguments, transformer.formats)
+            if before or after:
+                result = _pipelined(driver.pgconn, name, arguments, transformer.formats, before, after)
+            else:
+                result = driver.pgconn.exec_prepared(name, arguments, transformer.formats)
             if result.status not in _ANSWERED:
                 raise errors.error_from_result(result, encoding=state.encoding)
         except connection.dialect.loaded_dbapi.Error as error:
@@ -236,26 +250,56 @@ class _Plan:
         transformer.set_pgresult(result)
         return transformer.load_rows(0, result.ntuples, tuple)
 
-    def _through_cursor(self, connection, driver, values, ids_as_text):
-        cursor = driver.cursor()
-        if ids_as_text:
-            cursor.adapters.register_loader("uuid", TextLoader)
-        try:
-            cursor.execute(self.sql, values)
-            if self.row is None:
-                return []
-            if self.processors is None:
-                self._learn(connection.dialect, [column.type_code for column in cursor.description])
-            return cursor.fetchall()
-        except connection.dialect.loaded_dbapi.Error as error:
-            raise _translated(connection, error, self.sql, values) from error
-        finally:
-            cursor.close()
-
     def _learn(self, dialect, types):
         """The result processors of the columns, from the first result's column types."""
         found = [c.type._cached_result_processor(dialect, oid) for c, oid in zip(self.columns, types)]
         self.processors = [(i, p) for i, p in enumerate(found) if p is not None]
+
+
+def _pipelined(pgconn, name, arguments, formats, before, after):
+    """The prepared statement's result, sent between the commands `before` and `after` (either
+    may be None) in one pipeline: one round trip. A statement that fails leaves `after` unrun
+    (the transaction stays open, in error, for the session to roll back)."""
+    pgconn.enter_pipeline_mode()
+    try:
+        if before:
+            pgconn.send_query_params(before, None)
+        pgconn.send_query_prepared(name, arguments, formats)
+        if after:
+            pgconn.send_query_params(after, None)
+        pgconn.pipeline_sync()
+        results = []
+        for _ in range(1 + bool(before) + bool(after)):
+            results.append(_next_result(pgconn))
+            while _next_result(pgconn) is not None:  # the end of this command's results
+                pass
+        _next_result(pgconn)  # the sync
+    finally:
+        pgconn.exit_pipeline_mode()
+    ran = results[1 if before else 0]
+    failed = [result for result in results if result.status not in _ANSWERED]
+    return ran if ran.status not in _ANSWERED or not failed else failed[0]
+
+
+def _begin(driver) -> bytes:
+    """The BEGIN psycopg would send on this connection, with its isolation and access modes."""
+    modes = []
+    if driver.isolation_level is not None:
+        modes.append("ISOLATION LEVEL " + driver.isolation_level.name.replace("_", " "))
+    if driver.read_only is not None:
+        modes.append("READ ONLY" if driver.read_only else "READ WRITE")
+    if driver.deferrable is not None:
+        modes.append("DEFERRABLE" if driver.deferrable else "NOT DEFERRABLE")
+    return " ".join(["BEGIN", *modes]).encode()
+
+
+def _next_result(pgconn):
+    """libpq's next result, waited for with the interpreter's lock released: a statement may
+    wait on a lock another thread of this process holds."""
+    while pgconn.is_busy():
+        os_select.select([pgconn.socket], [], [])
+        pgconn.consume_input()
+    return pgconn.get_result()
 
 
 def _translated(connection, error, sql, values):

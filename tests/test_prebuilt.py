@@ -154,6 +154,48 @@ def test_a_locking_read_opens_the_transaction(app, session):
     assert driver.info.transaction_status == TransactionStatus.INTRANS
     session.rollback()
 
+    # Opened as the connection is set to open its transactions.
+    with app.extensions["fogx.engine"].connect() as connection:
+        connection = connection.execution_options(isolation_level="REPEATABLE READ")
+        assert locking.all(connection) == [("victorville",)]
+        assert connection.exec_driver_sql("SHOW transaction_isolation").scalar() == "repeatable read"
+        connection.rollback()
+
+
+@pytest.mark.postgresql_only
+def test_a_last_write_commits_the_transaction_in_its_own_round_trip(app, session):
+    """A filing's lock opens its transaction and its insert, the last write, closes it: both
+    what came before in the transaction and the rows are committed, and the session's own
+    commit after has nothing left to send. A last write that fails commits nothing."""
+    from psycopg.pq import TransactionStatus
+
+    jurisdiction = factories.jurisdiction(session)
+    session.commit()
+    locking = Prebuilt(select(Jurisdiction.code).where(Jurisdiction.id == bindparam("id")).with_for_update())
+    assert locking.all(session.connection(), {"id": jurisdiction.id}) == [("victorville",)]
+    driver = session.connection().connection.driver_connection
+    assert driver.info.transaction_status == TransactionStatus.INTRANS
+    session.execute(text("UPDATE jurisdictions SET name = 'Renamed' WHERE id = :id"), {"id": jurisdiction.id})
+    fse = _new_fse(jurisdiction, "Last")
+    insert_rows(session.connection(), [fse], last=True)
+    assert driver.info.transaction_status == TransactionStatus.IDLE
+    with Session(bind=app.extensions["fogx.engine"]) as elsewhere:
+        assert elsewhere.get(Fse, fse.id) is not None
+        assert elsewhere.get(Jurisdiction, jurisdiction.id).name == "Renamed"
+    session.commit()
+
+    # The same rows again: the insert fails, the transaction is left to roll back, and the
+    # write before it in the transaction is not committed either.
+    assert locking.all(session.connection(), {"id": jurisdiction.id}) == [("victorville",)]
+    session.execute(text("UPDATE jurisdictions SET name = 'Again' WHERE id = :id"), {"id": jurisdiction.id})
+    duplicate = _new_fse(jurisdiction, "Last")
+    duplicate.id = fse.id
+    with pytest.raises(IntegrityError):
+        insert_rows(session.connection(), [duplicate], last=True)
+    session.rollback()
+    with Session(bind=app.extensions["fogx.engine"]) as elsewhere:
+        assert elsewhere.get(Jurisdiction, jurisdiction.id).name == "Renamed"
+
 
 @pytest.mark.postgresql_only
 def test_a_statement_is_prepared_once_per_connection_and_outlives_a_rollback(app, session):
