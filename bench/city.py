@@ -254,6 +254,7 @@ class City:
         before it (`previous_service_at`), as the API keeps them; the revisions already there
         whose service before them is now a staged one are linked again."""
         cur.execute("ANALYZE incoming_revisions")
+        cur.execute("SET LOCAL work_mem = '1GB'")  # a county's services are ordered in memory
         cur.execute(
             "CREATE TEMPORARY TABLE linked AS SELECT id, staged, lag(service_completed_at) OVER ("
             " PARTITION BY device_id ORDER BY service_completed_at, manifest_id) AS previous FROM ("

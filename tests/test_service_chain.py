@@ -10,6 +10,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
+from storage import migrate
 from storage.models import ManifestRevision
 from tests import factories
 from tests.manifest_world import NOW, build
@@ -120,3 +121,47 @@ def test_filings_on_one_device_at_the_same_moment_each_link_to_the_one_before(wo
         thread.join()
     assert answers == [201] * len(bodies)
     assert_linked(session, len(bodies))
+
+
+@pytest.mark.postgresql_only  # SQLite's writers take turns
+def test_two_loads_of_one_service_filed_at_the_same_moment_each_count_the_other(world, session):
+    """Two trucks pump one interceptor together and their dispatch systems file at once: the
+    second filing to commit reads the first, and the pump-down the two loads make up counts."""
+    first = world.body(completed=NOW - DAY, gallons_removed=1000)
+    second = world.body(completed=NOW - DAY + timedelta(minutes=30), gallons_removed=450, vehicle_id="TRK-2")
+    start = threading.Barrier(2)
+    answers = []
+
+    def file(body):
+        start.wait()
+        answers.append(world.post(body).json)
+
+    threads = [threading.Thread(target=file, args=(body,)) for body in (first, second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(answer["manifest_number"] for answer in answers) == [first["manifest_number"],
+                                                                       second["manifest_number"]]
+    session.expire_all()
+    counted = session.scalars(select(ManifestRevision.qualifying).where(ManifestRevision.in_force)).all()
+    assert counted == [True, True]
+    assert_linked(session, 2)
+
+
+def test_the_migration_links_the_services_filed_before_it(app, world, session):
+    """Migration 0026 finds every qualifying service in force the one before it on its device."""
+    for days in (40, 20, 30, 10):  # the third filed late, between the first two
+        assert world.post(world.body(completed=NOW - days * DAY)).status_code == 201
+    assert world.post(world.body(completed=NOW - 5 * DAY, gallons_removed=700)).status_code == 201  # partial
+    session.close()
+    engine = app.extensions["fogx.engine"]
+    engine.dispose()
+    migrate.downgrade(engine, "0025")
+    try:
+        migrate.upgrade(engine)
+    finally:
+        engine.dispose()
+    assert_linked(session, 4)
+    assert session.scalar(select(ManifestRevision.previous_service_at).where(
+        ManifestRevision.service_completed_at == NOW - 20 * DAY)) == NOW - 30 * DAY
