@@ -1,6 +1,6 @@
 """Every interval a device went unserviced past its frequency and grace within a period: the
 auditor's missed services by period."""
-from datetime import date, timedelta
+from datetime import date
 
 from sqlalchemy import Date, and_, case, func, literal, null, or_, select, union_all
 
