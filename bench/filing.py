@@ -118,7 +118,8 @@ def api_filed(dsn, hauler_id, bodies):
     message, citation)."""
     with psycopg.connect(dsn) as conn:
         rows = conn.execute(
-            "SELECT m.manifest_number, r.qualifying, r.previous_service_at, f.code, f.severity, f.message, f.citation FROM manifests m"
+            "SELECT m.manifest_number, r.qualifying, r.previous_service_at, f.code, f.severity, f.message,"
+            " f.citation FROM manifests m"
             " JOIN manifest_revisions r ON r.manifest_id = m.id LEFT JOIN findings f ON f.revision_id = r.id"
             " WHERE m.hauler_id = %s AND m.manifest_number = ANY(%s) ORDER BY f.code",
             (hauler_id, [body["manifest_number"] for body in bodies])).fetchall()

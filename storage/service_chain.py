@@ -15,8 +15,9 @@ from storage.manifest_models import ManifestRevision
 from storage.registry_models import Device, Permit
 
 _MARKED = "fogx.chain_devices"
-# What decides whether and where a revision stands in its device's chain.
-_PLACE = ("device_id", "service_completed_at", "qualifying", "in_force")
+# What of a stored revision can change whether it stands in its device's chain (its device and
+# its time are written once).
+_COUNTS = ("qualifying", "in_force")
 
 
 def mark(session, device_id):
@@ -53,15 +54,13 @@ def _mark_changed(session, _context, _instances):
         if isinstance(revision, ManifestRevision):
             mark(session, revision.device_id)
     for revision in session.dirty:
-        if isinstance(revision, ManifestRevision):
-            state = inspect(revision)
-            for key in _PLACE:
-                history = state.attrs[key].history
-                if history.has_changes():
-                    mark(session, revision.device_id)
-                    if key == "device_id":
-                        for device_id in history.deleted:
-                            mark(session, device_id)
+        if isinstance(revision, ManifestRevision) and _recounted(revision):
+            mark(session, revision.device_id)
+
+
+def _recounted(revision) -> bool:
+    state = inspect(revision)
+    return any(state.attrs[key].history.has_changes() for key in _COUNTS)
 
 
 @event.listens_for(Session, "before_commit")
