@@ -21,6 +21,7 @@ from services import changes, judging, manifests, outbox, resolving, retention
 from services.accounts import certifier_of
 from services.errors import Conflict, Invalid, NotFound
 from services.registry import decode_cursor, encode_cursor
+from storage import turns
 from storage.corrections import APPROVED, PENDING, REJECTED, PendingCorrection
 from storage.models import Jurisdiction, Manifest, ManifestRevision, new_id
 
@@ -52,7 +53,9 @@ def correct(session, principal, manifest_id, data) -> Outcome:
         raise Invalid("A correction keeps the manifest number.",
                                errors={"manifest_number": [f"Must be {manifest.manifest_number}."]})
     manifests.refuse_the_future(data, now)
-    named = resolving.resolve(session, data, principal.hauler_id)
+    # The device it is on and the one it names come in turn with the filings on them.
+    turns.hold_permit(session.connection(), manifest.permit_id)
+    named = resolving.resolve(session, data, principal.hauler_id, hold=True)
     body = canonical(data)
     latest = manifests.current(manifest)
     if latest.body["manifest"] == body:
@@ -225,7 +228,8 @@ def approve(session, principal, row: PendingCorrection, *, note=None) -> tuple[M
         data = ManifestIn().load(row.document["manifest"])
     except ValidationError:
         raise Conflict("This correction no longer reads as a manifest; reject it.")
-    named = resolving.resolve(session, data, manifest.hauler_id)
+    turns.hold_permit(session.connection(), manifest.permit_id)
+    named = resolving.resolve(session, data, manifest.hauler_id, hold=True)
     if named.jurisdiction_id != manifest.jurisdiction_id:
         raise Conflict("The permit it names is now another city's; reject it.")
     jurisdiction = session.get(Jurisdiction, manifest.jurisdiction_id)

@@ -12,6 +12,7 @@ from domain.dates import local_date, start_of_day
 from services import changes
 from services.filing_facts import cached, load_device_facts, load_hauler_facts, load_site_facts, rules_of, zone_of
 from storage.models import Finding, Jurisdiction, Manifest, ManifestRevision, new_id
+from storage import turns
 from storage.prebuilt import Prebuilt
 
 
@@ -89,12 +90,17 @@ def surroundings(session, revision: ManifestRevision) -> Surroundings:
         day = local_date(revision.disposal_delivered_at, zone)
         delivered_from, delivered_to = start_of_day(day, zone), start_of_day(day + timedelta(days=1), zone)
     session.flush()  # what this request changed is part of the neighbourhood
-    found = SURROUNDINGS.all(session.connection(), {
+    connection = session.connection()
+    # The other loads on its ticket are read once every filing on the ticket before it committed.
+    ahead = ()
+    if revision.disposal_ticket_number is not None and connection.dialect.name == "postgresql":
+        ahead = (turns.ticket_lock(revision.disposal_site_id, revision.disposal_ticket_number),)
+    found = SURROUNDINGS.all(connection, {
         "device_id": revision.device_id, "manifest_id": revision.manifest_id,
         "lo": completed - window, "hi": completed + window,
         "site_id": revision.disposal_site_id, "ticket": revision.disposal_ticket_number,
         "delivered_from": delivered_from, "delivered_to": delivered_to,
-    })
+    }, ahead=ahead)
     rows = _revisions(session, {row.id for row in found if row.role in ("service", "ticket", "following")})
 
     def moment(role):

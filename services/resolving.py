@@ -9,6 +9,7 @@ from domain import registry as reg
 from services.errors import Invalid
 from services.filing_facts import RULE_COLUMNS, cached, device_facts, registered_in, registry_generation, rules_of
 from storage.models import Device, Jurisdiction, Permit, PermitStatusChange
+from storage import turns
 from storage.prebuilt import Prebuilt
 
 
@@ -62,10 +63,14 @@ def resolve(session, data, hauler_id, *, hold=False) -> Named:
     (its filing is kept and flagged), so a 422 tells nothing of other cities' permits. One
     query brings the permit with its status history, its city's rules and the device; the
     facts the checks need are kept for the request. `hold`: the permits read stay locked until
-    the transaction ends (a filing's, so that filings on one device come one after the other).
+    the transaction ends (a filing's, so that filings on one device come one after the other;
+    on SQLite, the database's one write lock).
     """
     params = resolve_params(data["permit_number"], data["device_tag"])
-    rows = (RESOLVE_HOLDING if hold else RESOLVE).all(session.connection(), params)
+    connection = session.connection()
+    if hold and connection.dialect.name == "sqlite":
+        turns.hold_database(connection)
+    rows = (RESOLVE_HOLDING if hold else RESOLVE).all(connection, params)
     permits = {}
     for row in rows:
         permits.setdefault(row.permit_id, []).append(row)

@@ -28,7 +28,7 @@ class Prebuilt:
         self.statement = statement
         self._plans = {}
 
-    def all(self, connection, params=None, *, alone=False, last=False) -> list:
+    def all(self, connection, params=None, *, alone=False, last=False, ahead=()) -> list:
         """The rows (attribute access by column label) for `params`, in `connection`'s transaction.
 
         On PostgreSQL a statement that only reads, or one that is `alone` (all the writing its
@@ -36,14 +36,18 @@ class Prebuilt:
         would otherwise send `BEGIN` first, and `COMMIT` after, each a round trip of its own.
         Under READ COMMITTED a read sees what it would have seen inside; a single statement is
         atomic by itself. `last`: the transaction's last statement, whose round trip commits it
-        (an open transaction; without one, as `alone`)."""
+        (an open transaction; without one, as `alone`). `ahead`: commands without parameters
+        (a lock) run first, in the transaction and the same round trip; the statement's own
+        snapshot is taken after them."""
         dialect = connection.dialect
         plan = self._plans.get(dialect)
         if plan is None and dialect.name == "postgresql":
             plan = self._plans[dialect] = _Plan(self.statement, dialect)
         if plan is None or not plan.direct:
+            for command in ahead:
+                connection.exec_driver_sql(command.decode())
             return connection.execute(self.statement, params or {}).all()
-        return plan.run(connection, params or {}, alone=alone or last, last=last)
+        return plan.run(connection, params or {}, alone=alone or last, last=last, ahead=tuple(ahead))
 
     def first(self, connection, params=None):
         rows = self.all(connection, params)
@@ -197,22 +201,22 @@ class _Plan:
         self.wire_sql, self.names = _numbered(self.sql)
         self.formats = [PyFormat.AUTO] * len(self.names)
 
-    def run(self, connection, params, extracted=None, *, ids_as_text=False, alone=False, last=False):
+    def run(self, connection, params, extracted=None, *, ids_as_text=False, alone=False, last=False, ahead=()):
         values = self.compiled.construct_params(params, extracted_parameters=extracted, _check=False)
         for name, processor in self.binds.items():
             values[name] = processor(values[name])
         driver = connection.connection.driver_connection
         status = driver.pgconn.transaction_status
         if driver.autocommit or status not in (_IDLE, _OPEN):
-            fetched = self._on_the_wire(connection, driver, values, ids_as_text)
-        elif status == _IDLE and not (self.reads_only or alone):
+            fetched = self._on_the_wire(connection, driver, values, ids_as_text, before=ahead)
+        elif status == _IDLE and (ahead or not (self.reads_only or alone)):
             # The first write or lock of a transaction opens it, in the same round trip.
-            fetched = self._on_the_wire(connection, driver, values, ids_as_text, before=_begin(driver))
+            fetched = self._on_the_wire(connection, driver, values, ids_as_text, before=(_begin(driver), *ahead))
         elif status == _OPEN and last:
             # The last write of the transaction commits it, in the same round trip.
-            fetched = self._on_the_wire(connection, driver, values, ids_as_text, after=b"COMMIT")
+            fetched = self._on_the_wire(connection, driver, values, ids_as_text, before=ahead, after=b"COMMIT")
         else:
-            fetched = self._on_the_wire(connection, driver, values, ids_as_text)
+            fetched = self._on_the_wire(connection, driver, values, ids_as_text, before=ahead)
         if not self.processors:
             return [self.row._make(r) for r in fetched] if self.row else []
         rows = []
@@ -223,12 +227,12 @@ class _Plan:
             rows.append(self.row._make(row))
         return rows
 
-    def _on_the_wire(self, connection, driver, values, ids_as_text, *, before=None, after=None):
+    def _on_the_wire(self, connection, driver, values, ids_as_text, *, before=(), after=None):
         """The rows, the statement prepared once per connection and run
         on libpq's connection itself: a cursor's own work per execution (finding the dumpers
         for each value and the loaders for each column, its prepared-statement bookkeeping)
         cost as much CPU as the round trip. Outside a transaction this runs by itself;
-        `before` and `after` (BEGIN, COMMIT) go with it in one round trip (psycopg reads the
+        the commands `before` (BEGIN, a lock) and `after` (COMMIT) go with it in one round trip (psycopg reads the
         transaction's state from the connection, so it neither opens nor commits it again)."""
         state = _Wire.of(driver)
         transformer = state.transformer(driver, ids_as_text)
@@ -257,28 +261,27 @@ class _Plan:
 
 
 def _pipelined(pgconn, name, arguments, formats, before, after):
-    """The prepared statement's result, sent between the commands `before` and `after` (either
-    may be None) in one pipeline: one round trip. A statement that fails leaves `after` unrun
-    (the transaction stays open, in error, for the session to roll back)."""
+    """The prepared statement's result, sent after the commands `before` and before `after` (or
+    None) in one pipeline: one round trip. A command that fails leaves the rest unrun (the
+    transaction stays open, in error, for the session to roll back)."""
     pgconn.enter_pipeline_mode()
     try:
-        if before:
-            pgconn.send_query_params(before, None)
+        for command in before:
+            pgconn.send_query_params(command, None)
         pgconn.send_query_prepared(name, arguments, formats)
         if after:
             pgconn.send_query_params(after, None)
         pgconn.pipeline_sync()
         results = []
-        for _ in range(1 + bool(before) + bool(after)):
+        for _ in range(len(before) + 1 + bool(after)):
             results.append(_next_result(pgconn))
             while _next_result(pgconn) is not None:  # the end of this command's results
                 pass
         _next_result(pgconn)  # the sync
     finally:
         pgconn.exit_pipeline_mode()
-    ran = results[1 if before else 0]
     failed = [result for result in results if result.status not in _ANSWERED]
-    return ran if ran.status not in _ANSWERED or not failed else failed[0]
+    return failed[0] if failed else results[len(before)]
 
 
 def _begin(driver) -> bytes:

@@ -231,6 +231,36 @@ def test_load_shortfall_across_a_ticket(world):
     assert [f["code"] for f in again.json["findings"]] == ["load_shortfall"]
 
 
+def test_loads_on_one_ticket_filed_at_the_same_moment_each_count_the_other(world, session):
+    """A truck's route: two restaurants pumped, one disposal ticket, both manifests filed at
+    once by two dispatch clients. Each filing must read the other's load, whichever commits
+    first: 1,400 + 1,400 gallons on a ticket that delivered 2,000 is a shortfall on both."""
+    other_permit = factories.permit(session, fse_row=factories.fse(session), issued_on=date(2025, 1, 1),
+                                    expires_on=date(2027, 12, 31))
+    other_device = factories.device(session, permit_row=other_permit, capacity_gallons=1500)
+    session.commit()
+    for route in range(3):
+        bodies = [world.body(gallons_removed=1400, completed=NOW - timedelta(hours=3 + route)) for _ in range(2)]
+        bodies[1].update(permit_number=other_permit.permit_number, device_tag=other_device.tag)
+        for body in bodies:
+            body["disposal"].update(ticket_number=f"T-ROUTE-{route}", gallons_delivered=2000)
+        start, filed = threading.Barrier(2), []
+
+        def file(body):
+            start.wait()
+            filed.append(world.post(body))
+
+        threads = [threading.Thread(target=file, args=(body,)) for body in bodies]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert sorted(response.status_code for response in filed) == [201, 201]
+        for response in filed:
+            now = world.client.get(f"/v1/manifests/{response.json['id']}", headers=factories.bearer(world.hauler_token))
+            assert [f["code"] for f in now.json["findings"]] == ["load_shortfall"], route
+
+
 def test_service_interval_exceeded_and_grace(world):
     assert world.codes(world.body(completed=NOW - timedelta(days=100), disposal=None,
                                   measurements=None)) == ["disposal_unconfirmed", "late_submission"]

@@ -163,6 +163,29 @@ def test_a_locking_read_opens_the_transaction(app, session):
 
 
 @pytest.mark.postgresql_only
+def test_a_lock_sent_ahead_is_held_until_the_transaction_ends(app, session):
+    """A read with a lock ahead of it opens the transaction and holds the lock to its end; a
+    lock that cannot be taken raises, and the read after it is not run."""
+    from storage.turns import ticket_lock
+
+    factories.jurisdiction(session)
+    session.commit()
+    reading = Prebuilt(select(Jurisdiction.code))
+    lock = ticket_lock("site", "T-1")
+    assert reading.all(session.connection(), ahead=(lock,)) == [("victorville",)]
+    key = lock.decode().removeprefix("SELECT pg_advisory_xact_lock(").removesuffix(")")
+    with app.extensions["fogx.engine"].connect() as elsewhere:
+        taken = f"SELECT pg_try_advisory_xact_lock({key})"
+        assert elsewhere.exec_driver_sql(taken).scalar() is False
+        session.rollback()
+        assert elsewhere.exec_driver_sql(taken).scalar() is True
+        elsewhere.rollback()
+    with pytest.raises(DBAPIError, match="not a key"):
+        reading.all(session.connection(), ahead=(b"SELECT pg_advisory_xact_lock(1, 'not a key')",))
+    session.rollback()
+
+
+@pytest.mark.postgresql_only
 def test_a_last_write_commits_the_transaction_in_its_own_round_trip(app, session):
     """A filing's lock opens its transaction and its insert, the last write, closes it: both
     what came before in the transaction and the rows are committed, and the session's own

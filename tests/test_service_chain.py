@@ -101,7 +101,7 @@ def test_late_filings_loads_of_one_service_and_corrections_keep_every_link(world
     assert_linked(session, 4)
 
 
-@pytest.mark.postgresql_only  # SQLite's writers take turns
+
 def test_filings_on_one_device_at_the_same_moment_each_link_to_the_one_before(world, session):
     """Eight dispatch systems file eight services of one interceptor at once, in an order no
     one chose: each filing reads its neighbours only after the one before it committed."""
@@ -122,7 +122,7 @@ def test_filings_on_one_device_at_the_same_moment_each_link_to_the_one_before(wo
     assert_linked(session, len(bodies))
 
 
-@pytest.mark.postgresql_only  # SQLite's writers take turns
+
 def test_two_loads_of_one_service_filed_at_the_same_moment_each_count_the_other(world, session):
     """Two trucks pump one interceptor together and their dispatch systems file at once: the
     second filing to commit reads the first, and the pump-down the two loads make up counts."""
@@ -146,6 +146,39 @@ def test_two_loads_of_one_service_filed_at_the_same_moment_each_count_the_other(
     counted = session.scalars(select(ManifestRevision.qualifying).where(ManifestRevision.in_force)).all()
     assert counted == [True, True]
     assert_linked(session, 2)
+
+
+def test_a_correction_and_a_filing_of_one_service_at_the_same_moment_each_read_the_other(world, session):
+    """The first truck's dispatcher corrects its load while the second truck's files the rest of
+    the pump-down: whichever commits second judges the service with the other's load, and the
+    pump-down the two loads make up counts."""
+    for day in (3, 6, 9):  # services apart
+        first = world.body(completed=NOW - day * DAY, gallons_removed=1000)
+        filed = world.post(first)
+        assert "partial_pump_down" in [f["code"] for f in filed.json["findings"]]
+        second = world.body(completed=NOW - day * DAY + timedelta(minutes=30), gallons_removed=450,
+                            vehicle_id="TRK-2")
+        start, answers = threading.Barrier(2), []
+
+        def send(call):
+            start.wait()
+            answers.append(call().status_code)
+
+        calls = [lambda: correct(world, filed.json, first, gallons_removed=1050,
+                                 disposal={**first["disposal"], "gallons_delivered": 1050}),
+                 lambda: world.post(second)]
+        threads = [threading.Thread(target=send, args=(call,)) for call in calls]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert answers == [201, 201], day
+        session.expire_all()
+        counted = session.scalars(select(ManifestRevision.qualifying).where(
+            ManifestRevision.in_force, ManifestRevision.service_completed_at >= NOW - day * DAY,
+            ManifestRevision.service_completed_at < NOW - (day - 1) * DAY)).all()
+        assert counted == [True, True], day
+    assert_linked(session, 6)
 
 
 def test_the_migration_links_the_services_filed_before_it(app, world, session):

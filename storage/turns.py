@@ -1,0 +1,41 @@
+"""Filings whose findings read each other come in turns: the locks a filing holds until it commits.
+
+A filing on a device holds the device's permit (`services.resolving`); loads on one disposal
+ticket, which may come from many restaurants, hold the ticket. Each filing then reads its
+neighbours only after the one before it committed, so neither misses the other's load.
+"""
+import hashlib
+
+from sqlalchemy import bindparam, select
+
+from storage.prebuilt import Prebuilt
+from storage.registry_models import Permit
+
+# The first key of every ticket's advisory lock: no other lock of this database shares it.
+_TICKETS = 0x46_4F_47_54  # "FOGT"
+
+
+def ticket_lock(site_id, ticket_number) -> bytes:
+    """The command that holds a site's ticket until the transaction ends (PostgreSQL)."""
+    digest = hashlib.blake2b(f"{site_id}\x00{ticket_number}".encode(), digest_size=4).digest()
+    key = int.from_bytes(digest, "big", signed=True)
+    return f"SELECT pg_advisory_xact_lock({_TICKETS}, {key})".encode()
+
+
+_PERMIT = Prebuilt(select(Permit.id).where(Permit.id == bindparam("id")).with_for_update(key_share=True))
+
+
+def hold_permit(connection, permit_id):
+    """Hold a permit, as a filing on one of its devices does, until the transaction ends."""
+    if connection.dialect.name == "sqlite":
+        hold_database(connection)
+    else:
+        _PERMIT.all(connection, {"id": permit_id})
+
+
+def hold_database(connection):
+    """SQLite: take the database's one write lock now, before the filing reads its neighbours
+    (a read there runs outside any transaction until the first write)."""
+    driver = connection.connection.driver_connection
+    if not driver.in_transaction:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
