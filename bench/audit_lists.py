@@ -11,7 +11,7 @@ import requests
 # device's last qualifying service up to the end of its city's day by one probe of the partial
 # index (dated on that local day), its permit's status on the day and whether it still holds
 # (not revoked, not expired), the last hauler's name, and where it stands (overdue within the
-# grace, missed beyond it, never serviced).
+# grace, never past the longest interval, missed beyond it, never serviced).
 HAND_WRITTEN_AS_OF = """
 SELECT f.id AS fse_id, f.name AS fse_name, f.address, j.code AS jurisdiction, p.permit_number,
        CASE WHEN p.issued_on > %(as_of)s THEN 'not_issued'
@@ -20,19 +20,23 @@ SELECT f.id AS fse_id, f.name AS fse_name, f.address, j.code AS jurisdiction, p.
                                   ORDER BY s.effective_on DESC, s.recorded_at DESC LIMIT 1), 'active'),
                           CASE WHEN p.expires_on < %(as_of)s THEN 'expired' ELSE 'active' END)
        END AS permit_status,
-       d.id AS device_id, d.tag AS device_tag, d.kind AS device_kind, freq.days AS frequency_days, j.grace_days,
+       d.id AS device_id, d.tag AS device_tag, d.kind AS device_kind, freq.days AS frequency_days,
+       grace.days AS grace_days,
        last.service_on AS last_service_on, last.manifest_id AS last_manifest_id,
        last.manifest_number AS last_manifest_number, last.hauler_id AS last_hauler_id,
        (SELECT h.name FROM haulers h WHERE h.id = last.hauler_id) AS last_hauler_name,
        COALESCE(last.service_on, p.issued_on) + freq.days AS due_on,
        %(as_of)s::date - (COALESCE(last.service_on, p.issued_on) + freq.days) AS days_overdue,
        CASE WHEN last.manifest_id IS NULL THEN 'never_serviced'
-            WHEN %(as_of)s::date - (COALESCE(last.service_on, p.issued_on) + freq.days) <= j.grace_days
+            WHEN %(as_of)s::date - (COALESCE(last.service_on, p.issued_on) + freq.days) <= grace.days
             THEN 'overdue' ELSE 'missed' END AS status
 FROM devices d JOIN fses f ON f.id = d.fse_id JOIN permits p ON p.id = d.permit_id
 JOIN jurisdictions j ON j.id = f.jurisdiction_id
 CROSS JOIN LATERAL (SELECT CASE WHEN d.kind = 'interceptor' AND j.interceptor_max_interval_days < d.frequency_days
                                 THEN j.interceptor_max_interval_days ELSE d.frequency_days END AS days) freq
+CROSS JOIN LATERAL (SELECT CASE WHEN d.kind = 'interceptor'
+                                     AND j.interceptor_max_interval_days - freq.days < j.grace_days
+                                THEN j.interceptor_max_interval_days - freq.days ELSE j.grace_days END AS days) grace
 LEFT JOIN LATERAL (
   SELECT (r.service_completed_at AT TIME ZONE j.time_zone)::date AS service_on, m.id AS manifest_id,
          m.manifest_number, m.hauler_id

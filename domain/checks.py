@@ -11,7 +11,7 @@ from datetime import date, datetime, timedelta
 from domain import dates
 from domain import registry as reg
 from domain.presets import POLICY, basis_of
-from domain.status import effective_frequency
+from domain.status import effective_frequency, effective_grace
 
 VIOLATION, WARNING = "violation", "warning"
 
@@ -366,12 +366,14 @@ def service_interval_exceeded(load: Load, previous_qualifying: datetime | None,
     if previous_qualifying is None:
         return []
     gap = (rules.day(load.service_completed_at) - rules.day(previous_qualifying)).days
-    allowed = device.frequency_days + rules.grace_days
     kind = "interceptor" if device.kind == "interceptor" else "trap"
-    rule = f"{kind}_default_frequency_days" if device.frequency_source == CITY_DEFAULT else f"{kind}_frequency"
     longest = rules.interceptor_max_interval_days if kind == "interceptor" else None
-    if longest and longest < allowed:
-        allowed, rule = longest, "interceptor_max_interval_days"
+    # The same bound as the lists of missed services (domain.status).
+    allowed = (effective_frequency(kind, device.frequency_days, longest)
+               + effective_grace(kind, device.frequency_days, rules.grace_days, longest))
+    rule = f"{kind}_default_frequency_days" if device.frequency_source == CITY_DEFAULT else f"{kind}_frequency"
+    if longest and longest < device.frequency_days + rules.grace_days:
+        rule = "interceptor_max_interval_days"
     if gap > allowed:
         return [Finding("service_interval_exceeded",
                         f"{gap} days since the previous qualifying service; at most {allowed} "

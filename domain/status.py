@@ -37,6 +37,15 @@ def effective_frequency(kind: str, frequency_days: int, max_interval_days: int |
     return frequency_days
 
 
+def effective_grace(kind: str, frequency_days: int, grace_days: int, max_interval_days: int | None) -> int:
+    """The city's grace days (exchange policy), cut where the frequency and the grace together
+    would pass the city's longest interval for interceptors: a policy's grace does not stretch
+    an ordinance's "not less than once every twelve months"."""
+    if kind == "interceptor" and max_interval_days:
+        return max(0, min(grace_days, max_interval_days - effective_frequency(kind, frequency_days, max_interval_days)))
+    return grace_days
+
+
 def device_status(*, as_of: date, last_qualifying: date | None, counted_from: date,
                   frequency_days: int, grace_days: int, permit_ended: date | None = None) -> DeviceStatus:
     """Due `frequency_days` after the last qualifying service (or after `counted_from`, the

@@ -14,7 +14,7 @@ from domain import chain, frequency, reconcile
 from domain import registry as reg
 from domain.clock import now as clock_now
 from domain.dates import add_years, local_date, start_of_day
-from domain.status import device_status, effective_frequency, permit_ended_on
+from domain.status import device_status, effective_frequency, effective_grace, permit_ended_on
 from services import integrity, registry
 from storage.models import (
     Device,
@@ -125,7 +125,9 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
         ended = permit_ended_on(expires_on=permit.expires_on, day=as_of, changes=[
             reg.Dated(c.effective_on, c.status) for c in permit.status_changes])
         status = device_status(as_of=as_of, last_qualifying=last_day, counted_from=permit.issued_on,
-                               frequency_days=frequency_days, grace_days=jurisdiction.grace_days,
+                               frequency_days=frequency_days, grace_days=effective_grace(
+                                   device.kind, device.frequency_days, jurisdiction.grace_days,
+                                   jurisdiction.interceptor_max_interval_days),
                                permit_ended=ended)
         revisions = [m.revisions[m.current_revision - 1] for m in manifests if m.device_id == device.id]
         accumulation = advice = None

@@ -126,6 +126,17 @@ def effective_frequency():
     )
 
 
+def effective_grace():
+    """The city's grace days, cut where the frequency and the grace together would pass its
+    longest interval for interceptors (`domain.status.effective_grace`)."""
+    room = Jurisdiction.interceptor_max_interval_days - effective_frequency()
+    return case(
+        (and_(Device.kind == "interceptor", Jurisdiction.interceptor_max_interval_days.is_not(None),
+              room < Jurisdiction.grace_days), room),
+        else_=Jurisdiction.grace_days,
+    )
+
+
 def _last_service(as_of: date | None, dialect: str, *, manifest: bool = True):
     """Each device's last qualifying service up to the end of its city's day `as_of` (None: its
     last of all), as a FROM element to outer-join (beside `Jurisdiction`, the device's city):
@@ -178,7 +189,7 @@ def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True):
     last, on = _last_service(as_of, dialect, manifest=manifest)
     ending, ending_on = _permit_ending(as_of, dialect)
     ended = permit_ended_day(ending) <= day_number(as_of)
-    frequency = effective_frequency()
+    frequency, grace = effective_frequency(), effective_grace()
     start_day = func.coalesce(last.c.day, day_of(Permit.issued_on))
     due_day = start_day + frequency
     days_overdue = literal(day_number(as_of)) - due_day
@@ -186,7 +197,7 @@ def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True):
         (ended, "permit_ended"),
         (last.c.manifest_id.is_(None), "never_serviced"),
         (days_overdue <= 0, case((days_overdue >= -14, "due_soon"), else_="compliant")),
-        (days_overdue <= Jurisdiction.grace_days, "overdue"),
+        (days_overdue <= grace, "overdue"),
         else_="missed",
     )
     return (
@@ -196,7 +207,7 @@ def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True):
             Permit.permit_number.label("permit_number"),
             permit_status_sql(as_of).label("permit_status"),
             Device.id.label("device_id"), Device.tag.label("device_tag"), Device.kind.label("device_kind"),
-            frequency.label("frequency_days"), Jurisdiction.grace_days.label("grace_days"),
+            frequency.label("frequency_days"), grace.label("grace_days"),
             last.c.day.label("last_service_day"), last.c.manifest_id.label("last_manifest_id"),
             *(_last_manifest(last) if manifest else ()),
             # Not yet due is 0 days overdue, as in a record's summary (domain.status).

@@ -11,6 +11,7 @@ from storage.audit import (
     day_number,
     day_of,
     effective_frequency,
+    effective_grace,
     permit_ended_day,
 )
 from storage.localtime import day_start, local_day, more_than_days_apart
@@ -32,7 +33,7 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dia
     # it opens): read once, beside every gap of the device.
     city = (select(Device.id.label("device_id"), Device.permit_id.label("permit_id"),
                    effective_frequency().label("frequency"),
-                   Jurisdiction.grace_days.label("grace"), day_of(Permit.issued_on).label("issued_day"),
+                   effective_grace().label("grace"), day_of(Permit.issued_on).label("issued_day"),
                    last.c.day.label("last_day"))
             .select_from(Device).join(Fse, Fse.id == Device.fse_id)
             .join(Permit, Permit.id == Device.permit_id)
@@ -45,7 +46,7 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dia
     # than `allowed` local days spans more than `allowed` - 1 days of elapsed time (a clock
     # change moves an hour), so only the gaps that do are given their local days.
     completed, previous = ManifestRevision.service_completed_at, ManifestRevision.previous_service_at
-    allowed = effective_frequency() + Jurisdiction.grace_days
+    allowed = effective_frequency() + effective_grace()
     closed = (select(ManifestRevision.device_id.label("device_id"), local_day(previous, zone).label("start_day"),
                      local_day(completed, zone).label("end_day"),
                      ManifestRevision.manifest_id.label("end_manifest_id"))

@@ -8,6 +8,7 @@ from tests import factories
 from tests.manifest_world import NOW
 from tests.ordinance_cases import (
     admin_of,
+    pacific,
     at_and_over_a_quarter,
     evening_of_the_permits_last_day,
     findings_of,
@@ -102,6 +103,46 @@ def test_an_interceptor_at_least_every_six_months(client, session, frozen_clock)
     finding = findings_of(world.post(world.body(device_tag="GI-3", completed=NOW - timedelta(hours=2))))[
         "service_interval_exceeded"]
     assert finding["citation"] == "Tracy 5.26 interceptor maintenance (e)(2)"
+
+
+def test_a_grace_does_not_stretch_six_months_in_the_lists_either(client, session, frozen_clock):
+    """5.26 interceptor maintenance (e)(2): "not less than every six (6) months." A 30-day grace
+    (exchange policy) lets a 45-day interceptor run 75 days before it is missed, but a 183-day
+    one is missed the day after its 183rd, in the auditor's lists as in the finding."""
+    world = world_in(client, session, frozen_clock, CITY, now=pacific(2026, 6, 1, 9))
+    admin = admin_of(client, session, CITY)
+    assert register_device(client, admin, world, tag="GI-3", frequency_days=183).status_code == 201
+    assert register_device(client, admin, world, tag="GI-4", frequency_days=45).status_code == 201
+    session.execute(update(Jurisdiction).where(Jurisdiction.code == CITY).values(grace_days=30))
+    session.commit()
+    # The evening of 29 November in Tracy (07:30 UTC on the 30th) is 29 November's service.
+    for tag in ("GI-3", "GI-4"):
+        filed = world.post(world.body(device_tag=tag, completed=pacific(2025, 11, 29, 23, 30), disposal=None))
+        assert filed.status_code == 201, filed.json
+    auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=[CITY]))
+
+    def standing(as_of):
+        items = client.get("/v1/audit/missed-services", query_string={"as_of": as_of.isoformat()},
+                           headers=factories.bearer(auditor)).json["items"]
+        return {row["device_tag"]: (row["status"], row["days_overdue"], row["grace_days"]) for row in items}
+
+    served = date(2025, 11, 29)
+    assert "GI-3" not in standing(served + timedelta(days=183))  # due that day: six months exactly
+    assert standing(served + timedelta(days=184))["GI-3"] == ("missed", 1, 0)
+    assert standing(served + timedelta(days=75))["GI-4"] == ("overdue", 30, 30)
+    assert standing(served + timedelta(days=76))["GI-4"] == ("missed", 31, 30)
+    period = client.get("/v1/audit/missed-services", query_string={"from": "2026-05-01", "to": "2026-06-01"},
+                        headers=factories.bearer(auditor)).json["items"]
+    gaps = {row["device_tag"]: (row["due_on"], row["missed_on"]) for row in period}
+    assert gaps["GI-3"] == ("2026-05-31", "2026-06-01") and "GI-4" in gaps
+    record = client.get(f"/v1/fses/{world.device.fse_id}/records", headers=factories.bearer(auditor)).json
+    assert record["summary"]["devices"]["GI-3"] == {"status": "missed", "next_due_on": "2026-05-31", "days_overdue": 1}
+    # Serviced on 31 May, 183 days after: no finding, and no gap in the lists.
+    on_time = world.post(world.body(device_tag="GI-3", completed=pacific(2026, 5, 31, 23, 30), disposal=None))
+    assert "service_interval_exceeded" not in findings_of(on_time)
+    period = client.get("/v1/audit/missed-services", query_string={"from": "2026-05-01", "to": "2026-06-01"},
+                        headers=factories.bearer(auditor)).json["items"]
+    assert "GI-3" not in {row["device_tag"] for row in period}
 
 
 def test_twenty_five_percent_is_exceeded_only_past_a_quarter(client, session, frozen_clock):
