@@ -44,11 +44,15 @@ def iso(moment: datetime) -> str:
 
 def correct(session, principal, manifest_id, data) -> Outcome:
     """Correct the hauler's own manifest: at once where it stays put, else as a proposal."""
+    reason = data.pop("reason")
+    return turns.in_turn(session, lambda: _correct(session, principal, manifest_id, data, reason))
+
+
+def _correct(session, principal, manifest_id, data, reason) -> Outcome:
     now = clock_now()
     manifest = manifests.get(session, principal, manifest_id)
     if principal.role != "hauler" or manifest.hauler_id != principal.hauler_id:
         raise NotFound("No such manifest within your reach.")
-    reason = data.pop("reason")
     if data["manifest_number"] != manifest.manifest_number:
         raise Invalid("A correction keeps the manifest number.",
                                errors={"manifest_number": [f"Must be {manifest.manifest_number}."]})
@@ -215,6 +219,10 @@ def _undecided(row: PendingCorrection):
 def approve(session, principal, row: PendingCorrection, *, note=None) -> tuple[Manifest, PendingCorrection]:
     """The city accepts the correction: it becomes the manifest's next revision, judged as
     any correction is, as received when the hauler sent it."""
+    return turns.in_turn(session, lambda: _approve(session, principal, row, note))
+
+
+def _approve(session, principal, row: PendingCorrection, note) -> tuple[Manifest, PendingCorrection]:
     now = clock_now()
     _undecided(row)
     if chain.seal(row.document) != row.sha256:

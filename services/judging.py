@@ -11,8 +11,8 @@ from domain import checks
 from domain.dates import local_date, start_of_day
 from services import changes
 from services.filing_facts import cached, load_device_facts, load_hauler_facts, load_site_facts, rules_of, zone_of
-from storage.models import Finding, Jurisdiction, Manifest, ManifestRevision, new_id
 from storage import turns
+from storage.models import Finding, Jurisdiction, Manifest, ManifestRevision, new_id
 from storage.prebuilt import Prebuilt
 
 

@@ -28,7 +28,7 @@ from services.resolving import Named, resolve
 from services.registry import decode_cursor, encode_cursor
 from storage.localtime import local_date as sql_local_date
 from storage.models import Device, Finding, Jurisdiction, Manifest, ManifestRevision, Permit, new_id, unflushed
-from storage import service_chain
+from storage import service_chain, turns
 from storage.prebuilt import insert_rows
 
 # Submitting ---------------------------------------------------------------------------------
@@ -129,13 +129,19 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
     """
     now = clock_now()
     refuse_the_future(data, now)
+    stored = []  # the scans go to the store once, however many times the filing is made
+    return turns.in_turn(session, lambda: _file(session, principal, data, now, store, uploads, stored))
+
+
+def _file(session, principal, data, now, store, uploads, stored) -> tuple[Manifest, bool]:
     # The permit stays locked to this filing until it commits: a filing on the same device
     # waits, then reads this one among its neighbours (`storage.service_chain`).
     named = resolve(session, data, principal.hauler_id, hold=True)
     body = canonical(data)
-    if uploads:
+    if uploads and not stored:
         documents.check(uploads)
         documents.put_objects(store, uploads)
+        stored.append(True)
     manifest = unflushed(Manifest, id=new_id(), hauler_id=principal.hauler_id,
                          manifest_number=data["manifest_number"], jurisdiction_id=named.jurisdiction_id,
                          fse_id=named.fse_id, device_id=named.device_id, permit_id=named.permit_id,

@@ -8,8 +8,8 @@ from domain import checks
 from domain import registry as reg
 from services.errors import Invalid
 from services.filing_facts import RULE_COLUMNS, cached, device_facts, registered_in, registry_generation, rules_of
-from storage.models import Device, Jurisdiction, Permit, PermitStatusChange
 from storage import turns
+from storage.models import Device, Jurisdiction, Permit, PermitStatusChange
 from storage.prebuilt import Prebuilt
 
 

@@ -7,9 +7,15 @@ neighbours only after the one before it committed, so neither misses the other's
 import hashlib
 
 from sqlalchemy import bindparam, select
+from sqlalchemy.exc import DBAPIError
 
 from storage.prebuilt import Prebuilt
 from storage.registry_models import Permit
+
+# PostgreSQL's codes for a transaction it ended so that another could go on (a deadlock broken,
+# a serialization failure): nothing of it was kept, and made again it waits its turn.
+_ENDED_FOR_ANOTHER = frozenset({"40P01", "40001"})
+ATTEMPTS = 3
 
 # The first key of every ticket's advisory lock: no other lock of this database shares it.
 _TICKETS = 0x46_4F_47_54  # "FOGT"
@@ -39,3 +45,16 @@ def hold_database(connection):
     driver = connection.connection.driver_connection
     if not driver.in_transaction:
         connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def in_turn(session, work):
+    """`work()`, made again after a rollback (up to `ATTEMPTS` in all) where the database ended
+    its transaction to break a deadlock: two filings whose neighbours cross each hold a ticket
+    the other waits for, and one of them is ended."""
+    for attempt in range(1, ATTEMPTS + 1):
+        try:
+            return work()
+        except DBAPIError as error:
+            if attempt == ATTEMPTS or getattr(error.orig, "sqlstate", None) not in _ENDED_FOR_ANOTHER:
+                raise
+            session.rollback()

@@ -261,6 +261,48 @@ def test_loads_on_one_ticket_filed_at_the_same_moment_each_count_the_other(world
             assert [f["code"] for f in now.json["findings"]] == ["load_shortfall"], route
 
 
+@pytest.mark.postgresql_only  # SQLite's writers take turns
+def test_filings_whose_neighbours_cross_tickets_both_land(world, session):
+    """Two restaurants, two tickets, and each new load's neighbours on the other's ticket: each
+    filing holds its own ticket and then waits for the other's. The database breaks the
+    deadlock by ending one; that filing is made again once the other committed, and both
+    dispatch clients get their receipt, each judged with the loads on its ticket."""
+    other_permit = factories.permit(session, fse_row=factories.fse(session), issued_on=date(2025, 1, 1),
+                                    expires_on=date(2027, 12, 31))
+    other_device = factories.device(session, permit_row=other_permit, capacity_gallons=1500)
+    session.commit()
+    on_other = {"permit_number": other_permit.permit_number, "device_tag": other_device.tag}
+    for day in (3, 6, 9):  # services apart
+        at = NOW - timedelta(days=day)
+        tickets = [f"T-{day}-ONE", f"T-{day}-TWO"]
+        # Already filed: a later load of each service, each on the other restaurant's new ticket.
+        for moment, ticket, device in ((at + timedelta(hours=2), tickets[1], {}),
+                                       (at + timedelta(hours=3), tickets[0], on_other)):
+            body = world.body(completed=moment, gallons_removed=700, **device)
+            body["disposal"].update(ticket_number=ticket, gallons_delivered=1400)
+            assert world.post(body).status_code == 201
+        bodies = [world.body(completed=at, gallons_removed=700),
+                  world.body(completed=at, gallons_removed=700, **on_other)]
+        for body, ticket in zip(bodies, tickets):
+            body["disposal"].update(ticket_number=ticket, gallons_delivered=1000)
+        start, filed = threading.Barrier(2), []
+
+        def file(body):
+            start.wait()
+            filed.append(world.post(body))
+
+        threads = [threading.Thread(target=file, args=(body,)) for body in bodies]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert sorted(response.status_code for response in filed) == [201, 201], day
+        # 700 + 700 on each ticket that delivered 1,000: a shortfall on all four loads.
+        for response in filed:
+            now = world.client.get(f"/v1/manifests/{response.json['id']}", headers=factories.bearer(world.hauler_token))
+            assert "load_shortfall" in [f["code"] for f in now.json["findings"]], day
+
+
 def test_service_interval_exceeded_and_grace(world):
     assert world.codes(world.body(completed=NOW - timedelta(days=100), disposal=None,
                                   measurements=None)) == ["disposal_unconfirmed", "late_submission"]
