@@ -231,30 +231,42 @@ def test_load_shortfall_across_a_ticket(world):
     assert [f["code"] for f in again.json["findings"]] == ["load_shortfall"]
 
 
+def another_restaurant(session):
+    """A second restaurant in the world's city: its permit and interceptor."""
+    permit = factories.permit(session, fse_row=factories.fse(session), issued_on=date(2025, 1, 1),
+                              expires_on=date(2027, 12, 31))
+    device = factories.device(session, permit_row=permit, capacity_gallons=1500)
+    session.commit()
+    return permit, device
+
+
+def at_once(world, bodies):
+    """`bodies` posted by as many dispatch clients at the same moment: their responses."""
+    start, filed = threading.Barrier(len(bodies)), []
+
+    def file(body):
+        start.wait()
+        filed.append(world.post(body))
+
+    threads = [threading.Thread(target=file, args=(body,)) for body in bodies]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return filed
+
+
 def test_loads_on_one_ticket_filed_at_the_same_moment_each_count_the_other(world, session):
     """A truck's route: two restaurants pumped, one disposal ticket, both manifests filed at
     once by two dispatch clients. Each filing must read the other's load, whichever commits
     first: 1,400 + 1,400 gallons on a ticket that delivered 2,000 is a shortfall on both."""
-    other_permit = factories.permit(session, fse_row=factories.fse(session), issued_on=date(2025, 1, 1),
-                                    expires_on=date(2027, 12, 31))
-    other_device = factories.device(session, permit_row=other_permit, capacity_gallons=1500)
-    session.commit()
+    other_permit, other_device = another_restaurant(session)
     for route in range(3):
         bodies = [world.body(gallons_removed=1400, completed=NOW - timedelta(hours=3 + route)) for _ in range(2)]
         bodies[1].update(permit_number=other_permit.permit_number, device_tag=other_device.tag)
         for body in bodies:
             body["disposal"].update(ticket_number=f"T-ROUTE-{route}", gallons_delivered=2000)
-        start, filed = threading.Barrier(2), []
-
-        def file(body):
-            start.wait()
-            filed.append(world.post(body))
-
-        threads = [threading.Thread(target=file, args=(body,)) for body in bodies]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        filed = at_once(world, bodies)
         assert sorted(response.status_code for response in filed) == [201, 201]
         for response in filed:
             now = world.client.get(f"/v1/manifests/{response.json['id']}", headers=factories.bearer(world.hauler_token))
@@ -267,10 +279,7 @@ def test_filings_whose_neighbours_cross_tickets_both_land(world, session):
     filing holds its own ticket and then waits for the other's. The database breaks the
     deadlock by ending one; that filing is made again once the other committed, and both
     dispatch clients get their receipt, each judged with the loads on its ticket."""
-    other_permit = factories.permit(session, fse_row=factories.fse(session), issued_on=date(2025, 1, 1),
-                                    expires_on=date(2027, 12, 31))
-    other_device = factories.device(session, permit_row=other_permit, capacity_gallons=1500)
-    session.commit()
+    other_permit, other_device = another_restaurant(session)
     on_other = {"permit_number": other_permit.permit_number, "device_tag": other_device.tag}
     for day in (3, 6, 9):  # services apart
         at = NOW - timedelta(days=day)
@@ -285,17 +294,7 @@ def test_filings_whose_neighbours_cross_tickets_both_land(world, session):
                   world.body(completed=at, gallons_removed=700, **on_other)]
         for body, ticket in zip(bodies, tickets):
             body["disposal"].update(ticket_number=ticket, gallons_delivered=1000)
-        start, filed = threading.Barrier(2), []
-
-        def file(body):
-            start.wait()
-            filed.append(world.post(body))
-
-        threads = [threading.Thread(target=file, args=(body,)) for body in bodies]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        filed = at_once(world, bodies)
         assert sorted(response.status_code for response in filed) == [201, 201], day
         # 700 + 700 on each ticket that delivered 1,000: a shortfall on all four loads.
         for response in filed:
