@@ -11,6 +11,7 @@ from domain import chain
 from storage.models import DisposalSiteJurisdiction, Manifest, ManifestRevision, PermitStatusChange
 from tests import factories
 from tests.manifest_world import NOW, build, iso
+from tests.test_documents import post_multipart
 
 
 @pytest.fixture
@@ -240,13 +241,14 @@ def another_restaurant(session):
     return permit, device
 
 
-def at_once(world, bodies):
-    """`bodies` posted by as many dispatch clients at the same moment: their responses."""
+def at_once(world, bodies, post=None):
+    """`bodies` posted (by `post`, else as JSON) by as many dispatch clients at the same
+    moment: their responses."""
     start, filed = threading.Barrier(len(bodies)), []
 
     def file(body):
         start.wait()
-        filed.append(world.post(body))
+        filed.append((post or world.post)(body))
 
     threads = [threading.Thread(target=file, args=(body,)) for body in bodies]
     for thread in threads:
@@ -274,11 +276,13 @@ def test_loads_on_one_ticket_filed_at_the_same_moment_each_count_the_other(world
 
 
 @pytest.mark.postgresql_only  # SQLite's writers take turns
-def test_filings_whose_neighbours_cross_tickets_both_land(world, session):
+@pytest.mark.parametrize("scans", [False, True])
+def test_filings_whose_neighbours_cross_tickets_both_land(world, session, scans):
     """Two restaurants, two tickets, and each new load's neighbours on the other's ticket: each
     filing holds its own ticket and then waits for the other's. The database breaks the
     deadlock by ending one; that filing is made again once the other committed, and both
-    dispatch clients get their receipt, each judged with the loads on its ticket."""
+    dispatch clients get their receipt, each judged with the loads on its ticket (and with
+    `scans`, each with its scan attached once)."""
     other_permit, other_device = another_restaurant(session)
     on_other = {"permit_number": other_permit.permit_number, "device_tag": other_device.tag}
     for day in (3, 6, 9):  # services apart
@@ -294,8 +298,12 @@ def test_filings_whose_neighbours_cross_tickets_both_land(world, session):
                   world.body(completed=at, gallons_removed=700, **on_other)]
         for body, ticket in zip(bodies, tickets):
             body["disposal"].update(ticket_number=ticket, gallons_delivered=1000)
-        filed = at_once(world, bodies)
+        scan = factories.pdf_bytes()
+        filed = at_once(world, bodies, post=(lambda body: post_multipart(world, body, [("scan.pdf", scan)]))
+                        if scans else None)
         assert sorted(response.status_code for response in filed) == [201, 201], day
+        if scans:
+            assert [len(response.json["documents"]) for response in filed] == [1, 1]
         # 700 + 700 on each ticket that delivered 1,000: a shortfall on all four loads.
         for response in filed:
             now = world.client.get(f"/v1/manifests/{response.json['id']}", headers=factories.bearer(world.hauler_token))
