@@ -46,14 +46,13 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dia
     # than `allowed` local days spans more than `allowed` - 1 days of elapsed time (a clock
     # change moves an hour), so only the gaps that do are given their local days.
     completed, previous = ManifestRevision.service_completed_at, ManifestRevision.previous_service_at
-    allowed = effective_frequency() + effective_grace()
+    # Each device's bound, worked out once beside it, not for every service.
+    allowed = city.c.frequency + city.c.grace
     closed = (select(ManifestRevision.device_id.label("device_id"), local_day(previous, zone).label("start_day"),
                      local_day(completed, zone).label("end_day"),
                      ManifestRevision.manifest_id.label("end_manifest_id"))
-              .select_from(Device).join(Fse, Fse.id == Device.fse_id)
-              .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
-              .join(ManifestRevision, ManifestRevision.device_id == Device.id)
-              .where(Fse.jurisdiction_id == jurisdiction_id, ManifestRevision.in_force, ManifestRevision.qualifying,
+              .select_from(city).join(ManifestRevision, ManifestRevision.device_id == city.c.device_id)
+              .where(ManifestRevision.in_force, ManifestRevision.qualifying,
                      completed >= day_start(literal(period_from, Date), zone),
                      or_(previous.is_(None),
                          and_(more_than_days_apart(completed, previous, allowed - 1),
