@@ -92,9 +92,7 @@ def surroundings(session, revision: ManifestRevision) -> Surroundings:
     session.flush()  # what this request changed is part of the neighbourhood
     connection = session.connection()
     # The other loads on its ticket are read once every filing on the ticket before it committed.
-    ahead = ()
-    if revision.disposal_ticket_number is not None and connection.dialect.name == "postgresql":
-        ahead = (turns.ticket_lock(revision.disposal_site_id, revision.disposal_ticket_number),)
+    ahead = turns.ticket_holds(connection, revision.disposal_site_id, revision.disposal_ticket_number)
     found = SURROUNDINGS.all(connection, {
         "device_id": revision.device_id, "manifest_id": revision.manifest_id,
         "lo": completed - window, "hi": completed + window,

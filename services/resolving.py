@@ -68,7 +68,7 @@ def resolve(session, data, hauler_id, *, hold=False) -> Named:
     """
     params = resolve_params(data["permit_number"], data["device_tag"])
     connection = session.connection()
-    if hold and connection.dialect.name == "sqlite":
+    if hold:
         turns.hold_database(connection)
     rows = (RESOLVE_HOLDING if hold else RESOLVE).all(connection, params)
     permits = {}

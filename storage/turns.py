@@ -21,11 +21,15 @@ ATTEMPTS = 3
 _TICKETS = 0x46_4F_47_54  # "FOGT"
 
 
-def ticket_lock(site_id, ticket_number) -> bytes:
-    """The command that holds a site's ticket until the transaction ends (PostgreSQL)."""
+def ticket_holds(connection, site_id, ticket_number) -> tuple[bytes, ...]:
+    """The commands that hold a site's ticket until the transaction ends, to send ahead of a
+    read (`Prebuilt.all(ahead=...)`): none without a ticket, nor on SQLite, where a filing
+    holds the whole database already (`hold_database`)."""
+    if ticket_number is None or connection.dialect.name != "postgresql":
+        return ()
     digest = hashlib.blake2b(f"{site_id}\x00{ticket_number}".encode(), digest_size=4).digest()
     key = int.from_bytes(digest, "big", signed=True)
-    return f"SELECT pg_advisory_xact_lock({_TICKETS}, {key})".encode()
+    return (f"SELECT pg_advisory_xact_lock({_TICKETS}, {key})".encode(),)
 
 
 _PERMIT = Prebuilt(select(Permit.id).where(Permit.id == bindparam("id")).with_for_update(key_share=True))
@@ -40,8 +44,11 @@ def hold_permit(connection, permit_id):
 
 
 def hold_database(connection):
-    """SQLite: take the database's one write lock now, before the filing reads its neighbours
-    (a read there runs outside any transaction until the first write)."""
+    """On SQLite, take the database's one write lock now, before the filing reads its
+    neighbours (a read there runs outside any transaction until the first write); elsewhere
+    nothing: the rows a filing reads hold it its turn."""
+    if connection.dialect.name != "sqlite":
+        return
     driver = connection.connection.driver_connection
     if not driver.in_transaction:
         connection.exec_driver_sql("BEGIN IMMEDIATE")

@@ -166,12 +166,12 @@ def test_a_locking_read_opens_the_transaction(app, session):
 def test_a_lock_sent_ahead_is_held_until_the_transaction_ends(app, session):
     """A read with a lock ahead of it opens the transaction and holds the lock to its end; a
     lock that cannot be taken raises, and the read after it is not run."""
-    from storage.turns import ticket_lock
+    from storage.turns import ticket_holds
 
     factories.jurisdiction(session)
     session.commit()
     reading = Prebuilt(select(Jurisdiction.code))
-    lock = ticket_lock("site", "T-1")
+    (lock,) = ticket_holds(session.connection(), "site", "T-1")
     assert reading.all(session.connection(), ahead=(lock,)) == [("victorville",)]
     key = lock.decode().removeprefix("SELECT pg_advisory_xact_lock(").removesuffix(")")
     with app.extensions["fogx.engine"].connect() as elsewhere:
