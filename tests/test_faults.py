@@ -112,6 +112,8 @@ def test_sigkill_under_load_loses_nothing_acknowledged(world, session, servers):
     sent, acknowledged, unanswered = {}, {}, []
     lock = threading.Lock()
     stop = threading.Event()
+    # The kill comes once the server has acknowledged some filings, with more in flight.
+    loaded = threading.Event()
 
     services = itertools.count()
 
@@ -130,6 +132,8 @@ def test_sigkill_under_load_loses_nothing_acknowledged(world, session, servers):
                 if response.status_code == 201:
                     with lock:
                         acknowledged[body["manifest_number"]] = response.json()["sha256"]
+                        if len(acknowledged) > 5:
+                            loaded.set()
                 else:
                     unanswered.append(body["manifest_number"])
             except requests.RequestException:
@@ -138,7 +142,7 @@ def test_sigkill_under_load_loses_nothing_acknowledged(world, session, servers):
     threads = [threading.Thread(target=sender, args=(lane,)) for lane in range(4)]
     for thread in threads:
         thread.start()
-    time.sleep(2.0)
+    assert loaded.wait(60), "the server acknowledged too few filings to be killed under load"
     server.kill()  # SIGKILL to the master and every worker, mid-request
     stop.set()
     for thread in threads:

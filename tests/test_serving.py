@@ -40,36 +40,48 @@ def served(database_url, tmp_path):
     server.stop()
 
 
-def trickle(port, token, stop, seconds=15.0):
-    """A filing whose body comes a byte every 0.2 s (bounded: it gives up after `seconds`)."""
-    with socket.create_connection(("127.0.0.1", port), timeout=5) as connection:
-        connection.sendall((f"POST /v1/manifests HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
-                            f"Authorization: Bearer {token}\r\nContent-Type: application/json\r\n"
-                            "Content-Length: 1000\r\n\r\n").encode())
-        deadline = time.monotonic() + seconds
-        while not stop.is_set() and time.monotonic() < deadline:
-            try:
-                connection.sendall(b" ")
-            except OSError:  # the server gave up on it: that is its right
-                return
-            stop.wait(0.2)
+class Trickle(threading.Thread):
+    """A filing whose body comes a byte every 0.2 s, until `stop` (bounded: it gives up after
+    `seconds`). `sending` is set once its headers and a first byte are out, `ended` when it
+    stops sending, for whatever reason."""
+
+    def __init__(self, port, token, stop, seconds=15.0):
+        super().__init__()
+        self.port, self.token, self.stop, self.seconds = port, token, stop, seconds
+        self.sending, self.ended = threading.Event(), threading.Event()
+
+    def run(self):
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=5) as connection:
+                connection.sendall((f"POST /v1/manifests HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n"
+                                    f"Authorization: Bearer {self.token}\r\nContent-Type: application/json\r\n"
+                                    "Content-Length: 1000\r\n\r\n ").encode())
+                self.sending.set()
+                deadline = time.monotonic() + self.seconds
+                while not self.stop.is_set() and time.monotonic() < deadline:
+                    try:
+                        connection.sendall(b" ")
+                    except OSError:  # the server gave up on it: that is its right
+                        return
+                    self.stop.wait(0.2)
+        finally:
+            self.ended.set()
 
 
 def test_three_slow_bodies_do_not_stall_a_filing(served, world):  # noqa: F811
+    """A filing sent while three slow bodies are still arriving is answered before any of
+    them has stopped sending: it did not wait for a thread they hold."""
     stop = threading.Event()
-    slow = [threading.Thread(target=trickle, args=(served.port, world.hauler_token, stop)) for _ in range(3)]
+    slow = [Trickle(served.port, world.hauler_token, stop) for _ in range(3)]
     for thread in slow:
         thread.start()
     try:
-        time.sleep(1.0)  # each slow client is being read by now
-        started = time.monotonic()
-        try:
-            response = post(served.base, world, world.body(), timeout=10)
-            status = response.status_code
-        except requests.Timeout:
-            status = None
-        took = time.monotonic() - started
-        assert status == 201 and took < 2.0, (status, took)
+        for thread in slow:
+            assert thread.sending.wait(10), "a slow client could not connect"
+        response = post(served.base, world, world.body(), timeout=10)
+        still_sending = [not thread.ended.is_set() for thread in slow]
+        assert response.status_code == 201, response.text
+        assert still_sending == [True, True, True]
     finally:
         stop.set()
         for thread in slow:
