@@ -3,7 +3,7 @@ import io
 import re
 import uuid
 
-from flask import Flask, Request, current_app, g, request
+from flask import Flask, Request, current_app, g, has_request_context, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from api import cli, errors, logs
@@ -20,6 +20,12 @@ _STREAMED_PUT = re.compile(r"^/v1/manifests/[^/]+/documents/[^/]+/?$")
 # The longest request target (path and query, as sent) the API reads. gunicorn takes request
 # lines up to 8190 bytes (gunicorn.conf.py), so one longer than this gets our 414, not its page.
 MAX_URL_BYTES = 4096
+# Requests that only read: the API never writes on them, so their sessions read in autocommit.
+READING_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def _only_reads() -> bool:
+    return has_request_context() and request.method in READING_METHODS
 
 
 class FogxRequest(Request):
@@ -43,7 +49,7 @@ def create_app(config=None):
         # Behind a TLS-terminating proxy the scheme and client address come from its headers.
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=app.config["TRUSTED_PROXIES"],
                                 x_proto=app.config["TRUSTED_PROXIES"])
-    db.init_app(app)
+    db.init_app(app, only_reads=_only_reads)
     app.extensions["fogx.store"] = make_store(app.config)
     errors.init_app(app)
     cli.init_app(app)

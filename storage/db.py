@@ -5,14 +5,10 @@ from pathlib import Path
 
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import make_url
-from flask import current_app, has_request_context, request
+from flask import current_app
 from sqlalchemy.orm import Session, scoped_session
 
 from storage import localtime, models  # noqa: F401  (every table on the one metadata)
-
-# Requests that only read: the API never writes on them.
-READING_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-
 
 def make_engine(url):
     url = make_url(url)
@@ -48,11 +44,11 @@ def _sqlite_pragmas(dbapi_connection, _record):
 
 
 def _new_session():
-    """A request that only reads runs each statement on its own (autocommit): it is spared
-    `BEGIN` and `ROLLBACK`, two round trips of its own, and sees what it would inside a READ
-    COMMITTED transaction, where every statement takes a fresh snapshot anyway. Its session
-    refuses to write."""
-    if has_request_context() and request.method in READING_METHODS:
+    """Work that only reads (a request the API says reads, `Database.init_app`) runs each
+    statement on its own (autocommit): it is spared `BEGIN` and `ROLLBACK`, two round trips of
+    its own, and sees what it would inside a READ COMMITTED transaction, where every statement
+    takes a fresh snapshot anyway. Its session refuses to write."""
+    if current_app.extensions["fogx.only_reads"]():
         session = Session(bind=current_app.extensions["fogx.reading_engine"], expire_on_commit=False)
         event.listen(session, "before_flush", _refuse_writes)
         return session
@@ -74,7 +70,9 @@ class Database:
     def engine(self):
         return current_app.extensions["fogx.engine"]
 
-    def init_app(self, app):
+    def init_app(self, app, *, only_reads=lambda: False):
+        """`only_reads()` tells, when a session is made, whether the work it is for only reads."""
+        app.extensions["fogx.only_reads"] = only_reads
         engine = app.extensions["fogx.engine"] = make_engine(app.config["DATABASE_URL"])
         # The same pool; each connection in autocommit while a reading request holds it.
         app.extensions["fogx.reading_engine"] = engine.execution_options(isolation_level="AUTOCOMMIT")
