@@ -128,4 +128,4 @@ def _uuid(value):
     try:
         return uuid.UUID(str(value))
     except ValueError:
-        raise NotFound("No such hauler within your reach.")
+        raise NotFound("No such hauler within your reach.") from None

@@ -53,7 +53,7 @@ def storage_check():
     try:
         _store().ping()
     except StoreUnavailable as error:
-        raise click.ClickException(f"unreachable: {error}")
+        raise click.ClickException(f"unreachable: {error}") from error
     click.echo("reachable")
 
 
@@ -159,7 +159,7 @@ def jurisdictions_add(code):
     try:
         jurisdiction, created = add_from_preset(db.session, code=code)
     except UnknownPreset:
-        raise click.BadParameter(f"no preset {code!r}; see `jurisdictions presets`", param_hint="--preset")
+        raise click.BadParameter(f"no preset {code!r}; see `jurisdictions presets`", param_hint="--preset") from None
     click.echo(f"{'created' if created else 'exists'}: {jurisdiction.code} {jurisdiction.id}")
 
 
@@ -203,7 +203,7 @@ def clients_create(role, subjects, scopes, name, redirect_uris, public, first_pa
             raise ClientError("give --role and --subject, or --redirect-uri for an app people sign in through")
         row, secret = create_client(db.session, role=role, subject=subjects, scopes=scopes, name=name)
     except ClientError as error:
-        raise click.UsageError(str(error))
+        raise click.UsageError(str(error)) from error
     click.echo(json.dumps({**describe(row), "client_secret": secret}, indent=2))
 
 
@@ -223,7 +223,7 @@ def clients_revoke(client_id):
     try:
         revoke_client(db.session, client_id)
     except ClientError as error:
-        raise click.UsageError(str(error))
+        raise click.UsageError(str(error)) from error
     click.echo(f"revoked {client_id}")
 
 
@@ -236,7 +236,7 @@ def clients_rotate(client_id):
     try:
         row, secret = rotate_secret(db.session, client_id)
     except ClientError as error:
-        raise click.UsageError(str(error))
+        raise click.UsageError(str(error)) from error
     click.echo(json.dumps({"client_id": row.client_id, "client_secret": secret}, indent=2))
 
 
@@ -271,7 +271,7 @@ def import_csv(kind, path, code, as_json):
         try:
             rows = read_rows(handle, kind)
         except ImportError_ as error:
-            raise click.UsageError(str(error))
+            raise click.UsageError(str(error)) from error
         with click.progressbar(length=total, label=f"importing {kind}", file=sys.stderr) as bar:
             report = run_import(db.session, jurisdiction=jurisdiction, kind=kind, rows=rows,
                                 progress=bar.update)
@@ -322,7 +322,7 @@ def retention_hold(target_id, reason):
     try:
         row = retention.hold(db.session, target_id, reason=reason)
     except retention.HoldError as error:
-        raise click.UsageError(str(error))
+        raise click.UsageError(str(error)) from error
     click.echo(f"hold {row.id} placed on {retention.target_kind(row)[0]} {target_id}")
 
 
@@ -335,7 +335,7 @@ def retention_release(target_id):
     try:
         count = retention.release(db.session, target_id)
     except retention.HoldError as error:
-        raise click.UsageError(str(error))
+        raise click.UsageError(str(error)) from error
     click.echo(f"released {count} hold(s) on {target_id}")
 
 

@@ -41,7 +41,7 @@ def import_csv(kind):
     try:
         rows = read_rows(upload.stream, kind)
     except ImportError_ as error:
-        raise Invalid(str(error), errors={"file": [str(error)]})
+        raise Invalid(str(error), errors={"file": [str(error)]}) from error
     jurisdiction = db.session.get(Jurisdiction, current_principal().jurisdiction_id)
     report = run_import(db.session, jurisdiction=jurisdiction, kind=kind, rows=rows, by=current_principal())
     return report.as_dict()

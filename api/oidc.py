@@ -128,7 +128,7 @@ def _sign_in_of_hint(hint):
     try:
         claims = jwt.decode(hint, signing_key()[0], algorithms=["RS256"]).claims
     except (JoseError, ValueError):
-        raise Malformed("id_token_hint is not an ID token this server issued.")
+        raise Malformed("id_token_hint is not an ID token this server issued.") from None
     if claims.get("iss") != issuer() or not claims.get("sid"):
         raise Malformed("id_token_hint is not an ID token this server issued.")
     return claims["sid"], claims.get("aud")

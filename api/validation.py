@@ -30,11 +30,11 @@ def parse_json(raw: bytes):
         text = raw.decode("utf-8")
         return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_non_finite)
     except UnicodeDecodeError:
-        raise BadRequest("The body is not UTF-8.")
+        raise BadRequest("The body is not UTF-8.") from None
     except RecursionError:
-        raise BadRequest("The JSON body is nested too deeply.")
+        raise BadRequest("The JSON body is nested too deeply.") from None
     except ValueError as error:
-        raise BadRequest(f"The body is not valid JSON: {error}.")
+        raise BadRequest(f"The body is not valid JSON: {error}.") from error
 
 
 def json_body():
@@ -53,7 +53,7 @@ def load(schema, data, **kwargs):
     except ValidationError as error:
         raise Invalid(
             "The body has field errors; see `errors`.", errors=flatten_errors(error.messages)
-        )
+        ) from error
 
 
 def load_json(schema, **kwargs):

@@ -289,14 +289,14 @@ class AuthorizationServer(_AuthorizationServer):
         try:
             return super().create_oauth2_request(request)
         except InsecureTransportError:
-            raise InsecureTransport("OAuth requests must use HTTPS.", error="insecure_transport")
+            raise InsecureTransport("OAuth requests must use HTTPS.", error="insecure_transport") from None
 
     def create_json_request(self, request):
         require_secure_transport()
         try:
             return super().create_json_request(request)
         except InsecureTransportError:
-            raise InsecureTransport("OAuth requests must use HTTPS.", error="insecure_transport")
+            raise InsecureTransport("OAuth requests must use HTTPS.", error="insecure_transport") from None
 
     def handle_error_response(self, request, error):
         status, body, headers = error(self.get_error_uri(request, error))

@@ -108,7 +108,7 @@ class Server:
     # One worker per core (threaded: gunicorn.conf.py), as README.md tells operators: a filing is
     # CPU-bound, and more workers than cores only add switching.
     # `root`: the checkout whose code it serves (bench/ingest.py and bench/uploads.py compare two).
-    def __init__(self, dsn, endpoint, workers=os.cpu_count(), root=ROOT):
+    def __init__(self, dsn, endpoint, workers=None, root=ROOT):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "DATABASE_URL": dsn, "PORT": str(self.port),
@@ -117,7 +117,7 @@ class Server:
                "AWS_SECRET_ACCESS_KEY": "bench", "SUBMISSIONS_PER_MINUTE": "1000000",
                "EXPORTS_PER_MINUTE": "1000", "TOKEN_TTL_SECONDS": "7200", "MAX_UPLOAD_BYTES": str(200 * 2 ** 20)}
         self.process = subprocess.Popen(
-            [str(BIN / "gunicorn"), "--bind", f"127.0.0.1:{self.port}", "--workers", str(workers),
+            [str(BIN / "gunicorn"), "--bind", f"127.0.0.1:{self.port}", "--workers", str(workers or os.cpu_count()),
              "--timeout", "300", "--error-logfile", "/dev/null", "wsgi:app"],
             cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         wait_for(f"{self.base}/health")

@@ -13,8 +13,8 @@ def permit_status_on(permit, day: date) -> str:
 
 def licences_of(hauler, jurisdiction_id):
     """The hauler's licence as city `jurisdiction_id` records it, row by row."""
-    return [rules.Licence(l.effective_on, l.licence_number, l.expires_on, l.status)
-            for l in hauler.licences if l.jurisdiction_id == jurisdiction_id]
+    return [rules.Licence(row.effective_on, row.licence_number, row.expires_on, row.status)
+            for row in hauler.licences if row.jurisdiction_id == jurisdiction_id]
 
 
 def registrations_of(hauler, jurisdiction_id):

@@ -144,7 +144,8 @@ class _Element(PDFObject):
         numbers = document.idToObjectNumberAndVersion
 
         def ref(name):
-            return "%d %d R" % numbers[name]
+            number, generation = numbers[name]
+            return f"{number} {generation} R"
 
         node = self.node
         parent = self.names[id(node.parent)] if node.parent is not None else "FogxStructTreeRoot"

@@ -73,9 +73,9 @@ def _licence_fields(licences, day: date):
         "licence_status": licence.status if licence else None,
         "licence_valid": rules.licence_valid_on(licences, day),
         "licence_history": [
-            {"licence_number": l.licence_number, "expires_on": l.expires_on.isoformat(),
-             "status": l.status, "effective_on": l.effective_on.isoformat()}
-            for l in sorted(licences, key=lambda l: l.effective_on)
+            {"licence_number": row.licence_number, "expires_on": row.expires_on.isoformat(),
+             "status": row.status, "effective_on": row.effective_on.isoformat()}
+            for row in sorted(licences, key=lambda row: row.effective_on)
         ],
     }
 

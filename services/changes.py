@@ -73,7 +73,7 @@ def decode_cursor(cursor: str) -> tuple[int, int]:
         return _CURSOR.unpack(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
     except (ValueError, struct.error):
         raise Invalid("The cursor is not one this API gave out.",
-                      errors={"cursor": ["Not a valid cursor."]})
+                      errors={"cursor": ["Not a valid cursor."]}) from None
 
 
 # The oldest transaction id still open that may be fogx's: the snapshot's open ids, less those

@@ -145,7 +145,7 @@ def _revise(session, manifest, latest, data, named, jurisdiction, *, reason, rec
         session.flush()
     except IntegrityError:
         session.rollback()
-        raise Conflict("Another correction of this manifest arrived at the same time; read it and retry.")
+        raise Conflict("Another correction of this manifest arrived at the same time; read it and retry.") from None
     session.refresh(manifest)
     judging.refresh(session, revision, now)
     changes.record(session, manifest, changes.CORRECTED, at=now, revision=revision.revision,
@@ -235,7 +235,7 @@ def _approve(session, principal, row: PendingCorrection, note) -> tuple[Manifest
     try:
         data = ManifestIn().load(row.document["manifest"])
     except ValidationError:
-        raise Conflict("This correction no longer reads as a manifest; reject it.")
+        raise Conflict("This correction no longer reads as a manifest; reject it.") from None
     turns.hold_permit(session.connection(), manifest.permit_id)
     named = resolving.resolve(session, data, manifest.hauler_id, hold=True)
     if named.jurisdiction_id != manifest.jurisdiction_id:

@@ -66,7 +66,7 @@ def put_objects(store, uploads: list[Upload]):
         for upload in uploads:
             upload.version_id = store.put_file(upload.key, upload.spool.path, upload.content_type).version_id
     except StoreUnavailable:
-        raise _store_down()
+        raise _store_down() from None
 
 
 def _store_down():
@@ -188,7 +188,7 @@ def _stream(session, store, target, upload: Upload, passing: Passing, length) ->
         # of it after a failure, to tell a refused checksum from a store that is down.
         passing.drain()
     except ShortBody:
-        raise Incomplete(f"The body ended after {upload.spool.size} of the {length} bytes declared.")
+        raise Incomplete(f"The body ended after {upload.spool.size} of the {length} bytes declared.") from None
     if verdict is None:
         verdict = _verdict(upload)
     if stored is None:

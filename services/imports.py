@@ -314,7 +314,7 @@ def read_rows(stream, kind):
     try:
         header = reader.fieldnames or []
     except (UnicodeDecodeError, csv.Error) as error:
-        raise ImportError_(f"not a UTF-8 CSV file: {error}")
+        raise ImportError_(f"not a UTF-8 CSV file: {error}") from error
     missing = [c for c in COLUMNS[kind] if c not in header]
     extra = [c for c in header if c not in COLUMNS[kind]]
     if missing or extra:

@@ -55,4 +55,4 @@ def _smtp(url: str, mail: EmailMessage):
             server.send_message(mail)
     except (OSError, smtplib.SMTPException) as error:
         raise Unavailable(f"The mail server did not take the message ({type(error).__name__}); "
-                          "nothing was sent. Retry.", retry_after=30)
+                          "nothing was sent. Retry.", retry_after=30) from error

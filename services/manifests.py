@@ -339,6 +339,6 @@ def dues(session, device_ids) -> dict:
                 select(Device, last, Jurisdiction).join(Permit, Permit.id == Device.permit_id)
                 .join(Jurisdiction, Jurisdiction.id == Permit.jurisdiction_id).where(Device.id.in_(missing))).all():
             facts = device_facts(device)
-            rules = cached(session, "rules", city.id, lambda: rules_of(city))
+            rules = cached(session, "rules", city.id, lambda city=city: rules_of(city))
             found[device.id] = (facts, checks.due_by(completed, facts, rules))
     return found

@@ -78,7 +78,7 @@ def decode_cursor(cursor: str) -> uuid.UUID:
         return uuid.UUID(bytes=base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
     except ValueError:
         raise Invalid("The cursor is not one this API gave out.",
-                      errors={"cursor": ["Not a valid cursor."]})
+                      errors={"cursor": ["Not a valid cursor."]}) from None
 
 
 def page(session, query, model, *, cursor=None, limit=50, shown=()):
@@ -154,7 +154,7 @@ def _commit(session, conflict_detail):
         session.commit()
     except IntegrityError:
         session.rollback()
-        raise Conflict(conflict_detail)
+        raise Conflict(conflict_detail) from None
 
 
 def create_fse(session, principal, data) -> Fse:

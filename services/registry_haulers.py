@@ -165,7 +165,7 @@ def _commit(session, conflict_detail):
         session.commit()
     except IntegrityError:
         session.rollback()
-        raise Conflict(conflict_detail)
+        raise Conflict(conflict_detail) from None
 
 
 def hauler_by_licence(session, licence_number) -> Hauler | None:
@@ -207,7 +207,7 @@ def create_hauler(session, principal, data):
             session.rollback()
             hauler = hauler_by_licence(session, data["licence_number"])
             if hauler is None:
-                raise Conflict(f"Licence {data['licence_number']!r} could not be registered; retry.")
+                raise Conflict(f"Licence {data['licence_number']!r} could not be registered; retry.") from None
     if registered_here(hauler, city.id):
         raise Conflict(f"Licence {data['licence_number']!r} is already registered here.")
     approve_hauler(hauler, city, **dates)
@@ -292,7 +292,7 @@ def create_site(session, principal, data):
             session.rollback()
             site = site_by_permit(session, number)
             if site is None:
-                raise Conflict(f"Facility {number!r} could not be approved; retry.")
+                raise Conflict(f"Facility {number!r} could not be approved; retry.") from None
     if approval_of(site, city.id) is not None:
         raise Conflict(f"Facility {number!r} is already approved here.")
     site.approvals.append(site_approval(city.id, **approval))

@@ -73,7 +73,7 @@ def _target(session, target_id):
     try:
         target_id = uuid.UUID(str(target_id))
     except ValueError:
-        raise HoldError(f"{target_id!r} is not an id")
+        raise HoldError(f"{target_id!r} is not an id") from None
     for column, model, _ in _KINDS:
         if session.get(model, target_id):
             return column, target_id

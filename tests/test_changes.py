@@ -112,7 +112,7 @@ def test_a_change_that_commits_late_is_not_skipped(world, app, client, session):
     place: before it commits the feed stops short of what came after it."""
     engine = app.extensions["fogx.engine"]
     hauler = world.hauler_token
-    early = world.post(world.body(completed=NOW - timedelta(hours=30)))
+    world.post(world.body(completed=NOW - timedelta(hours=30)))
     _, cursor = everything(client, hauler)
     with engine.connect() as slow:
         slow.execute(insert(Change).values(

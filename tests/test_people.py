@@ -321,15 +321,15 @@ def test_the_demo_people_sign_in_through_the_demo_app(app, client):
     assert app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
     reads = {"hauler": "/v1/haulers/me/due", "restaurant": "/v1/fses", "city": "/v1/audit/findings",
              "site": "/v1/receipts"}
-    for email, (_name, organisation, role) in DEMO_PEOPLE.items():
-        token = pf.sign_in(client, DEMO_APP, email=email, password=DEMO_PASSWORD, redirect_uri=f"{app.config['PUBLIC_BASE_URL']}/portal/",
+    for address, (_name, organisation, _role) in DEMO_PEOPLE.items():
+        token = pf.sign_in(client, DEMO_APP, email=address, password=DEMO_PASSWORD, redirect_uri=f"{app.config['PUBLIC_BASE_URL']}/portal/",
                            scope="openid")
         info = client.get("/oauth/userinfo", headers=factories.bearer(token["access_token"]))
         assert info.status_code == 200 and info.json["sub"]
-        full = pf.sign_in(client, DEMO_APP, email=email, password=DEMO_PASSWORD, redirect_uri=f"{app.config['PUBLIC_BASE_URL']}/portal/",
+        full = pf.sign_in(client, DEMO_APP, email=address, password=DEMO_PASSWORD, redirect_uri=f"{app.config['PUBLIC_BASE_URL']}/portal/",
                           scope="")
         answer = client.get(reads[organisation], headers=factories.bearer(full["access_token"]))
-        assert answer.status_code == 200, (email, answer.json)
+        assert answer.status_code == 200, (address, answer.json)
 
 
 def test_control_characters_in_the_sign_in_forms_are_refused_not_a_500(app, client, city, session):

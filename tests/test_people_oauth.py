@@ -72,7 +72,7 @@ def test_pkce_is_required_and_checked(served, session):
     base, _ = served
     client_id, _ = pf.app(session, redirect_uri=CALLBACK)
     verifier, challenge = pf.pkce()
-    for method, extra in (("plain", {}), (None, {})):
+    for method in ("plain", None):
         url = base + pf.authorize_url(client_id, verifier if method == "plain" else "", redirect_uri=CALLBACK,
                                       method=method or "")
         answer = requests.get(url, allow_redirects=False)

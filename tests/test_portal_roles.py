@@ -337,7 +337,7 @@ def test_an_auditor_reads_the_city_at_a_glance_and_downloads_every_list(portal, 
         assert drawn == [[m["month"], m[key]] for m in trends["months"]], key
     assert text_of(browser, "#due-soon .figure") == str(trends["due_soon"])
     assert sum(m["findings"] for m in trends["months"]) > 0
-    for number, title in enumerate(TABS):
+    for title in TABS:
         button(browser, title).click()
         waiting_for(browser, lambda b: text_of(b, "#audit-panel h2") == title and (rows(b) or by_css(b, "#view .empty")),
                     title)

@@ -272,7 +272,7 @@ def test_the_city_that_registered_a_hauler_renames_it_and_renumbers_its_licence(
     renewed = call(client, city["admin"], "PATCH", path, json={
         "licence_number": "DP-2", "licence_expires_on": "2029-06-30", "effective_on": "2026-07-01"})
     assert renewed.status_code == 200 and renewed.json["licence_number"] == "DP-2"
-    assert [(l["licence_number"], l["expires_on"]) for l in renewed.json["licence_history"]] == [
+    assert [(row["licence_number"], row["expires_on"]) for row in renewed.json["licence_history"]] == [
         ("DP-1", "2027-06-30"), ("DP-2", "2029-06-30")]
     dated = call(client, city["admin"], "PATCH", path, json={"licence_status": "suspended"})
     assert dated.status_code == 422 and dated.json["errors"] == {"effective_on": ["Required with licence_expires_on or licence_status."]}

@@ -196,7 +196,7 @@ def test_a_second_citys_csv_import_changes_only_its_own_rows(cities, tmp_path):
     seen_by_b = cities.view(B, site_path)
     assert (seen_by_b["name"], seen_by_b["approved_until"], seen_by_b["waste_types"]) == (
         SITE["name"], "2025-12-31", ["grease_trap_waste"])
-    assert [l["expires_on"] for l in cities.view(B, hauler_path)["licence_history"]] == ["2025-01-01", "2024-06-30"]
+    assert [row["expires_on"] for row in cities.view(B, hauler_path)["licence_history"]] == ["2025-01-01", "2024-06-30"]
     assert cities.file(B) == ["disposal_site_unapproved", "hauler_licence_invalid", "vehicle_unregistered"]
 
 
@@ -281,7 +281,7 @@ def test_migration_0016_gives_each_city_its_own_copy_of_the_rows_before_it(app, 
     ids = {code: session.scalar(select(Jurisdiction.id).where(Jurisdiction.code == code)) for code in (A, B)}
     hauler = session.scalars(select(Hauler)).one()
     assert (hauler.licence_number, hauler.owner_jurisdiction_id) == ("DP-1", ids[A])
-    assert sorted((l.jurisdiction_id == ids[A], l.licence_number, l.expires_on) for l in hauler.licences) == [
+    assert sorted((row.jurisdiction_id == ids[A], row.licence_number, row.expires_on) for row in hauler.licences) == [
         (False, "DP-1", date(2028, 6, 30)), (True, "DP-1", date(2028, 6, 30))]
     assert {v.jurisdiction_id for v in hauler.vehicles} == set(ids.values())
     site = session.scalars(select(DisposalSite)).one()

@@ -1,7 +1,7 @@
 """Initial schema: registry, manifests, documents, OAuth clients and tokens, outbox.
 
 Revision ID: 0001
-Revises: 
+Revises:
 Create Date: 2026-12-02
 """
 from alembic import op
