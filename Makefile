@@ -11,6 +11,13 @@ PORT ?= 8000
 # the app reads PORT too: its default public address (PUBLIC_BASE_URL) is on it
 export PORT
 WORKERS ?= 2
+# The export pool (api/exports.py): sheets, binders and ZIPs, served beside the app on the next
+# port by a worker of its own at a lower CPU priority, so that filings get the CPU first.
+EXPORTS_PORT ?= $(shell echo $$(($(PORT) + 1)))
+EXPORT_WORKERS ?= 1
+EXPORTS_NICE ?= 10
+# The app server is a proxy more in front of the pool.
+EXPORTS_TRUSTED_PROXIES ?= $(shell echo $$(( $${TRUSTED_PROXIES:-0} + 1 )))
 
 .PHONY: run test fuzz bench venv venv-dev lint-tools lock clean
 
@@ -32,7 +39,10 @@ $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
 run: venv
 	$(BIN)/flask --app wsgi db upgrade
 	$(BIN)/flask --app wsgi demo load
-	$(BIN)/gunicorn --config gunicorn.conf.py --bind $(HOST):$(PORT) --workers $(WORKERS) wsgi:app
+	TRUSTED_PROXIES=$(EXPORTS_TRUSTED_PROXIES) nice -n $(EXPORTS_NICE) $(BIN)/gunicorn --config gunicorn.conf.py --bind $(HOST):$(EXPORTS_PORT) \
+	  --workers $(EXPORT_WORKERS) wsgi:app & exports=$$!; trap 'kill $$exports 2> /dev/null' EXIT INT TERM; \
+	EXPORTS_URL=http://$(HOST):$(EXPORTS_PORT) $(BIN)/gunicorn --config gunicorn.conf.py --bind $(HOST):$(PORT) \
+	  --workers $(WORKERS) wsgi:app
 
 # The OpenAPI linter pinned in package-lock.json (tests/test_openapi_lint.py runs it); without
 # node the test says what to install.

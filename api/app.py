@@ -6,7 +6,7 @@ import uuid
 from flask import Flask, Request, current_app, g, has_request_context, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from api import cli, errors, logs
+from api import cli, errors, exports, logs
 from api.errors import BadRequest, PayloadTooLarge, UriTooLong
 from api.worker import start_background_work
 from api.config import load_config
@@ -91,6 +91,8 @@ def create_app(config=None):
     app.register_blueprint(problems.bp)
     app.register_blueprint(people.bp)
     logs.init_app(app)
+    # Last, so that a request passed on is logged and timed as any other.
+    exports.init_app(app)
     return app
 
 

@@ -41,6 +41,9 @@ SETTINGS = {
     "TRUSTED_PROXIES": (0, int),
     "SUBMISSIONS_PER_MINUTE": (600, int),
     "EXPORTS_PER_MINUTE": (30, int),
+    # The export pool heavy reads are passed on to (api/exports.py); unset: served here.
+    "EXPORTS_URL": ("", str),
+    "EXPORTS_READ_TIMEOUT_SECONDS": (300, int),
     "REDIS_URL": ("", str),
     "OUTBOX_INTERVAL_SECONDS": (5, int),
     "WEBHOOK_INTERVAL_SECONDS": (5, int),

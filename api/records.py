@@ -66,7 +66,7 @@ def get_records(fse_id):
     if kind == "pdf":
         size = pdf.seek(0, 2)
         pdf.seek(0)
-        response = Response(_chunks(pdf), mimetype="application/pdf", direct_passthrough=True)
+        response = Response(_chunks(pdf), mimetype="application/pdf")
         response.headers["Content-Length"] = str(size)
         return _attachment(response, record, "pdf")
     body = record_zip.render(record, pdf, open_scan, record_json.render(record))
