@@ -1,4 +1,6 @@
 """`GET /v1/fses/{fse_id}/records`: an FSE's record as JSON, CSV, a PDF binder or a ZIP."""
+import shutil
+
 from flask import Blueprint, Response, current_app, request, stream_with_context
 
 from api.downloads import disposition
@@ -9,7 +11,7 @@ from auth.ratelimit import per_client
 from auth.scopes import RECORDS_READ
 from reports import binder, record_csv, record_json, record_zip
 from schemas.records import RecordQuery
-from services import access_log, documents, records
+from services import access_log, documents, record_files, records
 from storage.db import db
 
 bp = Blueprint("records", __name__)
@@ -62,12 +64,28 @@ def get_records(fse_id):
         return _attachment(response, record, "csv")
     # Each scan as stored (its version), checked against its SHA-256 before it is used.
     open_scan = documents.opener(store, [d for m in record.manifests for d in m.documents])
-    pdf = binder.render(record, open_scan)
-    if kind == "pdf":
-        size = pdf.seek(0, 2)
-        pdf.seek(0)
-        response = Response(_chunks(pdf), mimetype="application/pdf")
+
+    def make_pdf(handle):
+        _copy(binder.render(record, open_scan), handle)
+
+    def make_zip(handle):
+        pdf, _ = record_files.file_of(store, record, "pdf", make_pdf)
+        with pdf:
+            _copy(record_zip.render(record, pdf, open_scan, record_json.render(record)), handle)
+
+    # Made once for each state of the record, and kept (services/record_files.py).
+    handle, size = record_files.file_of(store, record, kind, make_pdf if kind == "pdf" else make_zip)
+    response = Response(_chunks(handle), mimetype=FORMATS[kind])
+    if size is not None:
         response.headers["Content-Length"] = str(size)
-        return _attachment(response, record, "pdf")
-    body = record_zip.render(record, pdf, open_scan, record_json.render(record))
-    return _attachment(Response(stream_with_context(body), mimetype="application/zip"), record, "zip")
+    return _attachment(response, record, kind)
+
+
+def _copy(source, handle):
+    """A file made elsewhere into `handle`: a file object (closed after) or an iterable of chunks."""
+    if hasattr(source, "read"):
+        with source:
+            shutil.copyfileobj(source, handle, 1024 * 1024)
+    else:
+        for chunk in source:
+            handle.write(chunk)
