@@ -24,12 +24,20 @@ def _wants_csv(args):
     return request.accept_mimetypes.best == "text/csv"
 
 
-def _csv(rows, name):
-    """The list as a sheet, its times in the caller's city's time (a hauler's: the first city's)."""
+def _zone():
+    """The caller's city's time zone (a hauler's: its first city's): a sheet's times are in it."""
     principal = current_principal()
-    zone = (audit.zone_of(db.session, principal.jurisdiction_id) if principal.jurisdiction_id
+    return (audit.zone_of(db.session, principal.jurisdiction_id) if principal.jurisdiction_id
             else audit.hauler_zone(db.session, principal.hauler_id))
-    response = Response(stream_with_context(table_csv.render(rows, zone=zone)), mimetype="text/csv")
+
+
+def _csv(rows, name):
+    """Rows worked out here as a sheet."""
+    return _sheet(table_csv.render(rows, zone=_zone()), name)
+
+
+def _sheet(body, name):
+    response = Response(stream_with_context(body), mimetype="text/csv")
     response.headers["Content-Disposition"] = disposition(f"{name}.csv")
     response.headers["Cache-Control"] = "no-store"
     return response
@@ -37,7 +45,7 @@ def _csv(rows, name):
 
 def _listing(query, args, name, **extra):
     if _wants_csv(args):
-        return _csv(audit.every_row(db.session, query), name)
+        return _sheet(audit.sheet(db.session, query, zone=_zone()), name)
     rows, cursor = audit.run_page(db.session, query, cursor=args.get("cursor"), limit=args["limit"])
     return {**extra, "items": rows, "next_cursor": cursor}
 
@@ -59,7 +67,7 @@ def findings():
     query = audit.findings(db.session, current_principal(), **args)
     ordered = query.order_by("service_completed_at", "finding_id")
     if _wants_csv(paging):
-        return _csv(audit.every_row(db.session, ordered), "findings")
+        return _sheet(audit.sheet(db.session, ordered, zone=_zone()), "findings")
     counts = {code: count for code, count in db.session.execute(audit.queries.counts_by_code(query))}
     return _listing(ordered, paging, "findings", counts=counts)
 

@@ -9,7 +9,8 @@ from services.errors import Invalid, NotFound
 from domain import frequency
 from domain.clock import now as clock_now
 from domain.dates import local_date
-from storage import accumulation, audit as queries, missed
+from reports import table_csv
+from storage import accumulation, audit as queries, missed, sheets
 from storage.audit import from_day_number
 from storage.models import Fse, Hauler, HaulerRegistration, Jurisdiction, Manifest
 from storage.db import streamed
@@ -74,6 +75,13 @@ def json_ready(rows):
 def every_row(session, query):
     """The whole list, JSON-ready, as the database sends it (for a sheet)."""
     return json_ready(streamed(session, query))
+
+
+def sheet(session, query, *, zone):
+    """The whole list as CSV, its instants in `zone`: written by PostgreSQL where it can be
+    (storage/sheets.py), else from its rows here, cell for cell alike."""
+    copied = sheets.sheet(session.get_bind(), query, zone=zone)
+    return copied if copied is not None else table_csv.render(every_row(session, query), zone=zone)
 
 
 def run_page(session, query, *, cursor=None, limit=None):
