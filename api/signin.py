@@ -147,7 +147,8 @@ class Flow:
         person, refusal = password_checked(lambda message, status, email: self.sign_in_page(message, status, email))
         if person is None:
             return refusal
-        self.state = {"p": str(person.id), "amr": ["pwd"], "t": int(now().timestamp()), "q": _query_digest()}
+        self.state = {"p": str(person.id), "amr": ["pwd"], "t": int(now().timestamp()), "q": _query_digest(),
+                      "pw": passwords.password_stamp(person)}
         return self.next()
 
     @property
@@ -159,6 +160,9 @@ class Flow:
 
     def advance(self, step):
         person = self.person
+        if self.state.get("pw") != passwords.password_stamp(person):
+            # The password changed since this page was given: what the old one proved is spent.
+            return self.sign_in_page("Your password has changed since: sign in again.", status=400)
         if step == "totp":
             how = twofactor.verify(db.session, person, request.form.get("code"))
             if how is None:
