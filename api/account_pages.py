@@ -114,8 +114,8 @@ def second_factor():
 
 def _enrol_page(person, message=None, status=200):
     return page("signin/enrol.html", status, message=message, action="/signin/second-factor",
-                pending=_enrolment_signer().dumps([str(person.id), passwords.password_stamp(person)]), secret=person.totp_secret,
-                uri=twofactor.provisioning_uri(person))
+                pending=_enrolment_signer().dumps([str(person.id), passwords.password_stamp(person)]),
+                secret=person.totp_secret, uri=twofactor.provisioning_uri(person))
 
 
 def _said(error: ServiceError) -> str:

@@ -166,6 +166,10 @@ def reset_password(session, token, password) -> Person:
     if used.rowcount != 1:
         session.rollback()
         raise LinkInvalid("This reset link has expired or has been used. Ask for a new one.")
-    set_password(session, person, password)
+    try:
+        set_password(session, person, password)
+    except Invalid:
+        session.rollback()  # a password not good enough leaves the link as it was
+        raise
     session.commit()
     return person
