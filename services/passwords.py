@@ -106,14 +106,16 @@ def _matches(hashed, password) -> bool:
 
 def set_password(session, person, password):
     """A new password: the lock is lifted, and what the old one began ends: every sign-in, code
-    and sign-in page, every other reset link, and the webhooks made through the person's
-    memberships (a thief's session may have made them)."""
+    and sign-in page, every other reset link, a second factor's key not yet confirmed, and the
+    webhooks made through the person's memberships (a thief's session may have made them)."""
     from auth.signins import revoke_all
     from services.webhooks import disable_of_person
 
     person.password_hash = checked(password, person.email)
     person.password_changed_at = now()
     person.failed_sign_ins, person.locked_until = 0, None
+    if person.totp_enabled_at is None:
+        person.totp_secret = None  # a key shown to an enrolment not confirmed may have been shown to a thief
     revoke_all(session, person.id, reason="password_changed")
     session.execute(update(PasswordReset).where(PasswordReset.person_id == person.id, PasswordReset.used_at.is_(None),
                                                 PasswordReset.expires_at > person.password_changed_at)

@@ -130,3 +130,20 @@ def test_a_second_factor_enrolment_begun_before_a_reset_is_refused_after_it(app,
     assert refused.status_code == 400 and "start again" in thief.page
     session.expire_all()
     assert session.get(Person, sam.person_id).totp_enabled_at is None
+
+
+def test_a_second_factor_key_shown_before_a_reset_is_not_the_one_the_owner_enrols(app, client, city, session,
+                                                                                  sam):
+    """An enrolment shows its key until it is confirmed: one a thief saw must not become the owner's."""
+    thief = pf.Browser(client)
+    thief.open("/signin/second-factor")
+    thief.submit(email="sam@h.example", password=pf.PASSWORD)
+    seen = re.search(r'<code id="secret">([A-Z2-7]+)</code>', thief.page).group(1)
+    reset(app, client, "sam@h.example")
+    owner = pf.Browser(client)
+    owner.open("/signin/second-factor")
+    assert owner.submit(email="sam@h.example", password=NEW_PASSWORD).status_code == 200
+    shown = re.search(r'<code id="secret">([A-Z2-7]+)</code>', owner.page).group(1)
+    assert shown != seen
+    session.expire_all()
+    assert session.get(Person, sam.person_id).totp_secret == shown
