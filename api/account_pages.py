@@ -98,10 +98,12 @@ def second_factor():
         return _enrol_page(person)
     if step == "enrol":
         try:
-            person_id = _enrolment_signer().loads(request.form.get("pending", ""), max_age=PENDING_SECONDS)
-        except BadSignature:
+            person_id, stamp = _enrolment_signer().loads(request.form.get("pending", ""), max_age=PENDING_SECONDS)
+        except (BadSignature, ValueError):
             return ask("That took too long, or the page was changed: start again.", 400)
         person = db.session.get(Person, uuid.UUID(person_id))
+        if stamp != passwords.password_stamp(person):
+            return ask("Your password has changed since: start again.", 400)
         try:
             codes = twofactor.confirm(db.session, person, request.form.get("code"))
         except ServiceError as error:
@@ -112,8 +114,8 @@ def second_factor():
 
 def _enrol_page(person, message=None, status=200):
     return page("signin/enrol.html", status, message=message, action="/signin/second-factor",
-                pending=_enrolment_signer().dumps(str(person.id)), secret=person.totp_secret,
-                uri=twofactor.provisioning_uri(person))
+                pending=_enrolment_signer().dumps([str(person.id), passwords.password_stamp(person)]),
+                secret=person.totp_secret, uri=twofactor.provisioning_uri(person))
 
 
 def _said(error: ServiceError) -> str:

@@ -147,7 +147,8 @@ class Flow:
         person, refusal = password_checked(lambda message, status, email: self.sign_in_page(message, status, email))
         if person is None:
             return refusal
-        self.state = {"p": str(person.id), "amr": ["pwd"], "t": int(now().timestamp()), "q": _query_digest()}
+        self.state = {"p": str(person.id), "amr": ["pwd"], "t": int(now().timestamp()), "q": _query_digest(),
+                      "pw": passwords.password_stamp(person)}
         return self.next()
 
     @property
@@ -159,6 +160,9 @@ class Flow:
 
     def advance(self, step):
         person = self.person
+        if self.state.get("pw") != passwords.password_stamp(person):
+            # The password changed since this page was given: what the old one proved is spent.
+            return self.sign_in_page("Your password has changed since: sign in again.", status=400)
         if step == "totp":
             how = twofactor.verify(db.session, person, request.form.get("code"))
             if how is None:
@@ -181,7 +185,8 @@ class Flow:
         elif step == "consent":
             if request.form.get("decision") != "allow":
                 return self.deny()
-            self.state["consented"] = True
+            # The consent is for the organisation its page named.
+            self.state["consented"] = self.state.get("m")
         return self.next()
 
     def next(self):
@@ -206,19 +211,23 @@ class Flow:
             return self.render("signin/enrol.html", secret=person.totp_secret, uri=twofactor.provisioning_uri(person),
                                organisation=organisation_name(db.session, membership))
         scope = granted_scope(self.grant.request.payload.scope, membership, self.app)
-        if not self.app.first_party and not self.state.get("consented") and not self._consented(person, scope):
+        consented = self.state.get("consented") == str(membership.id)
+        if not self.app.first_party and not consented and not self._consented(person, membership, scope):
             return self.render("signin/consent.html", scopes=[(s, SCOPE_TEXT.get(s, s)) for s in scope.split()],
                                organisation=organisation_name(db.session, membership), membership=membership)
-        if self.state.get("consented"):
-            self._remember_consent(person, scope)
+        if consented:
+            self._remember_consent(person, membership, scope)
         return self.issue(SignedIn(person, membership, scope, _at(self.state["t"]), self.state["amr"]))
 
-    def _consented(self, person, scope):
-        consent = db.session.get(Consent, (person.id, self.app.id))
+    def _consented(self, person, membership, scope):
+        """The person let this app act for them in this organisation, with these scopes."""
+        consent = db.session.get(Consent, (person.id, self.app.id, membership.id))
         return consent is not None and set(scope.split()) <= set(consent.scope.split())
 
-    def _remember_consent(self, person, scope):
-        consent = db.session.get(Consent, (person.id, self.app.id)) or Consent(person_id=person.id, app_id=self.app.id)
+    def _remember_consent(self, person, membership, scope):
+        key = (person.id, self.app.id, membership.id)
+        consent = db.session.get(Consent, key) or Consent(person_id=person.id, app_id=self.app.id,
+                                                          membership_id=membership.id)
         consent.scope = " ".join(sorted(set(scope.split()) | set((consent.scope or "").split())))
         consent.granted_at = now()
         db.session.add(consent)

@@ -3,7 +3,7 @@ from sqlalchemy import select, update
 
 from domain.clock import now
 from storage.models import OAuthToken
-from storage.people import SignIn
+from storage.people import AuthorizationCode, SignIn
 
 
 def revoke(session, sign_in_ids, *, reason):
@@ -20,6 +20,11 @@ def revoke(session, sign_in_ids, *, reason):
 
 
 def revoke_all(session, person_id, *, reason):
+    """End every sign-in of the person, and the codes not yet exchanged for one (not committed)."""
+    at = now()
+    session.execute(update(AuthorizationCode).where(AuthorizationCode.person_id == person_id,
+                                                    AuthorizationCode.used_at.is_(None),
+                                                    AuthorizationCode.expires_at > at).values(expires_at=at))
     return revoke(session, session.scalars(select(SignIn.id).where(SignIn.person_id == person_id,
                                                                    SignIn.revoked_at.is_(None))), reason=reason)
 

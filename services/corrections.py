@@ -3,7 +3,8 @@
 A correction that would move the manifest (to another FSE, permit or device, or its service
 by more than the city's `manifest_deadline_hours` from the last service the city accepted) is
 not a revision until the city's auditor or admin approves it (exchange policy): it is kept,
-hashed, as a pending correction, and the manifest stays as it was.
+hashed, as a pending correction, and the manifest stays as it was. Nobody decides a correction
+they submitted.
 """
 import uuid
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from domain.clock import now as clock_now
 from schemas.manifest import ManifestIn, canonical
 from services import changes, judging, manifests, outbox, resolving, retention
 from services.accounts import certifier_of
-from services.errors import Conflict, Invalid, NotFound
+from services.errors import Conflict, Forbidden, Invalid, NotFound
 from services.registry import decode_cursor, encode_cursor
 from storage import turns
 from storage.corrections import APPROVED, PENDING, REJECTED, PendingCorrection
@@ -216,6 +217,14 @@ def _undecided(row: PendingCorrection):
         raise Conflict(f"This correction was {row.status} already.")
 
 
+def _not_their_own(row: PendingCorrection, principal):
+    """Nobody decides what they submitted (exchange policy): not the client that sent it, nor the
+    person who sent it, through whichever of their memberships they act."""
+    if principal.client_pk == row.submitted_by_client_id or (
+            principal.person_id is not None and principal.person_id == row.submitted_by_person_id):
+        raise Forbidden("You submitted this correction; another of the city's reviewers decides it.")
+
+
 def approve(session, principal, row: PendingCorrection, *, note=None) -> tuple[Manifest, PendingCorrection]:
     """The city accepts the correction: it becomes the manifest's next revision, judged as
     any correction is, as received when the hauler sent it."""
@@ -224,6 +233,7 @@ def approve(session, principal, row: PendingCorrection, *, note=None) -> tuple[M
 
 def _approve(session, principal, row: PendingCorrection, note) -> tuple[Manifest, PendingCorrection]:
     now = clock_now()
+    _not_their_own(row, principal)
     _undecided(row)
     if chain.seal(row.document) != row.sha256:
         raise Conflict("This correction does not match its hash; it cannot be approved.")
@@ -254,6 +264,7 @@ def _approve(session, principal, row: PendingCorrection, note) -> tuple[Manifest
 def reject(session, principal, row: PendingCorrection, *, reason) -> tuple[Manifest, PendingCorrection]:
     """The city refuses the correction; the manifest stays as it is, and the reason is kept."""
     now = clock_now()
+    _not_their_own(row, principal)
     _undecided(row)
     _decide(row, principal, REJECTED, reason, now)
     session.commit()

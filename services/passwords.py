@@ -105,13 +105,29 @@ def _matches(hashed, password) -> bool:
 
 
 def set_password(session, person, password):
-    """A new password: the lock is lifted, and every sign-in of the old one ends."""
+    """A new password: the lock is lifted, and what the old one began ends: every sign-in, code
+    and sign-in page, every other reset link, a second factor's key not yet confirmed, and the
+    webhooks made through the person's memberships (a thief's session may have made them)."""
     from auth.signins import revoke_all
+    from services.webhooks import disable_of_person
 
     person.password_hash = checked(password, person.email)
     person.password_changed_at = now()
     person.failed_sign_ins, person.locked_until = 0, None
+    if person.totp_enabled_at is None:
+        person.totp_secret = None  # a key shown to an enrolment not confirmed may have been shown to a thief
     revoke_all(session, person.id, reason="password_changed")
+    session.execute(update(PasswordReset).where(PasswordReset.person_id == person.id, PasswordReset.used_at.is_(None),
+                                                PasswordReset.expires_at > person.password_changed_at)
+                    .values(expires_at=person.password_changed_at))
+    disable_of_person(session, person_id=person.id, reason="its person's password was changed")
+
+
+def password_stamp(person) -> int:
+    """When the password was last set, in microseconds (0 for never): a sign-in step signed under
+    one stamp is refused under another, so that no page left open outlives a new password."""
+    changed = person.password_changed_at
+    return round(changed.timestamp() * 1_000_000) if changed else 0
 
 
 def request_reset(session, email, *, config):
@@ -142,14 +158,20 @@ def reset_of(session, token) -> PasswordReset:
 
 
 def reset_password(session, token, password) -> Person:
+    """The link's new password; the link is used, and every other link of the person ends."""
     reset = reset_of(session, token)
     person = session.get(Person, reset.person_id)
-    set_password(session, person, password)
     # Used once: of two uses at the same time, one finds it used.
-    used = session.execute(update(PasswordReset).where(PasswordReset.id == reset.id, PasswordReset.used_at.is_(None))
+    used = session.execute(update(PasswordReset).where(PasswordReset.id == reset.id, PasswordReset.used_at.is_(None),
+                                                       PasswordReset.expires_at > now())
                            .values(used_at=now()))
     if used.rowcount != 1:
         session.rollback()
         raise LinkInvalid("This reset link has expired or has been used. Ask for a new one.")
+    try:
+        set_password(session, person, password)
+    except Invalid:
+        session.rollback()  # a password not good enough leaves the link as it was
+        raise
     session.commit()
     return person

@@ -33,6 +33,7 @@ from services import changes
 from services.clients import principal_of
 from services.registry import within_reach
 from storage.models import OAuthClient, Webhook, new_id
+from storage.people import Membership
 
 log = logging.getLogger("fogx.webhooks")
 
@@ -133,6 +134,14 @@ def disable(session, principal, webhook_id, *, reason="disabled by its client") 
         _disable(webhook, reason)
         session.commit()
     return webhook
+
+
+def disable_of_person(session, *, person_id, reason):
+    """Disable the active webhooks made through any of a person's memberships (not committed):
+    each membership's principal is that person's alone, so every one of them is theirs."""
+    principals = select(Membership.principal_id).where(Membership.person_id == person_id)
+    session.execute(update(Webhook).where(Webhook.client_id.in_(principals), Webhook.status == "active")
+                    .values(status="disabled", disabled_at=clock_now(), disabled_reason=reason, leased_until=None))
 
 
 def _disable(webhook, reason):

@@ -208,11 +208,13 @@ class RefreshToken(Base):
 
 
 class Consent(Base):
-    """The scopes a person let a third-party app use for them."""
+    """The scopes a person let a third-party app use for them in one of their organisations: the
+    consent page names the membership, and another membership is asked for again."""
 
     __tablename__ = "consents"
     person_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("people.id"), primary_key=True)
     app_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("oauth_apps.id"), primary_key=True)
+    membership_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("memberships.id"), primary_key=True)
     scope: Mapped[str] = mapped_column(Text)
     granted_at: Mapped[datetime] = created()
 

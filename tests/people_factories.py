@@ -111,14 +111,17 @@ def code_from(response) -> str:
 
 
 def sign_in(http, client_id, *, email, password=PASSWORD, scope="openid profile email", redirect_uri=PORTAL_REDIRECT,
-            secret=None, totp=None):
-    """The whole authorization code grant with PKCE, as the portal does it; the token response."""
+            secret=None, totp=None, membership=None):
+    """The whole authorization code grant with PKCE, as the portal does it; the token response.
+    `membership`: the one to act for, where the person has several."""
     verifier, challenge = pkce()
     browser = Browser(http)
     browser.open(authorize_url(client_id, challenge, redirect_uri=redirect_uri, scope=scope))
     response = browser.submit(email=email, password=password)
     if totp is not None:
         response = browser.submit(code=totp)
+    if membership is not None:
+        response = browser.submit(membership=str(membership))
     code = code_from(response)
     data = {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri, "code_verifier": verifier}
     if secret:

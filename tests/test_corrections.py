@@ -9,6 +9,7 @@ from domain import chain
 from storage.corrections import PendingCorrection
 from storage.models import Change, ManifestRevision
 from tests import factories
+from tests import people_factories as pf
 from tests.manifest_world import NOW, build, iso
 
 
@@ -226,6 +227,34 @@ def test_only_the_citys_reviewers_decide(world, session, city, client):
     session.expire_all()
     assert session.scalar(select(PendingCorrection.status)) == "pending"
     assert session.scalar(select(ManifestRevision.revision).order_by(ManifestRevision.revision.desc())) == 1
+
+
+def test_nobody_decides_a_correction_they_submitted_through_another_membership(world, session, city, client):
+    """Exchange policy: nobody approves what they submitted. Dana dispatches for the hauler and
+    audits for the city; the correction Dana sent as dispatcher waits for someone else."""
+    victorville = world.permit.fse.jurisdiction_id
+    dispatcher = pf.person(session, email="dana@h.example", organisation="hauler", role="dispatcher",
+                           hauler_id=world.hauler.id)
+    auditor = pf.person(session, email="dana@h.example", organisation="city", role="auditor",
+                        jurisdiction_id=victorville)
+    portal, _ = pf.app(session)
+    as_dispatcher = pf.sign_in(client, portal, email="dana@h.example", scope="manifests:write manifests:read",
+                               membership=dispatcher.id)["access_token"]
+    as_auditor = pf.sign_in(client, portal, email="dana@h.example", scope="audit:read corrections:review",
+                            membership=auditor.id)["access_token"]
+    manifest, body = filed(world, completed=NOW - timedelta(days=10))
+    proposal = correct(world, manifest, shifted(body, -24 * 30), token=as_dispatcher)
+    assert proposal.status_code == 202, proposal.json
+    assert [item["id"] for item in review_list(client, as_auditor)] == [proposal.json["id"]]
+    for verb in ("approve", "reject"):
+        refused = decide(client, as_auditor, proposal.json["id"], verb, reason="Looks right to me")
+        assert refused.status_code == 403, (verb, refused.json)
+        assert refused.headers["Content-Type"] == "application/problem+json"
+        assert "submitted" in refused.json["detail"]
+    session.expire_all()
+    assert session.scalar(select(PendingCorrection.status)) == "pending"
+    # Another of the city's reviewers decides it.
+    assert decide(client, city["auditor"], proposal.json["id"], "approve").status_code == 200
 
 
 def test_a_correction_made_stale_by_a_later_one_cannot_be_approved(world, city, client):
