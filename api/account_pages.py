@@ -7,7 +7,7 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from api import csrf
 from api.errors import status_of
-from api.signin import PENDING_SECONDS, page, password_checked, refused_form
+from api.signin import PENDING_SECONDS, attempts, page, password_checked, refused_form
 from auth.keys import secret_key
 from services import accounts, passwords, twofactor
 from services.errors import ServiceError
@@ -65,12 +65,14 @@ def reset(token):
     if request.method == "GET":
         return page("signin/reset.html")
     try:
-        passwords.reset_password(db.session, token, request.form.get("password"))
+        person = passwords.reset_password(db.session, token, request.form.get("password"))
     except LinkInvalid as error:
         return _link_gone(error)
     except ServiceError as error:
         db.session.rollback()
         return page("signin/reset.html", status_of(error), message=_said(error))
+    # The owner back with a new password does not wait out their own failures from here.
+    attempts(person.email).password_right()
     return page("signin/message.html", title="Password changed",
                 detail="Your new password is set, and every app signed in with the old one is signed out.")
 

@@ -1,5 +1,7 @@
-"""Passwords: Argon2id hashes, the sign-in check with its lockout, and reset by email link."""
+"""Passwords: Argon2id hashes, the sign-in check, the lockout that wrong second-factor codes
+bring, and reset by email link."""
 import hashlib
+import math
 import secrets
 from datetime import timedelta
 
@@ -20,6 +22,8 @@ hasher = PasswordHasher(time_cost=2, memory_cost=19456, parallelism=1)
 _NOBODY = hasher.hash(secrets.token_hex(16))
 MIN_LENGTH, MAX_LENGTH = 12, 1024
 RESET_TTL = timedelta(hours=2)
+# Guessing a six-digit code at the longest lock: a few tries a day.
+MAX_LOCK = timedelta(days=1)
 
 
 class SignInRefused(Refused):
@@ -64,36 +68,50 @@ def checked(password: str, email: str) -> str:
 
 
 def verify_password(session, email, password, *, config) -> Person:
-    """The person whose password this is. Each failure counts against the account; at
-    `SIGN_IN_FAILURE_LIMIT` in a row it is locked for `SIGN_IN_LOCKOUT_SECONDS`, right
-    password or not."""
-    at = now()
+    """The person whose password this is. Every refusal costs one Argon2id verification and
+    reads the same, account or not; a locked account says so, and for how long, only to the
+    right password. Wrong passwords are counted by where they come from (`api.signin`), not
+    against the account: a stranger cannot lock its owner out."""
     person = find_person(session, email)
     if person is None or person.password_hash is None or person.status != "active":
         _matches(_NOBODY, password or "")
         raise SignInRefused("The email address or the password is not right.")
-    if person.locked_until and person.locked_until > at:
-        raise AccountLocked("Too many failed sign-ins: this account is locked for now. Try again later, "
-                            "or reset the password by email.")
     if not _matches(person.password_hash, password or ""):
-        count_failure(session, person, config=config)
         raise SignInRefused("The email address or the password is not right.")
+    refuse_if_locked(person)
     if hasher.check_needs_rehash(person.password_hash):
         person.password_hash = hasher.hash(password)
-    person.failed_sign_ins = 0
     session.commit()
     return person
 
 
+def refuse_if_locked(person):
+    """A locked account is refused, saying until when, before any code of it is tried."""
+    left = (person.locked_until - now()).total_seconds() if person.locked_until else 0
+    if left > 0:
+        raise AccountLocked(f"Too many wrong codes: this account is locked for {for_how_long(left)}. If they were "
+                            "not yours, someone knows your password: reset it by email.")
+
+
+def for_how_long(seconds) -> str:
+    minutes = max(1, math.ceil(seconds / 60))
+    if minutes <= 90:
+        return f"{minutes} minute{'s' if minutes > 1 else ''}"
+    return f"{math.ceil(minutes / 60)} hours"
+
+
 def count_failure(session, person, *, config):
-    """One more failed sign-in (password or second factor), counted in the database so that
-    every worker sees it; at the limit, the lock."""
+    """One more wrong second-factor code, counted in the database so that every worker sees
+    it, and kept until a sign-in completes or the password is reset: a right password alone
+    does not clear it. Every `SIGN_IN_FAILURE_LIMIT` of them lock the account, each lock
+    twice as long as the one before, up to `MAX_LOCK`."""
     session.execute(update(Person).where(Person.id == person.id)
                     .values(failed_sign_ins=Person.failed_sign_ins + 1))
     session.refresh(person)
-    if person.failed_sign_ins >= config["SIGN_IN_FAILURE_LIMIT"]:
-        person.locked_until = now() + timedelta(seconds=config["SIGN_IN_LOCKOUT_SECONDS"])
-        person.failed_sign_ins = 0
+    locks, short = divmod(person.failed_sign_ins, config["SIGN_IN_FAILURE_LIMIT"])
+    if locks and not short:
+        lock = timedelta(seconds=config["SIGN_IN_LOCKOUT_SECONDS"]) * 2 ** min(locks - 1, 16)
+        person.locked_until = now() + min(lock, MAX_LOCK)
     session.commit()
 
 
