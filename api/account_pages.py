@@ -1,8 +1,9 @@
 """Pages reached from a mailed link (accepting an invitation, resetting a password) and the
 page where a person turns a second factor on of their own accord."""
+import logging
 import uuid
 
-from flask import Blueprint, current_app, request
+from flask import Blueprint, after_this_request, current_app, request
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from api import csrf
@@ -16,6 +17,7 @@ from storage.db import db
 from storage.people import Person
 
 bp = Blueprint("account_pages", __name__, url_prefix="/signin")
+log = logging.getLogger("fogx.signin")
 csrf.guard(bp, refused_form)
 
 
@@ -51,9 +53,28 @@ def invitation(token):
 def reset_request():
     if request.method == "GET":
         return page("signin/reset_request.html")
-    passwords.request_reset(db.session, request.form.get("email", ""), config=current_app.config)
-    # The same answer whether or not the address has an account.
+    _mail_reset_after_answering(request.form.get("email", ""))
     return page("signin/reset_request.html", sent=True)
+
+
+def _mail_reset_after_answering(email):
+    """Look the address up, and mail its link, once the answer has been sent: the answer costs
+    the same work and time whether or not the address has an account, and a mail server that
+    is down tells no one either (it is logged)."""
+    app = current_app._get_current_object()
+
+    def mail():
+        with app.app_context():
+            try:
+                passwords.request_reset(db.session, email, config=app.config)
+            except Exception:  # noqa: BLE001  the answer has been sent
+                db.session.rollback()
+                log.warning("a password reset mail failed", exc_info=True)
+
+    @after_this_request
+    def _after_sending(response):
+        response.call_on_close(mail)
+        return response
 
 
 @bp.route("/reset/<token>", methods=["GET", "POST"])

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 
 from services.errors import Gone, Invalid, Locked, Refused
 from schemas.registry import CONTROL
@@ -22,6 +22,7 @@ hasher = PasswordHasher(time_cost=2, memory_cost=19456, parallelism=1)
 _NOBODY = hasher.hash(secrets.token_hex(16))
 MIN_LENGTH, MAX_LENGTH = 12, 1024
 RESET_TTL = timedelta(hours=2)
+RESETS_PER_HOUR = 3  # a mailbox is not flooded with links by whoever knows its address
 # Guessing a six-digit code at the longest lock: a few tries a day.
 MAX_LOCK = timedelta(days=1)
 
@@ -133,10 +134,11 @@ def set_password(session, person, password):
 
 
 def request_reset(session, email, *, config):
-    """Mail a reset link where the address is an account's; the caller answers the same
-    either way, so the page tells no one which addresses have accounts."""
+    """Mail a reset link where the address is an account's, at most `RESETS_PER_HOUR` an hour
+    (more are asked for in vain); the caller answers the same either way, so the page tells no
+    one which addresses have accounts."""
     person = find_person(session, email)
-    if person is None or person.status != "active":
+    if person is None or person.status != "active" or _resets_in_the_hour(session, person) >= RESETS_PER_HOUR:
         return None
     token = secrets.token_urlsafe(32)
     reset = PasswordReset(person_id=person.id, token_sha256=digest(token), created_at=now(),
@@ -150,6 +152,11 @@ def request_reset(session, email, *, config):
         "If it was not you, ignore this message: your password stays as it is.\n"))
     session.commit()
     return reset
+
+
+def _resets_in_the_hour(session, person) -> int:
+    return session.scalar(select(func.count()).select_from(PasswordReset).where(
+        PasswordReset.person_id == person.id, PasswordReset.created_at > now() - timedelta(hours=1)))
 
 
 def reset_of(session, token) -> PasswordReset:

@@ -180,7 +180,8 @@ def test_a_password_reset_by_the_mailed_link_then_the_lock_after_failures(site):
     by_css(browser, "a[href='/signin/reset']")[0].click()
     waiting_for(browser, lambda b: heading(b) == "Reset your password", "the reset page")
     fill(browser, email="operator@demo.fogx.test")
-    waiting_for(browser, lambda b: by_css(b, "#sent"), "the link sent")
+    waiting_for(browser, lambda b: by_css(b, "#sent"), "the answer")
+    waiting_for(browser, lambda _: mails, "the link mailed once the answer was sent")
     [mail] = mails
     assert mail["Subject"] == "Reset your fogx password"
     browser.get(link_in(mail, base))

@@ -3,6 +3,8 @@ lock the account until a sign-in completes, whatever passwords come between; the
 limited per address; a stranger's wrong passwords keep out the stranger's address, not the
 owner; every refusal of a password, and every answer of the reset form, reads the same and
 costs the same, account or not; reset mail to one address is limited."""
+import email
+import email.policy
 import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -17,7 +19,7 @@ from domain import clock
 from storage.people import Person
 from tests import factories
 from tests import people_factories as pf
-from tests.conftest import https_client
+from tests.conftest import _free_port, https_client
 
 NOON = datetime(2026, 6, 1, 12, tzinfo=timezone.utc)
 OWNER, STRANGER, THIRD, FOURTH = "203.0.113.9", "198.51.100.7", "192.0.2.33", "192.0.2.44"
@@ -253,6 +255,12 @@ def test_every_refusal_of_a_password_reads_the_same_and_costs_one_hash(make_worl
     assert len(hashes_verified) == 1
 
 
+def mails_to(app) -> list:
+    folder = Path(app.config["MAIL_DIR"])
+    return [email.message_from_bytes(p.read_bytes(), policy=email.policy.default)["To"]
+            for p in sorted(folder.glob("*.eml"))] if folder.exists() else []
+
+
 def reset_asked(app, address):
     """The reset form sent for `address`, its answer not yet closed (the server still sending it):
     (the answer, the SQL statements the request ran)."""
@@ -273,3 +281,44 @@ def reset_asked(app, address):
         event.remove(engine, "before_cursor_execute", ran)
     return answer, statements
 
+
+def test_the_reset_form_does_the_same_work_for_any_address(make_world):
+    world = make_world()
+    person(world, "olga@v.example")
+    app = world["app"]
+    answers = {}
+    for address in ("nobody@v.example", "olga@v.example"):
+        answer, statements = reset_asked(app, address)
+        answers[address] = (answer.status_code, statements, without_email(answer, ""), mails_to(app))
+        answer.close()  # sent: the mail, where there is one, goes now
+    assert answers["olga@v.example"] == answers["nobody@v.example"]
+    assert answers["olga@v.example"][0] == 200 and answers["olga@v.example"][3] == []
+    assert mails_to(app) == ["olga@v.example"]
+
+
+def test_a_mail_server_that_is_down_tells_no_one_which_addresses_have_accounts(make_world):
+    world = make_world(SMTP_URL=f"smtp://127.0.0.1:{_free_port()}")
+    person(world, "olga@v.example")
+    answers = []
+    for address in ("olga@v.example", "nobody@v.example"):
+        answer, _ = reset_asked(world["app"], address)
+        answers.append((answer.status_code, without_email(answer, "")))
+        answer.close()
+    assert answers[0] == answers[1] and answers[0][0] == 200
+
+
+def test_reset_mail_is_limited_per_address_and_the_answer_does_not_say(make_world, frozen_clock):
+    world = make_world()
+    person(world, "olga@v.example")
+    app = world["app"]
+    answers = set()
+    for _ in range(4):
+        answer, _ = reset_asked(app, "olga@v.example")
+        answers.add((answer.status_code, without_email(answer, "")))
+        answer.close()
+    assert len(answers) == 1 and answers.pop()[0] == 200
+    assert mails_to(app) == ["olga@v.example"] * 3
+    # An hour after the first, one more.
+    frozen_clock(NOON + timedelta(hours=1, seconds=1))
+    reset_asked(app, "olga@v.example")[0].close()
+    assert mails_to(app) == ["olga@v.example"] * 4
