@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import func, select, update
+from sqlalchemy import func, or_, select, update
 
 from services.errors import Gone, Invalid, Locked, Refused
 from schemas.registry import CONTROL
@@ -101,19 +101,24 @@ def for_how_long(seconds) -> str:
     return f"{math.ceil(minutes / 60)} hours"
 
 
-def count_failure(session, person, *, config):
-    """One more wrong second-factor code, counted in the database so that every worker sees
-    it, and kept until a sign-in completes or the password is reset: a right password alone
-    does not clear it. Every `SIGN_IN_FAILURE_LIMIT` of them lock the account, each lock
-    twice as long as the one before, up to `MAX_LOCK`."""
-    session.execute(update(Person).where(Person.id == person.id)
-                    .values(failed_sign_ins=Person.failed_sign_ins + 1))
+def count_try(session, person, *, config):
+    """Count a second-factor code before it is checked (not committed), so that codes sent at
+    once come in turn: the update holds the account's row until the commit, and one that finds
+    it locked is refused. The count is kept until a sign-in completes or the password is reset:
+    a right password alone does not clear it. Every `SIGN_IN_FAILURE_LIMIT` tries lock the
+    account, each lock twice as long as the one before, up to `MAX_LOCK`; a right code lifts it."""
+    at = now()
+    counted = session.execute(update(Person).where(
+        Person.id == person.id, or_(Person.locked_until.is_(None), Person.locked_until <= at))
+        .values(failed_sign_ins=Person.failed_sign_ins + 1))
     session.refresh(person)
+    if counted.rowcount != 1:
+        session.rollback()
+        refuse_if_locked(person)
     locks, short = divmod(person.failed_sign_ins, config["SIGN_IN_FAILURE_LIMIT"])
     if locks and not short:
         lock = timedelta(seconds=config["SIGN_IN_LOCKOUT_SECONDS"]) * 2 ** min(locks - 1, 16)
-        person.locked_until = now() + min(lock, MAX_LOCK)
-    session.commit()
+        session.execute(update(Person).where(Person.id == person.id).values(locked_until=at + min(lock, MAX_LOCK)))
 
 
 def _matches(hashed, password) -> bool:

@@ -100,15 +100,15 @@ def new_recovery_codes(session, person) -> list[str]:
 
 def verify(session, person, code, *, config) -> str:
     """How the second factor was proved, the sign-in's last: 'otp' for a right TOTP code,
-    'recovery' for an unused recovery code (used up now); the count of wrong codes starts
-    again. A locked account's code is not tried (`AccountLocked`); a wrong one is counted
-    (`passwords.count_failure`) and refused."""
-    passwords.refuse_if_locked(person)
+    'recovery' for an unused recovery code (used up now); the count of tries starts again. Each
+    try is counted first (`passwords.count_try`): a locked account's code is not tried
+    (`AccountLocked`), and a wrong one is refused."""
+    passwords.count_try(session, person, config=config)
     how = _proved(session, person, code)
     if how is None:
-        passwords.count_failure(session, person, config=config)
+        session.commit()
         raise CodeRefused("That code is not right.")
-    person.failed_sign_ins = 0
+    person.failed_sign_ins, person.locked_until = 0, None
     session.commit()
     return how
 

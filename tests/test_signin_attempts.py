@@ -6,6 +6,7 @@ costs the same, account or not; reset mail to one address is limited."""
 import email
 import email.policy
 import re
+import threading
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -322,3 +323,26 @@ def test_reset_mail_is_limited_per_address_and_the_answer_does_not_say(make_worl
     frozen_clock(NOON + timedelta(hours=1, seconds=1))
     reset_asked(app, "olga@v.example")[0].close()
     assert mails_to(app) == ["olga@v.example"] * 4
+
+
+def test_codes_sent_at_once_are_counted_in_turn(make_world):
+    """A burst of wrong codes, each on a page of its own from an address of its own, sent at
+    once: no more are tried than the lock allows."""
+    world = make_world(SIGN_IN_FAILURE_LIMIT=3, SIGN_IN_LOCKOUT_SECONDS=900, AUTH_FAILURE_LIMIT=50)
+    person(world, "kim@v.example", totp=True)
+    burst = 12
+    pages = [signing_in(world, "kim@v.example", address=f"198.51.100.{n}")[0] for n in range(burst)]
+    start = threading.Barrier(burst)
+    answers = []
+
+    def guess(browser):
+        start.wait()
+        answers.append(browser.submit(code="000000").status_code)
+
+    threads = [threading.Thread(target=guess, args=(browser,)) for browser in pages]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(answers) == [401] * 3 + [403] * (burst - 3)
+    assert stored(world, "kim@v.example").failed_sign_ins == 3
