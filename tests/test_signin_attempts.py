@@ -346,3 +346,13 @@ def test_codes_sent_at_once_are_counted_in_turn(make_world):
         thread.join()
     assert sorted(answers) == [401] * 3 + [403] * (burst - 3)
     assert stored(world, "kim@v.example").failed_sign_ins == 3
+
+
+@pytest.mark.parametrize("setting", ["SIGN_IN_FAILURE_LIMIT", "SIGN_IN_LOCKOUT_SECONDS", "AUTH_FAILURE_LIMIT",
+                                     "AUTH_FAILURE_WINDOW_SECONDS"])
+def test_limits_that_would_never_let_anyone_in_or_never_count_are_refused(setting):
+    from api.config import ConfigError, load_config
+
+    assert load_config(environ={})[setting] > 0
+    with pytest.raises(ConfigError, match=setting):
+        load_config(environ={setting: "0"})
