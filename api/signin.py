@@ -122,7 +122,7 @@ def password_checked(refuse):
     from and the account named (`SignInAttempts`), and past their limits nothing is tried (429)."""
     email = passwords.normal_email(request.form.get("email"))
     tries = attempts(email)
-    wait = tries.wait()
+    wait = tries.take()
     if wait:
         return None, waited(refuse, wait, email)
     try:
@@ -130,7 +130,8 @@ def password_checked(refuse):
     except passwords.SignInRefused as error:
         tries.password_failed()
         return None, refuse(error.message, status_of(error), email)
-    except ServiceError as error:
+    except ServiceError as error:  # the right password of a locked account
+        tries.password_right()
         return None, refuse(error.message, status_of(error), email)
     tries.password_right()
     return person, None

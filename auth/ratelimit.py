@@ -84,6 +84,11 @@ class Limits:
         limit = limit or self.failure_limit
         self._strategy(limit).hit(limit, *key)
 
+    def counted(self, *key, limit) -> bool:
+        """One more try counted against `key`, in one step with the test of its limit: False,
+        and nothing counted, when it is over."""
+        return self._strategy(limit).hit(limit, *key)
+
     def forget(self, *key, limit):
         self._strategy(limit).clear(limit, *key)
 
@@ -114,7 +119,9 @@ class SignInAttempts:
     - an address that failed `AUTH_FAILURE_LIMIT` times in `AUTH_FAILURE_WINDOW_SECONDS`
       (passwords and second-factor codes, any accounts) waits, whatever it sends;
     - an address that failed `SIGN_IN_FAILURE_LIMIT` passwords for one account within
-      `SIGN_IN_LOCKOUT_SECONDS` waits for that account; a right password clears its count;
+      `SIGN_IN_LOCKOUT_SECONDS` waits for that account; each try is counted before the
+      password is checked, so that tries sent at once come in turn, and a right password
+      clears the count;
     - an account whose passwords failed `AUTH_FAILURE_LIMIT` times in the window, from any
       addresses, slows down the addresses that failed for it to one try each, and no other:
       the owner signing in from where no one failed is never kept waiting.
@@ -126,13 +133,16 @@ class SignInAttempts:
         self.account = ("sign-in account", email)
         self.pair = ("sign-in pair", email, address)
 
-    def wait(self) -> int:
-        """Seconds until this address may try this account again, or 0."""
+    def take(self) -> int:
+        """A try of a password: 0, and the try counted against this address for this account
+        (`password_right` forgets it), or the seconds until this address may try it again."""
         limits = self.limits
         with _counting():
-            wait = max(limits.failure_wait(*self.address), limits.failure_wait(*self.pair, limit=limits.pair_limit))
+            wait = limits.failure_wait(*self.address)
             if not wait and limits.has_failed(*self.pair, limit=limits.pair_limit):
                 wait = limits.failure_wait(*self.account)
+            if not wait and not limits.counted(*self.pair, limit=limits.pair_limit):
+                wait = limits.failure_wait(*self.pair, limit=limits.pair_limit)
         return wait
 
     def address_wait(self) -> int:
@@ -141,11 +151,10 @@ class SignInAttempts:
             return self.limits.failure_wait(*self.address)
 
     def password_failed(self):
-        limits = self.limits
+        """A wrong password: its try was counted for this address and account by `take`."""
         with _counting():
-            limits.failed(*self.address)
-            limits.failed(*self.pair, limit=limits.pair_limit)
-            limits.failed(*self.account)
+            self.limits.failed(*self.address)
+            self.limits.failed(*self.account)
 
     def code_failed(self):
         """A wrong second-factor code: the account's own count is kept in the database."""

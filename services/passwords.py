@@ -149,13 +149,14 @@ def request_reset(session, email, *, config):
     reset = PasswordReset(person_id=person.id, token_sha256=digest(token), created_at=now(),
                           expires_at=now() + RESET_TTL)
     session.add(reset)
-    session.flush()
+    # Committed before it is mailed (after the page has answered): the link works by the time
+    # anyone can open it; one whose mail failed is never known, and counts as asked for.
+    session.commit()
     link = f"{config['PUBLIC_BASE_URL']}/signin/reset/{token}"
     mail.send(config, to=person.email, subject="Reset your fogx password", text=(
         f"Hello {person.name},\n\nSomeone asked to reset the password of your fogx account. To choose a new "
         f"one, open this link within {int(RESET_TTL.total_seconds() // 3600)} hours:\n\n{link}\n\n"
         "If it was not you, ignore this message: your password stays as it is.\n"))
-    session.commit()
     return reset
 
 

@@ -17,7 +17,8 @@ from sqlalchemy import event, select
 from sqlalchemy.orm import Session
 
 from domain import clock
-from storage.people import Person
+from services.passwords import digest
+from storage.people import PasswordReset, Person
 from tests import factories
 from tests import people_factories as pf
 from tests.conftest import _free_port, https_client
@@ -356,3 +357,55 @@ def test_limits_that_would_never_let_anyone_in_or_never_count_are_refused(settin
     assert load_config(environ={})[setting] > 0
     with pytest.raises(ConfigError, match=setting):
         load_config(environ={setting: "0"})
+
+
+def test_passwords_sent_at_once_from_one_address_are_counted_in_turn(make_world):
+    """A burst of wrong passwords for one account from one address, sent at once: no more are
+    tried than that address's limit for the account."""
+    world = make_world(SIGN_IN_FAILURE_LIMIT=3, SIGN_IN_LOCKOUT_SECONDS=900, AUTH_FAILURE_LIMIT=50)
+    person(world, "lee@v.example")
+    burst = 12
+    pages = []
+    for _ in range(burst):
+        browser = pf.Browser(from_address(world["app"], STRANGER))
+        browser.open(pf.authorize_url(world["portal"], CHALLENGE, scope="audit:read"))
+        pages.append(browser)
+    start = threading.Barrier(burst)
+    answers = []
+
+    def guess(browser):
+        start.wait()
+        answers.append(browser.submit(email="lee@v.example", password="a guess at once").status_code)
+
+    threads = [threading.Thread(target=guess, args=(browser,)) for browser in pages]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(answers) == [401] * 3 + [429] * (burst - 3)
+
+
+def test_a_reset_link_works_as_soon_as_its_mail_is_out(make_world):
+    """The mail server looks the link up as it takes the message: the reset is stored already."""
+    from aiosmtpd.controller import Controller
+
+    found = []
+
+    class Inbox:
+        async def handle_DATA(self, server, smtp_session, envelope):
+            text = email.message_from_bytes(envelope.content, policy=email.policy.default).get_content()
+            token = re.search(r"/signin/reset/(\S+)", text).group(1)
+            with Session(bind=engine) as own:
+                found.append(own.scalar(select(PasswordReset.id).where(PasswordReset.token_sha256 == digest(token))))
+            return "250 OK"
+
+    controller = Controller(Inbox(), hostname="127.0.0.1", port=_free_port())
+    controller.start()
+    try:
+        world = make_world(SMTP_URL=f"smtp://127.0.0.1:{controller.port}")
+        engine = world["app"].extensions["fogx.engine"]
+        person(world, "olga@v.example")
+        reset_asked(world["app"], "olga@v.example")[0].close()
+    finally:
+        controller.stop()
+    assert len(found) == 1 and found[0] is not None
