@@ -8,7 +8,7 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from api import csrf
 from api.errors import status_of
-from api.signin import PENDING_SECONDS, attempts, page, password_checked, refused_form
+from api.signin import PENDING_SECONDS, attempts, page, password_checked, refused_form, waited
 from auth.keys import secret_key
 from services import accounts, passwords, twofactor
 from services.errors import ServiceError
@@ -36,6 +36,16 @@ def invitation(token):
     organisation = accounts.name_of_invitation(db.session, invited)
     if request.method == "GET":
         return page("signin/invitation.html", invitation=invited, organisation=organisation, existing=existing)
+
+    def refuse(message, status, _=None):
+        return page("signin/invitation.html", status, invitation=invited, organisation=organisation,
+                    existing=existing, message=message)
+
+    # An account's password is counted here as at sign-in: the link is no way around the limits.
+    tries = attempts(invited.email) if existing else None
+    wait = tries.take() if tries else 0
+    if wait:
+        return waited(refuse, wait)
     try:
         accounts.accept(db.session, token, name=request.form.get("name"), password=request.form.get("password"),
                         config=current_app.config)
@@ -43,8 +53,13 @@ def invitation(token):
         return _link_gone(error)
     except ServiceError as error:
         db.session.rollback()
-        return page("signin/invitation.html", status_of(error), invitation=invited, organisation=organisation,
-                    existing=existing, message=_said(error))
+        if tries and isinstance(error, passwords.SignInRefused):
+            tries.password_failed()
+        elif tries:
+            tries.password_right()
+        return refuse(_said(error), status_of(error))
+    if tries:
+        tries.password_right()
     return page("signin/message.html", title="Welcome to fogx",
                 detail=f"You are now {invited.role} of {organisation}. Sign in from the portal or your app.")
 

@@ -182,7 +182,7 @@ def test_a_new_password_lets_its_owner_in_from_where_they_failed(make_world):
         signing_in(world, "lee@v.example", "forgotten!", address=OWNER)
     assert signing_in(world, "lee@v.example", address=OWNER)[1].status_code == 429
     reset_asked(world["app"], "lee@v.example")[0].close()
-    [mail] = [p.read_text() for p in Path(world["app"].config["MAIL_DIR"]).glob("*.eml")]
+    [mail] = mails_in(world["app"])
     link = re.search(r"https://fogx\.test(/signin/reset/\S+)", mail).group(1)
     browser = pf.Browser(from_address(world["app"], OWNER))
     browser.open(link)
@@ -255,6 +255,13 @@ def test_every_refusal_of_a_password_reads_the_same_and_costs_one_hash(make_worl
     _, locked = signing_in(world, "kim@v.example", address=OWNER)
     assert locked.status_code == 403 and "locked for 15 minutes" in locked.get_data(as_text=True)
     assert len(hashes_verified) == 1
+
+
+def mails_in(app) -> list[str]:
+    """The text of each message mailed, oldest first."""
+    folder = Path(app.config["MAIL_DIR"])
+    return [email.message_from_bytes(p.read_bytes(), policy=email.policy.default).get_content()
+            for p in sorted(folder.glob("*.eml"))]
 
 
 def mails_to(app) -> list:
@@ -409,3 +416,28 @@ def test_a_reset_link_works_as_soon_as_its_mail_is_out(make_world):
     finally:
         controller.stop()
     assert len(found) == 1 and found[0] is not None
+
+
+def test_an_invitation_to_an_existing_account_limits_guesses_at_its_password(make_world):
+    world = make_world(SIGN_IN_FAILURE_LIMIT=3, AUTH_FAILURE_LIMIT=50)
+    person(world, "lee@v.example")
+    app, http = world["app"], https_client(world["app"])
+    admin = factories.bearer(factories.token(http, *factories.oauth_client(world["session"], role="admin",
+                                                                          subject=["victorville"])))
+    assert http.post("/v1/invitations", headers=admin, json={
+        "email": "lee@v.example", "organisation": "city", "role": "admin", "jurisdiction": "victorville"}
+    ).status_code == 201
+    [mail] = mails_in(app)
+    link = re.search(r"https://fogx\.test(/signin/invitations/\S+)", mail).group(1)
+
+    def accept(password, address):
+        browser = pf.Browser(from_address(app, address))
+        browser.open(link)
+        return browser.submit(password=password)
+
+    assert [accept("a guess at it", STRANGER).status_code for _ in range(3)] == [401, 401, 401]
+    waited = accept(pf.PASSWORD, STRANGER)
+    assert waited.status_code == 429 and "try again in 15 minutes" in waited.get_data(as_text=True)
+    assert 0 < int(waited.headers["Retry-After"]) <= 900
+    accepted = accept(pf.PASSWORD, OWNER)
+    assert accepted.status_code == 200 and "You are now admin" in accepted.get_data(as_text=True)
