@@ -86,9 +86,9 @@ def verify_password(session, email, password, *, config) -> Person:
     return person
 
 
-def refuse_if_locked(person):
-    """A locked account is refused, saying until when, before any code of it is tried."""
-    left = (person.locked_until - now()).total_seconds() if person.locked_until else 0
+def refuse_if_locked(person, *, at=None):
+    """A locked account is refused, saying for how long, before any code of it is tried."""
+    left = (person.locked_until - (at or now())).total_seconds() if person.locked_until else 0
     if left > 0:
         raise AccountLocked(f"Too many wrong codes: this account is locked for {for_how_long(left)}. If they were "
                             "not yours, someone knows your password: reset it by email.")
@@ -114,7 +114,7 @@ def count_try(session, person, *, config):
     session.refresh(person)
     if counted.rowcount != 1:
         session.rollback()
-        refuse_if_locked(person)
+        refuse_if_locked(person, at=at)
     locks, short = divmod(person.failed_sign_ins, config["SIGN_IN_FAILURE_LIMIT"])
     if locks and not short:
         lock = timedelta(seconds=config["SIGN_IN_LOCKOUT_SECONDS"]) * 2 ** min(locks - 1, 16)
