@@ -1,8 +1,9 @@
 """A person's sign-in cannot be guessed or jammed (exchange policy): wrong second-factor codes
 lock the account until a sign-in completes, whatever passwords come between; the code step is
 limited per address; a stranger's wrong passwords keep out the stranger's address, not the
-owner; every refusal of a password, and every answer of the reset form, reads the same and
-costs the same, account or not; reset mail to one address is limited."""
+owner; tries sent at once are counted in turn; an invitation page is no way around the limits;
+every refusal of a password, and every answer of the reset form, reads the same and costs the
+same, account or not; reset mail to one address is limited."""
 import email
 import email.policy
 import re
