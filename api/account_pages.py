@@ -1,13 +1,14 @@
 """Pages reached from a mailed link (accepting an invitation, resetting a password) and the
 page where a person turns a second factor on of their own accord."""
+import logging
 import uuid
 
-from flask import Blueprint, current_app, request
+from flask import Blueprint, after_this_request, current_app, request
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from api import csrf
 from api.errors import status_of
-from api.signin import PENDING_SECONDS, page, password_checked, refused_form
+from api.signin import PENDING_SECONDS, attempts, page, password_checked, refused_form, waited
 from auth.keys import secret_key
 from services import accounts, passwords, twofactor
 from services.errors import ServiceError
@@ -16,6 +17,7 @@ from storage.db import db
 from storage.people import Person
 
 bp = Blueprint("account_pages", __name__, url_prefix="/signin")
+log = logging.getLogger("fogx.signin")
 csrf.guard(bp, refused_form)
 
 
@@ -34,6 +36,16 @@ def invitation(token):
     organisation = accounts.name_of_invitation(db.session, invited)
     if request.method == "GET":
         return page("signin/invitation.html", invitation=invited, organisation=organisation, existing=existing)
+
+    def refuse(message, status, _=None):
+        return page("signin/invitation.html", status, invitation=invited, organisation=organisation,
+                    existing=existing, message=message)
+
+    # An account's password is counted here as at sign-in: the link is no way around the limits.
+    tries = attempts(invited.email) if existing else None
+    wait = tries.take() if tries else 0
+    if wait:
+        return waited(refuse, wait)
     try:
         accounts.accept(db.session, token, name=request.form.get("name"), password=request.form.get("password"),
                         config=current_app.config)
@@ -41,8 +53,13 @@ def invitation(token):
         return _link_gone(error)
     except ServiceError as error:
         db.session.rollback()
-        return page("signin/invitation.html", status_of(error), invitation=invited, organisation=organisation,
-                    existing=existing, message=_said(error))
+        if tries and isinstance(error, passwords.SignInRefused):
+            tries.password_failed()
+        elif tries:
+            tries.password_right()
+        return refuse(_said(error), status_of(error))
+    if tries:
+        tries.password_right()
     return page("signin/message.html", title="Welcome to fogx",
                 detail=f"You are now {invited.role} of {organisation}. Sign in from the portal or your app.")
 
@@ -51,9 +68,28 @@ def invitation(token):
 def reset_request():
     if request.method == "GET":
         return page("signin/reset_request.html")
-    passwords.request_reset(db.session, request.form.get("email", ""), config=current_app.config)
-    # The same answer whether or not the address has an account.
+    _mail_reset_after_answering(request.form.get("email", ""))
     return page("signin/reset_request.html", sent=True)
+
+
+def _mail_reset_after_answering(email):
+    """Look the address up, and mail its link, once the answer has been sent: the answer costs
+    the same work and time whether or not the address has an account, and a mail server that
+    is down tells no one either (it is logged)."""
+    app = current_app._get_current_object()
+
+    def mail():
+        with app.app_context():
+            try:
+                passwords.request_reset(db.session, email, config=app.config)
+            except Exception:  # noqa: BLE001  the answer has been sent
+                db.session.rollback()
+                log.warning("a password reset mail failed", exc_info=True)
+
+    @after_this_request
+    def _after_sending(response):
+        response.call_on_close(mail)
+        return response
 
 
 @bp.route("/reset/<token>", methods=["GET", "POST"])
@@ -65,12 +101,14 @@ def reset(token):
     if request.method == "GET":
         return page("signin/reset.html")
     try:
-        passwords.reset_password(db.session, token, request.form.get("password"))
+        person = passwords.reset_password(db.session, token, request.form.get("password"))
     except LinkInvalid as error:
         return _link_gone(error)
     except ServiceError as error:
         db.session.rollback()
         return page("signin/reset.html", status_of(error), message=_said(error))
+    # The owner back with a new password does not wait out their own failures from here.
+    attempts(person.email).password_right()
     return page("signin/message.html", title="Password changed",
                 detail="Your new password is set, and every app signed in with the old one is signed out.")
 

@@ -15,7 +15,7 @@ from api import csrf
 from api.errors import status_of
 from auth.keys import secret_key
 from auth.people import SignedIn, granted_scope
-from auth.ratelimit import current_limits
+from auth.ratelimit import SignInAttempts, current_limits
 from auth.server import authorization
 from domain.clock import now
 from services import passwords, twofactor
@@ -105,25 +105,36 @@ def authorize():
     return flow.advance(step)
 
 
+def attempts(email="") -> SignInAttempts:
+    return SignInAttempts(current_limits(), address=request.remote_addr or "", email=email)
+
+
+def waited(refuse, wait, email=""):
+    """The page `refuse` makes for an address that must wait: the same whichever account it named."""
+    response = refuse(f"Too many failed sign-ins from here: try again in {passwords.for_how_long(wait)}.", 429, email)
+    response.headers["Retry-After"] = str(wait)
+    return response
+
+
 def password_checked(refuse):
     """(the person, None) for the form's right email and password; else (None, the page
-    `refuse(message, status, email)` makes). Failures count against the address and the
-    account named, and past the limit neither is tried (429)."""
-    failures = current_limits()
+    `refuse(message, status, email)` makes). Failures are counted by the address they come
+    from and the account named (`SignInAttempts`), and past their limits nothing is tried (429)."""
     email = passwords.normal_email(request.form.get("email"))
-    keys = [("sign-in address", request.remote_addr), ("sign-in account", email)]
-    wait = max(failures.failure_wait(*key) for key in keys)
+    tries = attempts(email)
+    wait = tries.take()
     if wait:
-        response = refuse("Too many failed sign-ins from here; wait a few minutes.", 429, email)
-        response.headers["Retry-After"] = str(wait)
-        return None, response
+        return None, waited(refuse, wait, email)
     try:
-        return passwords.verify_password(db.session, email, request.form.get("password"),
-                                         config=current_app.config), None
-    except ServiceError as error:
-        for key in keys:
-            failures.failed(*key)
+        person = passwords.verify_password(db.session, email, request.form.get("password"), config=current_app.config)
+    except passwords.SignInRefused as error:
+        tries.password_failed()
         return None, refuse(error.message, status_of(error), email)
+    except ServiceError as error:  # the right password of a locked account
+        tries.password_right()
+        return None, refuse(error.message, status_of(error), email)
+    tries.password_right()
+    return person, None
 
 
 class Flow:
@@ -164,10 +175,17 @@ class Flow:
             # The password changed since this page was given: what the old one proved is spent.
             return self.sign_in_page("Your password has changed since: sign in again.", status=400)
         if step == "totp":
-            how = twofactor.verify(db.session, person, request.form.get("code"))
-            if how is None:
-                passwords.count_failure(db.session, person, config=current_app.config)
-                return self.render("signin/totp.html", 401, message="That code is not right.")
+            tries = attempts()
+            wait = tries.address_wait()
+            if wait:
+                return waited(lambda message, status, _: self.render("signin/totp.html", status, message=message), wait)
+            try:
+                twofactor.verify(db.session, person, request.form.get("code"), config=current_app.config)
+            except passwords.AccountLocked as error:
+                return self.sign_in_page(error.message, status_of(error), person.email)
+            except twofactor.CodeRefused as error:
+                tries.code_failed()
+                return self.render("signin/totp.html", status_of(error), message=error.message)
             self.state["amr"] = [*self.state["amr"], "otp"]
         elif step == "choose":
             chosen = request.form.get("membership")
@@ -192,8 +210,10 @@ class Flow:
     def next(self):
         """The next step this person owes, or the code for the app."""
         person = self.person
-        if person.locked_until and person.locked_until > now():
-            return self.sign_in_page("Too many failed sign-ins: this account is locked for now.", 403)
+        try:
+            passwords.refuse_if_locked(person)
+        except passwords.AccountLocked as error:
+            return self.sign_in_page(error.message, status_of(error), person.email)
         memberships = self.memberships(person)
         if not memberships:
             return page("signin/message.html", 403, title="No organisation",

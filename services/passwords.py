@@ -1,11 +1,13 @@
-"""Passwords: Argon2id hashes, the sign-in check with its lockout, and reset by email link."""
+"""Passwords: Argon2id hashes, the sign-in check, the lockout that wrong second-factor codes
+bring, and reset by email link."""
 import hashlib
+import math
 import secrets
 from datetime import timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import select, update
+from sqlalchemy import func, or_, select, update
 
 from services.errors import Gone, Invalid, Locked, Refused
 from schemas.registry import CONTROL
@@ -20,6 +22,9 @@ hasher = PasswordHasher(time_cost=2, memory_cost=19456, parallelism=1)
 _NOBODY = hasher.hash(secrets.token_hex(16))
 MIN_LENGTH, MAX_LENGTH = 12, 1024
 RESET_TTL = timedelta(hours=2)
+RESETS_PER_HOUR = 3  # a mailbox is not flooded with links by whoever knows its address
+# Guessing a six-digit code at the longest lock: a few tries a day.
+MAX_LOCK = timedelta(days=1)
 
 
 class SignInRefused(Refused):
@@ -64,37 +69,56 @@ def checked(password: str, email: str) -> str:
 
 
 def verify_password(session, email, password, *, config) -> Person:
-    """The person whose password this is. Each failure counts against the account; at
-    `SIGN_IN_FAILURE_LIMIT` in a row it is locked for `SIGN_IN_LOCKOUT_SECONDS`, right
-    password or not."""
-    at = now()
+    """The person whose password this is. Every refusal costs one Argon2id verification and
+    reads the same, account or not; a locked account says so, and for how long, only to the
+    right password. Wrong passwords are counted by where they come from (`api.signin`), not
+    against the account: a stranger cannot lock its owner out."""
     person = find_person(session, email)
     if person is None or person.password_hash is None or person.status != "active":
         _matches(_NOBODY, password or "")
         raise SignInRefused("The email address or the password is not right.")
-    if person.locked_until and person.locked_until > at:
-        raise AccountLocked("Too many failed sign-ins: this account is locked for now. Try again later, "
-                            "or reset the password by email.")
     if not _matches(person.password_hash, password or ""):
-        count_failure(session, person, config=config)
         raise SignInRefused("The email address or the password is not right.")
+    refuse_if_locked(person)
     if hasher.check_needs_rehash(person.password_hash):
         person.password_hash = hasher.hash(password)
-    person.failed_sign_ins = 0
     session.commit()
     return person
 
 
-def count_failure(session, person, *, config):
-    """One more failed sign-in (password or second factor), counted in the database so that
-    every worker sees it; at the limit, the lock."""
-    session.execute(update(Person).where(Person.id == person.id)
-                    .values(failed_sign_ins=Person.failed_sign_ins + 1))
+def refuse_if_locked(person, *, at=None):
+    """A locked account is refused, saying for how long, before any code of it is tried."""
+    left = (person.locked_until - (at or now())).total_seconds() if person.locked_until else 0
+    if left > 0:
+        raise AccountLocked(f"Too many wrong codes: this account is locked for {for_how_long(left)}. If they were "
+                            "not yours, someone knows your password: reset it by email.")
+
+
+def for_how_long(seconds) -> str:
+    minutes = max(1, math.ceil(seconds / 60))
+    if minutes <= 90:
+        return f"{minutes} minute{'s' if minutes > 1 else ''}"
+    return f"{math.ceil(minutes / 60)} hours"
+
+
+def count_try(session, person, *, config):
+    """Count a second-factor code before it is checked (not committed), so that codes sent at
+    once come in turn: the update holds the account's row until the commit, and one that finds
+    it locked is refused. The count is kept until a sign-in completes or the password is reset:
+    a right password alone does not clear it. Every `SIGN_IN_FAILURE_LIMIT` tries lock the
+    account, each lock twice as long as the one before, up to `MAX_LOCK`; a right code lifts it."""
+    at = now()
+    counted = session.execute(update(Person).where(
+        Person.id == person.id, or_(Person.locked_until.is_(None), Person.locked_until <= at))
+        .values(failed_sign_ins=Person.failed_sign_ins + 1))
     session.refresh(person)
-    if person.failed_sign_ins >= config["SIGN_IN_FAILURE_LIMIT"]:
-        person.locked_until = now() + timedelta(seconds=config["SIGN_IN_LOCKOUT_SECONDS"])
-        person.failed_sign_ins = 0
-    session.commit()
+    if counted.rowcount != 1:
+        session.rollback()
+        refuse_if_locked(person, at=at)
+    locks, short = divmod(person.failed_sign_ins, config["SIGN_IN_FAILURE_LIMIT"])
+    if locks and not short:
+        lock = timedelta(seconds=config["SIGN_IN_LOCKOUT_SECONDS"]) * 2 ** min(locks - 1, 16)
+        session.execute(update(Person).where(Person.id == person.id).values(locked_until=at + min(lock, MAX_LOCK)))
 
 
 def _matches(hashed, password) -> bool:
@@ -131,23 +155,30 @@ def password_stamp(person) -> int:
 
 
 def request_reset(session, email, *, config):
-    """Mail a reset link where the address is an account's; the caller answers the same
-    either way, so the page tells no one which addresses have accounts."""
+    """Mail a reset link where the address is an account's, at most `RESETS_PER_HOUR` an hour
+    (more are asked for in vain); the caller answers the same either way, so the page tells no
+    one which addresses have accounts."""
     person = find_person(session, email)
-    if person is None or person.status != "active":
+    if person is None or person.status != "active" or _resets_in_the_hour(session, person) >= RESETS_PER_HOUR:
         return None
     token = secrets.token_urlsafe(32)
     reset = PasswordReset(person_id=person.id, token_sha256=digest(token), created_at=now(),
                           expires_at=now() + RESET_TTL)
     session.add(reset)
-    session.flush()
+    # Committed before it is mailed (after the page has answered): the link works by the time
+    # anyone can open it; one whose mail failed is never known, and counts as asked for.
+    session.commit()
     link = f"{config['PUBLIC_BASE_URL']}/signin/reset/{token}"
     mail.send(config, to=person.email, subject="Reset your fogx password", text=(
         f"Hello {person.name},\n\nSomeone asked to reset the password of your fogx account. To choose a new "
         f"one, open this link within {int(RESET_TTL.total_seconds() // 3600)} hours:\n\n{link}\n\n"
         "If it was not you, ignore this message: your password stays as it is.\n"))
-    session.commit()
     return reset
+
+
+def _resets_in_the_hour(session, person) -> int:
+    return session.scalar(select(func.count()).select_from(PasswordReset).where(
+        PasswordReset.person_id == person.id, PasswordReset.created_at > now() - timedelta(hours=1)))
 
 
 def reset_of(session, token) -> PasswordReset:

@@ -7,13 +7,18 @@ import pyotp
 from pyotp.utils import strings_equal
 from sqlalchemy import or_, select, update
 
-from services.errors import Invalid
+from services import passwords
+from services.errors import Invalid, Refused
 from domain.clock import now
 from services.passwords import digest
 from storage.people import Person, RecoveryCode, SignInPolicy
 
 RECOVERY_CODES = 10
 ISSUER_NAME = "fogx"
+
+
+class CodeRefused(Refused):
+    pass
 
 
 def required_for(session, membership) -> bool:
@@ -93,10 +98,23 @@ def new_recovery_codes(session, person) -> list[str]:
     return codes
 
 
-def verify(session, person, code) -> str | None:
-    """'otp' for a right TOTP code, 'recovery' for an unused recovery code (used up now), or None."""
-    if _take_code(session, person, code):
+def verify(session, person, code, *, config) -> str:
+    """How the second factor was proved, the sign-in's last: 'otp' for a right TOTP code,
+    'recovery' for an unused recovery code (used up now); the count of tries starts again. Each
+    try is counted first (`passwords.count_try`): a locked account's code is not tried
+    (`AccountLocked`), and a wrong one is refused."""
+    passwords.count_try(session, person, config=config)
+    how = _proved(session, person, code)
+    if how is None:
         session.commit()
+        raise CodeRefused("That code is not right.")
+    person.failed_sign_ins, person.locked_until = 0, None
+    session.commit()
+    return how
+
+
+def _proved(session, person, code) -> str | None:
+    if _take_code(session, person, code):
         return "otp"
     typed = (code or "").strip().lower()
     row = session.scalar(select(RecoveryCode).where(RecoveryCode.person_id == person.id,
@@ -106,5 +124,4 @@ def verify(session, person, code) -> str | None:
         return None
     used = session.execute(update(RecoveryCode).where(RecoveryCode.id == row.id, RecoveryCode.used_at.is_(None))
                            .values(used_at=now()))
-    session.commit()
     return "recovery" if used.rowcount == 1 else None

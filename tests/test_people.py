@@ -1,5 +1,5 @@
-"""People: invitations by mail, accepting them, resets, lockout, a second factor, removal,
-who filed a manifest and who read a record."""
+"""People: invitations by mail, accepting them, resets, a second factor, removal,
+who filed a manifest and who read a record (failed sign-ins: `test_signin_attempts.py`)."""
 import email
 import email.policy
 import re
@@ -150,39 +150,6 @@ def test_password_reset_by_mail_ends_every_sign_in(app, client, city, session):
         pf.sign_in(client, city["portal"], email="olga@r.example", scope="audit:read")
     assert pf.sign_in(client, city["portal"], email="olga@r.example", password="a whole new passphrase",
                       scope="audit:read")["access_token"]
-
-
-def test_failed_sign_ins_lock_the_account_then_the_address(make_app, session, frozen_clock):
-    app = make_app(SIGN_IN_FAILURE_LIMIT=3, SIGN_IN_LOCKOUT_SECONDS=900, AUTH_FAILURE_LIMIT=6)
-    from tests.conftest import https_client
-
-    client = https_client(app)
-    with app.app_context():
-        from storage.db import db
-
-        portal_id, _ = pf.app(db.session)
-        pf.person(db.session, email="lee@x.example", organisation="city", role="auditor",
-                  jurisdiction_id=factories.jurisdiction(db.session).id)
-    _, challenge = pf.pkce()
-    url = pf.authorize_url(portal_id, challenge, scope="audit:read")
-
-    def attempt(password, who="lee@x.example"):
-        page = pf.Browser(client)
-        page.open(url)
-        return page.submit(email=who, password=password)
-
-    start = frozen_clock(datetime(2026, 6, 1, 12, tzinfo=timezone.utc))
-    assert [attempt("wrong password!").status_code for _ in range(3)] == [401, 401, 401]
-    # Locked: the right password is refused too, until the lock ends.
-    locked = attempt(pf.PASSWORD)
-    assert locked.status_code == 403 and "locked" in locked.get_data(as_text=True)
-    frozen_clock(start + timedelta(seconds=901))
-    assert attempt(pf.PASSWORD).status_code == 302
-    # The address: six failures in the window, whichever accounts they named.
-    for n in range(3):
-        attempt("wrong", who=f"nobody{n}@x.example")
-    limited = attempt(pf.PASSWORD)
-    assert limited.status_code == 429 and int(limited.headers["Retry-After"]) > 0
 
 
 def test_a_city_requires_a_second_factor_of_its_staff(app, client, city, session, frozen_clock):
