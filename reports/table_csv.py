@@ -11,10 +11,15 @@ from domain.dates import human
 INSTANT = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})")
 
 
+# What a spreadsheet runs as a formula when a cell starts with it; it drops a leading TAB or
+# CR and reads on, so those lead a formula too.
+FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")
+
+
 def _safe(value):
     """Cells a spreadsheet would run as a formula are quoted."""
     text = str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@") and not _number(text) else text
+    return "'" + text if text[:1] in FORMULA_LEADS and not _number(text) else text
 
 
 def _number(text):

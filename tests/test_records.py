@@ -89,6 +89,16 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_quoted(client, filed):
     assert rows[-1]["gallons_removed"] == "1400"
 
 
+@pytest.mark.parametrize("lead", ["\t", "\r"])
+def test_csv_cells_led_by_a_tab_or_carriage_return_are_quoted(client, filed, lead):
+    """A spreadsheet drops a leading TAB or CR and runs what follows (`\t=cmd|...`), so those
+    cells are quoted as `=`, `+`, `-` and `@` are (exchange policy)."""
+    world = filed["world"]
+    world.post(world.body(driver_name=lead + '=HYPERLINK("http://evil","x")', gallons_removed=1400))
+    rows = list(csv.DictReader(io.StringIO(get(client, filed, fmt="csv").get_data(as_text=True), newline="")))
+    assert rows[-1]["driver_name"] == "'" + lead + "=HYPERLINK(\"http://evil\",\"x\")"
+
+
 @pytest.mark.parametrize("fmt", ["csv", "pdf", "zip"])
 def test_a_download_named_by_what_users_typed_keeps_an_ascii_header(client, session, filed, fmt):
     """The file is named by the FSE's APN, which is typed in: a name outside printable ASCII
