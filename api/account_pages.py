@@ -11,7 +11,7 @@ from api.signin import PENDING_SECONDS, page, password_checked, refused_form
 from auth.keys import secret_key
 from services import accounts, passwords, twofactor
 from services.errors import ServiceError
-from services.passwords import LinkInvalid
+from services.passwords import LinkInvalid, LinkUnknown
 from storage.db import db
 from storage.people import Person
 
@@ -19,7 +19,10 @@ bp = Blueprint("account_pages", __name__, url_prefix="/signin")
 csrf.guard(bp, refused_form)
 
 
-def _link_gone(error: LinkInvalid):
+def _link_gone(error: LinkInvalid | LinkUnknown):
+    """410 for a link used up or expired; 404 for one fogx never sent."""
+    if isinstance(error, LinkUnknown):
+        return page("signin/message.html", 404, title="This link does not work", detail=error.message)
     return page("signin/message.html", 410, title="This link no longer works", detail=error.message)
 
 
@@ -27,7 +30,7 @@ def _link_gone(error: LinkInvalid):
 def invitation(token):
     try:
         invited = accounts.invitation_of(db.session, token)
-    except LinkInvalid as error:
+    except (LinkInvalid, LinkUnknown) as error:
         return _link_gone(error)
     person = passwords.find_person(db.session, invited.email)
     existing = person is not None and person.password_hash is not None
@@ -37,7 +40,7 @@ def invitation(token):
     try:
         accounts.accept(db.session, token, name=request.form.get("name"), password=request.form.get("password"),
                         config=current_app.config)
-    except LinkInvalid as error:
+    except (LinkInvalid, LinkUnknown) as error:
         return _link_gone(error)
     except ServiceError as error:
         db.session.rollback()
@@ -60,13 +63,13 @@ def reset_request():
 def reset(token):
     try:
         passwords.reset_of(db.session, token)
-    except LinkInvalid as error:
+    except (LinkInvalid, LinkUnknown) as error:
         return _link_gone(error)
     if request.method == "GET":
         return page("signin/reset.html")
     try:
         passwords.reset_password(db.session, token, request.form.get("password"))
-    except LinkInvalid as error:
+    except (LinkInvalid, LinkUnknown) as error:
         return _link_gone(error)
     except ServiceError as error:
         db.session.rollback()

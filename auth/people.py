@@ -52,7 +52,7 @@ class AppClient:
 
     def get_allowed_scope(self, scope):
         held = set(self.row.scope.split())
-        return " ".join(s for s in scope_to_list(scope) if s in held)
+        return " ".join(s for s in scope_to_list(scope) or [] if s in held)  # no scope asked: none
 
     def check_redirect_uri(self, redirect_uri):
         return redirect_uri in self.row.redirect_uris

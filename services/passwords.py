@@ -7,7 +7,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import select, update
 
-from services.errors import Gone, Invalid, Locked, Refused
+from services.errors import Gone, Invalid, Locked, NotFound, Refused
 from schemas.registry import CONTROL
 from domain.clock import now
 from services import mail
@@ -32,6 +32,10 @@ class AccountLocked(Locked):
 
 class LinkInvalid(Gone):
     pass
+
+
+class LinkUnknown(NotFound):
+    """A link's token that no invitation or reset was made with (not merely used or expired)."""
 
 
 def digest(value: str) -> str:
@@ -136,7 +140,9 @@ def request_reset(session, email, *, config):
 
 def reset_of(session, token) -> PasswordReset:
     reset = session.scalar(select(PasswordReset).where(PasswordReset.token_sha256 == digest(token or "")))
-    if reset is None or reset.used_at is not None or reset.expires_at <= now():
+    if reset is None:
+        raise LinkUnknown("This link is not one fogx sent. Check that it was copied whole, or ask for a new one.")
+    if reset.used_at is not None or reset.expires_at <= now():
         raise LinkInvalid("This reset link has expired or has been used. Ask for a new one.")
     return reset
 
