@@ -84,6 +84,10 @@ def test_pkce_is_required_and_checked(served, session):
                          allow_redirects=False)
     assert stray.status_code == 403 and "Location" not in stray.headers
     assert stray.headers["Content-Type"].startswith("text/html")
+    # Outside ASCII too (the error's text once quoted it, which Authlib refuses: a 500).
+    accented = requests.get(base + pf.authorize_url(client_id, challenge, redirect_uri="https://evil.example/cõb"),
+                            allow_redirects=False)
+    assert accented.status_code == 403 and "Location" not in accented.headers
     unknown = requests.get(base + pf.authorize_url("no-such-app", challenge, redirect_uri=CALLBACK),
                            allow_redirects=False)
     assert unknown.status_code == 404 and "Location" not in unknown.headers
