@@ -1,5 +1,6 @@
 """A dispatch vendor's client, generated from openapi.yaml by openapi-python-client, does a
 hauler's and an auditor's job against the app served over HTTP with no request of its own."""
+import csv
 import hashlib
 import importlib
 import io
@@ -45,7 +46,7 @@ def world(client, session, frozen_clock):
     return build(client, session)
 
 
-def test_a_generated_client_files_corrects_uploads_and_downloads_and_reads_every_audit_list(
+def test_a_generated_client_files_corrects_uploads_and_downloads_a_scan_a_csv_and_reads_every_audit_list(
         generated, world, client, session, live_server):
     from fogx_client import AuthenticatedClient
     from fogx_client.api.audit import (audit_findings, audit_trends, disposal_reconciliation,
@@ -99,6 +100,14 @@ def test_a_generated_client_files_corrects_uploads_and_downloads_and_reads_every
         answer = operation.sync_detailed(client=auditor, **kwargs)
         assert answer.status_code == 200, (operation.__name__, answer.content)
         assert answer.parsed is not None and not hasattr(answer.parsed, "title"), operation.__name__
+    # The record's CSV, through the operation of its own.
+    from fogx_client.api.records import download_records
+    from fogx_client.models import DownloadRecordsFormat
+
+    sheet = download_records.sync_detailed(str(world.permit.fse_id), DownloadRecordsFormat.CSV, client=auditor)
+    assert sheet.status_code == 200, sheet.content
+    rows = list(csv.DictReader(io.StringIO(sheet.parsed.payload.read().decode())))
+    assert [(r["manifest_number"], r["gallons_removed"]) for r in rows] == [(body["manifest_number"], "1400")]
     waiting = list_corrections.sync_detailed(client=auditor).parsed.items
     if moved.status_code == 202:
         [pending] = waiting
