@@ -12,7 +12,7 @@ from api.signin import PENDING_SECONDS, attempts, page, password_checked, refuse
 from auth.keys import secret_key
 from services import accounts, passwords, twofactor
 from services.errors import ServiceError
-from services.passwords import LinkInvalid
+from services.passwords import LinkInvalid, LinkUnknown
 from storage.db import db
 from storage.people import Person
 
@@ -21,7 +21,10 @@ log = logging.getLogger("fogx.signin")
 csrf.guard(bp, refused_form)
 
 
-def _link_gone(error: LinkInvalid):
+def _link_gone(error: LinkInvalid | LinkUnknown):
+    """410 for a link used up or expired; 404 for one fogx never sent."""
+    if isinstance(error, LinkUnknown):
+        return page("signin/message.html", 404, title="This link does not work", detail=error.message)
     return page("signin/message.html", 410, title="This link no longer works", detail=error.message)
 
 
@@ -29,7 +32,7 @@ def _link_gone(error: LinkInvalid):
 def invitation(token):
     try:
         invited = accounts.invitation_of(db.session, token)
-    except LinkInvalid as error:
+    except (LinkInvalid, LinkUnknown) as error:
         return _link_gone(error)
     person = passwords.find_person(db.session, invited.email)
     existing = person is not None and person.password_hash is not None
@@ -49,7 +52,7 @@ def invitation(token):
     try:
         accounts.accept(db.session, token, name=request.form.get("name"), password=request.form.get("password"),
                         config=current_app.config)
-    except LinkInvalid as error:
+    except (LinkInvalid, LinkUnknown) as error:
         return _link_gone(error)
     except ServiceError as error:
         db.session.rollback()
@@ -96,13 +99,13 @@ def _mail_reset_after_answering(email):
 def reset(token):
     try:
         passwords.reset_of(db.session, token)
-    except LinkInvalid as error:
+    except (LinkInvalid, LinkUnknown) as error:
         return _link_gone(error)
     if request.method == "GET":
         return page("signin/reset.html")
     try:
         person = passwords.reset_password(db.session, token, request.form.get("password"))
-    except LinkInvalid as error:
+    except (LinkInvalid, LinkUnknown) as error:
         return _link_gone(error)
     except ServiceError as error:
         db.session.rollback()

@@ -20,6 +20,7 @@ SHEETS = frozenset({
     "people.registry_change_list",
 })
 RECORDS = "records.get_records"
+RECORD_DOWNLOAD = "records.download_records"  # /records/{format}: csv, pdf or zip, all of them heavy
 RECORD_FILES = {"text/csv": "csv", "application/pdf": "pdf", "application/zip": "zip"}
 # Sent on a passed request, so that a pool that names itself in EXPORTS_URL serves it, not loops.
 PASSED = "Fogx-Export-Pool"
@@ -35,6 +36,8 @@ def heavy(endpoint, args, accept) -> bool:
     asked = args.get("format")
     if endpoint in SHEETS:
         return asked == "csv" if asked else accept.best == "text/csv"
+    if endpoint == RECORD_DOWNLOAD:
+        return True
     if endpoint == RECORDS:
         if asked:
             return asked in RECORD_FILES.values()

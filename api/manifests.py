@@ -16,7 +16,7 @@ from schemas.actors import actor_view
 from schemas.corrections import correction_view
 from schemas.manifest import CorrectionIn, ManifestIn, ManifestQuery
 from schemas.manifest_views import document_view, receipt, revision_view
-from services import corrections, documents, manifests, outbox
+from services import access_log, corrections, documents, manifests, outbox
 from services.errors import Invalid
 from storage.db import db
 from storage.models import Document
@@ -40,6 +40,12 @@ def _receipt(manifest, due_by_device=None):
 
 def _store():
     return current_app.extensions["fogx.store"]
+
+
+def _noted(manifests_read, kind):
+    """The read goes in the FSEs' access logs before the answer is sent."""
+    access_log.note_manifest_reads(current_app.extensions["fogx.engine"], current_principal(), manifests_read,
+                                   format=kind)
 
 
 def _uploads():
@@ -119,6 +125,7 @@ def submit():
 def list_manifests():
     args = load(manifest_query, request.args.to_dict())
     rows, cursor = manifests.listing(db.session, current_principal(), **args)
+    _noted(rows, "manifests")
     due_by_device = manifests.dues(db.session, {row.device_id for row in rows})
     return {"items": [_receipt(row, due_by_device) for row in rows], "next_cursor": cursor}
 
@@ -127,6 +134,7 @@ def list_manifests():
 @require(*READ)
 def get_manifest(manifest_id):
     manifest = manifests.get(db.session, current_principal(), manifest_id)
+    _noted([manifest], "manifest")
     waiting = corrections.pending_of(db.session, manifest)
     return {**_receipt(manifest), "pending_corrections": [correction_view(row, manifest) for row in waiting]}
 
@@ -150,6 +158,7 @@ def correct(manifest_id):
 @require(*READ)
 def get_correction(manifest_id, correction_id):
     manifest, row = corrections.of_manifest(db.session, current_principal(), manifest_id, correction_id)
+    _noted([manifest], "correction")
     return correction_view(row, manifest)
 
 
@@ -203,8 +212,11 @@ def get_document(manifest_id, document_id):
     manifest = manifests.get(db.session, current_principal(), manifest_id)
     document = documents.find(db.session, manifest, document_id)
     body = documents.open_scan(_store(), document)  # checked whole before a byte is sent
-    response = Response(stream_with_context(_chunks(body)), mimetype=document.content_type,
-                        direct_passthrough=True)
+    _noted([manifest], "scan")
+    # A client that reads any scan as bytes may ask for them as such rather than by their type.
+    offered = [document.content_type, "application/octet-stream"]
+    mimetype = request.accept_mimetypes.best_match(offered, default=document.content_type)
+    response = Response(stream_with_context(_chunks(body)), mimetype=mimetype, direct_passthrough=True)
     response.headers["Content-Length"] = str(document.size_bytes)
     response.headers["ETag"] = f'"{document.sha256}"'
     response.headers["Cache-Control"] = "no-store"
@@ -224,4 +236,5 @@ def _chunks(body, size=256 * 1024):
 @require(*READ)
 def revisions(manifest_id):
     manifest = manifests.get(db.session, current_principal(), manifest_id)
+    _noted([manifest], "revisions")
     return {"items": [revision_view(r) for r in manifest.revisions]}

@@ -67,7 +67,7 @@ def _origin(uri):
 
 def refused_form():
     """A POST without the session's form token: nothing it asked is done."""
-    return page("signin/message.html", 400, title="This form cannot be taken",
+    return page("signin/message.html", 403, title="This form cannot be taken",
                 detail="The page was open too long, or it did not come from fogx. Go back, reload it and try again.")
 
 
@@ -87,8 +87,10 @@ def authorize():
     except OAuth2Error as error:
         if error.redirect_uri:  # only once the app's redirect URI is known to be its own
             return _error_redirect(error, error.redirect_uri)
-        return page("signin/message.html", 400, title="This sign-in link is not right",
-                    detail=error.description or error.error)
+        # No app of that id (404), or a redirect URI it did not register (403): the request is
+        # well formed, and the person is sent nowhere.
+        return page("signin/message.html", 404 if error.error == "invalid_client" else 403,
+                    title="This sign-in link is not right", detail=error.description or error.error)
     flow = Flow(grant)
     step = request.form.get("step") if request.method == "POST" else None
     if step is None:

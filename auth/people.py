@@ -52,7 +52,7 @@ class AppClient:
 
     def get_allowed_scope(self, scope):
         held = set(self.row.scope.split())
-        return " ".join(s for s in scope_to_list(scope) if s in held)
+        return " ".join(s for s in scope_to_list(scope) or [] if s in held)  # no scope asked: none
 
     def check_redirect_uri(self, redirect_uri):
         return redirect_uri in self.row.redirect_uris
@@ -158,6 +158,14 @@ class PersonCodeGrant(grants.AuthorizationCodeGrant):
             raise InvalidRequestError("A code_challenge with code_challenge_method=S256 is required (RFC 7636).",
                                       redirect_uri=redirect_uri)
         return redirect_uri
+
+    @staticmethod
+    def validate_authorization_redirect_uri(request, client):
+        # Authlib's own refusal quotes the URI, and refuses to quote one outside ASCII (a 500).
+        asked = request.payload.redirect_uri
+        if asked and not client.check_redirect_uri(asked):
+            raise InvalidRequestError("The redirect URI is not one the app registered.")
+        return grants.AuthorizationCodeGrant.validate_authorization_redirect_uri(request, client)
 
     def validate_requested_scope(self):
         requested = scope_to_list(self.request.payload.scope) or []

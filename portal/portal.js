@@ -1,8 +1,9 @@
-// The fogx portal: what a signed-in person or program may see and do, through the same API as
-// any dispatch or city software. Each role's view lives in a module of its own under js/.
+// The fogx portal: what a signed-in person may see and do, through the same API as any dispatch
+// or city software. Each role's view lives in a module of its own under js/. A browser is a
+// public client: people sign in here as people; programs keep their secrets on their servers.
 import { finishSignIn, startSignIn } from "./person.js";
-import { begin, resume, session, signInWithSecret, signOut } from "./js/api.js";
-import { el, report, show } from "./js/dom.js";
+import { begin, resume, session, signOut } from "./js/api.js";
+import { el, report } from "./js/dom.js";
 import { LANGUAGES, lang, setLang, t, use } from "./js/i18n.js";
 import { auditor } from "./js/auditor.js";
 import { hauler } from "./js/hauler.js";
@@ -53,22 +54,6 @@ function languageSwitch() {
 
 function start() {
   languageSwitch();
-  const form = document.getElementById("sign-in-form");
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const button = document.getElementById("sign-in-button");
-    button.disabled = true;
-    show("");
-    try {
-      await signInWithSecret(document.getElementById("client-id").value.trim(), document.getElementById("client-secret").value);
-      document.getElementById("client-secret").value = "";
-      await showView();
-    } catch (error) {
-      report(error);
-    } finally {
-      button.disabled = false;
-    }
-  });
   document.getElementById("sign-out").addEventListener("click", () => signOut());
   document.getElementById("person-sign-in").addEventListener("click", () => startSignIn().catch(report));
   resume();

@@ -1,4 +1,5 @@
-"""Who read an FSE's record, and when: every download is noted, and a city's admin asks."""
+"""Who read an FSE's record, and when: every download, and every read of its manifests by a city
+or another organisation, is noted; a city's admin asks."""
 import uuid
 
 from sqlalchemy import select
@@ -6,8 +7,9 @@ from sqlalchemy.orm import Session
 
 from services.errors import NotFound
 from domain.clock import now
+from domain.dates import local_date
 from storage import reach
-from storage.models import Fse, OAuthClient
+from storage.models import Fse, Jurisdiction, OAuthClient
 from storage.people import Person, RecordRead
 
 
@@ -17,6 +19,26 @@ def note_read(engine, principal, *, fse_id, format, period_from, period_to):
     with Session(bind=engine) as session:
         session.add(RecordRead(fse_id=fse_id, client_id=principal.client_pk, person_id=principal.person_id,
                                format=format, period_from=period_from, period_to=period_to, read_at=now()))
+        session.commit()
+
+
+def note_manifest_reads(engine, principal, manifests, *, format):
+    """A read of manifests (`format`: manifests, manifest, revisions, correction or scan), one row
+    an FSE they are of, its period the service days shown. The restaurant reading its own is
+    not noted; a city, a hauler or a site reading them is, as a download of the record is."""
+    if principal.role == "fse" or not manifests:
+        return
+    with Session(bind=engine) as session:
+        zones = dict(session.execute(select(Jurisdiction.id, Jurisdiction.time_zone).where(
+            Jurisdiction.id.in_({m.jurisdiction_id for m in manifests}))).all())
+        days = {}
+        for manifest in manifests:
+            in_force = next(r for r in manifest.revisions if r.revision == manifest.current_revision)
+            days.setdefault(manifest.fse_id, []).append(
+                local_date(in_force.service_completed_at, zones[manifest.jurisdiction_id]))
+        session.add_all(RecordRead(fse_id=fse_id, client_id=principal.client_pk, person_id=principal.person_id,
+                                   format=format, period_from=min(shown), period_to=max(shown), read_at=now())
+                        for fse_id, shown in days.items())
         session.commit()
 
 

@@ -16,7 +16,7 @@ from schemas.registry import CONTROL
 from auth.credentials import sha256_hex
 from domain.clock import now
 from services import mail
-from services.passwords import LinkInvalid, checked, digest, find_person, normal_email, verify_password
+from services.passwords import LinkInvalid, LinkUnknown, checked, digest, find_person, normal_email, verify_password
 from auth.signins import revoke_membership
 from storage import reach
 from storage.models import (DisposalSite, Fse, Hauler, Jurisdiction, OAuthClient, OAuthClientFse, OAuthToken,
@@ -189,7 +189,9 @@ def invite(session, principal, data, *, config) -> Invitation:
 
 def invitation_of(session, token) -> Invitation:
     invitation = session.scalar(select(Invitation).where(Invitation.token_sha256 == digest(token or "")))
-    if invitation is None or invitation.accepted_at is not None or invitation.expires_at <= now():
+    if invitation is None:
+        raise LinkUnknown("This link is not one fogx sent. Check that it was copied whole, or ask for a new one.")
+    if invitation.accepted_at is not None or invitation.expires_at <= now():
         raise LinkInvalid("This invitation has expired or has been accepted. Ask for a new one.")
     return invitation
 

@@ -9,7 +9,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import func, or_, select, update
 
-from services.errors import Gone, Invalid, Locked, Refused
+from services.errors import Gone, Invalid, Locked, NotFound, Refused
 from schemas.registry import CONTROL
 from domain.clock import now
 from services import mail
@@ -37,6 +37,10 @@ class AccountLocked(Locked):
 
 class LinkInvalid(Gone):
     pass
+
+
+class LinkUnknown(NotFound):
+    """A link's token that no invitation or reset was made with (not merely used or expired)."""
 
 
 def digest(value: str) -> str:
@@ -183,7 +187,9 @@ def _resets_in_the_hour(session, person) -> int:
 
 def reset_of(session, token) -> PasswordReset:
     reset = session.scalar(select(PasswordReset).where(PasswordReset.token_sha256 == digest(token or "")))
-    if reset is None or reset.used_at is not None or reset.expires_at <= now():
+    if reset is None:
+        raise LinkUnknown("This link is not one fogx sent. Check that it was copied whole, or ask for a new one.")
+    if reset.used_at is not None or reset.expires_at <= now():
         raise LinkInvalid("This reset link has expired or has been used. Ask for a new one.")
     return reset
 

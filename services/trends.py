@@ -8,6 +8,7 @@ from sqlalchemy import case, func, literal, select
 
 from domain.dates import start_of_day
 from services.audit import today, zone_of
+from services.errors import Invalid
 from storage import audit as queries, missed as missed_services
 from storage.audit import day_number
 from storage.db import all_rows
@@ -20,11 +21,11 @@ def month_starts(last_day: date, months: int) -> list[date]:
     """The first day of each of the `months` months ending with the one `last_day` is in, and
     the first day of the month after (the end of the last)."""
     year, month = last_day.year, last_day.month
-    starts = []
-    for back in range(months - 1, -2, -1):
-        index = year * 12 + (month - 1) - back
-        starts.append(date(index // 12, index % 12 + 1, 1))
-    return starts
+    first, end = year * 12 + month - months, year * 12 + month
+    if first < 12 or end // 12 > date.max.year:  # a month before the year 1, or an end after 9999
+        raise Invalid("The months asked fall outside the years 1 to 9999.",
+                      errors={"as_of": [f"{months} months up to this date cannot be counted."]})
+    return [date(index // 12, index % 12 + 1, 1) for index in range(first, end + 1)]
 
 
 def _bucket(value, bounds):
@@ -37,7 +38,8 @@ def trends(session, principal, *, months=12, as_of=None) -> dict:
     zone = zone_of(session, principal.jurisdiction_id)
     as_of = as_of or today(zone)
     starts = month_starts(as_of, months)
-    rows = [{"month": start.strftime("%Y-%m"), "missed_services": 0, "late_filings": 0, "findings": 0}
+    # The year in four digits however early (strftime writes the year 193 as `193`).
+    rows = [{"month": f"{start.year:04d}-{start.month:02d}", "missed_services": 0, "late_filings": 0, "findings": 0}
             for start in starts[:-1]]
 
     missed = missed_services.missed_intervals(starts[0], as_of, principal.jurisdiction_id,

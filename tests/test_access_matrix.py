@@ -32,7 +32,7 @@ def world(client, session):
         hauler = factories.hauler(session, name=f"{side} hauler", cities=(city,))
         site = factories.disposal_site(session, cities=(city,))
         store.update(fse_id=permit.fse_id, permit_id=permit.id, device_id=device.id,
-                     hauler_id=hauler.id, site_id=site.id, code=city)
+                     hauler_id=hauler.id, site_id=site.id, code=city, format="csv")
         filer = factories.token(client, *factories.oauth_client(session, role="hauler", subject=[hauler.id]))
         store["manifest_id"], store["document_id"] = file_manifest(client, filer, permit, device, site)
         store["correction_id"] = propose_correction(client, filer, store["manifest_id"])
@@ -110,7 +110,8 @@ def fill(rule, values):
 
 
 def missing_values(theirs):
-    return {name: ("atlantis" if name == "code" else uuid.uuid4()) for name in theirs}
+    # A record's file format names no object: the same for a missing FSE as for a foreign one.
+    return {name: {"code": "atlantis", "format": "csv"}.get(name, uuid.uuid4()) for name in theirs}
 
 
 def body_for(method):

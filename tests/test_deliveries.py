@@ -144,6 +144,26 @@ def test_the_city_month_by_month_counts_what_its_lists_list(app, client, session
         assert refused.status_code == 422 and refused.mimetype == "application/problem+json"
 
 
+def test_the_months_of_an_early_year_are_named_as_the_schema_says_and_no_year_before_1_is_asked(client, session):
+    """A month is `YYYY-MM` however early the year (`0193-07`, not `193-07`); months that would
+    fall before the year 1 or after 9999 cannot be counted and are a 422, never a 500."""
+    factories.jurisdiction(session, "victorville")
+    auditor = factories.bearer(factories.token(client, *factories.oauth_client(session, role="auditor",
+                                                                               subject=["victorville"])))
+    early = client.get("/v1/audit/trends", query_string={"as_of": "0193-09-15", "months": 3}, headers=auditor)
+    assert early.status_code == 200, early.json
+    assert [m["month"] for m in early.json["months"]] == ["0193-07", "0193-08", "0193-09"]
+    spec = load_spec()
+    schema = spec["paths"]["/v1/audit/trends"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert _schema_errors(spec, schema, early.json) == []
+    first = client.get("/v1/audit/trends", query_string={"as_of": "0001-12-31", "months": 12}, headers=auditor)
+    assert first.status_code == 200 and first.json["months"][0]["month"] == "0001-01"
+    for bad in ({"as_of": "0001-11-30", "months": 12}, {"as_of": "9999-12-31", "months": 1}):
+        refused = client.get("/v1/audit/trends", query_string=bad, headers=auditor)
+        assert refused.status_code == 422 and refused.mimetype == "application/problem+json", refused.data[:300]
+        assert "as_of" in refused.json["errors"]
+
+
 @pytest.mark.postgresql_only
 def test_the_dashboard_works_its_figures_out_at_the_same_time(app, client, session):
     """On PostgreSQL the year of missed intervals, the findings and the devices due soon are

@@ -597,7 +597,9 @@ def test_a_page_of_manifests_is_read_in_a_few_statements_however_long(app, world
     finally:
         event.remove(engine, "before_cursor_execute", count)
     assert page.status_code == 200 and len(page.json["items"]) == len(devices)
-    assert len(statements) <= 6, statements  # the token's too, where it goes through SQLAlchemy
+    # The token's too, where it goes through SQLAlchemy, and the note in the FSEs' access log
+    # (the cities' time zones, one insert).
+    assert len(statements) <= 8, statements
     for item in page.json["items"]:
         alone = client.get(f"/v1/manifests/{item['id']}", headers=headers).json
         # Read alone, a manifest also lists the corrections of it waiting for the city.

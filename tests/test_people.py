@@ -70,6 +70,16 @@ def test_a_city_admin_invites_an_auditor_who_signs_in_and_reads_the_city(app, cl
     assert client.post("/v1/invitations", headers=headers, json={}).status_code == 403
 
 
+@pytest.mark.parametrize("path", ["/signin/invitations/", "/signin/reset/"])
+def test_a_link_fogx_never_sent_is_not_found_and_a_used_one_is_gone(client, city, path):
+    """A token no invitation or reset was made with is a 404; one used up or expired a 410."""
+    never = path + "Jm0ZqT5Kx8vN2pL7rW4yB1cD6fH9gS3aQw8eR2tY6uI"
+    page = client.get(never)
+    assert page.status_code == 404 and page.mimetype == "text/html"
+    assert "This link does not work" in page.get_data(as_text=True)
+    assert pf.post_form(client, never, **{"name": "X", "password": pf.PASSWORD}).status_code == 404
+
+
 def test_an_invitation_link_expires_at_72_hours(app, client, city, frozen_clock):
     start = frozen_clock(datetime(2026, 6, 1, 23, 30, tzinfo=timezone.utc))
     assert invite(client, city["admin"], email="a@x.example", organisation="city", role="auditor",

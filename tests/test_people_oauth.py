@@ -78,10 +78,26 @@ def test_pkce_is_required_and_checked(served, session):
         answer = requests.get(url, allow_redirects=False)
         assert answer.status_code == 302 and "error=invalid_request" in answer.headers["Location"]
         assert "state=st4te" in answer.headers["Location"]
-    # A redirect URI the app did not register gets a page, never a redirect.
+    # A redirect URI the app did not register gets a page, never a redirect: 403, fogx will not
+    # send the person there; an app fogx does not know is a 404. Neither is a malformed request.
     stray = requests.get(base + pf.authorize_url(client_id, challenge, redirect_uri="https://evil.example/cb"),
                          allow_redirects=False)
-    assert stray.status_code == 400 and "Location" not in stray.headers
+    assert stray.status_code == 403 and "Location" not in stray.headers
+    assert stray.headers["Content-Type"].startswith("text/html")
+    # Outside ASCII too (the error's text once quoted it, which Authlib refuses: a 500).
+    accented = requests.get(base + pf.authorize_url(client_id, challenge, redirect_uri="https://evil.example/cõb"),
+                            allow_redirects=False)
+    assert accented.status_code == 403 and "Location" not in accented.headers
+    unknown = requests.get(base + pf.authorize_url("no-such-app", challenge, redirect_uri=CALLBACK),
+                           allow_redirects=False)
+    assert unknown.status_code == 404 and "Location" not in unknown.headers
+    assert "This sign-in link is not right" in unknown.text
+    # A request that asks for no scope (`scope` is optional, RFC 6749 3.3) is shown the sign-in
+    # page, not a server error.
+    bare = requests.get(base + pf.authorize_url(client_id, challenge, redirect_uri=CALLBACK).replace(
+        "scope=openid+profile+email&", ""), allow_redirects=False)
+    assert "scope=" not in bare.url
+    assert bare.status_code == 200 and 'name="password"' in bare.text
     callback = walk(base, base + pf.authorize_url(client_id, challenge, redirect_uri=CALLBACK))
     code = re.search(r"code=([^&]+)", callback).group(1)
     wrong = requests.post(f"{base}/oauth/token", data={

@@ -11,7 +11,9 @@ from pypdf import PdfReader
 from sqlalchemy import update
 
 from api.portal import POLICY
+from services.demo_people import DEMO_APP, DEMO_PASSWORD
 from storage.models import Fse
+from storage.people import OAuthApp
 from tests.conftest import serve
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -76,11 +78,21 @@ def chromium(tmp_path_factory):
     driver.quit()
 
 
+def portal_app_at(app, base):
+    """The demo's portal app, registered for the address the test serves it at."""
+    from sqlalchemy.orm import Session
+
+    with Session(bind=app.extensions["fogx.engine"]) as session:
+        session.execute(update(OAuthApp).where(OAuthApp.client_id == DEMO_APP).values(redirect_uris=[f"{base}/portal/"]))
+        session.commit()
+
+
 @pytest.fixture
 def portal(app, chromium):
     """The demo served over HTTP, and the browser on a fresh portal page: (browser, base URL)."""
     assert app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
     with serve(app) as base:
+        portal_app_at(app, base)
         chromium.get(f"{base}/portal/")
         chromium.execute_script("sessionStorage.clear()")
         for old in chromium.downloads.iterdir():
@@ -111,11 +123,28 @@ def message(browser):
     return box[0].text if box else ""
 
 
-def sign_in(browser, client_id, secret):
-    for field, value in (("#client-id", client_id), ("#client-secret", secret)):
-        by_css(browser, field)[0].clear()
-        by_css(browser, field)[0].send_keys(value)
-    by_css(browser, "#sign-in-button")[0].click()
+# The demo's people, one a role (services/demo_people.py).
+OPERATOR, AUDITOR = "operator@demo.fogx.test", "auditor@demo.fogx.test"
+DISPATCHER, CLERK = "dispatcher@demo.fogx.test", "clerk@demo.fogx.test"
+
+
+def sign_in(browser, email, password=DEMO_PASSWORD):
+    """A person signs in from the portal on fogx's sign-in page, and is back in the portal."""
+    waiting_for(browser, lambda b: by_css(b, "#person-sign-in") and by_css(b, "#person-sign-in")[0].is_displayed(),
+                "the portal's sign-in")
+    by_css(browser, "#person-sign-in")[0].click()
+    waiting_for(browser, lambda b: by_css(b, "#email"), "the sign-in page")
+    by_css(browser, "#email")[0].send_keys(email)
+    by_css(browser, "#password")[0].send_keys(password)
+    by_css(browser, "#submit")[0].click()
+    waiting_for(browser, lambda b: b.execute_script("return sessionStorage.getItem('fogx.portal.session')"),
+                "the portal signed in")
+
+
+def active(base, token):
+    """Whether the API still takes the portal's access token."""
+    return requests.get(f"{base}/v1/jurisdictions", headers={"Authorization": f"Bearer {token}"},
+                        timeout=10).status_code == 200
 
 
 def text_of(browser, selector):
@@ -151,10 +180,10 @@ def api_token(base, client_id):
 
 def test_an_operator_sees_each_restaurant_as_its_record_has_it_and_downloads_the_binder(portal):
     browser, base = portal
-    sign_in(browser, "demo-fse", "demo-fse-secret")
+    sign_in(browser, OPERATOR)
     cards = waiting_for(browser, lambda b: len(by_css(b, "article[data-fse]")) == 2 and by_css(b, "article[data-fse]"),
                         "both restaurants")
-    assert "demo-fse · restaurant operator" in by_css(browser, "#who-name")[0].text
+    assert "Ana Ruiz · restaurant operator" in by_css(browser, "#who-name")[0].text
     # Each device's status and due date are the ones its record gives.
     bearer = {"Authorization": f"Bearer {api_token(base, 'demo-fse')}"}
     for card in cards:
@@ -180,18 +209,27 @@ def test_an_operator_sees_each_restaurant_as_its_record_has_it_and_downloads_the
     assert "Golden Wok" in text
 
 
-def test_a_wrong_secret_is_refused_and_nothing_is_kept(portal):
-    browser, _ = portal
-    sign_in(browser, "demo-fse", "not-the-secret")
-    waiting_for(browser, lambda b: "not right" in message(b), "the refusal")
-    assert message(browser) == "The client ID or secret is not right."
-    assert by_css(browser, "#sign-in")[0].is_displayed() and not by_css(browser, "#view")[0].is_displayed()
-    assert browser.execute_script("return sessionStorage.length") == 0
+def test_the_portal_asks_no_one_for_a_client_secret(client):
+    """A browser is a public client: people sign in as people, and a program keeps its secret
+    on its own server. The page has no field for a client's ID or secret, and no script of it
+    asks for a token with one (the client credentials grant)."""
+    page = client.get("/portal/").get_data(as_text=True)
+    assert 'id="person-sign-in"' in page
+    for asked in ("client-id", "client-secret", "client_secret", "Client secret", 'type="password"'):
+        assert asked not in page, asked
+    scripts = ["/portal/portal.js", "/portal/person.js"] + [f"/portal/js/{name}" for name in (
+        "api.js", "auditor.js", "dashboard.js", "dom.js", "hauler.js", "i18n.js", "lists.js", "manifest-form.js",
+        "restaurant.js", "site.js", "time.js")]
+    for path in scripts:
+        script = client.get(path)
+        assert script.status_code == 200, path
+        assert "client_credentials" not in script.get_data(as_text=True), path
+        assert "client_secret" not in script.get_data(as_text=True), path
 
 
 def test_an_auditor_filters_the_lists_and_downloads_the_same_csv_as_the_api(portal):
     browser, base = portal
-    sign_in(browser, "demo-auditor", "demo-auditor-secret")
+    sign_in(browser, AUDITOR)
     waiting_for(browser, lambda b: rows(b), "the missed services")
     assert rows(browser)[0][:4] == ["Golden Wok", "12120 Hesperia Rd, Victorville, CA 92395",
                                     "VV-FOG-0002 (active)", "GI-1"]
@@ -251,9 +289,30 @@ def test_an_auditor_filters_the_lists_and_downloads_the_same_csv_as_the_api(port
     assert line.startswith(f"{hauler['name']},{hauler['licence_number']},") and f",{card['manifests']}," in line
 
 
+@pytest.mark.parametrize("lead", ["=", "\t="])
+def test_a_sheet_the_portal_makes_quotes_cells_a_spreadsheet_would_run(portal, session, lead):
+    """The scorecards' CSV is made in the page: a hauler's name a spreadsheet would run as a
+    formula (led by `=`, or by a TAB it skips) is quoted as the API's own sheets quote it."""
+    from storage.models import Hauler
+
+    name = lead + 'HYPERLINK("http://evil","x")'
+    session.execute(update(Hauler).where(Hauler.name == "Inland Grease Services").values(name=name))
+    session.commit()
+    browser, _ = portal
+    sign_in(browser, AUDITOR)
+    waiting_for(browser, lambda b: rows(b), "the missed services")
+    button(browser, "Haulers").click()
+    waiting_for(browser, lambda b: any(row[0] == name.strip() for row in rows(b)), "the scorecards")
+    button(browser, "Download CSV").click()
+    import csv
+
+    sheet = list(csv.reader(downloaded(browser).read_text().splitlines()))
+    assert sheet[1][0] == "'" + name
+
+
 def test_a_hauler_sees_the_devices_coming_due(portal):
     browser, _ = portal
-    sign_in(browser, "demo-hauler", "demo-hauler-secret")
+    sign_in(browser, DISPATCHER)
     waiting_for(browser, lambda b: rows(b, "#due"), "the due list")
     assert [(row[0], row[3], row[-1]) for row in rows(browser, "#due")] == [
         ("Golden Wok", "GI-1 (interceptor)", "Missed"), ("Mesa Grill", "GI-1 (interceptor)", "Due soon"),
@@ -276,7 +335,7 @@ def test_names_from_the_registry_are_shown_as_text(portal, session):
     hostile = '<img src=x onerror="document.title=\'taken\'">Mesa Grill'
     session.execute(update(Fse).where(Fse.name == "Mesa Grill").values(name=hostile))
     session.commit()
-    sign_in(browser, "demo-fse", "demo-fse-secret")
+    sign_in(browser, OPERATOR)
     waiting_for(browser, lambda b: len(by_css(b, "article[data-fse]")) == 2, "both restaurants")
     assert hostile in [h2.text for h2 in by_css(browser, "article h2")]
     assert by_css(browser, "#view img") == [] and browser.title == "fogx portal"
@@ -284,7 +343,7 @@ def test_names_from_the_registry_are_shown_as_text(portal, session):
 
 def test_signing_out_revokes_the_token_and_a_revoked_one_signs_the_portal_out(portal):
     browser, base = portal
-    sign_in(browser, "demo-auditor", "demo-auditor-secret")
+    sign_in(browser, AUDITOR)
     waiting_for(browser, lambda b: rows(b), "the missed services")
     token = browser.execute_script("return JSON.parse(sessionStorage.getItem('fogx.portal.session')).token")
     button(browser, "Sign out", within="#who").click()
@@ -292,48 +351,42 @@ def test_signing_out_revokes_the_token_and_a_revoked_one_signs_the_portal_out(po
     assert browser.execute_script("return sessionStorage.length") == 0
     # Nobody is shown as signed in, and there is no sign-out button to press.
     assert not browser.find_element("id", "who").is_displayed()
-
-    def active():
-        return requests.post(f"{base}/oauth/introspect", data={"token": token},
-                             auth=("demo-auditor", "demo-auditor-secret"), timeout=10).json()["active"]
-
-    waiting_for(browser, lambda _: not active(), "the token revoked")
-    # A token revoked elsewhere: the next thing asked of the API returns the portal to sign-in.
-    sign_in(browser, "demo-auditor", "demo-auditor-secret")
+    waiting_for(browser, lambda _: not active(base, token), "the token revoked")
+    # A sign-in ended elsewhere (its refresh token revoked, as from another tab): the next
+    # thing asked of the API returns the portal to sign-in.
+    sign_in(browser, AUDITOR)
     waiting_for(browser, lambda b: rows(b), "the missed services")
-    token = browser.execute_script("return JSON.parse(sessionStorage.getItem('fogx.portal.session')).token")
-    requests.post(f"{base}/oauth/revoke", data={"token": token}, auth=("demo-auditor", "demo-auditor-secret"),
-                  timeout=10)
+    kept = browser.execute_script("return JSON.parse(sessionStorage.getItem('fogx.portal.session'))")
+    requests.post(f"{base}/oauth/revoke", timeout=10, data={
+        "token": kept["refreshToken"], "token_type_hint": "refresh_token", "client_id": DEMO_APP})
+    assert not active(base, kept["token"])
     button(browser, "Findings").click()
     waiting_for(browser, lambda b: b.find_element("id", "sign-in").is_displayed(), "the sign-in form")
     assert message(browser) == "Your session has ended. Sign in again."
 
 
 def test_signing_out_after_a_reload_still_revokes_the_token(portal):
-    """The page reloaded keeps the token but not the secret; signing out ends the token all the same."""
+    """The page reloaded keeps the session in the tab; signing out ends the token all the same."""
     browser, base = portal
-    sign_in(browser, "demo-auditor", "demo-auditor-secret")
+    sign_in(browser, AUDITOR)
     waiting_for(browser, lambda b: rows(b), "the missed services")
     token = browser.execute_script("return JSON.parse(sessionStorage.getItem('fogx.portal.session')).token")
     browser.refresh()
     waiting_for(browser, lambda b: rows(b), "the missed services after the reload")
     button(browser, "Sign out", within="#who").click()
     waiting_for(browser, lambda b: message(b) == "You are signed out.", "the sign-out")
-
-    def active():
-        return requests.post(f"{base}/oauth/introspect", data={"token": token},
-                             auth=("demo-auditor", "demo-auditor-secret"), timeout=10).json()["active"]
-
-    waiting_for(browser, lambda _: not active(), "the token revoked")
+    waiting_for(browser, lambda _: not active(base, token), "the token revoked")
 
 
 def test_an_operator_of_many_restaurants_opens_each_record_when_asked(portal, session):
     from tests import factories
+    from tests import people_factories as pf
 
     browser, _ = portal
     fses = [factories.fse(session, name=f"Taqueria {n}") for n in range(6)]
-    client_id, secret = factories.oauth_client(session, role="fse", subject=[f.id for f in fses])
-    sign_in(browser, client_id, secret)
+    pf.person(session, email="many@taquerias.example", organisation="restaurant", role="operator",
+              fse_ids=[f.id for f in fses])
+    sign_in(browser, "many@taquerias.example", pf.PASSWORD)
     cards = waiting_for(browser, lambda b: len(by_css(b, "article[data-fse]")) == 6 and by_css(b, "article[data-fse]"),
                         "six restaurants")
     # A record is an export (limited per client a minute): none is asked for until it is wanted.
@@ -358,7 +411,7 @@ def test_an_operator_reads_each_service_time_in_the_citys_local_time_with_its_of
     """The one way a time is written for people, in the portal as in the binder and the CSV:
     the city's wall clock and its offset (2026-06-30 23:30 -07:00), never UTC."""
     browser, base = portal
-    sign_in(browser, "demo-fse", "demo-fse-secret")
+    sign_in(browser, OPERATOR)
     cards = waiting_for(browser, lambda b: len(by_css(b, "article[data-fse]")) == 2 and by_css(b, "article[data-fse]"),
                         "both restaurants")
     bearer = {"Authorization": f"Bearer {api_token(base, 'demo-fse')}"}
@@ -374,7 +427,7 @@ def test_an_operator_reads_each_service_time_in_the_citys_local_time_with_its_of
 
 def test_an_auditor_reads_findings_and_deliveries_in_the_citys_local_time(portal):
     browser, base = portal
-    sign_in(browser, "demo-auditor", "demo-auditor-secret")
+    sign_in(browser, AUDITOR)
     waiting_for(browser, lambda b: rows(b), "the missed services")
     bearer = {"Authorization": f"Bearer {api_token(base, 'demo-auditor')}"}
     button(browser, "Findings").click()

@@ -18,7 +18,8 @@ from pypdf import PdfReader
 from tests.conftest import serve
 from tests.test_portal_accounts import portal_sign_in, sign_out
 from tests.test_portal import (  # noqa: F401
-    api_token, button, by_css, chromium, downloaded, message, rows, sign_in, text_of, waiting_for)
+    AUDITOR, CLERK, DISPATCHER, OPERATOR, api_token, button, by_css, chromium, downloaded, message, portal_app_at,
+    rows, sign_in, text_of, waiting_for)
 
 AXE = Path(__file__).parent / "axe" / "axe.min.js"
 LA = ZoneInfo("America/Los_Angeles")
@@ -39,6 +40,7 @@ def portal(s3_app, chromium, screen):
         chromium.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                                  {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True})
     with serve(s3_app) as base:
+        portal_app_at(s3_app, base)
         chromium.get(f"{base}/portal/")
         chromium.execute_script("sessionStorage.clear(); localStorage.clear()")
         chromium.refresh()
@@ -114,9 +116,9 @@ def test_after_sign_out_the_header_shows_nobody(portal, screen):
     browser, _ = portal
     accessible(browser, "the sign-in page")
     fits(browser, screen, "the sign-in page")
-    sign_in(browser, "demo-fse", "demo-fse-secret")
+    sign_in(browser, OPERATOR)
     waiting_for(browser, lambda b: by_css(b, "article[data-fse]"), "the restaurants")
-    assert by_css(browser, "#who")[0].is_displayed() and "demo-fse" in text_of(browser, "#who-name")
+    assert by_css(browser, "#who")[0].is_displayed() and "Ana Ruiz" in text_of(browser, "#who-name")
     button(browser, "Sign out", within="#who").click()
     waiting_for(browser, lambda b: message(b) == "You are signed out.", "the sign-out")
     # Nobody named, no sign-out to press, the sign-in form back and nothing of the view left.
@@ -142,7 +144,7 @@ def scan(tmp_path):
 
 def test_a_dispatcher_files_a_manifest_with_its_scan_and_corrects_it(portal, screen, tmp_path):
     browser, base = portal
-    sign_in(browser, "demo-hauler", "demo-hauler-secret")
+    sign_in(browser, DISPATCHER)
     waiting_for(browser, lambda b: by_css(b, "#file-submit") and rows(b, "#recent"), "the filing form")
     accessible(browser, "the dispatcher's view")
     fits(browser, screen, "the dispatcher's view")
@@ -210,7 +212,7 @@ def test_a_dispatcher_files_a_manifest_with_its_scan_and_corrects_it(portal, scr
 
 def test_a_restaurant_reads_what_is_due_and_its_findings_and_downloads_its_record(portal, screen):
     browser, base = portal
-    sign_in(browser, "demo-fse", "demo-fse-secret")
+    sign_in(browser, OPERATOR)
     cards = waiting_for(browser, lambda b: len(by_css(b, "article[data-fse]")) == 2 and by_css(b, "article[data-fse]"),
                         "both restaurants")
     accessible(browser, "the restaurant's view")
@@ -264,7 +266,7 @@ def delivery_rows(browser):
 
 def test_a_site_clerk_confirms_one_delivery_and_disputes_another(portal, screen):
     browser, base = portal
-    sign_in(browser, "demo-site", "demo-site-secret")
+    sign_in(browser, CLERK)
     waiting_for(browser, lambda b: len(rows(b)) > 5, "the deliveries")
     # Every load on one page here (fewer than a page's 50), and only those of a state when asked.
     from selenium.webdriver.support.ui import Select
@@ -323,7 +325,7 @@ TABS = ["Missed services", "Findings", "Frequency recommendations", "Disposal re
 
 def test_an_auditor_reads_the_city_at_a_glance_and_downloads_every_list(portal, screen):
     browser, base = portal
-    sign_in(browser, "demo-auditor", "demo-auditor-secret")
+    sign_in(browser, AUDITOR)
     waiting_for(browser, lambda b: rows(b) and by_css(b, "figure.chart"), "the dashboard and the first list")
     # The auditor's view is written in English alone: no language to choose.
     assert not by_css(browser, "#language")[0].is_displayed()

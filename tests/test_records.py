@@ -89,6 +89,24 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_quoted(client, filed):
     assert rows[-1]["gallons_removed"] == "1400"
 
 
+@pytest.mark.parametrize(("kind", "mimetype"), [("csv", "text/csv"), ("pdf", "application/pdf"),
+                                               ("zip", "application/zip")])
+def test_each_file_of_the_record_has_an_operation_of_its_own(client, filed, kind, mimetype):
+    """`/records/{format}` answers what `?format=` does, as its own operation (a generated
+    client reads one kind of answer an operation), in the format's type or as bytes where
+    `Accept` prefers those."""
+    headers = factories.bearer(filed["operator"])
+    path = f"/v1/fses/{filed['fse_id']}/records/{kind}"
+    response = client.get(path, headers=headers)
+    assert response.status_code == 200 and response.mimetype == mimetype
+    assert response.headers["Content-Disposition"] == get(client, filed, fmt=kind).headers["Content-Disposition"]
+    if kind == "csv":
+        assert response.get_data() == get(client, filed, fmt="csv").get_data()
+    raw = client.get(path, headers={**headers, "Accept": "application/octet-stream"})
+    assert raw.status_code == 200 and raw.mimetype == "application/octet-stream"
+    assert client.get(f"/v1/fses/{filed['fse_id']}/records/xls", headers=headers).status_code == 404
+
+
 @pytest.mark.parametrize("lead", ["\t", "\r"])
 def test_csv_cells_led_by_a_tab_or_carriage_return_are_quoted(client, filed, lead):
     """A spreadsheet drops a leading TAB or CR and runs what follows (`\t=cmd|...`), so those

@@ -25,7 +25,8 @@ def forged(browser, token, **fields):
 
 
 def refused(response):
-    assert response.status_code == 400, response.get_data(as_text=True)[:500]
+    # 403: the form is well formed but not the session's to send (a 400 would call it malformed).
+    assert response.status_code == 403, response.get_data(as_text=True)[:500]
     assert "This form cannot be taken" in response.get_data(as_text=True)
     return True
 

@@ -123,10 +123,16 @@ export async function download(path, params, accept) {
   save(await response.blob(), filename(response));
 }
 
+// A cell a spreadsheet would run as a formula (led by = + - @, or a TAB or CR it skips) is
+// quoted with a leading apostrophe, as the API's own CSV does; numbers stay numbers.
+function unformula(text) {
+  return /^[=+\-@\t\r]/.test(text) && !Number.isFinite(Number(text)) ? `'${text}` : text;
+}
+
 // A sheet made here, of rows the page already holds (RFC 4180 quoting).
 export function downloadCsv(name, header, rows) {
   const cell = (value) => {
-    const text = value === null || value === undefined ? "" : String(value);
+    const text = unformula(value === null || value === undefined ? "" : String(value));
     return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
   };
   const lines = [header, ...rows].map((row) => row.map(cell).join(","));
@@ -143,31 +149,11 @@ function filename(response) {
 
 // Signing in with a program's client ID and secret. No credentials of the browser's: a
 // refusal's `WWW-Authenticate: Basic` would otherwise have the browser ask for a password.
-export async function signInWithSecret(clientId, clientSecret) {
-  const response = await fetch("/oauth/token", {
-    method: "POST",
-    credentials: "omit",
-    body: new URLSearchParams({ grant_type: "client_credentials", client_id: clientId, client_secret: clientSecret }),
-  });
-  if (response.status === 401) throw new Error("The client ID or secret is not right.");
-  if (!response.ok) throw await problem(response);
-  begin(await response.json(), clientId);
-}
-
-// The token's holder revokes it with the client ID alone, so that signing out ends the token
-// however the page came to hold it; `keepalive` lets the revocation finish should the page close.
+// Signing out ends the person's sign-in: every token it issued is revoked.
 export async function signOut() {
   const ending = current;
   signedOut("You are signed out.");
-  if (ending && ending.person) await endSignIn(ending);
-  else if (ending) {
-    await fetch("/oauth/revoke", {
-      method: "POST",
-      credentials: "omit",
-      keepalive: true,
-      body: new URLSearchParams({ token: ending.token, client_id: ending.clientId }),
-    }).catch(() => {});
-  }
+  if (ending) await endSignIn(ending);
 }
 
 // The page with nobody signed in: the header names no one and offers no sign-out.
@@ -181,6 +167,5 @@ export function signedOut(message) {
   document.getElementById("view").hidden = true;
   document.getElementById("view").replaceChildren();
   document.getElementById("sign-in").hidden = false;
-  document.getElementById("client-secret").value = "";
   show(message, "info");
 }

@@ -9,6 +9,9 @@ peers for the object-level authorization check. Run by `make fuzz` (and CI).
     FUZZ_DATABASE_URL   database to fuzz against (default: a fresh SQLite file)
     FUZZ_MAX_EXAMPLES   examples per operation and phase (default 25)
     FUZZ_SEED           the generation seed (fixed by default, so a run can be repeated)
+
+Arguments are passed on to `schemathesis run`, e.g. `--include-operation-id authorize` to try
+a few operations while changing them.
 """
 import hashlib
 import json
@@ -138,7 +141,9 @@ def registry_ids(base, tokens):
 
 def main():
     work = Path(tempfile.mkdtemp(prefix="fogx-fuzz-"))
-    env = {**os.environ,
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "PUBLIC_BASE_URL": base,
            "DATABASE_URL": os.environ.get("FUZZ_DATABASE_URL") or f"sqlite:///{work / 'fuzz.sqlite3'}",
            "STORAGE_DIR": str(work / "objects"), "TOKEN_TTL_SECONDS": "7200", "OUTBOX_INTERVAL_SECONDS": "0",
            # The limits would answer most generated requests with 429 and leave the routes behind
@@ -147,8 +152,6 @@ def main():
     flask(env, "db", "upgrade")
     flask(env, "demo", "load")
     seed_peers(env)
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
     server = subprocess.Popen([str(BIN / "gunicorn"), "--bind", f"127.0.0.1:{port}", "--workers", "2",
                                "--access-logfile", "/dev/null", "wsgi:app"], cwd=ROOT, env=env,
                               stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "w"))
@@ -160,7 +163,9 @@ def main():
             except requests.RequestException:  # not listening yet, or workers still booting
                 time.sleep(0.1)
         tokens = {role: token(base, f"demo-{role}") for role in ROLES}
-        known = {**file_manifests(base, tokens), **registry_ids(base, tokens)}
+        # The demo's portal app, registered for the address served here (PUBLIC_BASE_URL).
+        known = {**file_manifests(base, tokens), **registry_ids(base, tokens),
+                 "APP_IDS": ["fogx-portal"], "REDIRECT_URIS": [f"{base}/portal/"]}
         (work / "wfc.json").write_text(json.dumps({"auth": [
             {"name": role, "fixedHeaders": [{"name": "Authorization", "value": f"Bearer {tokens[role]}"}]}
             for role in ROLES]}))
@@ -174,7 +179,7 @@ def main():
                    str(ROOT / "openapi.yaml"), "--url", base, "--checks", "all", "--workers", "1",
                    "--phases", "examples,coverage,fuzzing",
                    "--max-examples", os.environ.get("FUZZ_MAX_EXAMPLES", "25"),
-                   "--seed", os.environ.get("FUZZ_SEED", "20261202"), "--no-color"]
+                   "--seed", os.environ.get("FUZZ_SEED", "20261202"), "--no-color", *sys.argv[1:]]
         print("$", " ".join(command[2:]), flush=True)
         result = subprocess.run(command, cwd=work)
         if result.returncode:
