@@ -216,7 +216,7 @@ def get_document(manifest_id, document_id):
     # A client that reads any scan as bytes may ask for them as such rather than by their type.
     offered = [document.content_type, "application/octet-stream"]
     mimetype = request.accept_mimetypes.best_match(offered, default=document.content_type)
-    response = Response(stream_with_context(_chunks(body)), mimetype=mimetype, direct_passthrough=True)
+    response = Response(stream_with_context(_chunks(body)), mimetype=mimetype)
     response.headers["Content-Length"] = str(document.size_bytes)
     response.headers["ETag"] = f'"{document.sha256}"'
     response.headers["Cache-Control"] = "no-store"

@@ -2,6 +2,7 @@
 import hashlib
 import io
 import json
+import logging
 import threading
 import time
 from datetime import date, datetime, timedelta, timezone
@@ -378,3 +379,22 @@ def test_the_same_scan_posted_by_four_clients_at_once_is_one_document(app, world
         statuses = list(pool.map(post_scan, [base] * 4))
     assert statuses == [201] * 4
     assert session.scalar(select(func.count()).select_from(Document)) == 1
+
+
+def test_a_scan_downloaded_leaves_its_request_line(world, client):
+    """The request's log line is written when its answer is closed: a scan streamed to the
+    reader (and a binder) is closed as any answer is, so it leaves its line too."""
+    receipt = post_multipart(world, world.body(), [("scan.png", PNG)]).json
+    path = f"/v1/manifests/{receipt['id']}/documents/{receipt['documents'][0]['id']}"
+    lines = []
+    handler = logging.Handler()
+    handler.emit = lambda record: lines.append(record.fields)
+    access = logging.getLogger("fogx.access")
+    access.addHandler(handler)
+    try:
+        response = client.get(path, headers={**factories.bearer(world.hauler_token), "X-Request-Id": "scan-read"})
+        assert response.data == PNG
+        response.close()
+    finally:
+        access.removeHandler(handler)
+    assert [(line["request_id"], line["status"]) for line in lines if line["path"] == path] == [("scan-read", 200)]
