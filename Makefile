@@ -19,7 +19,7 @@ EXPORTS_NICE ?= 10
 # The app server is a proxy more in front of the pool.
 EXPORTS_TRUSTED_PROXIES ?= $(shell echo $$(( $${TRUSTED_PROXIES:-0} + 1 )))
 
-.PHONY: run test fuzz bench venv venv-dev lint-tools lock clean
+.PHONY: run test format fuzz bench venv venv-dev lint-tools lock clean
 
 PIP_INSTALL := --quiet --disable-pip-version-check --require-hashes
 
@@ -58,6 +58,11 @@ TEST_WORKERS ?= 3
 
 test: venv-dev lint-tools
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+
+# ruff's fixes and its formatting, as tests/test_lint.py expects them (ruff.toml)
+format: venv-dev
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
 
 # schemathesis against openapi.yaml and the app under gunicorn, with a token for every role
 fuzz: venv-dev
