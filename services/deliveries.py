@@ -9,6 +9,7 @@ from domain.reconcile import AWAITING, DISPUTED, RECEIVED
 from services.errors import NotFound
 from services.receipts import site_zone
 from services.registry import decode_cursor, encode_cursor
+from storage import reach
 from storage.disputes import DeliveryDispute
 from storage.localtime import local_date as sql_local_date
 from storage.models import DisposalReceipt, Manifest, ManifestRevision
@@ -37,7 +38,8 @@ def listing(session, principal, *, state=None, cursor=None, limit=50):
     query = (select(Manifest, revision, DisposalReceipt)
              .join(revision, and_(revision.manifest_id == Manifest.id, revision.revision == Manifest.current_revision))
              .outerjoin(DisposalReceipt, _receipt_of(zone))
-             .where(revision.disposal_site_id == principal.site_id))
+             .where(revision.disposal_site_id == principal.site_id,
+                    reach.in_scope(principal, Manifest.jurisdiction_id)))
     if state == DISPUTED:
         query = query.where(_disputed())
     elif state == RECEIVED:
@@ -70,7 +72,8 @@ def dispute(session, principal, manifest_id, reason) -> DeliveryDispute:
     named = (select(Manifest.id)
              .join(ManifestRevision, and_(ManifestRevision.manifest_id == Manifest.id,
                                           ManifestRevision.revision == Manifest.current_revision))
-             .where(ManifestRevision.disposal_site_id == principal.site_id))
+             .where(ManifestRevision.disposal_site_id == principal.site_id,
+                    reach.in_scope(principal, Manifest.jurisdiction_id)))
     try:
         found = session.scalar(named.where(Manifest.id == uuid.UUID(str(manifest_id))))
     except ValueError:

@@ -21,6 +21,7 @@ from schemas.manifest_views import iso
 from services.audit import today
 from services.registry import page, within_reach
 from storage.db import streamed
+from storage import reach
 from storage.disputes import DeliveryDispute
 from storage.localtime import local_date as sql_local_date
 from storage.models import (
@@ -92,7 +93,13 @@ def _same_or_conflict(receipt, body):
 
 
 def _own(principal):
-    return select(DisposalReceipt.id).where(DisposalReceipt.site_id == principal.site_id)
+    """The site's receipts; a person a city made the site's clerk reads those sent within that
+    city's scope alone, not what the site reported for another city's haulers."""
+    own = select(DisposalReceipt.id).where(DisposalReceipt.site_id == principal.site_id)
+    if reach.city_scope(principal) is None:
+        return own
+    return own.where(DisposalReceipt.submitted_by_client_id.in_(select(OAuthClient.id).where(
+        OAuthClient.site_id == principal.site_id, OAuthClient.jurisdiction_id == principal.jurisdiction_id)))
 
 
 def listing(session, principal, *, cursor=None, limit=50):
