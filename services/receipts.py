@@ -138,16 +138,23 @@ def _when(row):
     return datetime.fromisoformat(row["delivered_at"] or row["received_at"]), row["ticket_number"] or ""
 
 
-def _reporting_since():
-    """Each reporting site and the moment its first site client was made."""
+def speaking_for(city_id):
+    """The site principals whose word counts in the city: the whole site's, and the clerks that
+    city scoped (another city's clerks report for that city alone)."""
+    return select(OAuthClient.id).where(OAuthClient.role == "site", or_(OAuthClient.jurisdiction_id.is_(None),
+                                                                        OAuthClient.jurisdiction_id == city_id))
+
+
+def _reporting_since(city_id):
+    """Each site reporting to the city and the moment its first site principal for it was made."""
     return (select(OAuthClient.site_id, func.min(OAuthClient.created_at).label("since"))
-            .where(OAuthClient.role == "site").group_by(OAuthClient.site_id).subquery())
+            .where(OAuthClient.id.in_(speaking_for(city_id))).group_by(OAuthClient.site_id).subquery())
 
 
 def _delivered(session, city_id, zone, start, end, now, wait):
     """The city's manifests delivered in the period to a reporting site, each beside the
     receipt of its ticket on its local delivery day, if any."""
-    reporting = _reporting_since()
+    reporting = _reporting_since(city_id)
     revision, receipt = ManifestRevision, DisposalReceipt
     query = (
         select(Manifest.id.label("manifest_id"), Manifest.manifest_number, Manifest.hauler_id,
@@ -165,7 +172,8 @@ def _delivered(session, city_id, zone, start, end, now, wait):
         .join(Fse, Fse.id == Manifest.fse_id)
         .outerjoin(receipt, and_(receipt.site_id == revision.disposal_site_id,
                                  receipt.ticket_number == revision.disposal_ticket_number,
-                                 receipt.received_on == sql_local_date(revision.disposal_delivered_at, zone)))
+                                 receipt.received_on == sql_local_date(revision.disposal_delivered_at, zone),
+                                 receipt.submitted_by_client_id.in_(speaking_for(city_id))))
         .where(Manifest.jurisdiction_id == city_id, revision.disposal_delivered_at >= reporting.c.since,
                revision.disposal_delivered_at >= start, revision.disposal_delivered_at < end,
                # A delivery is dated no later than its filing (the future is refused): one in
@@ -211,6 +219,7 @@ def _unfiled(session, city_id, zone, start, end, now, wait):
         .join(DisposalSite, DisposalSite.id == receipt.site_id)
         .outerjoin(Hauler, Hauler.id == receipt.hauler_id)
         .where(receipt.site_id.in_(serving), ~named.exists(),
+               receipt.submitted_by_client_id.in_(speaking_for(city_id)),
                receipt.hauler_id.is_(None) | receipt.hauler_id.in_(registered),
                receipt.received_at >= start, receipt.received_at < end)
         .order_by(receipt.received_at, receipt.ticket_number)

@@ -56,15 +56,15 @@ class Cities:
                              json={"vehicle_id": "TRK-1", "tank_capacity_gallons": 3000})
         assert response.status_code == 201, response.json
 
-    def body(self, permit, device, site_id, **overrides):
+    def body(self, permit, device, site_id, *, at=NOW, **overrides):
         self.filed += 1
         return {"manifest_number": f"M-{self.filed}", "permit_number": permit.permit_number,
                 "device_tag": device.tag, "vehicle_id": "TRK-1", "driver_name": "Sam Ortiz",
-                "fse_signer_name": "Ana Ruiz", "service_started_at": iso(NOW - timedelta(hours=3)),
-                "service_completed_at": iso(NOW - timedelta(hours=2)), "waste_type": "grease_interceptor_waste",
+                "fse_signer_name": "Ana Ruiz", "service_started_at": iso(at - timedelta(hours=3)),
+                "service_completed_at": iso(at - timedelta(hours=2)), "waste_type": "grease_interceptor_waste",
                 "gallons_removed": 1450, "decant_returned_gallons": 0, "full_pump_down": True,
                 "disposal": {"site_id": site_id, "ticket_number": f"T-{self.filed}",
-                             "delivered_at": iso(NOW - timedelta(hours=1)), "gallons_delivered": 1450},
+                             "delivered_at": iso(at - timedelta(hours=1)), "gallons_delivered": 1450},
                 **overrides}
 
 
@@ -169,6 +169,30 @@ def test_a_clerk_made_by_another_city_sees_and_disputes_no_delivery_of_the_first
     assert disputed.status_code == missing.status_code == 404
     assert disputed.json["detail"] == missing.json["detail"]
     assert [j["code"] for j in cities.call(clerk, "GET", "/v1/jurisdictions").json["items"]] == [P]
+
+
+def test_a_clerk_made_by_another_city_changes_nothing_in_the_first_citys_reconciliation(cities, frozen_clock):
+    """What a Placentia-made clerk reports of the shared site is Placentia's: it neither makes
+    the site a reporting one for Victorville (whose deliveries would then wait for receipts) nor
+    puts its receipts among Victorville's loads."""
+    cities.invite(P, email="clerk@evil.example", organisation="site", role="clerk", site_id=cities.site_id)
+    cities.join("clerk@evil.example", "openid receipts:write")
+    received = cities.call("clerk@evil.example", "POST", "/v1/receipts", json={
+        "ticket_number": "T-FORGED", "hauler_licence_number": HAULER["licence_number"], "vehicle_id": "TRK-1",
+        "waste_type": "grease_interceptor_waste", "gallons_received": 900, "received_at": iso(NOW)})
+    assert received.status_code == 201, received.json
+    later = frozen_clock(NOW + timedelta(days=1))
+    cities.headers["program"] = factories.bearer(factories.token(cities.client, *factories.oauth_client(
+        cities.session, role="hauler", subject=[cities.hauler_id])))
+    filed = cities.call("program", "POST", "/v1/manifests", json=cities.body(
+        cities.permits[V], cities.devices[V], cities.site_id, at=later))
+    assert filed.status_code == 201, filed.json
+    frozen_clock(NOW + timedelta(days=5))
+    auditor = factories.bearer(factories.token(cities.client, *factories.oauth_client(
+        cities.session, role="auditor", subject=[V])))
+    listed = cities.client.get("/v1/audit/disposal-reconciliation", headers=auditor)
+    assert listed.status_code == 200, listed.json
+    assert listed.json["items"] == []
 
 
 def test_a_city_admin_neither_lists_nor_removes_the_staff_another_city_made(cities):
