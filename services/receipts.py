@@ -54,7 +54,7 @@ def submit(session, principal, data) -> tuple[DisposalReceipt, bool]:
     received_on = local_date(data["received_at"], site_zone(session, principal.site_id))
     existing = _on_ticket(session, principal.site_id, data["ticket_number"], received_on)
     if existing is not None:
-        return _same_or_conflict(existing, body), False
+        return _same_or_conflict(_readable(session, principal, existing), body), False
     receipt = DisposalReceipt(
         site_id=principal.site_id, body=body, submitted_by_client_id=principal.client_pk,
         submitted_by_person_id=principal.person_id, received_on=received_on,
@@ -67,8 +67,8 @@ def submit(session, principal, data) -> tuple[DisposalReceipt, bool]:
         session.commit()
     except IntegrityError:  # the same ticket, from another request meanwhile
         session.rollback()
-        return _same_or_conflict(_on_ticket(session, principal.site_id, data["ticket_number"], received_on),
-                                 body), False
+        existing = _on_ticket(session, principal.site_id, data["ticket_number"], received_on)
+        return _same_or_conflict(_readable(session, principal, existing), body), False
     return receipt, True
 
 
@@ -83,6 +83,15 @@ def _on_ticket(session, site_id, ticket_number, received_on):
     return session.scalar(select(DisposalReceipt).where(DisposalReceipt.site_id == site_id,
                                                         DisposalReceipt.ticket_number == ticket_number,
                                                         DisposalReceipt.received_on == received_on))
+
+
+def _readable(session, principal, receipt):
+    """The receipt on the ticket, if the caller may read it; else a 409 that shows nothing of it
+    (the site's report sent by a principal another city scoped, or by the whole site)."""
+    if session.scalar(_own(principal).where(DisposalReceipt.id == receipt.id)) is None:
+        raise Conflict(f"Ticket {receipt.ticket_number} is reported for that day already; a receipt is never "
+                       "changed.")
+    return receipt
 
 
 def _same_or_conflict(receipt, body):

@@ -171,6 +171,25 @@ def test_a_clerk_made_by_another_city_sees_and_disputes_no_delivery_of_the_first
     assert [j["code"] for j in cities.call(clerk, "GET", "/v1/jurisdictions").json["items"]] == [P]
 
 
+def test_a_clerk_made_by_another_city_is_not_handed_the_sites_other_receipts(cities):
+    """A receipt is found again by its ticket and day: the clerk Placentia made, sending the
+    body the site's own gate sent, is refused without being shown the site's receipt."""
+    gate = factories.bearer(factories.token(cities.client, *factories.oauth_client(
+        cities.session, role="site", subject=[cities.site_id])))
+    body = {"ticket_number": "T-77", "hauler_licence_number": HAULER["licence_number"], "vehicle_id": "TRK-1",
+            "waste_type": "grease_interceptor_waste", "gallons_received": 1400, "received_at": iso(NOW)}
+    sent = cities.client.post("/v1/receipts", headers=gate, json=body)
+    assert sent.status_code == 201, sent.json
+    cities.invite(P, email="clerk@evil.example", organisation="site", role="clerk", site_id=cities.site_id)
+    cities.join("clerk@evil.example", "openid receipts:write")
+    again = cities.call("clerk@evil.example", "POST", "/v1/receipts", json=body)
+    assert again.status_code == 409, again.json
+    assert sent.json["id"] not in again.get_data(as_text=True)
+    assert cities.call("clerk@evil.example", "GET", f"/v1/receipts/{sent.json['id']}").status_code == 404
+    # The site's own gate still finds its receipt again.
+    assert cities.client.post("/v1/receipts", headers=gate, json=body).json["id"] == sent.json["id"]
+
+
 def test_a_clerk_made_by_another_city_changes_nothing_in_the_first_citys_reconciliation(cities, frozen_clock):
     """What a Placentia-made clerk reports of the shared site is Placentia's: it neither makes
     the site a reporting one for Victorville (whose deliveries would then wait for receipts) nor
