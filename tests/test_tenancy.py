@@ -258,6 +258,22 @@ def test_the_exchange_makes_a_whole_company_admin_who_reaches_every_city(cities)
     assert principals == [factories.jurisdiction(cities.session, P).id]
 
 
+def test_the_exchange_makes_a_clerk_of_the_whole_site(cities):
+    runner = cities.app.test_cli_runner()
+    for args in (["--site", cities.site_id, "--role", "admin"], ["--site", "not-an-id", "--role", "clerk"],
+                 ["--role", "clerk"], ["--site", cities.site_id, "--hauler", cities.hauler_id, "--role", "clerk"]):
+        refused = runner.invoke(args=["people", "invite", "--email", "x@site.example", *args])
+        assert refused.exit_code == 2, (args, refused.output)
+    made = runner.invoke(args=["people", "invite", "--email", "gate@site.example", "--site", cities.site_id,
+                               "--role", "clerk"])
+    assert made.exit_code == 0, made.output
+    cities.join("gate@site.example", "openid receipts:write")
+    filed = cities.call("program", "POST", "/v1/manifests", json=cities.body(cities.permits[P], cities.devices[P],
+                                                                              cities.site_id))
+    listed = cities.call("gate@site.example", "GET", "/v1/deliveries").json["items"]
+    assert {d["manifest_id"] for d in listed} == {cities.victorville_manifest, filed.json["id"]}
+
+
 # Invitations ---------------------------------------------------------------------------------
 
 
