@@ -65,12 +65,12 @@ def name_of_invitation(session, invitation) -> str:
 
 
 def _name_of(session, organisation, *, hauler_id=None, jurisdiction_id=None, site_id=None, fse_ids=()) -> str:
-    if organisation == "hauler":
-        return session.get(Hauler, hauler_id).name
     if organisation == "city":
         return session.get(Jurisdiction, jurisdiction_id).name
-    if organisation == "site":
-        return session.get(DisposalSite, site_id).name
+    if organisation in ("hauler", "site"):
+        row = session.get(Hauler, hauler_id) if organisation == "hauler" else session.get(DisposalSite, site_id)
+        # A membership a city granted reaches that city alone: say which, as a person may have one in each.
+        return f"{row.name} ({session.get(Jurisdiction, jurisdiction_id).name})" if jurisdiction_id else row.name
     return ", ".join(sorted(session.get(Fse, f).name for f in fse_ids))
 
 

@@ -274,6 +274,25 @@ def test_the_exchange_makes_a_clerk_of_the_whole_site(cities):
     assert {d["manifest_id"] for d in listed} == {cities.victorville_manifest, filed.json["id"]}
 
 
+def test_a_person_with_the_hauler_in_two_cities_tells_the_memberships_apart(cities):
+    """Each city made the same person the hauler's driver: two memberships, each reaching its
+    own city, named with it wherever the person picks one (sign-in, the token's claims)."""
+    names = {city: factories.jurisdiction(cities.session, city).name for city in (V, P)}
+    for city in (V, P):
+        cities.invite(city, email="two@desert.example", organisation="hauler", role="driver",
+                      hauler_id=cities.hauler_id)
+    for message in (m for m in mails(cities.app) if m["To"] == "two@desert.example"):
+        browser = pf.Browser(cities.client)
+        browser.open(link_in(message))
+        assert browser.submit(name="Two Cities", password=pf.PASSWORD).status_code == 200, browser.page
+    _, challenge = pf.pkce()
+    browser = pf.Browser(cities.client)
+    browser.open(pf.authorize_url(cities.portal, challenge, scope="openid manifests:read"))
+    page = browser.submit(email="two@desert.example", password=pf.PASSWORD).get_data(as_text=True)
+    for city in (V, P):
+        assert f"driver of Desert Pumping ({names[city]})" in page
+
+
 # Invitations ---------------------------------------------------------------------------------
 
 
