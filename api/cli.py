@@ -396,6 +396,34 @@ def people_invite(email, hauler_id, site_id, role):
     click.echo(f"invited {invitation.email} as {invitation.role}; the link is mailed (invitation {invitation.id})")
 
 
+@people_cli.command("remove")
+@click.argument("membership_id")
+def people_remove(membership_id):
+    """Take a person out of a hauler or site (any membership); its tokens stop working at once."""
+    from services import accounts
+    from services.errors import NotFound
+
+    try:
+        membership = accounts.remove_for_company(db.session, membership_id)
+    except NotFound as error:
+        raise click.UsageError(str(error))
+    click.echo(f"removed membership {membership.id}")
+
+
+@people_cli.command("withdraw")
+@click.argument("invitation_id")
+def people_withdraw(invitation_id):
+    """Withdraw a pending invitation; its link no longer works."""
+    from services import invitations
+    from services.errors import Conflict, NotFound
+
+    try:
+        invitation = invitations.withdraw_for_company(db.session, invitation_id)
+    except (Conflict, NotFound) as error:
+        raise click.UsageError(str(error))
+    click.echo(f"withdrew invitation {invitation.id}")
+
+
 def init_app(app):
     for group in (db_cli, jurisdictions_cli, clients_cli, people_cli, demo_cli, manifests_cli, storage_cli,
                   outbox_cli, webhooks_cli, retention_cli, records_cli, import_csv):

@@ -274,9 +274,22 @@ def remove(session, principal, membership_id) -> Membership:
                                                          Membership.id.in_(visible(principal))))
     if membership is None:
         raise NotFound("No such membership within your reach.")
+    return _end(session, membership, by_client_id=principal.client_pk)
+
+
+def remove_for_company(session, membership_id) -> Membership:
+    """The exchange operator's removal (the command line's): any membership, a whole company's
+    too, which no city's admin reaches."""
+    membership = session.get(Membership, _uuid(membership_id)) if _uuid(membership_id) else None
+    if membership is None:
+        raise NotFound("No such membership.")
+    return _end(session, membership, by_client_id=None)
+
+
+def _end(session, membership, *, by_client_id) -> Membership:
     if membership.removed_at is None:
         at = now()
-        membership.removed_at, membership.removed_by_client_id = at, principal.client_pk
+        membership.removed_at, membership.removed_by_client_id = at, by_client_id
         membership.principal.revoked_at = at
         session.execute(update(OAuthToken).where(OAuthToken.client_id == membership.principal_id,
                                                  OAuthToken.revoked_at.is_(None)).values(revoked_at=at))

@@ -44,6 +44,22 @@ def withdraw(session, principal, invitation_id) -> Invitation:
     return invitation
 
 
+def withdraw_for_company(session, invitation_id) -> Invitation:
+    """The exchange operator's withdrawal (the command line's), of any pending invitation."""
+    try:
+        invitation = session.get(Invitation, uuid.UUID(str(invitation_id)))
+    except ValueError:
+        invitation = None
+    if invitation is None:
+        raise NotFound("No such invitation.")
+    if invitation.accepted_at is not None:
+        raise Conflict("The invitation was accepted; remove the membership instead.")
+    if invitation.withdrawn_at is None:
+        invitation.withdrawn_at = now()
+        session.commit()
+    return invitation
+
+
 def _candidates(principal):
     """Invitations the caller may manage; a restaurant's are checked FSE by FSE (`_managed`)."""
     if principal.role == "admin":

@@ -272,6 +272,28 @@ def test_the_exchange_makes_a_clerk_of_the_whole_site(cities):
                                                                               cities.site_id))
     listed = cities.call("gate@site.example", "GET", "/v1/deliveries").json["items"]
     assert {d["manifest_id"] for d in listed} == {cities.victorville_manifest, filed.json["id"]}
+    # Neither city lists or ends it; the operator does.
+    gate = cities.session.scalar(select(Membership).join(Person).where(Person.email == "gate@site.example"))
+    for city in (V, P):
+        assert str(gate.id) not in [m["id"] for m in cities.call(city, "GET", "/v1/memberships").json["items"]]
+        assert cities.call(city, "POST", f"/v1/memberships/{gate.id}/removal").status_code == 404
+    assert runner.invoke(args=["people", "remove", "0190d5c4-7f7b-7c4e-9b1a-2f3e4d5c6b7a"]).exit_code == 2
+    removed = runner.invoke(args=["people", "remove", str(gate.id)])
+    assert removed.exit_code == 0, removed.output
+    assert cities.call("gate@site.example", "GET", "/v1/deliveries").status_code == 401
+
+
+def test_the_exchange_withdraws_its_own_invitation(cities):
+    runner = cities.app.test_cli_runner()
+    made = runner.invoke(args=["people", "invite", "--email", "late@site.example", "--site", cities.site_id,
+                               "--role", "clerk"])
+    assert made.exit_code == 0, made.output
+    invitation_id = made.output.rsplit("invitation ", 1)[1].strip(" )\n")
+    link = pending_link(cities, "late@site.example")
+    assert cities.client.get(link).status_code == 200
+    withdrawn = runner.invoke(args=["people", "withdraw", invitation_id])
+    assert withdrawn.exit_code == 0, withdrawn.output
+    assert cities.client.get(link).status_code == 410
 
 
 def test_a_person_with_the_hauler_in_two_cities_tells_the_memberships_apart(cities):
