@@ -177,10 +177,6 @@ def _file(session, principal, data, now, store, uploads, stored) -> tuple[Manife
         existing = _find(session, principal.hauler_id, data["manifest_number"])
         if existing is None:
             raise
-        if reach.city_scope(principal) not in (None, existing.jurisdiction_id):
-            # The hauler's number, filed in a city this person does not reach: nothing of it is shown.
-            raise Conflict(f"Manifest number {data['manifest_number']} is taken by another of the hauler's "
-                           "filings; give this one its own number.")
         return _repeat(session, existing, body, uploads, principal), False
     session.info.setdefault("fogx.due", {})[named.device_id] = due
     return manifest, True

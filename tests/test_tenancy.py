@@ -146,6 +146,10 @@ def test_a_hauler_admin_made_by_another_city_reads_and_files_nothing_of_the_firs
                                                                           cities.site_id))
     assert own.status_code == 201, own.json
     assert manifest_ids(cities, mallory) == {own.json["id"]}
+    # The hauler's numbers are one series: Victorville's is taken, and nothing of its filing is shown.
+    taken = cities.call(mallory, "POST", "/v1/manifests", json=cities.body(
+        cities.permits[P], cities.devices[P], cities.site_id, manifest_number="M-1"))
+    assert taken.status_code == 409 and cities.victorville_manifest not in taken.get_data(as_text=True)
     # Its staff inherit the scope.
     driver = cities.invite(mallory, email="dan@evil.example", organisation="hauler", role="driver")
     assert driver["jurisdiction_id"] == invited["jurisdiction_id"]
