@@ -336,7 +336,7 @@ def test_a_removed_admins_pending_invitations_no_longer_work(cities):
     assert cities.call(V, "POST", f"/v1/memberships/{boss_id}/removal").status_code == 200
     assert cities.client.get(link).status_code == 410
     assert pf.post_form(cities.client, link, name="Late", password=pf.PASSWORD).status_code == 410
-    assert boss  # the removed admin's own token is refused too
+    # The removed admin's own token is refused too.
     assert cities.client.get("/v1/manifests", headers=boss).status_code == 401
 
 
