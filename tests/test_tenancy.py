@@ -404,3 +404,14 @@ def test_memberships_a_city_granted_before_are_scoped_to_it(app, session):
         "boss": placentia.id, "driver": placentia.id, "owner": None}
     assert {name: m.principal.jurisdiction_id for name, m in scoped.items()} == {
         "boss": placentia.id, "driver": placentia.id, "owner": None}
+
+
+def test_going_back_before_scopes_revokes_a_scoped_membership_rather_than_widening_it(app, session):
+    placentia = factories.jurisdiction(session, P)
+    hauler = factories.hauler(session, cities=(V, P))
+    scoped = pf.person(session, email="scoped@old.example", organisation="hauler", role="driver",
+                       hauler_id=hauler.id, jurisdiction_id=placentia.id)
+    principal_id = scoped.principal_id
+    factories.migrated_again(app, session, down_to="0026")
+    principal = session.get(OAuthClient, principal_id)
+    assert principal.revoked_at is not None and principal.jurisdiction_id == placentia.id
