@@ -10,6 +10,7 @@ from storage.db import db
 db_cli = AppGroup("db", help="Database migrations.")
 jurisdictions_cli = AppGroup("jurisdictions", help="Jurisdictions and their rule presets.")
 clients_cli = AppGroup("clients", help="OAuth clients.")
+people_cli = AppGroup("people", help="People of a whole hauler or disposal site (no city grants these).")
 demo_cli = AppGroup("demo", help="Demo data.")
 manifests_cli = AppGroup("manifests", help="Manifests and their findings.")
 storage_cli = AppGroup("storage", help="The object store for scans.")
@@ -373,7 +374,57 @@ def records_verify(fse_id):
     click.echo(f"{fse.name}: every revision hash and scan verified")
 
 
+@people_cli.command("invite")
+@click.option("--email", required=True, help="Where the invitation link is mailed.")
+@click.option("--hauler", "hauler_id", help="The hauler's id: a person of the whole hauler, in every city.")
+@click.option("--site", "site_id", help="The disposal site's id: a clerk of the whole site, in every city.")
+@click.option("--role", required=True, help="hauler: admin, dispatcher or driver; site: clerk.")
+def people_invite(email, hauler_id, site_id, role):
+    """Invite a person to a hauler or site as a whole; a city's admin can scope only to its city."""
+    from flask import current_app
+
+    from services import accounts
+    from services.errors import Invalid, NotFound
+
+    if bool(hauler_id) == bool(site_id):
+        raise click.UsageError("give --hauler or --site")
+    try:
+        invitation = accounts.invite_for_company(db.session, email=email, role=role, hauler_id=hauler_id,
+                                                 site_id=site_id, config=current_app.config)
+    except (Invalid, NotFound) as error:
+        raise click.UsageError(str(error))
+    click.echo(f"invited {invitation.email} as {invitation.role}; the link is mailed (invitation {invitation.id})")
+
+
+@people_cli.command("remove")
+@click.argument("membership_id")
+def people_remove(membership_id):
+    """Take a person out of a hauler or site (any membership); its tokens stop working at once."""
+    from services import accounts
+    from services.errors import NotFound
+
+    try:
+        membership = accounts.remove_for_company(db.session, membership_id)
+    except NotFound as error:
+        raise click.UsageError(str(error))
+    click.echo(f"removed membership {membership.id}")
+
+
+@people_cli.command("withdraw")
+@click.argument("invitation_id")
+def people_withdraw(invitation_id):
+    """Withdraw a pending invitation; its link no longer works."""
+    from services import invitations
+    from services.errors import Conflict, NotFound
+
+    try:
+        invitation = invitations.withdraw_for_company(db.session, invitation_id)
+    except (Conflict, NotFound) as error:
+        raise click.UsageError(str(error))
+    click.echo(f"withdrew invitation {invitation.id}")
+
+
 def init_app(app):
-    for group in (db_cli, jurisdictions_cli, clients_cli, demo_cli, manifests_cli, storage_cli,
+    for group in (db_cli, jurisdictions_cli, clients_cli, people_cli, demo_cli, manifests_cli, storage_cli,
                   outbox_cli, webhooks_cli, retention_cli, records_cli, import_csv):
         app.cli.add_command(group)

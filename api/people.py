@@ -13,7 +13,7 @@ from reports import table_csv
 from schemas.manifest_views import iso
 from schemas.actors import RegistryChangesQuery, registry_change_view
 from schemas.people import InvitationIn, SignInPolicyIn, invitation_view, membership_view, policy_view
-from services import access_log, accounts, registry_changes, twofactor
+from services import access_log, accounts, invitations, registry_changes, twofactor
 from storage import reach
 from storage.db import db
 
@@ -34,6 +34,18 @@ def invite():
     accounts.standing(db.session, current_principal())  # a caller who manages no one learns no more
     invitation = accounts.invite(db.session, current_principal(), load_json(invitation_in), config=current_app.config)
     return invitation_view(invitation), 201
+
+
+@bp.get("/v1/invitations")
+@require(*MANAGERS)
+def pending_invitations():
+    return {"items": [invitation_view(i) for i in invitations.pending(db.session, current_principal())]}
+
+
+@bp.post("/v1/invitations/<invitation_id>/withdrawal")
+@require(*MANAGERS)
+def withdraw_invitation(invitation_id):
+    return invitation_view(invitations.withdraw(db.session, current_principal(), invitation_id))
 
 
 @bp.get("/v1/memberships")

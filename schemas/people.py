@@ -52,6 +52,7 @@ def invitation_view(invitation) -> dict:
         "fse_ids": list(invitation.fse_ids),
         "created_at": iso(invitation.created_at),
         "expires_at": iso(invitation.expires_at),
+        "withdrawn_at": iso(invitation.withdrawn_at),
     }
 
 

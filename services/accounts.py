@@ -8,7 +8,7 @@ import secrets
 import uuid
 from datetime import timedelta
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import and_, or_, select, update
 
 from services.errors import Forbidden, Invalid, NotFound
 from auth.scopes import ROLE_SCOPES
@@ -65,12 +65,12 @@ def name_of_invitation(session, invitation) -> str:
 
 
 def _name_of(session, organisation, *, hauler_id=None, jurisdiction_id=None, site_id=None, fse_ids=()) -> str:
-    if organisation == "hauler":
-        return session.get(Hauler, hauler_id).name
     if organisation == "city":
         return session.get(Jurisdiction, jurisdiction_id).name
-    if organisation == "site":
-        return session.get(DisposalSite, site_id).name
+    if organisation in ("hauler", "site"):
+        row = session.get(Hauler, hauler_id) if organisation == "hauler" else session.get(DisposalSite, site_id)
+        # A membership a city granted reaches that city alone: say which, as a person may have one in each.
+        return f"{row.name} ({session.get(Jurisdiction, jurisdiction_id).name})" if jurisdiction_id else row.name
     return ", ".join(sorted(session.get(Fse, f).name for f in fse_ids))
 
 
@@ -113,18 +113,21 @@ def target_of(session, principal, manager, data) -> dict:
         if found is None or found.id != principal.jurisdiction_id:
             raise _within("city", "jurisdiction", "Not a city you administer.")
         return {"jurisdiction_id": found.id}
+    # A shared hauler's or site's person made by a city (or by an admin a city made) reaches that
+    # city alone; only the exchange operator makes one of the whole company (`invite_for_company`).
+    scope = principal.jurisdiction_id
     if organisation == "hauler":
         hauler_id = data.get("hauler_id") or principal.hauler_id
         if hauler_id is None or session.scalar(select(Hauler.id).where(
                 Hauler.id == hauler_id, Hauler.id.in_(reach.hauler_ids(principal)))) is None:
             raise _within("hauler", "hauler_id", "Not a hauler you manage.")
-        return {"hauler_id": hauler_id}
+        return {"hauler_id": hauler_id, "jurisdiction_id": scope}
     if organisation == "site":
         site_id = data.get("site_id")
         if site_id is None or session.scalar(select(DisposalSite.id).where(
                 DisposalSite.id == site_id, DisposalSite.id.in_(reach.site_ids(principal)))) is None:
             raise _within("site", "site_id", "Not a disposal site you manage.")
-        return {"site_id": site_id}
+        return {"site_id": site_id, "jurisdiction_id": scope}
     fse_ids = list(dict.fromkeys(data.get("fse_ids") or principal.fse_ids))
     found = set(session.scalars(select(Fse.id).where(Fse.id.in_(fse_ids or [None]), Fse.id.in_(reach.fse_ids(principal)))))
     if not fse_ids or found != set(fse_ids):
@@ -133,20 +136,28 @@ def target_of(session, principal, manager, data) -> dict:
 
 
 def visible(principal):
-    """A select of the membership ids the caller manages."""
+    """A select of the membership ids the caller manages: a city's admin, those of its city
+    (its staff, and the hauler and site memberships it scoped to itself) and of its restaurants;
+    a hauler's admin, its hauler's within its own scope; a restaurant's admin, its restaurants'."""
     if principal.role == "admin":
         return select(Membership.id).where(or_(
             Membership.jurisdiction_id == principal.jurisdiction_id,
-            Membership.hauler_id.in_(reach.hauler_ids(principal)),
-            Membership.site_id.in_(reach.site_ids(principal)),
-            Membership.principal_id.in_(select(OAuthClientFse.client_id).where(
-                OAuthClientFse.fse_id.in_(reach.fse_ids(principal))))))
+            _restaurants_within(reach.fse_ids(principal))))
     if principal.person_id is not None and principal.role == "hauler":
-        return select(Membership.id).where(Membership.hauler_id == principal.hauler_id)
+        return select(Membership.id).where(Membership.organisation == "hauler",
+                                           Membership.hauler_id == principal.hauler_id,
+                                           reach.in_scope(principal, Membership.jurisdiction_id))
     if principal.person_id is not None and principal.role == "fse":
-        return select(Membership.id).where(Membership.principal_id.in_(
-            select(OAuthClientFse.client_id).where(OAuthClientFse.fse_id.in_(principal.fse_ids or [None]))))
+        return select(Membership.id).where(_restaurants_within(list(principal.fse_ids) or [None]))
     return select(Membership.id).where(Membership.id.is_(None))
+
+
+def _restaurants_within(fse_ids):
+    """A restaurant membership every FSE of which is among `fse_ids`: one that also holds
+    another city's (or another company's) FSE is not this caller's to show or end."""
+    holders = select(OAuthClientFse.client_id)
+    return and_(Membership.principal_id.in_(holders.where(OAuthClientFse.fse_id.in_(fse_ids))),
+                Membership.principal_id.not_in(holders.where(OAuthClientFse.fse_id.not_in(fse_ids))))
 
 
 def listing(session, principal) -> list[Membership]:
@@ -161,18 +172,39 @@ def listing(session, principal) -> list[Membership]:
 def invite(session, principal, data, *, config) -> Invitation:
     """An invitation, mailed with its link (valid `INVITATION_TTL_HOURS`); committed once sent."""
     manager = standing(session, principal)
-    if data["role"] not in ORGANISATION_ROLES[data["organisation"]]:
-        raise Invalid("No such role in that organisation.", errors={"role": [
-            f"One of {', '.join(ORGANISATION_ROLES[data['organisation']])}."]})
+    _check_role(data["organisation"], data["role"])
     target = target_of(session, principal, manager, data)
+    return _issue(session, email=data["email"], organisation=data["organisation"], role=data["role"],
+                  target=target, by=principal, config=config)
+
+
+def invite_for_company(session, *, email, role, hauler_id=None, site_id=None, config) -> Invitation:
+    """The exchange operator's invitation to a whole hauler or disposal site, in every city it
+    serves (the command line's: no city grants this)."""
+    organisation = "hauler" if hauler_id else "site"
+    _check_role(organisation, role)
+    model, found = (Hauler, _uuid(hauler_id)) if hauler_id else (DisposalSite, _uuid(site_id))
+    if found is None or session.get(model, found) is None:
+        raise NotFound(f"No such {organisation}.")
+    target = {"hauler_id": found} if hauler_id else {"site_id": found}
+    return _issue(session, email=email, organisation=organisation, role=role, target=target, by=None, config=config)
+
+
+def _check_role(organisation, role):
+    if role not in ORGANISATION_ROLES[organisation]:
+        raise Invalid("No such role in that organisation.", errors={"role": [
+            f"One of {', '.join(ORGANISATION_ROLES[organisation])}."]})
+
+
+def _issue(session, *, email, organisation, role, target, by, config) -> Invitation:
     token = secrets.token_urlsafe(32)
     at = now()
     invitation = Invitation(
-        email=normal_email(data["email"]), organisation=data["organisation"], role=data["role"],
+        email=normal_email(email), organisation=organisation, role=role,
         hauler_id=target.get("hauler_id"), jurisdiction_id=target.get("jurisdiction_id"),
         site_id=target.get("site_id"), fse_ids=[str(f) for f in target.get("fse_ids", [])],
-        token_sha256=digest(token), invited_by_client_id=principal.client_pk,
-        invited_by_person_id=principal.person_id, created_at=at,
+        token_sha256=digest(token), invited_by_client_id=by and by.client_pk,
+        invited_by_person_id=by and by.person_id, created_at=at,
         expires_at=at + timedelta(hours=config["INVITATION_TTL_HOURS"]))
     session.add(invitation)
     session.flush()
@@ -188,11 +220,16 @@ def invite(session, principal, data, *, config) -> Invitation:
 
 
 def invitation_of(session, token) -> Invitation:
+    """The invitation a link names while it still works: not accepted, withdrawn or expired, and
+    its inviter (a client, or a membership's principal) not revoked or removed since."""
     invitation = session.scalar(select(Invitation).where(Invitation.token_sha256 == digest(token or "")))
     if invitation is None:
         raise LinkUnknown("This link is not one fogx sent. Check that it was copied whole, or ask for a new one.")
-    if invitation.accepted_at is not None or invitation.expires_at <= now():
-        raise LinkInvalid("This invitation has expired or has been accepted. Ask for a new one.")
+    inviter = invitation.invited_by_client_id and session.get(OAuthClient, invitation.invited_by_client_id)
+    if (invitation.accepted_at is not None or invitation.withdrawn_at is not None
+            or invitation.expires_at <= now() or (inviter and inviter.revoked_at is not None)):
+        raise LinkInvalid("This invitation no longer works: it has expired, been withdrawn or been accepted. "
+                          "Ask for a new one.")
     return invitation
 
 
@@ -238,9 +275,22 @@ def remove(session, principal, membership_id) -> Membership:
                                                          Membership.id.in_(visible(principal))))
     if membership is None:
         raise NotFound("No such membership within your reach.")
+    return _end(session, membership, by_client_id=principal.client_pk)
+
+
+def remove_for_company(session, membership_id) -> Membership:
+    """The exchange operator's removal (the command line's): any membership, a whole company's
+    too, which no city's admin reaches."""
+    membership = session.get(Membership, _uuid(membership_id)) if _uuid(membership_id) else None
+    if membership is None:
+        raise NotFound("No such membership.")
+    return _end(session, membership, by_client_id=None)
+
+
+def _end(session, membership, *, by_client_id) -> Membership:
     if membership.removed_at is None:
         at = now()
-        membership.removed_at, membership.removed_by_client_id = at, principal.client_pk
+        membership.removed_at, membership.removed_by_client_id = at, by_client_id
         membership.principal.revoked_at = at
         session.execute(update(OAuthToken).where(OAuthToken.client_id == membership.principal_id,
                                                  OAuthToken.revoked_at.is_(None)).values(revoked_at=at))

@@ -10,7 +10,7 @@ from domain import frequency
 from domain.clock import now as clock_now
 from domain.dates import local_date
 from reports import table_csv
-from storage import accumulation, audit as queries, missed, sheets
+from storage import accumulation, audit as queries, missed, reach, sheets
 from storage.audit import from_day_number
 from storage.models import Fse, Hauler, HaulerRegistration, Jurisdiction, Manifest
 from storage.db import streamed
@@ -160,7 +160,8 @@ def scorecard(session, principal, hauler_id, *, period_from=None, period_to=None
 
 def due_for_hauler(session, principal, *, within_days, as_of=None):
     as_of = as_of or today(hauler_zone(session, principal.hauler_id))
-    return queries.due_for_hauler(as_of, principal.hauler_id, within_days, dialect=_dialect(session))
+    return queries.due_for_hauler(as_of, principal.hauler_id, within_days, dialect=_dialect(session),
+                                  jurisdiction_id=reach.city_scope(principal))
 
 
 def fse_status(session, fse: Fse, *, as_of=None):

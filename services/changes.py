@@ -15,9 +15,10 @@ orders them.
 import base64
 import struct
 
-from sqlalchemy import BigInteger, literal_column, select, tuple_
+from sqlalchemy import BigInteger, and_, false, literal_column, select, tuple_
 
 from services.errors import Invalid
+from storage import reach
 from storage.models import Change, unflushed
 
 FILED = "manifest.filed"
@@ -53,9 +54,11 @@ def active_codes(revision) -> list[str]:
 
 def _reach(principal):
     if principal.role == "hauler":
-        return Change.hauler_id == principal.hauler_id
+        return and_(Change.hauler_id == principal.hauler_id, reach.in_scope(principal, Change.jurisdiction_id))
     if principal.role == "fse":
         return Change.fse_id.in_(principal.fse_ids or [None])
+    if principal.role == "site":
+        return false()
     return Change.jurisdiction_id == principal.jurisdiction_id
 
 

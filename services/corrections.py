@@ -22,7 +22,7 @@ from services import changes, judging, manifests, outbox, resolving, retention
 from services.accounts import certifier_of
 from services.errors import Conflict, Forbidden, Invalid, NotFound
 from services.registry import decode_cursor, encode_cursor
-from storage import turns
+from storage import reach, turns
 from storage.corrections import APPROVED, PENDING, REJECTED, PendingCorrection
 from storage.models import Jurisdiction, Manifest, ManifestRevision, new_id
 
@@ -60,7 +60,7 @@ def _correct(session, principal, manifest_id, data, reason) -> Outcome:
     manifests.refuse_the_future(data, now)
     # The device it is on and the one it names come in turn with the filings on them.
     turns.hold_permit(session.connection(), manifest.permit_id)
-    named = resolving.resolve(session, data, principal.hauler_id, hold=True)
+    named = resolving.resolve(session, data, principal.hauler_id, hold=True, within=reach.city_scope(principal))
     body = canonical(data)
     latest = manifests.current(manifest)
     if latest.body["manifest"] == body:

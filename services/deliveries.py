@@ -3,12 +3,13 @@ the site, with whether the site has received it (a receipt of its ticket that lo
 disputes it. A dispute is kept as sent, never changed; the city's reconciliation shows it."""
 import uuid
 
-from sqlalchemy import String, and_, literal, select
+from sqlalchemy import String, and_, literal, select, true
 
 from domain.reconcile import AWAITING, DISPUTED, RECEIVED
 from services.errors import NotFound
-from services.receipts import site_zone
+from services.receipts import site_zone, speaking_for
 from services.registry import decode_cursor, encode_cursor
+from storage import reach
 from storage.disputes import DeliveryDispute
 from storage.localtime import local_date as sql_local_date
 from storage.models import DisposalReceipt, Manifest, ManifestRevision
@@ -16,12 +17,15 @@ from storage.models import DisposalReceipt, Manifest, ManifestRevision
 STATES = (AWAITING, RECEIVED, DISPUTED)
 
 
-def _receipt_of(zone):
-    """The site's receipt of the revision's ticket on its local day of delivery."""
+def _receipt_of(zone, principal):
+    """The site's receipt of the revision's ticket on its local day of delivery (for a clerk a
+    city scoped, one that speaks for that city)."""
     revision = ManifestRevision
+    city = reach.city_scope(principal)
     return and_(DisposalReceipt.site_id == revision.disposal_site_id,
                 DisposalReceipt.ticket_number == revision.disposal_ticket_number,
-                DisposalReceipt.received_on == sql_local_date(revision.disposal_delivered_at, zone))
+                DisposalReceipt.received_on == sql_local_date(revision.disposal_delivered_at, zone),
+                true() if city is None else DisposalReceipt.submitted_by_client_id.in_(speaking_for(city)))
 
 
 def _disputed():
@@ -36,8 +40,9 @@ def listing(session, principal, *, state=None, cursor=None, limit=50):
     revision = ManifestRevision
     query = (select(Manifest, revision, DisposalReceipt)
              .join(revision, and_(revision.manifest_id == Manifest.id, revision.revision == Manifest.current_revision))
-             .outerjoin(DisposalReceipt, _receipt_of(zone))
-             .where(revision.disposal_site_id == principal.site_id))
+             .outerjoin(DisposalReceipt, _receipt_of(zone, principal))
+             .where(revision.disposal_site_id == principal.site_id,
+                    reach.in_scope(principal, Manifest.jurisdiction_id)))
     if state == DISPUTED:
         query = query.where(_disputed())
     elif state == RECEIVED:
@@ -70,7 +75,8 @@ def dispute(session, principal, manifest_id, reason) -> DeliveryDispute:
     named = (select(Manifest.id)
              .join(ManifestRevision, and_(ManifestRevision.manifest_id == Manifest.id,
                                           ManifestRevision.revision == Manifest.current_revision))
-             .where(ManifestRevision.disposal_site_id == principal.site_id))
+             .where(ManifestRevision.disposal_site_id == principal.site_id,
+                    reach.in_scope(principal, Manifest.jurisdiction_id)))
     try:
         found = session.scalar(named.where(Manifest.id == uuid.UUID(str(manifest_id))))
     except ValueError:

@@ -13,6 +13,7 @@ from services.errors import Altered, Incomplete, Invalid, NotFound, Unavailable,
 from domain.clock import now as clock_now
 from domain.dates import add_years, local_date
 from services import changes, outbox, retention
+from storage import reach
 from storage.db import threads
 from storage.models import Document, Jurisdiction, Manifest, ManifestRevision, new_id, unflushed
 from storage.objects import CHUNK, MULTIPART_THRESHOLD, StoreUnavailable
@@ -321,6 +322,8 @@ def _own_manifest(session, principal, manifest_id, key) -> _Target:
     row = None
     if params is not None and principal.role == "hauler":
         row = _TARGET.first(session.connection(), {**params, "hauler_id": principal.hauler_id})
+    if row is not None and reach.city_scope(principal) not in (None, row.jurisdiction_id):
+        row = None  # the hauler's filing in a city this person's membership does not reach
     if row is None:
         raise NotFound("No such manifest within your reach.")
     if not SHA256.fullmatch(key):

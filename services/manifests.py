@@ -9,7 +9,7 @@ import functools
 import uuid
 from datetime import date, timedelta
 
-from sqlalchemy import and_, exists, func, select
+from sqlalchemy import and_, exists, false, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import joinedload, make_transient_to_detached, selectinload
 from sqlalchemy.orm.attributes import set_committed_value
@@ -28,7 +28,7 @@ from services.resolving import Named, resolve
 from services.registry import decode_cursor, encode_cursor
 from storage.localtime import local_date as sql_local_date
 from storage.models import Device, Finding, Jurisdiction, Manifest, ManifestRevision, Permit, new_id, unflushed
-from storage import service_chain, turns
+from storage import reach, service_chain, turns
 from storage.prebuilt import insert_rows
 
 # Submitting ---------------------------------------------------------------------------------
@@ -136,7 +136,7 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
 def _file(session, principal, data, now, store, uploads, stored) -> tuple[Manifest, bool]:
     # The permit stays locked to this filing until it commits: a filing on the same device
     # waits, then reads this one among its neighbours (`storage.service_chain`).
-    named = resolve(session, data, principal.hauler_id, hold=True)
+    named = resolve(session, data, principal.hauler_id, hold=True, within=reach.city_scope(principal))
     body = canonical(data)
     if uploads and not stored:
         documents.check(uploads)
@@ -240,9 +240,12 @@ def _repeat(session, manifest, body, uploads, principal):
 def visible(principal):
     """A select of the manifest ids within the caller's reach."""
     if principal.role == "hauler":
-        return select(Manifest.id).where(Manifest.hauler_id == principal.hauler_id)
+        return select(Manifest.id).where(Manifest.hauler_id == principal.hauler_id,
+                                         reach.in_scope(principal, Manifest.jurisdiction_id))
     if principal.role == "fse":
         return select(Manifest.id).where(Manifest.fse_id.in_(principal.fse_ids or [None]))
+    if principal.role == "site":
+        return select(Manifest.id).where(false())
     return select(Manifest.id).where(Manifest.jurisdiction_id == principal.jurisdiction_id)
 
 

@@ -21,6 +21,7 @@ from schemas.manifest_views import iso
 from services.audit import today
 from services.registry import page, within_reach
 from storage.db import streamed
+from storage import reach
 from storage.disputes import DeliveryDispute
 from storage.localtime import local_date as sql_local_date
 from storage.models import (
@@ -53,7 +54,7 @@ def submit(session, principal, data) -> tuple[DisposalReceipt, bool]:
     received_on = local_date(data["received_at"], site_zone(session, principal.site_id))
     existing = _on_ticket(session, principal.site_id, data["ticket_number"], received_on)
     if existing is not None:
-        return _same_or_conflict(existing, body), False
+        return _same_or_conflict(_readable(session, principal, existing), body), False
     receipt = DisposalReceipt(
         site_id=principal.site_id, body=body, submitted_by_client_id=principal.client_pk,
         submitted_by_person_id=principal.person_id, received_on=received_on,
@@ -66,8 +67,8 @@ def submit(session, principal, data) -> tuple[DisposalReceipt, bool]:
         session.commit()
     except IntegrityError:  # the same ticket, from another request meanwhile
         session.rollback()
-        return _same_or_conflict(_on_ticket(session, principal.site_id, data["ticket_number"], received_on),
-                                 body), False
+        existing = _on_ticket(session, principal.site_id, data["ticket_number"], received_on)
+        return _same_or_conflict(_readable(session, principal, existing), body), False
     return receipt, True
 
 
@@ -84,6 +85,15 @@ def _on_ticket(session, site_id, ticket_number, received_on):
                                                         DisposalReceipt.received_on == received_on))
 
 
+def _readable(session, principal, receipt):
+    """The receipt on the ticket, if the caller may read it; else a 409 that shows nothing of it
+    (the site's report sent by a principal another city scoped, or by the whole site)."""
+    if session.scalar(_own(principal).where(DisposalReceipt.id == receipt.id)) is None:
+        raise Conflict(f"Ticket {receipt.ticket_number} is reported for that day already; a receipt is never "
+                       "changed.")
+    return receipt
+
+
 def _same_or_conflict(receipt, body):
     if receipt.body != body:
         raise Conflict(f"Ticket {receipt.ticket_number} was received on {receipt.received_on.isoformat()} with a "
@@ -92,7 +102,13 @@ def _same_or_conflict(receipt, body):
 
 
 def _own(principal):
-    return select(DisposalReceipt.id).where(DisposalReceipt.site_id == principal.site_id)
+    """The site's receipts; a person a city made the site's clerk reads those sent within that
+    city's scope alone, not what the site reported for another city's haulers."""
+    own = select(DisposalReceipt.id).where(DisposalReceipt.site_id == principal.site_id)
+    if reach.city_scope(principal) is None:
+        return own
+    return own.where(DisposalReceipt.submitted_by_client_id.in_(select(OAuthClient.id).where(
+        OAuthClient.site_id == principal.site_id, OAuthClient.jurisdiction_id == principal.jurisdiction_id)))
 
 
 def listing(session, principal, *, cursor=None, limit=50):
@@ -131,16 +147,23 @@ def _when(row):
     return datetime.fromisoformat(row["delivered_at"] or row["received_at"]), row["ticket_number"] or ""
 
 
-def _reporting_since():
-    """Each reporting site and the moment its first site client was made."""
+def speaking_for(city_id):
+    """The site principals whose word counts in the city: the whole site's, and the clerks that
+    city scoped (another city's clerks report for that city alone)."""
+    return select(OAuthClient.id).where(OAuthClient.role == "site", or_(OAuthClient.jurisdiction_id.is_(None),
+                                                                        OAuthClient.jurisdiction_id == city_id))
+
+
+def _reporting_since(city_id):
+    """Each site reporting to the city and the moment its first site principal for it was made."""
     return (select(OAuthClient.site_id, func.min(OAuthClient.created_at).label("since"))
-            .where(OAuthClient.role == "site").group_by(OAuthClient.site_id).subquery())
+            .where(OAuthClient.id.in_(speaking_for(city_id))).group_by(OAuthClient.site_id).subquery())
 
 
 def _delivered(session, city_id, zone, start, end, now, wait):
     """The city's manifests delivered in the period to a reporting site, each beside the
     receipt of its ticket on its local delivery day, if any."""
-    reporting = _reporting_since()
+    reporting = _reporting_since(city_id)
     revision, receipt = ManifestRevision, DisposalReceipt
     query = (
         select(Manifest.id.label("manifest_id"), Manifest.manifest_number, Manifest.hauler_id,
@@ -158,7 +181,8 @@ def _delivered(session, city_id, zone, start, end, now, wait):
         .join(Fse, Fse.id == Manifest.fse_id)
         .outerjoin(receipt, and_(receipt.site_id == revision.disposal_site_id,
                                  receipt.ticket_number == revision.disposal_ticket_number,
-                                 receipt.received_on == sql_local_date(revision.disposal_delivered_at, zone)))
+                                 receipt.received_on == sql_local_date(revision.disposal_delivered_at, zone),
+                                 receipt.submitted_by_client_id.in_(speaking_for(city_id))))
         .where(Manifest.jurisdiction_id == city_id, revision.disposal_delivered_at >= reporting.c.since,
                revision.disposal_delivered_at >= start, revision.disposal_delivered_at < end,
                # A delivery is dated no later than its filing (the future is refused): one in
@@ -204,6 +228,7 @@ def _unfiled(session, city_id, zone, start, end, now, wait):
         .join(DisposalSite, DisposalSite.id == receipt.site_id)
         .outerjoin(Hauler, Hauler.id == receipt.hauler_id)
         .where(receipt.site_id.in_(serving), ~named.exists(),
+               receipt.submitted_by_client_id.in_(speaking_for(city_id)),
                receipt.hauler_id.is_(None) | receipt.hauler_id.in_(registered),
                receipt.received_at >= start, receipt.received_at < end)
         .order_by(receipt.received_at, receipt.ticket_number)

@@ -55,7 +55,7 @@ def resolve_params(permit_number, device_tag) -> dict:
     return {"number": permit_number, "tag": device_tag}
 
 
-def resolve(session, data, hauler_id, *, hold=False) -> Named:
+def resolve(session, data, hauler_id, *, hold=False, within=None) -> Named:
     """The permit and device a manifest names, or a 422 naming the field.
 
     Permit numbers are unique within a jurisdiction. A number is read in the cities the hauler
@@ -64,7 +64,8 @@ def resolve(session, data, hauler_id, *, hold=False) -> Named:
     query brings the permit with its status history, its city's rules and the device; the
     facts the checks need are kept for the request. `hold`: the permits read stay locked until
     the transaction ends (a filing's, so that filings on one device come one after the other;
-    on SQLite, the database's one write lock).
+    on SQLite, the database's one write lock). `within`: the one city a person's membership is
+    kept to (`storage.reach.city_scope`); another city's permit is then unknown.
     """
     params = resolve_params(data["permit_number"], data["device_tag"])
     connection = session.connection()
@@ -73,7 +74,8 @@ def resolve(session, data, hauler_id, *, hold=False) -> Named:
     rows = (RESOLVE_HOLDING if hold else RESOLVE).all(connection, params)
     permits = {}
     for row in rows:
-        permits.setdefault(row.permit_id, []).append(row)
+        if within is None or row.jurisdiction_id == within:
+            permits.setdefault(row.permit_id, []).append(row)
     if rows:
         session.info.setdefault("fogx.facts", {})[("generation", None)] = rows[0].generation
         registered = cached(session, "registered", hauler_id, lambda: registered_in(session, hauler_id))

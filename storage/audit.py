@@ -241,12 +241,15 @@ def missed_as_of(as_of: date, jurisdiction_id, *, dialect, fse_id=None, hauler_i
         rows.c.days_overdue.desc(), rows.c.device_id)
 
 
-def due_for_hauler(as_of: date, hauler_id, within_days: int, *, dialect):
-    """Devices the hauler has serviced that come due within `within_days` (or are past due)."""
+def due_for_hauler(as_of: date, hauler_id, within_days: int, *, dialect, jurisdiction_id=None):
+    """Devices the hauler has serviced that come due within `within_days` (or are past due);
+    with `jurisdiction_id`, those of that city alone."""
     served = (select(ManifestRevision.device_id)
               .join(Manifest, and_(Manifest.id == ManifestRevision.manifest_id,
                                    Manifest.current_revision == ManifestRevision.revision))
               .where(Manifest.hauler_id == hauler_id))
+    if jurisdiction_id is not None:
+        served = served.where(Manifest.jurisdiction_id == jurisdiction_id)
     rows = device_due(as_of, dialect).where(Device.id.in_(served)).subquery("due")
     return (select(rows).where(rows.c.due_day <= day_number(as_of) + within_days)
             .order_by(rows.c.due_day, rows.c.device_id))

@@ -72,12 +72,13 @@ class IdempotencyRecord(Base):
 
 
 # Each role's subject, and no other: a hauler, FSEs (beside the client), a city, a disposal site.
+# A hauler's or site's may also name a city: a person's membership a city granted reaches it alone.
 ONE_SUBJECT = (
-    "(role = 'hauler' AND hauler_id IS NOT NULL AND jurisdiction_id IS NULL AND site_id IS NULL)"
+    "(role = 'hauler' AND hauler_id IS NOT NULL AND site_id IS NULL)"
     " OR (role = 'fse' AND hauler_id IS NULL AND jurisdiction_id IS NULL AND site_id IS NULL)"
     " OR (role IN ('auditor', 'admin') AND jurisdiction_id IS NOT NULL AND hauler_id IS NULL"
     " AND site_id IS NULL)"
-    " OR (role = 'site' AND site_id IS NOT NULL AND hauler_id IS NULL AND jurisdiction_id IS NULL)"
+    " OR (role = 'site' AND site_id IS NOT NULL AND hauler_id IS NULL)"
 )
 
 

@@ -50,7 +50,9 @@ class Person(Base):
 
 
 class Membership(Base):
-    """A person's role in one organisation, and the principal their tokens act as."""
+    """A person's role in one organisation, and the principal their tokens act as. A hauler's or
+    disposal site's membership with a `jurisdiction_id` was granted by that city (or by an admin
+    it scoped) and reaches that city's rows alone; one without is the exchange operator's grant."""
 
     __tablename__ = "memberships"
     id: Mapped[uuid.UUID] = pk()
@@ -91,12 +93,16 @@ class Invitation(Base):
     site_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("disposal_sites.id"))
     fse_ids: Mapped[list] = mapped_column(JSON, default=list)
     token_sha256: Mapped[str] = mapped_column(String(64), unique=True)
-    invited_by_client_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("oauth_clients.id"))
+    # None for the exchange operator's (the command line's); a link whose inviting client is
+    # revoked (a removed membership's principal) no longer works.
+    invited_by_client_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("oauth_clients.id"))
     invited_by_person_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("people.id"))
     created_at: Mapped[datetime] = created()
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
     accepted_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     membership_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("memberships.id"))
+    withdrawn_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    withdrawn_by_client_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("oauth_clients.id"))
 
 
 class PasswordReset(Base):

@@ -48,6 +48,11 @@ def world(client, session):
         store["receipt_id"] = uuid.UUID(received.json["id"])
         store["membership_id"] = people_factories.person(session, email=f"driver@{side}.test", organisation="hauler",
                                                          role="driver", hauler_id=hauler.id).id
+        inviter = factories.token(client, *factories.oauth_client(session, role="admin", subject=[city]))
+        invited = client.post("/v1/invitations", headers=factories.bearer(inviter), json={
+            "email": f"auditor@{side}.test", "organisation": "city", "role": "auditor", "jurisdiction": city})
+        assert invited.status_code == 201, invited.json
+        store["invitation_id"] = uuid.UUID(invited.json["id"])
     # A restaurant of the hauler's own city that it has never serviced.
     unserved = factories.permit(session, fse_row=factories.fse(session, city="victorville", name="unserved restaurant"))
     mine["unserved_fse_id"] = unserved.fse_id

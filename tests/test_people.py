@@ -116,7 +116,9 @@ def test_a_hauler_admin_invites_its_own_staff_and_no_one_elses(app, client, city
 def test_a_removed_person_loses_access_at_once(app, client, city, session):
     hauler = factories.hauler(session)
     app_id, app_secret = pf.app(session, redirect_uri="https://dispatch.example/cb", public=False, name="Dispatch")
-    pf.person(session, email="sam@h.example", organisation="hauler", role="dispatcher", hauler_id=hauler.id)
+    # The city's admin granted it, so it reaches the city alone and is the city's to end.
+    pf.person(session, email="sam@h.example", organisation="hauler", role="dispatcher", hauler_id=hauler.id,
+              jurisdiction_id=factories.jurisdiction(session).id)
     token = pf.sign_in(client, app_id, secret=app_secret, email="sam@h.example", scope="manifests:read",
                        redirect_uri="https://dispatch.example/cb")
     headers = factories.bearer(token["access_token"])

@@ -5,14 +5,14 @@ A consent kept before could have been given for any of the person's memberships;
 as that membership's, only where the person has ever had just one. Everyone else is asked again.
 
 Revision ID: 0029
-Revises: 0026
+Revises: 0027
 Create Date: 2026-12-06
 """
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0029"
-down_revision = "0026"
+down_revision = "0027"
 branch_labels = None
 depends_on = None
 
