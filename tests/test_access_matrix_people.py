@@ -37,7 +37,7 @@ def city_objects(client, session, city, *, hauler, site, program, admin):
     receipt), with a webhook, a membership and an invitation its own people made."""
     permit = factories.permit(session, fse_row=factories.fse(session, city=city, name=f"{city} restaurant"))
     device = factories.device(session, permit_row=permit)
-    store = {"code": city, "fse_id": permit.fse_id, "permit_id": permit.id, "device_id": device.id,
+    store = {"code": city, "format": "csv", "fse_id": permit.fse_id, "permit_id": permit.id, "device_id": device.id,
              "hauler_id": factories.hauler(session, name=f"{city} hauler", cities=(city,)).id,
              "site_id": factories.disposal_site(session, cities=(city,)).id}
     store["manifest_id"], store["document_id"] = file_manifest(client, program, permit, device, site)

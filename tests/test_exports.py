@@ -2,6 +2,7 @@
 binders and ZIPs on to the export pool, whose worker runs at a lower CPU priority, and relays
 the answer; filings never reach the pool."""
 import json
+import time
 from datetime import timedelta
 
 import pytest
@@ -25,6 +26,14 @@ def test_make_run_starts_an_export_pool_at_a_lower_priority_and_points_the_app_a
     assert pool_env == {"TRUSTED_PROXIES": "1"}  # the app server before it
     assert app[0].endswith("/gunicorn") and "127.0.0.1:9000" in app
     assert app_env == {"EXPORTS_URL": "http://127.0.0.1:9001"}
+
+
+def logged_soon(logged, name, expected, seconds=10):
+    """The request ids `name` has logged, once `expected` are among them (or `seconds` passed)."""
+    deadline = time.monotonic() + seconds
+    while not expected <= (found := {entry["request_id"] for entry in logged(name)}) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return found
 
 
 @pytest.fixture
@@ -74,8 +83,9 @@ def test_a_sheet_asked_of_the_app_is_made_by_the_export_pool(pools, world, sessi
     assert binder.status_code == 200 and binder.content.startswith(b"%PDF")
     assert binder.headers["Content-Length"] == str(len(binder.content))
 
-    in_pool = {entry["request_id"] for entry in logged("pool")}
-    in_app = {entry["request_id"] for entry in logged("app")}
+    # A request's line is written once its answer is closed, just after its last byte is sent.
+    in_pool, in_app = logged_soon(logged, "pool", {"sheet-via-app", "sheet-direct", "binder-via-app"}), logged_soon(
+        logged, "app", {"sheet-via-app", "first-page", "binder-via-app"})
     # The sheet asked of the app was made in the pool; the page and the filings stayed in the app.
     assert {"sheet-via-app", "sheet-direct", "binder-via-app"} <= in_pool and "first-page" not in in_pool
     assert {"sheet-via-app", "first-page", "binder-via-app"} <= in_app
