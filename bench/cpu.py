@@ -18,11 +18,38 @@ def peak_rss_mb(pids):
 
 def cpu_seconds(pids):
     """The user and system CPU time processes `pids` have used, in seconds."""
-    total = 0
+    return sum(cpu_by_pid(pids, strict=True).values())
+
+
+def cpu_by_pid(pids, strict=False):
+    """{pid: the user and system CPU seconds it has used} of processes `pids`; unless `strict`,
+    a process that has ended meanwhile is left out (a database backend comes and goes)."""
+    used = {}
     for pid in pids:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError):
+            if strict:
+                raise
+            continue
+        used[pid] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return used
+
+
+def backend_pids(database):
+    """The PostgreSQL server processes serving connections to `database` (named in their
+    process title, "postgres: ... user database host(port) state"), on this machine."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            title = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if title.startswith("postgres: ") and f" {database} " in title:
+            found.append(int(entry.name))
+    return found
 
 
 ProcStat = namedtuple("ProcStat", "busy stolen ticks")
@@ -38,30 +65,39 @@ def proc_stat():
 
 
 class CPU:
-    """Where the machine's CPU went while blocks ran: processes `pids`' own, this process's
-    (the load generator, or the plain loop), and the rest (PostgreSQL, the kernel's share of
-    the network, anything else running), each in ms an item; and the share of the cores'
-    time the hypervisor took (a virtual machine's cores are not all its own: a slow spell
-    with much taken is the host's, not the app's)."""
+    """Where the machine's CPU went while blocks ran: processes `pids`' own, each of `parts`'
+    ({name: a callable giving the processes' pids}, asked before and after each block: the
+    export pool's workers, the database's backends), this process's (the load generator, or
+    the plain loop), and the rest (PostgreSQL where it is not a part, the kernel's share of the
+    network, anything else running), each in ms an item; and the share of the cores' time the
+    hypervisor took (a virtual machine's cores are not all its own: a slow spell with much
+    taken is the host's, not the app's)."""
 
-    def __init__(self, pids=()):
+    def __init__(self, pids=(), parts=None):
         self.pids = pids
-        self.spent = {"processes": 0.0, "own": 0.0, "rest": 0.0}
+        self.parts = parts or {}
+        self.spent = {"processes": 0.0, "own": 0.0, "rest": 0.0, **{name: 0.0 for name in self.parts}}
         self.count = 0
         self.seconds = 0.0  # wall time the blocks took
         self.stolen = self.ticks = 0
 
     def measure(self, block, count):
         """`block()`'s result; what it used is added to the account, for `count` items."""
+        parts = {name: cpu_by_pid(pids()) for name, pids in self.parts.items()}
         before = (cpu_seconds(self.pids), time.process_time(), proc_stat())
         started = time.perf_counter()
         result = block()
         self.seconds += time.perf_counter() - started
         after = proc_stat()
         processes, own = cpu_seconds(self.pids) - before[0], time.process_time() - before[1]
+        for name, pids in self.parts.items():
+            # A process that began during the block counts from nothing; one that ended is lost.
+            now = cpu_by_pid(pids())
+            parts[name] = sum(used - parts[name].get(pid, 0.0) for pid, used in now.items())
+            self.spent[name] += parts[name]
         self.spent["processes"] += processes
         self.spent["own"] += own
-        self.spent["rest"] += max(0.0, after.busy - before[2].busy - processes - own)
+        self.spent["rest"] += max(0.0, after.busy - before[2].busy - processes - own - sum(parts.values()))
         self.stolen += after.stolen - before[2].stolen
         self.ticks += after.ticks - before[2].ticks
         self.count += count

@@ -136,13 +136,12 @@ def client_pk(dsn, client_id):
         return conn.execute("SELECT id FROM oauth_clients WHERE client_id = %s", (client_id,)).fetchone()[0]
 
 
-PACED_GC = {}
+ALONE_RATE = 200  # filings a second, offered alone at an even pace
 
 
 def ingest(server, hauler_token, dsn, city, stage, rounds=3):
     """The API and the plain loop in alternating rounds, so that both meet this shared machine
-    in the same moods, then the API paced at half the plain loop's rate: (API manifests/s, p50
-    ms, p99 ms, plain loop manifests/s, the paced rate, its p50 ms and p99 ms, the `CPU` each
+    in the same moods: (API manifests/s, p50 ms, p99 ms, plain loop manifests/s, the `CPU` each
     side's rounds used, and the plain loop's manifests/s on as many connections as clients).
 
     Each round services devices no other round or stage touches: a real dispatch day.
@@ -172,18 +171,22 @@ def ingest(server, hauler_token, dsn, city, stage, rounds=3):
         parallel_seconds += ingest_plain(dsn, city, rows, beside, filer, connections=CLIENTS)
     latencies.sort()
     count = size * rounds
-    rate, plain = count / api_seconds, count / plain_seconds
-    # Then the latency at the load the target names, half the plain loop's rate, offered at an
-    # even pace: with the clients above always waiting on an answer, their latency is mostly
-    # how many of them queue for two workers (Little's law), whatever the app does.
-    paced_cpu = CPU(server.worker_pids())
+    return (count / api_seconds, _percentile(latencies, 50), _percentile(latencies, 99), count / plain_seconds,
+            api_cpu, plain_cpu, count / parallel_seconds)
+
+
+def paced(server, hauler_token, city, rate=ALONE_RATE, seconds=10):
+    """Filings alone at an even `rate` a second for `seconds`, each started on its schedule (an
+    open loop, as independent dispatch systems file) and timed from it, so that one that waited
+    counts its wait: (p50 ms, p99 ms, the `CPU` account, the load generator's longest garbage
+    collection in ms, which the latencies would count as the server's)."""
+    count = int(rate * seconds)
+    # On devices of their own (where the paced runs at half the plain loop's rate once filed).
+    bodies = manifest_bodies(city, count, f"Q{rate:g}", offset=(2 * len(STAGES) + 2) * INGEST_N)
+    account = CPU(server.worker_pids())
     with Collections() as collections:
-        paced = sorted(paced_cpu.measure(lambda: ingest_paced(server.base, hauler_token, manifest_bodies(
-            city, 2 * size, f"Q{stage}", offset=(2 * len(STAGES) + 2) * INGEST_N + stage * 2 * size), plain / 2),
-            2 * size))
-    PACED_GC[stage] = collections.longest
-    return (rate, _percentile(latencies, 50), _percentile(latencies, 99), plain, plain / 2,
-            _percentile(paced, 50), _percentile(paced, 99), api_cpu, plain_cpu, paced_cpu, count / parallel_seconds)
+        latencies = sorted(account.measure(lambda: ingest_paced(server.base, hauler_token, bodies, rate), count))
+    return _percentile(latencies, 50), _percentile(latencies, 99), account, collections.longest
 
 
 def growth(first, last, city, rounds=10, prefix=""):

@@ -22,6 +22,8 @@ INGEST_N = 300 if SMALL else 1_500
 CLIENTS = 8
 WARM_UP = 4 * CLIENTS
 WARM_UP_UPLOADS = 8
+# The export pool as `make run` starts it (the Makefile's EXPORT_WORKERS and EXPORTS_NICE).
+EXPORT_WORKERS, EXPORTS_NICE = 1, 10
 
 
 def say(message):
@@ -105,30 +107,63 @@ def start_s3():
 
 
 class Server:
+    """The app served as `make run` serves it: the app server's gunicorn, and beside it the export
+    pool (api/exports.py) to which it passes sheets, binders and ZIPs: the same app under
+    `nice -n EXPORTS_NICE`, one worker, trusting one proxy more than the app server (the app
+    server is that proxy)."""
+
     # One worker per core (threaded: gunicorn.conf.py), as README.md tells operators: a filing is
     # CPU-bound, and more workers than cores only add switching.
     # `root`: the checkout whose code it serves (bench/ingest.py and bench/uploads.py compare two).
-    def __init__(self, dsn, endpoint, workers=None, root=ROOT):
-        self.port = free_port()
+    def __init__(self, dsn, endpoint, workers=None, root=ROOT, export_workers=EXPORT_WORKERS):
+        self.port, self.exports_port = free_port(), free_port()
         self.base = f"http://127.0.0.1:{self.port}"
+        self.exports_base = f"http://127.0.0.1:{self.exports_port}"
+        # PORT is the app server's in both: the pool's public address (PUBLIC_BASE_URL) is the app's.
         env = {**os.environ, "DATABASE_URL": dsn, "PORT": str(self.port),
                "STORAGE_BACKEND": "s3", "S3_ENDPOINT_URL": endpoint,
                "S3_BUCKET": "fogx-bench", "S3_REGION": "us-west-1", "AWS_ACCESS_KEY_ID": "bench",
                "AWS_SECRET_ACCESS_KEY": "bench", "SUBMISSIONS_PER_MINUTE": "1000000",
                "EXPORTS_PER_MINUTE": "1000", "TOKEN_TTL_SECONDS": "7200", "MAX_UPLOAD_BYTES": str(200 * 2 ** 20)}
-        self.process = subprocess.Popen(
-            [str(BIN / "gunicorn"), "--bind", f"127.0.0.1:{self.port}", "--workers", str(workers or os.cpu_count()),
-             "--timeout", "300", "--error-logfile", "/dev/null", "wsgi:app"],
-            cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        wait_for(f"{self.base}/health")
+        env.pop("EXPORTS_URL", None)
+        proxies = int(env.get("TRUSTED_PROXIES") or 0)
+        self.exports = self._gunicorn(root, {**env, "TRUSTED_PROXIES": str(proxies + 1)}, self.exports_port,
+                                      export_workers, nice=EXPORTS_NICE)
+        try:
+            self.process = self._gunicorn(root, {**env, "EXPORTS_URL": self.exports_base}, self.port,
+                                          workers or os.cpu_count())
+            wait_for(f"{self.exports_base}/health")
+            wait_for(f"{self.base}/health")
+        except BaseException:
+            self.stop()
+            raise
+
+    @staticmethod
+    def _gunicorn(root, env, port, workers, nice=0):
+        command = [str(BIN / "gunicorn"), "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
+                   "--timeout", "300", "--error-logfile", "/dev/null", "wsgi:app"]
+        return subprocess.Popen(["nice", "-n", str(nice), *command] if nice else command, cwd=root, env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 
     def worker_pids(self):
-        out = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout
-        return [int(pid) for pid in out.split()]
+        """The app server's workers (they take the filings)."""
+        return _children(self.process.pid)
+
+    def export_worker_pids(self):
+        """The export pool's workers."""
+        return _children(self.exports.pid)
 
     def stop(self):
-        os.killpg(self.process.pid, signal.SIGTERM)
-        self.process.wait(timeout=60)
+        """Both servers stopped, the app server first (it passes requests to the pool)."""
+        for process in (getattr(self, "process", None), self.exports):
+            if process is not None and process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+                process.wait(timeout=60)
+
+
+def _children(pid):
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+    return [int(child) for child in out.split()]
 
 
 def clients(dsn, city):

@@ -8,6 +8,7 @@ import base64
 import hashlib
 import logging
 import os
+import re
 import shutil
 import uuid
 from datetime import date, datetime, time, timezone
@@ -209,8 +210,11 @@ class S3Store(ObjectStore):
     def put_file(self, key, path, content_type):
         size = os.path.getsize(path)
         if size <= MULTIPART_THRESHOLD:
+            # A key that is not the file's SHA-256 (a record's kept binder is named by its state)
+            # has the file hashed here, so that S3 still checks the bytes it is sent.
+            sha256 = None if _SHA256.fullmatch(key) else _file_sha256(path)
             with open(path, "rb") as body:
-                return self.put_stream(key, body, size, content_type)
+                return self.put_stream(key, body, size, content_type, sha256=sha256)
         if self.exists(key):
             return Stored(False, self._found_version(key))
         from boto3.s3.transfer import TransferConfig
@@ -227,11 +231,11 @@ class S3Store(ObjectStore):
         version_id = self._completed.pop(key, None)
         return Stored(True, version_id if version_id is not None else self._found_version(key))
 
-    def put_stream(self, key, body, length, content_type):
+    def put_stream(self, key, body, length, content_type, *, sha256=None):
         """One conditional PUT of `length` bytes read from `body` as they come: written unless
         the key is there already (If-None-Match: *), so a retried upload neither stores a second
-        version nor costs a second request. The key, the content's SHA-256, goes as the
-        object's checksum: S3 refuses bytes that do not hash to it. `wrote` when this call
+        version nor costs a second request. The content's SHA-256 (`sha256`, or else the key,
+        a scan's name) goes as the object's checksum: S3 refuses bytes that do not hash to it. `wrote` when this call
         wrote the object, not when the same bytes were stored already; either way the version
         that holds them.
 
@@ -242,7 +246,7 @@ class S3Store(ObjectStore):
 
         from storage.s3put import PutRefused
 
-        headers = {"If-None-Match": "*", "x-amz-checksum-sha256": _base64_digest(key)}
+        headers = {"If-None-Match": "*", "x-amz-checksum-sha256": _base64_digest(sha256 or key)}
         if body.seekable():
             # A file can be sent again: S3 busy or gone for a moment is tried twice more, as
             # boto3's standard retries would. A stream is read once: its failure is the caller's.
@@ -383,6 +387,17 @@ class S3Store(ObjectStore):
 
 def _modified(path):
     return datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc)
+
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def _file_sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as body:
+        for block in iter(lambda: body.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def _base64_digest(hex_digest):
