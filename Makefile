@@ -1,7 +1,8 @@
 # make run: set up .venv with the runtime set (requirements.txt), migrate the embedded SQLite
-#   database, load demo data, serve on 127.0.0.1:8000
+#   database, load demo data, serve on 127.0.0.1:8000 (and its export pool on 8001)
 # make test: add the test tools (requirements-dev.txt) and run the whole test suite (PostgreSQL too
 #   when TEST_DATABASE_URL is set)
+# make format: apply ruff's fixes and formatting (ruff.toml), which the test suite checks
 # make lock: compile the three *.in files into their hash-locked *.txt at current releases
 PYTHON ?= python3
 VENV := .venv
