@@ -306,14 +306,16 @@ def vehicle_unregistered(load: Load, hauler: HaulerFacts, rules: Rules):
 
 
 def disposal_checks(load: Load, site: SiteFacts | None, jurisdiction_id, rules: Rules):
-    """Removed FOG goes to an approved site (Colusa 15A-16(G); Tracy 5.26 prohibitions (f);
-    exchange policy elsewhere), approved on the city's date of delivery, after the service
-    (exchange policy)."""
+    """What was removed from an interceptor goes to an approved site (Colusa 15A-16(G); Tracy
+    5.26 prohibitions (f); exchange policy elsewhere); trap waste too, by exchange policy, as
+    those sections speak of interceptors only. Approved on the city's date of delivery, after
+    the service (exchange policy)."""
     if load.disposal_site_id is None:
         return []
     findings = []
     delivered = load.disposal_delivered_at
-    approval = rules.cite("disposal_site_approved")
+    approval = rules.cite("disposal_site_approved" if load.waste_type == "grease_interceptor_waste"
+                          else "trap_disposal_site_approved")
     if site is None:
         findings.append(Finding("disposal_site_unapproved", "The disposal site is unknown.", approval))
     else:

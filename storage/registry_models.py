@@ -42,6 +42,10 @@ class Jurisdiction(Base):
     interceptor_default_frequency_days: Mapped[int] = mapped_column(Integer)
     interceptor_max_interval_days: Mapped[int | None] = mapped_column(Integer)
     trap_default_frequency_days: Mapped[int] = mapped_column(Integer)
+    # Days between the FSE's own cleanings of a trap, where the city's text sets them (its log).
+    trap_daily_cleaning: Mapped[int | None] = mapped_column(Integer)
+    # {"years": N, "longer": "refused" | "warned"} where the city's text limits a permit's term.
+    permit_term: Mapped[dict | None] = mapped_column(JSON)
     allowed_frequencies: Mapped[list] = mapped_column(JSON)
     twenty_five_percent_rule: Mapped[float] = mapped_column(Float)
     full_pump_min_ratio: Mapped[float] = mapped_column(Float)

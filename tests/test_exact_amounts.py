@@ -102,3 +102,17 @@ def test_the_two_inch_clearance_and_the_full_pump_down_at_their_edges(client, se
     short = findings_of(world.post(world.body(gallons_removed=1349, completed=NOW - timedelta(days=20))))[
         "partial_pump_down"]
     assert (short["citation"], "1349 gallons removed is under 90%" in short["message"]) == ("exchange policy", True)
+
+
+def test_depths_stored_before_as_binary_floats_come_back_as_the_decimals_sent(app, client, session, frozen_clock):
+    """Migration 0031: a depth kept as a double (8.3 as 8.2999...) is the hundredth it was sent
+    as, and the 25% rule reads the stored row as it reads a new one."""
+    world = world_in(client, session, frozen_clock, "colusa")
+    register_device(client, admin_of(client, session, "colusa"), world, liquid_depth_in=50.4)
+    world.post(world.body(device_tag="GI-2", measurements={"fog_depth_in": 8.3, "solids_depth_in": 4.3}))
+    factories.migrated_again(app, session, down_to="0026")
+    fog, solids, depth = session.execute(select(
+        ManifestRevision.fog_depth_in, ManifestRevision.solids_depth_in, Device.liquid_depth_in)
+        .join(Device, Device.id == ManifestRevision.device_id).where(Device.tag == "GI-2")).one()
+    assert (fog, solids, depth) == (Decimal("8.3"), Decimal("4.3"), Decimal("50.4"))
+    assert fog + solids == depth / 4
