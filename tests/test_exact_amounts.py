@@ -116,3 +116,25 @@ def test_depths_stored_before_as_binary_floats_come_back_as_the_decimals_sent(ap
         .join(Device, Device.id == ManifestRevision.device_id).where(Device.tag == "GI-2")).one()
     assert (fog, solids, depth) == (Decimal("8.3"), Decimal("4.3"), Decimal("50.4"))
     assert fog + solids == depth / 4
+
+
+def test_a_load_and_its_receipt_exactly_five_percent_apart_agree():
+    """Exchange policy: a site's scale and a truck's meter may differ by 5% of the larger
+    figure; 950 delivered against 1,000 received is exactly 5% and within it, 949 is not, and a
+    ticket whose manifests removed exactly what it delivered reconciles."""
+    from datetime import datetime, timezone
+
+    from domain import checks, reconcile
+
+    assert not reconcile.gallons_differ(950, 1000)
+    assert reconcile.gallons_differ(949, 1000)
+    rules = checks.Rules(manifest_deadline_hours=72, twenty_five_percent_rule=Decimal("0.25"),
+                         full_pump_min_ratio=Decimal("0.9"), grace_days=0, decant_return_allowed=False)
+    at = datetime(2026, 6, 1, 12, tzinfo=timezone.utc)
+
+    def load(gallons):
+        return checks.Load(service_started_at=at, service_completed_at=at, waste_type="grease_interceptor_waste",
+                           gallons_removed=gallons, decant_returned_gallons=0, full_pump_down=True, vehicle_id="T")
+
+    assert checks.load_shortfall([load(700), load(800)], 1500, rules) == []
+    assert [f.code for f in checks.load_shortfall([load(700), load(801)], 1500, rules)] == ["load_shortfall"]
