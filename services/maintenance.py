@@ -42,8 +42,8 @@ def record(session, *, principal, fse_id, device_id, cleaned_on: date, cleaned_b
     if device is None:
         errors["device_id"] = ["No such device at this FSE."]
     elif device.kind != "trap":
-        errors["device_id"] = ["The log is of the grease traps the kitchen cleans itself; an interceptor's "
-                               "pump-out is a hauler's manifest."]
+        errors["device_id"] = [("The log is of the grease traps the kitchen cleans itself; an interceptor's "
+                                "pump-out is a hauler's manifest.")]
     if cleaned_on > local_date(clock_now(), city.time_zone):
         errors["cleaned_on"] = ["Must not be in the future."]
     if errors:

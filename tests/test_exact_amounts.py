@@ -7,6 +7,7 @@ from decimal import Decimal
 import pytest
 from sqlalchemy import select
 
+from domain.presets import table
 from storage.models import Device, ManifestRevision
 from tests import factories
 from tests.manifest_world import NOW
@@ -16,20 +17,20 @@ from tests.ordinance_cases import admin_of, findings_of, register_device, world_
 # 50.4-inch design depth is exactly 25%, which does not exceed it; 12.61 does.
 QUARTER = {
     "placentia": ("Placentia 16.24 General Limitations (b)(9)",
-                  "No person shall allow the accumulation of FOG and/or solids in a grease interceptor which "
-                  "accumulation exceeds 25% of the total operating hydraulic depth of the grease interceptor."),
+                  ("No person shall allow the accumulation of FOG and/or solids in a grease interceptor which "
+                   "accumulation exceeds 25% of the total operating hydraulic depth of the grease interceptor.")),
     "colusa": ("Colusa 15A-16(C)(1)",
-               "the combined FOG and solids accumulation in the grease interceptor does not exceed twenty-five "
-               "percent of the total designed hydraulic depth of the grease interceptor"),
+               ("the combined FOG and solids accumulation in the grease interceptor does not exceed twenty-five "
+                "percent of the total designed hydraulic depth of the grease interceptor")),
     "san-clemente": ("San Clemente 13.30.040(C)(6)",
-                     "operate a Grease Interceptor with Fats, Oils, and Grease and solids accumulation exceeding "
-                     "25% of the design hydraulic depth (total operating depth) of the Grease Interceptor"),
+                     ("operate a Grease Interceptor with Fats, Oils, and Grease and solids accumulation exceeding "
+                      "25% of the design hydraulic depth (total operating depth) of the Grease Interceptor")),
     "victorville": ("Victorville 10.03.160(f)(1)",
-                    "the combined FOG and solids accumulation does not exceed twenty-five percent of the total "
-                    "design hydraulic depth of the grease interceptor"),
+                    ("the combined FOG and solids accumulation does not exceed twenty-five percent of the total "
+                     "design hydraulic depth of the grease interceptor")),
     "tracy": ("Tracy 5.26 prohibitions (g)",
-              "Operation of grease interceptors with FOG and solids accumulation exceeding twenty-five (25) "
-              "percent of the design hydraulic depth of the grease interceptor is prohibited."),
+              ("Operation of grease interceptors with FOG and solids accumulation exceeding twenty-five (25) "
+               "percent of the design hydraulic depth of the grease interceptor is prohibited.")),
 }
 
 
@@ -38,6 +39,7 @@ def test_twelve_point_six_of_fifty_point_four_inches_is_exactly_a_quarter(client
     """Each city's 25% sentence (QUARTER): 12.6 of 50.4 inches is at 25% and stands; 12.61 is
     past it and is flagged with the city's section."""
     citation, quote = QUARTER[city]
+    assert {row["rule"]: row for row in table(city)}["twenty_five_percent_rule"]["quote"] == quote
     world = world_in(client, session, frozen_clock, city)
     registered = register_device(client, admin_of(client, session, city), world, liquid_depth_in=50.4)
     assert registered.status_code == 201, registered.json
