@@ -65,8 +65,8 @@ def create_app(config=None):
 
     init_oidc(app)
 
-    from api import (audit, changes, corrections, deliveries, docs, health, imports, jurisdictions, manifests, portal,
-                     receipts, records, registry, trends, webhooks)
+    from api import (audit, changes, corrections, deliveries, docs, health, imports, jurisdictions, maintenance,
+                     manifests, portal, receipts, records, registry, trends, webhooks)
 
     app.register_blueprint(health.bp)
     app.register_blueprint(docs.bp)
@@ -75,6 +75,7 @@ def create_app(config=None):
     app.register_blueprint(imports.bp)
     app.register_blueprint(manifests.bp)
     app.register_blueprint(records.bp)
+    app.register_blueprint(maintenance.bp)
     app.register_blueprint(audit.bp)
     app.register_blueprint(corrections.bp)
     app.register_blueprint(changes.bp)

@@ -125,8 +125,9 @@ def list_permits():
 @require(*WRITE)
 @idempotent
 def create_permit():
-    permit = registry.create_permit(db.session, current_principal(), load_json(schemas.PermitIn()))
-    return _created(permit_view(permit, registry.today()), "registry.get_permit", permit_id=permit.id)
+    permit, warnings = registry.create_permit(db.session, current_principal(), load_json(schemas.PermitIn()))
+    return _created({**permit_view(permit, registry.today()), "warnings": warnings}, "registry.get_permit",
+                    permit_id=permit.id)
 
 
 @bp.get("/permits/<permit_id>")

@@ -1,5 +1,6 @@
 """Reading request bodies: JSON only, parsed strictly, loaded through a marshmallow schema."""
 import json
+from decimal import Decimal
 
 from flask import request
 from marshmallow import ValidationError
@@ -25,10 +26,11 @@ def _non_finite(name):
 
 
 def parse_json(raw: bytes):
-    """Strict JSON: UTF-8, no duplicate keys, bounded nesting."""
+    """Strict JSON: UTF-8, no duplicate keys, bounded nesting; a number with a fraction is the
+    decimal it spells (8.3, not the binary float nearest it), so depths are judged as written."""
     try:
         text = raw.decode("utf-8")
-        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_non_finite)
+        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_non_finite, parse_float=Decimal)
     except UnicodeDecodeError:
         raise BadRequest("The body is not UTF-8.") from None
     except RecursionError:

@@ -7,8 +7,10 @@ database or a clock.
 """
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from decimal import Decimal
 
 from domain import dates
+from domain.amounts import exact, shown
 from domain import registry as reg
 from domain.presets import POLICY, basis_of
 from domain.status import effective_frequency, effective_grace
@@ -63,12 +65,12 @@ class Rules:
     """A jurisdiction's parameters, its time zone, and its citation of each rule."""
 
     manifest_deadline_hours: int
-    twenty_five_percent_rule: float
-    full_pump_min_ratio: float
+    twenty_five_percent_rule: Decimal
+    full_pump_min_ratio: Decimal
     grace_days: int
     decant_return_allowed: bool
     interceptor_max_interval_days: int | None = None
-    min_outlet_clearance_in: float | None = None
+    min_outlet_clearance_in: Decimal | None = None
     time_zone: str = dates.DEFAULT_ZONE
     citations: dict = field(default_factory=dict)
 
@@ -92,13 +94,14 @@ class Load:
     decant_returned_gallons: int
     full_pump_down: bool
     vehicle_id: str
-    fog_depth_in: float | None = None
-    solids_depth_in: float | None = None
+    # Depths in inches, exact decimals (domain.amounts): a value at a limit is at it.
+    fog_depth_in: Decimal | None = None
+    solids_depth_in: Decimal | None = None
     disposal_site_id: object = None
     disposal_ticket_number: str | None = None
     disposal_delivered_at: datetime | None = None
     disposal_gallons_delivered: int | None = None
-    outlet_clearance_in: float | None = None
+    outlet_clearance_in: Decimal | None = None
     manifest_id: object = None  # time-ordered: the order in which manifests were first filed
 
 
@@ -106,7 +109,7 @@ class Load:
 class DeviceFacts:
     kind: str
     capacity_gallons: int
-    liquid_depth_in: float
+    liquid_depth_in: Decimal
     frequency_days: int
     frequency_source: str = "assigned"  # or CITY_DEFAULT
 
@@ -183,13 +186,14 @@ def partial_pump_down(service: list[Load], device: DeviceFacts, rules: Rules):
     """
     gallons = sum(load.gallons_removed for load in service)
     attested = any(load.full_pump_down for load in service)
-    needed = rules.full_pump_min_ratio * device.capacity_gallons
+    ratio = exact(rules.full_pump_min_ratio)
+    needed = ratio * device.capacity_gallons
     reasons = []
     if not attested:
         reasons.append("the full pump-down was not attested")
     if gallons < needed:
         loads = f" over {len(service)} loads" if len(service) > 1 else ""
-        reasons.append(f"{gallons} gallons removed{loads} is under {rules.full_pump_min_ratio:.0%} "
+        reasons.append(f"{gallons} gallons removed{loads} is under {ratio:.0%} "
                        f"of the {device.capacity_gallons}-gallon capacity")
     if not reasons:
         return []
@@ -215,14 +219,14 @@ def twenty_five_percent_exceeded(load: Load, device: DeviceFacts, rules: Rules):
     the rule for traps."""
     if device.kind != "interceptor" or load.fog_depth_in is None or load.solids_depth_in is None:
         return []
-    accumulated = load.fog_depth_in + load.solids_depth_in
-    limit = rules.twenty_five_percent_rule * device.liquid_depth_in
-    if accumulated > limit:
-        share = accumulated / device.liquid_depth_in
+    accumulated = exact(load.fog_depth_in) + exact(load.solids_depth_in)
+    depth, share_allowed = exact(device.liquid_depth_in), exact(rules.twenty_five_percent_rule)
+    if accumulated > share_allowed * depth:
+        share = accumulated / depth
         return [Finding("twenty_five_percent_exceeded",
-                        f"FOG and solids measured {accumulated:g} in, {share:.1%} of the "
-                        f"{device.liquid_depth_in:g}-in design depth (over "
-                        f"{rules.twenty_five_percent_rule:.0%} is not allowed).",
+                        f"FOG and solids measured {shown(accumulated)} in, {share:.1%} of the "
+                        f"{shown(depth)}-in design depth (over "
+                        f"{share_allowed:.0%} is not allowed).",
                         rules.cite("twenty_five_percent_rule"))]
     return []
 
@@ -230,13 +234,13 @@ def twenty_five_percent_exceeded(load: Load, device: DeviceFacts, rules: Rules):
 def outlet_clearance(load: Load, device: DeviceFacts, rules: Rules):
     """Grease or sludge within the city's clearance of an interceptor's discharge elbow: service
     immediately (San Clemente 13.30.040(C)(7): two inches). Only where the city sets one."""
-    limit = rules.min_outlet_clearance_in
-    if limit is None or device.kind != "interceptor" or load.outlet_clearance_in is None:
+    limit, clearance = exact(rules.min_outlet_clearance_in), exact(load.outlet_clearance_in)
+    if limit is None or device.kind != "interceptor" or clearance is None:
         return []
-    if load.outlet_clearance_in <= limit:
+    if clearance <= limit:
         return [Finding("outlet_clearance",
-                        f"Grease or sludge measured {load.outlet_clearance_in:g} in from the discharge elbow; "
-                        f"within {limit:g} in the interceptor must be serviced immediately.",
+                        f"Grease or sludge measured {shown(clearance)} in from the discharge elbow; "
+                        f"within {shown(limit)} in the interceptor must be serviced immediately.",
                         rules.cite("min_outlet_clearance_in"))]
     return []
 
@@ -302,14 +306,16 @@ def vehicle_unregistered(load: Load, hauler: HaulerFacts, rules: Rules):
 
 
 def disposal_checks(load: Load, site: SiteFacts | None, jurisdiction_id, rules: Rules):
-    """Removed FOG goes to an approved site (Colusa 15A-16(G); Tracy 5.26 prohibitions (f);
-    exchange policy elsewhere), approved on the city's date of delivery, after the service
-    (exchange policy)."""
+    """What was removed from an interceptor goes to an approved site (Colusa 15A-16(G); Tracy
+    5.26 prohibitions (f); exchange policy elsewhere); trap waste too, by exchange policy, as
+    those sections speak of interceptors only. Approved on the city's date of delivery, after
+    the service (exchange policy)."""
     if load.disposal_site_id is None:
         return []
     findings = []
     delivered = load.disposal_delivered_at
-    approval = rules.cite("disposal_site_approved")
+    approval = rules.cite("disposal_site_approved" if load.waste_type == "grease_interceptor_waste"
+                          else "trap_disposal_site_approved")
     if site is None:
         findings.append(Finding("disposal_site_unapproved", "The disposal site is unknown.", approval))
     else:

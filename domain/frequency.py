@@ -7,8 +7,11 @@ obtained to establish an average frequency" (Colusa 15A-16(C)(3), Victorville
 not cause non-compliance (13.30.050(H)(1)(b)). The data are the depths a hauler measures
 before pumping, each the accumulation since the device's last full pump-down.
 """
+import math
 from dataclasses import dataclass
+from decimal import Decimal
 
+from domain.amounts import exact
 from domain.presets import POLICY
 
 # Where each city lets the frequency follow the data (Placentia's ordinance holds the 25%
@@ -27,22 +30,25 @@ class Accumulation:
     hauler measured the FOG and solids depths before pumping."""
 
     intervals: int
-    inches: float  # FOG and solids measured at the end of each interval, summed
+    inches: Decimal  # FOG and solids measured at the end of each interval, summed (exact)
     days: int  # the intervals' lengths, summed (each at least a day)
 
     @property
     def inches_per_day(self) -> float:
-        return self.inches / self.days
+        return float(exact(self.inches) / self.days)
 
-    def days_to(self, share: float, liquid_depth_in: float) -> int | None:
-        """Whole days until FOG and solids fill `share` of the design depth; None where
+    def days_to(self, share, liquid_depth_in) -> int | None:
+        """Whole days until FOG and solids fill `share` of the design depth, in exact
+        arithmetic (0.1 in a day reaches a quarter of 50.4 in on day 126, not 125); None where
         nothing accumulated."""
-        rate = self.inches_per_day
-        return int(share * liquid_depth_in / rate) if rate > 0 else None
+        inches = exact(self.inches)
+        if inches <= 0:
+            return None
+        return math.floor(exact(share) * exact(liquid_depth_in) * self.days / inches)
 
-    def share_after(self, days: int, liquid_depth_in: float) -> float:
+    def share_after(self, days: int, liquid_depth_in) -> float:
         """The share of the design depth FOG and solids fill in `days`."""
-        return self.inches_per_day * days / liquid_depth_in
+        return float(exact(self.inches) * days / (self.days * exact(liquid_depth_in)))
 
 
 # Measured intervals that make "sufficient data" unless the caller says otherwise.
@@ -55,10 +61,10 @@ def measured(services) -> Accumulation | None:
     service (a full pump-down, Victorville 10.03.160(f)(1)) to the next service, if it was
     measured and on a later day. The rule of `storage.audit.measured_accumulation`, for the
     services already in hand."""
-    intervals, inches, days, previous = 0, 0.0, 0, None
+    intervals, inches, days, previous = 0, Decimal(0), 0, None
     for day, qualifying, depth in services:
         if previous is not None and previous[1] and depth is not None and day > previous[0]:
-            intervals, inches, days = intervals + 1, inches + depth, days + (day - previous[0]).days
+            intervals, inches, days = intervals + 1, inches + exact(depth), days + (day - previous[0]).days
         previous = (day, qualifying)
     return Accumulation(intervals=intervals, inches=inches, days=days) if intervals else None
 

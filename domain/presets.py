@@ -25,6 +25,8 @@ RULES = (
     Rule("retention_years", "Records are kept at least this many years.", 3),
     Rule("permit_required", "A device is serviced under a FOG discharge permit in force on the service date.",
          True),
+    Rule("permit_term", "A permit runs at most this many years from its issue date; a longer one is refused or "
+         "warned, as the city's text says (none: no limit).", None),
     Rule("waste_type_matches_device", "Interceptor waste is filed for an interceptor, trap waste for a trap.",
          True),
     Rule("full_pump_down", "An interceptor's service removes its whole content, as the hauler attests.", True),
@@ -43,6 +45,8 @@ RULES = (
          "frequency.", None),
     Rule("trap_frequency", "A trap is serviced at the frequency the city set for it.", True),
     Rule("trap_default_frequency_days", "A trap's frequency (days) where the city set none.", 30),
+    Rule("trap_daily_cleaning", "The FSE cleans each grease trap it keeps itself at least this often (days), "
+         "as its maintenance log shows; a day without an entry is listed (none: the city sets no such rule).", None),
     Rule("allowed_frequencies", "The frequencies (days) the city assigns; none listed: any number of days "
          "within its bounds.", []),
     Rule("min_interceptor_gallons", "The smallest interceptor (gallons); a smaller one is registered with a "
@@ -52,6 +56,8 @@ RULES = (
     Rule("hauler_registered", "The hauler is registered in the city on the service date.", True),
     Rule("vehicle_registered", "The truck is one of the hauler's, and the load fits its tank.", True),
     Rule("disposal_site_approved", "The load goes to a disposal site approved, on the delivery date, for the "
+         "city and the waste type.", True),
+    Rule("trap_disposal_site_approved", "Trap waste goes to a disposal site approved, on the delivery date, for the "
          "city and the waste type.", True),
     Rule("disposal_after_service", "The load is delivered after the service is completed.", True),
     Rule("disposal_confirmed", "A disposal record is filed within the manifest deadline.", True),
@@ -68,6 +74,8 @@ PARAMETERS = (
     "interceptor_default_frequency_days",
     "interceptor_max_interval_days",
     "trap_default_frequency_days",
+    "trap_daily_cleaning",
+    "permit_term",
     "allowed_frequencies",
     "twenty_five_percent_rule",
     "full_pump_min_ratio",
@@ -112,13 +120,13 @@ PRESETS = {
             True, "Placentia 16.24 FOG Wastewater Discharge Permits (c)(3)",
             "The issuance of a FOG Wastewater Discharge Permit may contain any of the following conditions or "
             "limits: ... (3) Grease interceptor maintenance schedule."),
-        trap_frequency=Source(
-            True, "Placentia 16.24 Facilities Requirements (c)(3)",
+        trap_daily_cleaning=Source(
+            1, "Placentia 16.24 Facilities Requirements (c)(3)",
             "Grease traps shall be maintained in efficient operating conditions by removing accumulated grease "
             "on a daily basis."),
-        trap_default_frequency_days=Source(
-            1, "Placentia 16.24 Facilities Requirements (c)(3)",
-            "removing accumulated grease on a daily basis"),
+        permit_term=Source(
+            {"years": 1, "longer": "warned"}, "Placentia 16.24 FOG Wastewater Discharge Permits (f)",
+            "FOG Wastewater Discharge Permits shall be issued annually."),
     ),
     "colusa": _city(
         "City of Colusa",
@@ -152,12 +160,10 @@ PRESETS = {
             365, "Colusa 15A-16(C)(2)",
             "Every FSE with a grease interceptor shall fully pump out and clean its grease interceptor not less "
             "than once every twelve months."),
-        trap_frequency=Source(
-            True, "Colusa 15A Art. II grease traps B",
+        trap_daily_cleaning=Source(
+            1, "Colusa 15A Art. II grease traps B",
             "Existing grease traps shall be maintained in efficient operating condition by daily removal of the "
             "accumulated grease."),
-        trap_default_frequency_days=Source(
-            1, "Colusa 15A Art. II grease traps B", "by daily removal of the accumulated grease"),
         min_interceptor_gallons=Source(
             1000, "Colusa 15A Art. II grease interceptor requirements B",
             "Grease interceptor sizing shall conform to the then current edition of the Uniform Plumbing Code, "
@@ -206,6 +212,10 @@ PRESETS = {
             "intervals"),
         min_interceptor_gallons=Source(
             750, "San Clemente 13.30.030(K)", "These devices are large (a minimum of 750 gallons)"),
+        permit_term=Source(
+            {"years": 5, "longer": "refused"}, "San Clemente 13.30.050(E)",
+            "Discharge Permits shall be valid for a maximum period of five (5) years or until a new Operator "
+            "commences operation of the Food Service Establishment, whichever occurs first."),
         hauler_licensed=Source(
             True, "San Clemente 13.30.040(C)(5)",
             "fail to cause all Fats, Oils, and Grease removed from a Grease Trap or Grease Interceptors to be "
@@ -220,6 +230,9 @@ PRESETS = {
         permit_required=Source(
             True, "Victorville 10.03.050(a)",
             "All FSE operators shall obtain a FOG permit"),
+        permit_term=Source(
+            {"years": 1, "longer": "refused"}, "Victorville 10.03.080(a)",
+            "The FOG permit shall be issued for a one-year period and shall be renewed annually."),
         full_pump_down=Source(
             True, "Victorville 10.03.160(f)(1)",
             "Grease interceptors shall be fully pumped out and cleaned (maintained)"),

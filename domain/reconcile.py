@@ -9,6 +9,7 @@ One load is one ticket of one site on one local day: a site may number a ticket 
 """
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from decimal import Decimal
 
 from domain.dates import local_date
 from domain.presets import POLICY
@@ -16,7 +17,7 @@ from domain.presets import POLICY
 CITATION = POLICY
 # Site scales and truck meters disagree a little on every load: a difference within this share
 # of the larger figure is a measurement, beyond it a question.
-GALLONS_TOLERANCE = 0.05
+GALLONS_TOLERANCE = Decimal("0.05")  # exact: a difference of exactly 5% is within it
 
 RECEIPT_MISSING = "receipt_missing"
 MANIFEST_MISSING = "manifest_missing"

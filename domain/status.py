@@ -50,8 +50,9 @@ def device_status(*, as_of: date, last_qualifying: date | None, counted_from: da
                   frequency_days: int, grace_days: int, permit_ended: date | None = None) -> DeviceStatus:
     """Due `frequency_days` after the last qualifying service (or after `counted_from`, the
     permit's issue date, for a device never serviced); `overdue` within `grace_days` past
-    due, `missed` beyond (Victorville 10.03.160(f)(2)). From the day its permit ended
-    (`permit_ended`) a device is due no more: `permit_ended`, with no due date."""
+    due, `missed` beyond (each city's own frequency section; the grace is exchange policy).
+    From the day its permit ended (`permit_ended`) a device is due no more: `permit_ended`,
+    with no due date."""
     if permit_ended is not None and permit_ended <= as_of:
         return DeviceStatus("permit_ended", None, 0)
     start = last_qualifying or counted_from

@@ -2,7 +2,7 @@
 // first-party app (`fogx-portal`). The verifier waits in this tab's sessionStorage for the answer.
 export const PORTAL_CLIENT = "fogx-portal";
 const PENDING = "fogx.portal.authorization";
-const SCOPE = "openid profile email manifests:write manifests:read records:read audit:read registry:write receipts:write";
+const SCOPE = "openid profile email manifests:write manifests:read records:read audit:read registry:write receipts:write maintenance:write";
 
 function base64url(bytes) {
   return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");

@@ -7,6 +7,7 @@ from reportlab.lib.utils import ImageReader
 from reportlab.platypus import Image, KeepTogether, PageBreak, Spacer
 
 from domain import words
+from domain.amounts import shown
 from domain.checks import CODES
 from domain.dates import human as when, local_date
 from domain.presets import POLICY, table as rules_table
@@ -148,7 +149,7 @@ def _details(record, manifest):
                     f"attested: {'yes' if body['full_pump_down'] else 'no'}; decant returned: "
                     f"{body['decant_returned_gallons']:,} gal"),
         ("Measured", (f"FOG {measurements['fog_depth_in']} in, solids {measurements['solids_depth_in']} in "
-                      f"before pumping (design depth {device.liquid_depth_in:g} in)")
+                      f"before pumping (design depth {shown(device.liquid_depth_in)} in)")
          if measurements else "not measured before pumping"),
         ("Waste", words.waste_type(body["waste_type"])),
         ("FSE signer", body["fse_signer_name"]),

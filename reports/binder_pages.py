@@ -12,6 +12,7 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.platypus import Spacer, Table, TableStyle
 
 from domain import words
+from domain.amounts import shown
 from domain.dates import human as when, local_date
 from domain.frequency import ENOUGH_INTERVALS, citation as frequency_citation
 from domain.presets import POLICY
@@ -343,7 +344,7 @@ def measured_section(record):
                          + ("" if advice.change == "keep" else f" ({advice.change})"))
         rows.append([line.device.tag, str(measured.intervals), f"{measured.inches_per_day:.3f} in",
                      "–" if reached is None else f"{reached} d",
-                     f"{measured.share_after(line.frequency_days, depth):.0%} of {depth:g} in",
+                     f"{measured.share_after(line.frequency_days, depth):.0%} of {shown(depth)} in",
                      Paragraph(supported, CELL)])
     cited = frequency_citation(city.code, city.citations)
     note = (f"FOG and solids measured by the hauler before pumping, over each interval from a full "

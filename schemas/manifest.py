@@ -1,11 +1,12 @@
 """The manifest body: names are the contract, units are in the names."""
 import re
 from datetime import datetime, timedelta, timezone
+from decimal import Decimal
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
 from domain.checks import CODES
-from schemas.registry import FULL_DATE, WASTE_TYPES, Day, printable, text
+from schemas.registry import FULL_DATE, WASTE_TYPES, Day, depth, printable, text
 
 EARLIEST = datetime(2000, 1, 1, tzinfo=timezone.utc)
 MAX_SERVICE = timedelta(hours=48)
@@ -35,8 +36,6 @@ def gallons(maximum=100_000, **kwargs):
     return fields.Integer(strict=True, validate=validate.Range(min=0, max=maximum), **kwargs)
 
 
-def depth(**kwargs):
-    return fields.Float(allow_nan=False, validate=validate.Range(min=0, max=600), **kwargs)
 
 
 class Flag(fields.Boolean):
@@ -119,6 +118,8 @@ def canonical(data: dict) -> dict:
             return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
         if value is None or isinstance(value, (bool, int, float, str)):
             return value
+        if isinstance(value, Decimal):
+            return float(value)  # a JSON number that prints as the decimal sent (8.3)
         return str(value)
 
     return plain(data)

@@ -87,12 +87,23 @@ class PermitUpdate(StatusChange):
     status = fields.String(required=True, validate=validate.OneOf(PERMIT_STATUSES))
 
 
+def to_the_hundredth(value):
+    # Depths are stored to the hundredth of an inch: a finer one is refused, never rounded.
+    if value.normalize().as_tuple().exponent < -2:
+        raise ValidationError("Give inches to the hundredth at most (e.g. 8.25).")
+
+
+def depth(*, positive=False, **kwargs):
+    """Inches as an exact decimal (8.3 is 8.3): the rules compare depths at their limits."""
+    validators = [validate.Range(min=0, min_inclusive=not positive, max=600), to_the_hundredth]
+    return fields.Decimal(allow_nan=False, validate=validators, **kwargs)
+
+
 class DeviceIn(Schema):
     tag = text(40, required=True)
     kind = fields.String(required=True, validate=validate.OneOf(DEVICE_KINDS))
     capacity_gallons = positive_int(100_000, required=True)
-    liquid_depth_in = fields.Float(required=True, allow_nan=False,
-                                   validate=validate.Range(min=0, min_inclusive=False, max=600))
+    liquid_depth_in = depth(positive=True, required=True)
     # Absent or null: the city's default frequency for the kind (the device says so).
     frequency_days = positive_int(3650, load_default=None, allow_none=True)
     permit_number = text(60, required=True)

@@ -2,6 +2,7 @@
 from datetime import date
 
 from domain import registry as rules
+from domain.amounts import number
 from domain.registry_rows import approval_status_on, licences_of, permit_status_on, registrations_of
 
 
@@ -53,7 +54,7 @@ def device_view(device):
         "tag": device.tag,
         "kind": device.kind,
         "capacity_gallons": device.capacity_gallons,
-        "liquid_depth_in": device.liquid_depth_in,
+        "liquid_depth_in": number(device.liquid_depth_in),
         "frequency_days": device.frequency_days,
         "frequency_source": device.frequency_source,
         "permit_id": str(device.permit_id),

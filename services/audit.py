@@ -7,6 +7,7 @@ from datetime import date, datetime, timedelta
 
 from services.errors import Invalid, NotFound
 from domain import frequency
+from domain.amounts import number
 from domain.clock import now as clock_now
 from domain.dates import local_date
 from reports import table_csv
@@ -198,7 +199,7 @@ def _recommendation(row, city, measured, advice, cited) -> dict:
     return {
         "fse_id": str(row.fse_id), "fse_name": row.fse_name, "address": row.address,
         "permit_number": row.permit_number, "device_id": str(row.device_id), "device_tag": row.device_tag,
-        "liquid_depth_in": row.liquid_depth_in, "frequency_days": row.frequency_days,
+        "liquid_depth_in": number(row.liquid_depth_in), "frequency_days": row.frequency_days,
         "measured_intervals": row.intervals, "measured_from": _iso_day(row.from_day),
         "measured_to": _iso_day(row.to_day), "accumulation_in_per_day": round(measured.inches_per_day, 4),
         "days_to_limit": measured.days_to(city.twenty_five_percent_rule, row.liquid_depth_in),

@@ -7,6 +7,7 @@ from sqlalchemy.orm import joinedload, selectinload
 
 from domain import checks
 from domain import registry as reg
+from domain.amounts import exact
 from domain.registry_rows import approval_of, licences_of, registrations_of
 from storage.models import (
     Device,
@@ -28,12 +29,13 @@ RULE_COLUMNS = ("manifest_deadline_hours", "twenty_five_percent_rule", "full_pum
 def rules_of(jurisdiction: Jurisdiction) -> checks.Rules:
     return checks.Rules(
         manifest_deadline_hours=jurisdiction.manifest_deadline_hours,
-        twenty_five_percent_rule=jurisdiction.twenty_five_percent_rule,
-        full_pump_min_ratio=jurisdiction.full_pump_min_ratio,
+        # A city's shares and clearance, typed as decimals (0.25, 2), read back as those decimals.
+        twenty_five_percent_rule=exact(jurisdiction.twenty_five_percent_rule),
+        full_pump_min_ratio=exact(jurisdiction.full_pump_min_ratio),
         grace_days=jurisdiction.grace_days,
         decant_return_allowed=jurisdiction.decant_return_allowed,
         interceptor_max_interval_days=jurisdiction.interceptor_max_interval_days,
-        min_outlet_clearance_in=jurisdiction.min_outlet_clearance_in,
+        min_outlet_clearance_in=exact(jurisdiction.min_outlet_clearance_in),
         time_zone=jurisdiction.time_zone,
         citations=dict(jurisdiction.citations),
     )

@@ -22,7 +22,7 @@ from domain.registry_rows import approval_of, licences_of, registrations_of
 from domain.checks import CITY_DEFAULT
 from domain.device_rules import default_frequency, frequency_refusal
 from services import registry_log
-from services.registry import device_warnings, today
+from services.registry import device_warnings, judge_permit_term, today
 from services.registry_haulers import (
     SHARED_SITE_FIELDS,
     approve_hauler,
@@ -185,6 +185,10 @@ class Importer:
         if fse is None:
             raise Rejected("no FSE with this APN and name", {"fse_apn": ["No such FSE."]})
         status = data.pop("status")
+        refusal, self.warnings = judge_permit_term(self.jurisdiction, issued_on=data["issued_on"],
+                                                   expires_on=data["expires_on"])
+        if refusal:
+            raise Rejected("the permit runs past the city's term", {"expires_on": [refusal]})
         permit = self.permits.get(data["permit_number"])
         if permit is None:
             permit = Permit(jurisdiction_id=self.jurisdiction.id, fse=fse, **data)

@@ -5,6 +5,7 @@ Every day in it is the FSE's city's local day: the period, the services, the due
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from decimal import Decimal
 
 from sqlalchemy import and_, func, select
 from sqlalchemy.orm import selectinload
@@ -169,7 +170,7 @@ def _receipts(session, manifests, zone) -> dict:
             if (key := (receipt.site_id, receipt.ticket_number, receipt.received_on)) in tickets}
 
 
-def _depth(revision: ManifestRevision) -> float | None:
+def _depth(revision: ManifestRevision) -> Decimal | None:
     """FOG and solids measured before pumping, where both were."""
     if revision.fog_depth_in is None or revision.solids_depth_in is None:
         return None

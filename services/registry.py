@@ -15,6 +15,8 @@ from services import registry_log
 from services.errors import Conflict, Invalid, NotFound
 from domain.checks import CITY_DEFAULT
 from domain.device_rules import default_frequency, frequency_refusal
+from domain.permit_rules import REFUSED, term_exceeded
+from domain.presets import POLICY
 from domain.clock import now
 from storage import reach
 from storage.permit_status import permit_status_sql
@@ -183,11 +185,31 @@ def _own(principal, jurisdiction_id):
         raise NotFound("Nothing of yours to change here.")
 
 
-def create_permit(session, principal, data) -> Permit:
+def judge_permit_term(jurisdiction: Jurisdiction, *, issued_on, expires_on) -> tuple[str | None, list]:
+    """(why the permit is refused, or None; its warnings) for a permit running past the city's
+    term: refused where its text sets the term (Victorville 10.03.080(a), San Clemente
+    13.30.050(E)), a warning where it says permits are issued annually (Placentia (f))."""
+    citation = (jurisdiction.citations or {}).get("permit_term") or POLICY
+    exceeded = term_exceeded(issued_on=issued_on, expires_on=expires_on, term=jurisdiction.permit_term,
+                             citation=citation)
+    if exceeded is None:
+        return None, []
+    outcome, why = exceeded
+    if outcome == REFUSED:
+        return why, []
+    return None, [{"code": "permit_term_exceeded", "message": why, "citation": citation}]
+
+
+def create_permit(session, principal, data) -> tuple[Permit, list]:
+    """A permit for one of the city's FSEs; returns (permit, warnings)."""
     fse = session.scalar(select(Fse).where(
         Fse.id == data["fse_id"], Fse.jurisdiction_id == principal.jurisdiction_id))
     if fse is None:
         raise Invalid("Unknown FSE.", errors={"fse_id": ["No such FSE in your jurisdiction."]})
+    refusal, warnings = judge_permit_term(session.get(Jurisdiction, fse.jurisdiction_id),
+                                          issued_on=data["issued_on"], expires_on=data["expires_on"])
+    if refusal:
+        raise Invalid("The permit runs past the city's term.", errors={"expires_on": [refusal]})
     if session.scalar(select(Permit.id).where(Permit.jurisdiction_id == fse.jurisdiction_id,
                                                Permit.permit_number == data["permit_number"])):
         raise Conflict(f"Permit number {data['permit_number']!r} exists in this jurisdiction.")
@@ -198,7 +220,7 @@ def create_permit(session, principal, data) -> Permit:
     session.add(permit)
     registry_log.note(session, principal, "permit.created", permit, fields=[*data, "status"])
     _commit(session, f"Permit number {data['permit_number']!r} exists in this jurisdiction.")
-    return permit
+    return permit, warnings
 
 
 def change_permit_status(session, principal, permit_id, data) -> Permit:

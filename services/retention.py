@@ -1,6 +1,6 @@
 """Retention: records leave only through a purge an admin runs, past `retention_years`,
-never under a legal hold (Colusa 15A-16(I); San Clemente 13.30.050(H)(1)(c); Victorville
-10.03.170(c)).
+never under a legal hold (three years: Colusa 15A-16(I), San Clemente 13.30.050(H)(1)(c),
+Tracy 5.26 records; exchange policy elsewhere, Victorville 10.03.170(c) asking only two).
 
 A record is judged by everything it ever was, not by its latest revision: it is kept for
 `retention_years` past its first filing or the latest service any revision gave it, whichever

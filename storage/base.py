@@ -3,7 +3,7 @@ column that keeps instants in UTC."""
 import uuid
 from datetime import datetime, timezone
 
-from sqlalchemy import DateTime, MetaData, TypeDecorator, Uuid
+from sqlalchemy import DateTime, MetaData, Numeric, TypeDecorator, Uuid
 from sqlalchemy.orm import DeclarativeBase, mapped_column
 from ulid import ULID
 
@@ -59,6 +59,11 @@ class UTCDateTime(TypeDecorator):
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
     type_annotation_map = {datetime: UTCDateTime, uuid.UUID: Uuid}
+
+
+# Depths in inches to the hundredth, kept exact (DECIMAL in, DECIMAL out): the rules compare
+# them at their limits. SQLite keeps a REAL, read back to the hundredth it was.
+INCHES = Numeric(7, 2)
 
 
 def pk():

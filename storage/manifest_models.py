@@ -2,6 +2,7 @@
 feed, and the disposal sites' receipts they are matched against."""
 import uuid
 from datetime import date, datetime
+from decimal import Decimal
 
 from sqlalchemy import (
     JSON,
@@ -10,7 +11,6 @@ from sqlalchemy import (
     CheckConstraint,
     Date,
     FetchedValue,
-    Float,
     ForeignKey,
     Index,
     Integer,
@@ -23,7 +23,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from storage.base import Base, UTCDateTime, created, pk
+from storage.base import INCHES, Base, UTCDateTime, created, pk
 
 
 class Manifest(Base):
@@ -87,10 +87,11 @@ class ManifestRevision(Base):
     disposal_delivered_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     disposal_gallons_delivered: Mapped[int | None] = mapped_column(Integer)
     # Measured before pumping, where the hauler measured (the frequency recommendations).
-    fog_depth_in: Mapped[float | None] = mapped_column(Float)
-    solids_depth_in: Mapped[float | None] = mapped_column(Float)
+    # Inches to the hundredth, exact (NUMERIC): the 25% rule compares their sum at its limit.
+    fog_depth_in: Mapped[Decimal | None] = mapped_column(INCHES)
+    solids_depth_in: Mapped[Decimal | None] = mapped_column(INCHES)
     # From the top of the grease or sludge to the discharge elbow, where the hauler measured it.
-    outlet_clearance_in: Mapped[float | None] = mapped_column(Float)
+    outlet_clearance_in: Mapped[Decimal | None] = mapped_column(INCHES)
     # Whether this revision counts as a qualifying service.
     qualifying: Mapped[bool] = mapped_column(Boolean)
     # The manifest's revision now in force (`Manifest.current_revision`): a revision is written

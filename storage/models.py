@@ -1,6 +1,6 @@
 """The one place code imports models from: every table of the domain, and the helpers their
 columns share. The models live by subject in `storage.base`, `storage.registry_models`,
-`storage.manifest_models` and `storage.client_models`."""
+`storage.manifest_models`, `storage.maintenance_models` and `storage.client_models`."""
 from storage.base import NAMING, Base, UTCDateTime, created, new_id, pk, unflushed, utcnow
 from storage.client_models import (
     ONE_SUBJECT,
@@ -20,6 +20,7 @@ from storage.manifest_models import (
     Manifest,
     ManifestRevision,
 )
+from storage.maintenance_models import TrapCleaning
 from storage.registry_models import (
     Device,
     DisposalSite,
@@ -70,6 +71,8 @@ __all__ = [
     "LegalHold",
     "Change",
     "DisposalReceipt",
+    # The FSE's own maintenance log
+    "TrapCleaning",
     # Clients and plumbing
     "Webhook",
     "OutboxEntry",

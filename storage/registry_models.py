@@ -6,6 +6,7 @@ judged against the registry as it stood on its service date.
 """
 import uuid
 from datetime import date, datetime
+from decimal import Decimal
 
 from sqlalchemy import (
     JSON,
@@ -24,7 +25,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from storage.base import Base, created, pk
+from storage.base import INCHES, Base, created, pk
 
 
 class Jurisdiction(Base):
@@ -41,6 +42,10 @@ class Jurisdiction(Base):
     interceptor_default_frequency_days: Mapped[int] = mapped_column(Integer)
     interceptor_max_interval_days: Mapped[int | None] = mapped_column(Integer)
     trap_default_frequency_days: Mapped[int] = mapped_column(Integer)
+    # Days between the FSE's own cleanings of a trap, where the city's text sets them (its log).
+    trap_daily_cleaning: Mapped[int | None] = mapped_column(Integer)
+    # {"years": N, "longer": "refused" | "warned"} where the city's text limits a permit's term.
+    permit_term: Mapped[dict | None] = mapped_column(JSON)
     allowed_frequencies: Mapped[list] = mapped_column(JSON)
     twenty_five_percent_rule: Mapped[float] = mapped_column(Float)
     full_pump_min_ratio: Mapped[float] = mapped_column(Float)
@@ -122,7 +127,7 @@ class Device(Base):
     tag: Mapped[str] = mapped_column(String(40))
     kind: Mapped[str] = mapped_column(String(20))
     capacity_gallons: Mapped[int] = mapped_column(Integer)
-    liquid_depth_in: Mapped[float] = mapped_column(Float)
+    liquid_depth_in: Mapped[Decimal] = mapped_column(INCHES)
     frequency_days: Mapped[int] = mapped_column(Integer)
     # `assigned` by the city for this device, or `city_default`: the city's default for its kind.
     frequency_source: Mapped[str] = mapped_column(String(20), server_default="assigned")

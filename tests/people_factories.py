@@ -132,8 +132,9 @@ def sign_in(http, client_id, *, email, password=PASSWORD, scope="openid profile 
     return token.json
 
 
-def person_token(http, session, *, email, organisation, role, **subject) -> str:
-    """An access token of a new person in `role` of the organisation, got through the portal."""
+def person_token(http, session, *, email, organisation, role, scope=None, **subject) -> str:
+    """An access token of a new person in `role` of the organisation, got through the portal
+    (for `scope` where given, else the organisation's usual)."""
     from storage.people import OAuthApp
 
     portal = session.query(OAuthApp).filter_by(client_id="test-portal").one_or_none()
@@ -141,6 +142,7 @@ def person_token(http, session, *, email, organisation, role, **subject) -> str:
         row, _ = apps.create_app(session, name="Portal", redirect_uris=[PORTAL_REDIRECT], public=True,
                                  first_party=True, client_id="test-portal")
     person(session, email=email, organisation=organisation, role=role, **subject)
-    scope = {"hauler": "manifests:write manifests:read", "restaurant": "records:read", "site": "receipts:write"}.get(
+    scope = scope or {"hauler": "manifests:write manifests:read", "restaurant": "records:read",
+                      "site": "receipts:write"}.get(
         organisation, "audit:read records:read manifests:read" + (" registry:write" if role == "admin" else ""))
     return sign_in(http, "test-portal", email=email, scope=scope)["access_token"]

@@ -2,6 +2,7 @@
 import csv
 import io
 from datetime import date, datetime, timedelta, timezone
+from decimal import Decimal
 
 import pytest
 
@@ -69,10 +70,10 @@ def city(client, session, frozen_clock):
     site = factories.disposal_site(session)
     numbers = iter(range(1, 1000))
 
-    def device(name, *, kind="interceptor", city="victorville"):
+    def device(name, *, kind="interceptor", city="victorville", depth=48):
         permit = factories.permit(session, fse_row=factories.fse(session, city=city, name=f"Restaurant {name}"),
                                   number=f"P-{name}", issued_on=date(2025, 1, 1))
-        return factories.device(session, permit_row=permit, kind=kind, tag=f"GI-{name}", liquid_depth_in=48)
+        return factories.device(session, permit_row=permit, kind=kind, tag=f"GI-{name}", liquid_depth_in=depth)
 
     def file(device, completed, depths=None, gallons=1500):
         frozen_clock(completed + timedelta(hours=2))
@@ -146,6 +147,19 @@ def test_auditor_sees_which_interceptors_the_measurements_call_to_service_more_o
     table = list(csv.DictReader(io.StringIO(recommendations(client, session, format="csv").get_data(as_text=True))))
     assert {row["device_tag"]: row["change"] for row in table} == {
         "GI-fast": "shorten", "GI-slow": "lengthen", "GI-steady": "keep"}
+
+
+def test_the_days_to_the_limit_are_counted_exactly(client, session, city, frozen_clock):
+    """Victorville 10.03.160(f)(1): "the combined FOG and solids accumulation does not exceed
+    twenty-five percent of the total design hydraulic depth": 9 in a quarter is 0.1 in a day,
+    which reaches 12.6 in, a quarter of 50.4, on day 126 (binary floating point said 125)."""
+    assert Accumulation(intervals=4, inches=Decimal("36"), days=360).days_to(Decimal("0.25"), Decimal("50.4")) == 126
+    assert Accumulation(intervals=4, inches=36.0, days=360).days_to(0.25, 50.4) == 126
+    device, file, quarterly = city
+    quarterly(device("exact", depth=Decimal("50.4")), (5.1, 3.9))
+    frozen_clock(at(AS_OF, 12))
+    [row] = recommendations(client, session).json["items"]
+    assert (row["liquid_depth_in"], row["days_to_limit"], row["recommended_frequency_days"]) == (50.4, 126, 120)
 
 
 def test_an_interval_counts_from_a_full_pump_down_only(client, session, city, frozen_clock):

@@ -248,7 +248,7 @@ def test_metadata_rfc8414(client):
     }
     assert set(body["scopes_supported"]) == {
         "manifests:write", "manifests:read", "records:read", "audit:read", "registry:write", "receipts:write",
-        "corrections:review"
+        "corrections:review", "maintenance:write"
     }
 
 

@@ -23,7 +23,8 @@ def test_a_device_without_a_frequency_takes_colusas_default(client, session, fro
     """15A-16(C)(3): "Grease interceptors shall be fully pumped out and cleaned quarterly when
     the frequency described in Section 15A-16(C)(1) has not been established." Grease traps B:
     "Existing grease traps shall be maintained in efficient operating condition by daily removal
-    of the accumulated grease.\""""
+    of the accumulated grease." That daily removal is the kitchen's own (its maintenance log),
+    not a hauler's frequency: a trap given none takes the exchange's 30 days.\""""
     world = world_in(client, session, frozen_clock, CITY)
     admin = admin_of(client, session, CITY)
     interceptor = register_device(client, admin, world, capacity_gallons=1500)
@@ -31,7 +32,7 @@ def test_a_device_without_a_frequency_takes_colusas_default(client, session, fro
     assert (interceptor.json["frequency_days"], interceptor.json["frequency_source"]) == (90, "city_default")
     trap = register_device(client, admin, world, tag="GT-1", kind="trap", capacity_gallons=50, liquid_depth_in=12,
                            frequency_days=None)
-    assert (trap.json["frequency_days"], trap.json["frequency_source"]) == (1, "city_default")
+    assert (trap.json["frequency_days"], trap.json["frequency_source"]) == (30, "city_default")
     world.post(world.body(device_tag="GI-2", completed=NOW - timedelta(days=90, hours=2), disposal=None))
     on_time = findings_of(world.post(world.body(device_tag="GI-2", completed=NOW - timedelta(hours=2))))
     assert "service_interval_exceeded" not in on_time  # 90 days
@@ -39,10 +40,12 @@ def test_a_device_without_a_frequency_takes_colusas_default(client, session, fro
     world.post(world.body(device_tag="GI-3", completed=NOW - timedelta(days=91, hours=2), disposal=None))
     late = findings_of(world.post(world.body(device_tag="GI-3", completed=NOW - timedelta(hours=2))))
     assert late["service_interval_exceeded"]["citation"] == "Colusa 15A-16(C)(3)"
-    # The trap, daily: two days apart is a day late.
-    world.post(trap_body(world, "GT-1", NOW - timedelta(days=2, hours=2), disposal=None))
+    # The trap: a hauler two days apart is on time; 31 days apart is late by exchange policy.
+    world.post(trap_body(world, "GT-1", NOW - timedelta(days=33, hours=2), disposal=None))
+    on_time = findings_of(world.post(trap_body(world, "GT-1", NOW - timedelta(days=31, hours=2))))
+    assert "service_interval_exceeded" not in on_time
     trap_late = findings_of(world.post(trap_body(world, "GT-1", NOW - timedelta(hours=2))))
-    assert trap_late["service_interval_exceeded"]["citation"] == "Colusa 15A Art. II grease traps B"
+    assert trap_late["service_interval_exceeded"]["citation"] == "exchange policy"
 
 
 def test_an_interceptor_at_least_once_every_twelve_months(client, session, frozen_clock):

@@ -16,24 +16,25 @@ CITY = "placentia"
 DAILY = "Placentia 16.24 Facilities Requirements (c)(3)"
 
 
-def test_a_trap_maintained_daily(client, session, frozen_clock):
+def test_a_traps_daily_cleaning_is_the_kitchens_not_a_haulers(client, session, frozen_clock):
     """Facilities Requirements (c)(3): "Grease traps shall be maintained in efficient operating
-    conditions by removing accumulated grease on a daily basis." A daily trap registers, a trap
-    given no frequency is daily, and a day's gap more is late."""
+    conditions by removing accumulated grease on a daily basis." That is the restaurant's own
+    cleaning, kept in its maintenance log (`trap_daily_cleaning`), not a hauler's frequency: a
+    trap given none takes the exchange's 30 days, so a hauler's pump-outs two days apart are not
+    late, and a gap past 30 days answers to exchange policy, not to (c)(3)."""
     world = world_in(client, session, frozen_clock, CITY)
     admin = admin_of(client, session, CITY)
-    daily = register_device(client, admin, world, tag="GT-1", kind="trap", capacity_gallons=50, liquid_depth_in=12,
-                            frequency_days=1)
-    assert daily.status_code == 201, daily.json
-    assert (daily.json["frequency_days"], daily.json["frequency_source"]) == (1, "assigned")
     unset = register_device(client, admin, world, tag="GT-2", kind="trap", capacity_gallons=50, liquid_depth_in=12)
-    assert (unset.json["frequency_days"], unset.json["frequency_source"]) == (1, "city_default")
-    world.post(trap_body(world, "GT-1", NOW - timedelta(days=1, hours=2)))
-    assert "service_interval_exceeded" not in findings_of(world.post(trap_body(world, "GT-1", NOW - timedelta(hours=2))))
-    world.post(trap_body(world, "GT-2", NOW - timedelta(days=2, hours=2)))
+    assert (unset.json["frequency_days"], unset.json["frequency_source"]) == (30, "city_default")
+    world.post(trap_body(world, "GT-2", NOW - timedelta(days=33, hours=2)))
+    assert "service_interval_exceeded" not in findings_of(
+        world.post(trap_body(world, "GT-2", NOW - timedelta(days=31, hours=2))))
     late = findings_of(world.post(trap_body(world, "GT-2", NOW - timedelta(hours=2))))["service_interval_exceeded"]
-    assert late["message"].startswith("2 days since the previous qualifying service; at most 1 allowed")
-    assert (late["basis"], late["citation"]) == ("ordinance", DAILY)
+    assert late["message"].startswith("31 days since the previous qualifying service; at most 30 allowed")
+    assert (late["basis"], late["citation"]) == ("exchange_policy", "exchange policy")
+    rules = {row["rule"]: row for row in client.get(
+        "/v1/jurisdictions", headers={"Authorization": f"Bearer {admin}"}).json["items"][0]["rules"]}
+    assert (rules["trap_daily_cleaning"]["value"], rules["trap_daily_cleaning"]["citation"]) == (1, DAILY)
 
 
 def test_an_interceptor_takes_any_frequency_and_the_exchanges_default(client, session, frozen_clock):

@@ -33,7 +33,7 @@ def test_every_city_states_each_rule_with_its_own_section_or_exchange_policy(cli
     for code, city in cities.items():
         assert city["time_zone"] == "America/Los_Angeles"
         rules = {row["rule"]: row for row in city["rules"]}
-        assert len(rules) == 26
+        assert len(rules) == 29
         for row in city["rules"]:
             assert row["citation"] == city["citations"][row["rule"]]
             if row["basis"] == "ordinance":
@@ -134,13 +134,13 @@ def test_no_source_file_speaks_of_a_design_document():
 # Each city's words for holding a device to its frequency: (interceptor set, interceptor default,
 # trap set, trap default; the default's days).
 FREQUENCY_CLAUSES = {
-    # "may contain ... (3) Grease interceptor maintenance schedule"; traps "on a daily basis".
+    # "may contain ... (3) Grease interceptor maintenance schedule"; a trap's daily removal is the
+    # kitchen's own cleaning (its maintenance log), so a hauler's trap frequency is exchange policy.
     "placentia": ("Placentia 16.24 FOG Wastewater Discharge Permits (c)(3)", "exchange policy",
-                  "Placentia 16.24 Facilities Requirements (c)(3)", "Placentia 16.24 Facilities Requirements (c)(3)",
-                  90, 1),
-    # 15A-16(D) "consistent with the maintenance frequency approved"; (C)(3) "quarterly"; traps B "daily".
-    "colusa": ("Colusa 15A-16(D)", "Colusa 15A-16(C)(3)", "Colusa 15A Art. II grease traps B",
-               "Colusa 15A Art. II grease traps B", 90, 1),
+                  "exchange policy", "exchange policy", 90, 30),
+    # 15A-16(D) "consistent with the maintenance frequency approved"; (C)(3) "quarterly"; traps B
+    # "daily removal" is the kitchen's own, as in Placentia.
+    "colusa": ("Colusa 15A-16(D)", "Colusa 15A-16(C)(3)", "exchange policy", "exchange policy", 90, 30),
     # 13.30.050(H)(1)(b) "clean and pump required Grease Control Devices on a specified schedule".
     "san-clemente": ("San Clemente 13.30.050(H)(1)(b)", "exchange policy", "San Clemente 13.30.050(H)(1)(b)",
                      "exchange policy", 90, 30),
@@ -225,3 +225,34 @@ def test_the_documented_tables_are_the_rules_and_name_tests_that_exist():
             for named in named_tests:
                 source = (ROOT / "tests" / named[0]).read_text()
                 assert f"def {named[1]}(" in source, named
+
+
+# Each city's words on where removed grease goes: both speak of interceptors alone.
+INTERCEPTOR_DISPOSAL = {
+    # 15A-16(G): "materials removed from the grease interceptor shall be disposed of by waste
+    # haulers at an approved disposal site".
+    "colusa": "Colusa 15A-16(G)",
+    # Prohibitions (f): "Grease removed from grease interceptors shall be transported to an
+    # approved disposal or recycling facility."
+    "tracy": "Tracy 5.26 prohibitions (f)",
+}
+
+
+@pytest.mark.parametrize("city", CITIES)
+def test_trap_waste_to_an_approved_site_is_exchange_policy(client, session, frozen_clock, city):
+    """An interceptor's load delivered to a closed site answers to the city's section where its
+    text has one (INTERCEPTOR_DISPOSAL); a trap's load to the same site answers to exchange
+    policy, as those sections speak of grease interceptor waste only."""
+    from tests.ordinance_cases import admin_of, register_device, trap_body
+    world = world_in(client, session, frozen_clock, city)
+    register_device(client, admin_of(client, session, city), world, tag="GT-1", kind="trap", capacity_gallons=50,
+                    liquid_depth_in=12, frequency_days=30)
+    closed = str(factories.disposal_site(session, cities=(city,), status="closed").id)
+    interceptor = world.body()
+    interceptor["disposal"]["site_id"] = closed
+    trap = trap_body(world, "GT-1", NOW - timedelta(days=3))
+    trap["disposal"]["site_id"] = closed
+    found = findings_of(world.post(interceptor))["disposal_site_unapproved"]
+    assert found["citation"] == INTERCEPTOR_DISPOSAL.get(city, "exchange policy")
+    trapped = findings_of(world.post(trap))["disposal_site_unapproved"]
+    assert (trapped["basis"], trapped["citation"]) == ("exchange_policy", "exchange policy")

@@ -470,3 +470,43 @@ def test_the_portals_modules_are_served_as_javascript_under_its_policy(client):
             waiting.append("/".join(resolved))
     assert {"/portal/person.js", "/portal/js/api.js", "/portal/js/time.js", "/portal/js/i18n.js",
             "/portal/js/site.js", "/portal/js/auditor.js", "/portal/js/dashboard.js"} <= seen
+
+
+def test_a_kitchen_logs_its_trap_cleaning_and_the_missing_day_is_gone(portal, session):
+    """Placentia 16.24 Facilities Requirements (c)(3): "Grease traps shall be maintained in
+    efficient operating conditions by removing accumulated grease on a daily basis." The
+    restaurant's card lists each day since its permit's first without a cleaning in its log;
+    logging today's cleaning in the form takes today off the list and shows the entry."""
+    from datetime import datetime, timedelta, timezone
+
+    from domain.dates import local_date
+    from tests import factories
+
+    browser, base = portal
+    today = local_date(datetime.now(timezone.utc), "America/Los_Angeles")
+    permit = factories.permit(session, fse_row=factories.fse(session, city="placentia", name="Kitchen Uno"),
+                              issued_on=today - timedelta(days=2), expires_on=today + timedelta(days=300))
+    trap = factories.device(session, permit_row=permit, tag="GT-1", kind="trap", capacity_gallons=50,
+                            liquid_depth_in=12, frequency_days=30)
+    client_id, secret = factories.oauth_client(session, role="fse", subject=[permit.fse_id])
+    sign_in(browser, client_id, secret)
+    log = f"section[data-log='{permit.fse_id}']"
+    waiting_for(browser, lambda b: "no cleaning logged on" in text_of(b, log), "the missing days")
+    assert [f"GT-1: no cleaning logged on {today - timedelta(days=n)}" in text_of(browser, log) for n in (2, 1, 0)] \
+        == [True] * 3
+    assert "Placentia 16.24 Facilities Requirements (c)(3)" in text_of(browser, log)
+    by_css(browser, f"#log-{permit.fse_id}-by")[0].send_keys("Luis, line cook")
+    button(browser, "Log the cleaning", within=log).click()
+    waiting_for(browser, lambda b: "Luis, line cook" in text_of(b, log), "the logged cleaning")
+    assert f"no cleaning logged on {today}" not in text_of(browser, log)
+    assert f"no cleaning logged on {today - timedelta(days=1)}" in text_of(browser, log)
+    bearer = {"Authorization": f"Bearer {_token(base, client_id, secret)}"}
+    [entry] = requests.get(f"{base}/v1/fses/{permit.fse_id}/maintenance-log", headers=bearer, timeout=10).json()["items"]
+    assert (entry["device_id"], entry["cleaned_on"], entry["recorded_by"]["client_id"]) == (
+        str(trap.id), today.isoformat(), client_id)
+
+
+def _token(base, client_id, secret):
+    response = requests.post(f"{base}/oauth/token", data={"grant_type": "client_credentials"},
+                             auth=(client_id, secret), timeout=10)
+    return response.json()["access_token"]

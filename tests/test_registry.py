@@ -45,8 +45,10 @@ def make_fse(client, token, **overrides):
 
 
 def make_permit(client, token, fse_id, **overrides):
-    body = {"permit_number": "VV-1", "fse_id": fse_id, "kind": "regular",
-            "issued_on": "2025-01-01", "expires_on": "2027-12-31", **overrides}
+    """A permit issued this year (unless told) for Victorville's one-year term (10.03.080(a))."""
+    issued = date.fromisoformat(overrides.get("issued_on", f"{date.today().year}-01-01"))
+    body = {"permit_number": "VV-1", "fse_id": fse_id, "kind": "regular", "issued_on": issued.isoformat(),
+            "expires_on": (issued.replace(year=issued.year + 1) - timedelta(days=1)).isoformat(), **overrides}
     response = call(client, token, "POST", "/v1/permits", json=body)
     assert response.status_code == 201, response.json
     return response.json
@@ -92,7 +94,7 @@ def test_a_permit_suspended_on_march_1_was_active_in_february(client, city):
 
 def test_permit_expires_after_its_expiry_date(client, city):
     fse = make_fse(client, city["admin"])
-    permit = make_permit(client, city["admin"], fse["id"], expires_on="2026-01-31")
+    permit = make_permit(client, city["admin"], fse["id"], issued_on="2025-02-01", expires_on="2026-01-31")
     path = f"/v1/permits/{permit['id']}"
     assert call(client, city["auditor"], "GET", path, query_string={"as_of": "2026-01-31"}).json["status"] == "active"
     assert call(client, city["auditor"], "GET", path, query_string={"as_of": "2026-02-01"}).json["status"] == "expired"
@@ -103,7 +105,7 @@ def test_uniqueness_rules(client, city):
     make_permit(client, city["admin"], fse["id"])
     again = call(client, city["admin"], "POST", "/v1/permits", json={
         "permit_number": "VV-1", "fse_id": fse["id"], "kind": "regular",
-        "issued_on": "2025-01-01", "expires_on": "2027-12-31"})
+        "issued_on": "2025-01-01", "expires_on": "2025-12-31"})
     assert again.status_code == 409 and again.mimetype == "application/problem+json"
     path = f"/v1/fses/{fse['id']}/devices"
     assert call(client, city["admin"], "POST", path, json=DEVICE).status_code == 201
@@ -130,7 +132,7 @@ def test_a_date_is_an_rfc_3339_full_date(client, city, written):
     fse = make_fse(client, city["admin"])
     response = call(client, city["admin"], "POST", "/v1/permits", json={
         "permit_number": "VV-DAY", "fse_id": fse["id"], "kind": "regular",
-        "issued_on": written, "expires_on": "2027-12-31"})
+        "issued_on": written, "expires_on": "2025-12-31"})
     assert response.status_code == 422 and response.json["errors"] == {"issued_on": ["Not a valid date."]}
 
 
@@ -393,7 +395,7 @@ def test_a_retried_registry_post_is_answered_once_under_its_idempotency_key(clie
     posts = [
         ("/v1/fses", {**FSE, "apn": "IDEM-1"}, Fse, "name"),
         ("/v1/permits", {"permit_number": "VV-2", "fse_id": fse["id"], "kind": "regular",
-                         "issued_on": "2025-01-01", "expires_on": "2027-12-31"}, Permit, "kind"),
+                         "issued_on": "2025-01-01", "expires_on": "2025-12-31"}, Permit, "kind"),
         (f"/v1/fses/{fse['id']}/devices", {**DEVICE, "tag": "GI-2"}, Device, "tag"),
         ("/v1/haulers", {"name": "Valley Vac", "licence_number": "VV-3", "licence_expires_on": "2027-06-30",
                          "jurisdictions": ["victorville"]}, Hauler, "name"),

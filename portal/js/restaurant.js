@@ -1,9 +1,10 @@
 // Restaurant operators: each restaurant's devices and what is due, its services, its findings
-// in words with the rule behind each, and its record to download.
+// in words with the rule behind each, its record to download, and its own traps' cleaning log.
 import { download, everything, getJson } from "./api.js";
 import { action, el, table } from "./dom.js";
 import { findingText, t } from "./i18n.js";
 import { badge } from "./lists.js";
+import { maintenanceLog } from "./maintenance-log.js";
 import { when } from "./time.js";
 
 // A record is an export, limited per client a minute: the services of a few restaurants are
@@ -39,6 +40,8 @@ export async function restaurant(fse, { open = true } = {}) {
       action(t("fse.csv"), () => download(path, { format: "csv" }, "text/csv"))),
     status.items.length ? devices.grid : el("p", { class: "empty" }, t("fse.noDevice")),
     detail);
+  const traps = status.items.filter((d) => d.device_kind === "trap");
+  if (traps.length) card.append(await maintenanceLog(fse, traps));
   const open_ = async () => detail.replaceChildren(...record(await getJson(path)));
   if (open) await open_();
   else detail.append(action(t("fse.openRecord"), open_, { class: "quiet" }));

@@ -1,0 +1,20 @@
+"""The FSE's own cleaning of the grease traps it keeps itself, judged from its maintenance log
+where the city's text sets how often (Placentia 16.24 Facilities Requirements (c)(3): "on a
+daily basis"; Colusa 15A Art. II grease traps B: "daily removal").
+
+A hauler's pump-out of a trap is a manifest, judged as before; this is the kitchen's own work.
+"""
+from datetime import date, timedelta
+
+
+def missing_days(cleaned: set[date], *, start: date, end: date, every_days: int) -> list[date]:
+    """The days from `start` through `end` by which the trap went `every_days` without a
+    cleaning in the log: for a daily rule, each day with no entry."""
+    missing = []
+    day = start
+    while day <= end:
+        window = (day - timedelta(days=offset) for offset in range(every_days))
+        if not any(d in cleaned for d in window):
+            missing.append(day)
+        day += timedelta(days=1)
+    return missing
