@@ -392,7 +392,7 @@ def people_invite(email, hauler_id, site_id, role):
         invitation = accounts.invite_for_company(db.session, email=email, role=role, hauler_id=hauler_id,
                                                  site_id=site_id, config=current_app.config)
     except (Invalid, NotFound) as error:
-        raise click.UsageError(str(error))
+        raise click.UsageError(str(error)) from error
     click.echo(f"invited {invitation.email} as {invitation.role}; the link is mailed (invitation {invitation.id})")
 
 
@@ -406,7 +406,7 @@ def people_remove(membership_id):
     try:
         membership = accounts.remove_for_company(db.session, membership_id)
     except NotFound as error:
-        raise click.UsageError(str(error))
+        raise click.UsageError(str(error)) from error
     click.echo(f"removed membership {membership.id}")
 
 
@@ -420,7 +420,7 @@ def people_withdraw(invitation_id):
     try:
         invitation = invitations.withdraw_for_company(db.session, invitation_id)
     except (Conflict, NotFound) as error:
-        raise click.UsageError(str(error))
+        raise click.UsageError(str(error)) from error
     click.echo(f"withdrew invitation {invitation.id}")
 
 

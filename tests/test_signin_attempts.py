@@ -4,8 +4,8 @@ limited per address; a stranger's wrong passwords keep out the stranger's addres
 owner; tries sent at once are counted in turn; an invitation page is no way around the limits;
 every refusal of a password, and every answer of the reset form, reads the same and costs the
 same, account or not; reset mail to one address is limited."""
-import email
-import email.policy
+from email import message_from_bytes
+from email import policy as mail_policy
 import re
 import threading
 from datetime import datetime, timedelta, timezone
@@ -261,13 +261,13 @@ def test_every_refusal_of_a_password_reads_the_same_and_costs_one_hash(make_worl
 def mails_in(app) -> list[str]:
     """The text of each message mailed, oldest first."""
     folder = Path(app.config["MAIL_DIR"])
-    return [email.message_from_bytes(p.read_bytes(), policy=email.policy.default).get_content()
+    return [message_from_bytes(p.read_bytes(), policy=mail_policy.default).get_content()
             for p in sorted(folder.glob("*.eml"))]
 
 
 def mails_to(app) -> list:
     folder = Path(app.config["MAIL_DIR"])
-    return [email.message_from_bytes(p.read_bytes(), policy=email.policy.default)["To"]
+    return [message_from_bytes(p.read_bytes(), policy=mail_policy.default)["To"]
             for p in sorted(folder.glob("*.eml"))] if folder.exists() else []
 
 
@@ -401,7 +401,7 @@ def test_a_reset_link_works_as_soon_as_its_mail_is_out(make_world):
 
     class Inbox:
         async def handle_DATA(self, server, smtp_session, envelope):
-            text = email.message_from_bytes(envelope.content, policy=email.policy.default).get_content()
+            text = message_from_bytes(envelope.content, policy=mail_policy.default).get_content()
             token = re.search(r"/signin/reset/(\S+)", text).group(1)
             with Session(bind=engine) as own:
                 found.append(own.scalar(select(PasswordReset.id).where(PasswordReset.token_sha256 == digest(token))))
