@@ -11,7 +11,7 @@ from datetime import date, datetime, timedelta
 from domain import dates
 from domain import registry as reg
 from domain.presets import POLICY, basis_of
-from domain.status import effective_frequency, effective_grace
+from domain.status import Interval
 
 VIOLATION, WARNING = "violation", "warning"
 
@@ -68,6 +68,7 @@ class Rules:
     grace_days: int
     decant_return_allowed: bool
     interceptor_max_interval_days: int | None = None
+    interceptor_max_interval_months: int | None = None
     min_outlet_clearance_in: float | None = None
     time_zone: str = dates.DEFAULT_ZONE
     citations: dict = field(default_factory=dict)
@@ -109,6 +110,8 @@ class DeviceFacts:
     liquid_depth_in: float
     frequency_days: int
     frequency_source: str = "assigned"  # or CITY_DEFAULT
+    # ((effective_on, days), ...): the frequency's history; empty, `frequency_days` for all time.
+    frequencies: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -353,34 +356,44 @@ def load_shortfall(ticket_loads: list[Load], gallons_delivered: int | None, rule
     return []
 
 
+def interval_of(device: DeviceFacts, rules: Rules) -> Interval:
+    """The device's frequencies with the city's grace and longest interval."""
+    return Interval.of(device.kind, device.frequency_days, grace_days=rules.grace_days,
+                       longest_days=rules.interceptor_max_interval_days,
+                       longest_months=rules.interceptor_max_interval_months, frequencies=device.frequencies)
+
+
 def service_interval_exceeded(load: Load, previous_qualifying: datetime | None,
                               device: DeviceFacts, rules: Rules):
     """Service at the device's frequency (e.g. Victorville 10.03.160(c), (f)(2) and, for traps,
-    (g)(1)), and never past the city's longest interval for interceptors (Colusa 15A-16(C)(2);
-    Tracy 5.26 interceptor maintenance (e)(2)).
+    (g)(1)), and never past the city's longest interval for interceptors (Colusa 15A-16(C)(2):
+    twelve months; Tracy 5.26 interceptor maintenance (e)(2): six months, in calendar months).
 
-    The gap, in the city's calendar days, may run to the frequency plus the city's grace days.
-    The finding cites what set the bound: the longest interval, the city's default frequency,
-    or the frequency the city set for the device.
+    The gap, in the city's calendar days, may run to the frequency in force plus the city's
+    grace days. The finding cites what set the bound: the longest interval, the city's default
+    frequency, or the frequency the city set for the device.
     """
     if previous_qualifying is None:
         return []
-    gap = (rules.day(load.service_completed_at) - rules.day(previous_qualifying)).days
+    start, served = rules.day(previous_qualifying), rules.day(load.service_completed_at)
+    interval = interval_of(device, rules)
+    last = interval.last_day(start)
+    if served <= last:
+        return []
     kind = "interceptor" if device.kind == "interceptor" else "trap"
-    longest = rules.interceptor_max_interval_days if kind == "interceptor" else None
-    # The same bound as the lists of missed services (domain.status).
-    allowed = (effective_frequency(kind, device.frequency_days, longest)
-               + effective_grace(kind, device.frequency_days, rules.grace_days, longest))
     rule = f"{kind}_default_frequency_days" if device.frequency_source == CITY_DEFAULT else f"{kind}_frequency"
-    if longest and longest < device.frequency_days + rules.grace_days:
-        rule = "interceptor_max_interval_days"
-    if gap > allowed:
-        return [Finding("service_interval_exceeded",
-                        f"{gap} days since the previous qualifying service; at most {allowed} "
-                        f"allowed ({device.frequency_days}-day frequency, {rules.grace_days} grace"
-                        + (f", {longest}-day longest interval" if longest else "") + ").",
-                        rules.cite(rule))]
-    return []
+    longest = ""
+    if interval.longest_months:
+        longest = f", {interval.longest_months}-month longest interval"
+    elif interval.longest_days:
+        longest = f", {interval.longest_days}-day longest interval"
+    if interval.capped(start):
+        rule = "interceptor_max_interval_months" if interval.longest_months else "interceptor_max_interval_days"
+    gap, allowed = (served - start).days, (last - start).days
+    return [Finding("service_interval_exceeded",
+                    f"{gap} days since the previous qualifying service; at most {allowed} allowed "
+                    f"({interval.frequency_on(start)}-day frequency, {rules.grace_days} grace{longest}).",
+                    rules.cite(rule))]
 
 
 def same_service(load: Load, others: list[Load]) -> list[Load]:
@@ -425,8 +438,7 @@ def is_qualifying(codes) -> bool:
 
 def due_by(last_qualifying: datetime | None, device: DeviceFacts, rules: Rules) -> date | None:
     """When the device must next be serviced: the city's date of its last qualifying service,
-    plus its frequency (no more than the city's longest interval for interceptors)."""
+    plus its frequency in force (no later than the city's longest interval for interceptors)."""
     if last_qualifying is None:
         return None
-    days = effective_frequency(device.kind, device.frequency_days, rules.interceptor_max_interval_days)
-    return rules.day(last_qualifying) + timedelta(days=days)
+    return interval_of(device, rules).due_on(rules.day(last_qualifying))

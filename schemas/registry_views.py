@@ -58,6 +58,18 @@ def device_view(device):
         "frequency_source": device.frequency_source,
         "permit_id": str(device.permit_id),
         "permit_number": device.permit.permit_number,
+        "frequency_changes": [frequency_change_view(change) for change in device.frequency_changes],
+    }
+
+
+def frequency_change_view(change):
+    return {
+        "from_days": change.from_days,
+        "frequency_days": change.to_days,
+        "effective_on": change.effective_on.isoformat(),
+        "noticed_on": change.noticed_on.isoformat(),
+        "reason": change.reason,
+        "sooner_because": change.sooner_because,
     }
 
 

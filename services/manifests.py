@@ -27,7 +27,9 @@ from services.judging import (Surroundings, current_revisions, neighbours, refre
 from services.resolving import Named, resolve
 from services.registry import decode_cursor, encode_cursor
 from storage.localtime import local_date as sql_local_date
-from storage.models import Device, Finding, Jurisdiction, Manifest, ManifestRevision, Permit, new_id, unflushed
+from storage.audit import frequency_changed
+from storage.models import (Device, DeviceFrequencyChange, Finding, Jurisdiction, Manifest, ManifestRevision, Permit,
+                            new_id, unflushed)
 from storage import service_chain, turns
 from storage.prebuilt import insert_rows
 
@@ -335,10 +337,18 @@ def dues(session, device_ids) -> dict:
         last = select(func.max(ManifestRevision.service_completed_at)).where(
             ManifestRevision.device_id == Device.id, ManifestRevision.in_force, ManifestRevision.qualifying,
         ).scalar_subquery()
-        for device, completed, city in session.execute(
-                select(Device, last, Jurisdiction).join(Permit, Permit.id == Device.permit_id)
-                .join(Jurisdiction, Jurisdiction.id == Permit.jurisdiction_id).where(Device.id.in_(missing))).all():
-            facts = device_facts(device)
+        rows = session.execute(
+            select(Device, last, Jurisdiction, frequency_changed(Device.id)).join(Permit, Permit.id == Device.permit_id)
+            .join(Jurisdiction, Jurisdiction.id == Permit.jurisdiction_id).where(Device.id.in_(missing))).all()
+        # The frequency histories of the devices whose frequency changed, in one more statement.
+        changed = [row[0].id for row in rows if row[3]]
+        histories = {}
+        for change in session.scalars(select(DeviceFrequencyChange).where(
+                DeviceFrequencyChange.device_id.in_(changed)).order_by(DeviceFrequencyChange.effective_on)
+                ) if changed else ():
+            histories.setdefault(change.device_id, []).append(change)
+        for device, completed, city, _changed in rows:
+            facts = device_facts(device, histories.get(device.id, ()))
             rules = cached(session, "rules", city.id, lambda: rules_of(city))
             found[device.id] = (facts, checks.due_by(completed, facts, rules))
     return found

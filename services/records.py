@@ -14,7 +14,8 @@ from domain import chain, frequency, reconcile
 from domain import registry as reg
 from domain.clock import now as clock_now
 from domain.dates import add_years, local_date, start_of_day
-from domain.status import device_status, effective_frequency, effective_grace, permit_ended_on
+from domain.device_rules import longest_interval_days
+from domain.status import Interval, device_status, effective_frequency, frequency_history, permit_ended_on
 from services import integrity, registry
 from storage.models import (
     Device,
@@ -118,17 +119,18 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
             .where(ManifestRevision.device_id == device.id, ManifestRevision.in_force, ManifestRevision.qualifying,
                    ManifestRevision.service_completed_at < ends))
         last_day = local_date(last, zone) if last else None
-        frequency_days = effective_frequency(device.kind, device.frequency_days,
-                                             jurisdiction.interceptor_max_interval_days)
+        interval = Interval.of(device.kind, device.frequency_days, grace_days=jurisdiction.grace_days,
+                               longest_days=jurisdiction.interceptor_max_interval_days,
+                               longest_months=jurisdiction.interceptor_max_interval_months,
+                               frequencies=frequency_history(device.frequency_changes))
         as_of = min(period_to, today)
+        frequency_days = effective_frequency(device.kind, interval.frequency_on(as_of),
+                                             longest_interval_days(jurisdiction))
         permit = device.permit
         ended = permit_ended_on(expires_on=permit.expires_on, day=as_of, changes=[
             reg.Dated(c.effective_on, c.status) for c in permit.status_changes])
         status = device_status(as_of=as_of, last_qualifying=last_day, counted_from=permit.issued_on,
-                               frequency_days=frequency_days, grace_days=effective_grace(
-                                   device.kind, device.frequency_days, jurisdiction.grace_days,
-                                   jurisdiction.interceptor_max_interval_days),
-                               permit_ended=ended)
+                               interval=interval, permit_ended=ended)
         revisions = [m.revisions[m.current_revision - 1] for m in manifests if m.device_id == device.id]
         accumulation = advice = None
         if device.kind == "interceptor":
@@ -139,7 +141,7 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
                 accumulation, liquid_depth_in=device.liquid_depth_in,
                 limit_share=jurisdiction.twenty_five_percent_rule, current_days=frequency_days,
                 allowed=jurisdiction.allowed_frequencies,
-                max_interval_days=jurisdiction.interceptor_max_interval_days)
+                max_interval_days=longest_interval_days(jurisdiction))
         lines.append(DeviceLine(device=device, permit=device.permit, frequency_days=frequency_days,
                                 status=status.status, due_on=status.due_on,
                                 days_overdue=status.days_overdue, last_qualifying=last_day,

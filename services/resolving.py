@@ -9,7 +9,8 @@ from domain import registry as reg
 from services.errors import Invalid
 from services.filing_facts import RULE_COLUMNS, cached, device_facts, registered_in, registry_generation, rules_of
 from storage import turns
-from storage.models import Device, Jurisdiction, Permit, PermitStatusChange
+from storage.audit import frequency_changed
+from storage.models import Device, DeviceFrequencyChange, Jurisdiction, Permit, PermitStatusChange
 from storage.prebuilt import Prebuilt
 
 
@@ -32,7 +33,7 @@ def _resolve_statement(*, ordered=True):
         select(Permit.id.label("permit_id"), Permit.permit_number, Permit.jurisdiction_id, Permit.issued_on,
                Permit.expires_on, Device.id.label("device_id"), Device.fse_id, Device.kind,
                Device.capacity_gallons, Device.liquid_depth_in, Device.frequency_days, Device.frequency_source,
-               PermitStatusChange.effective_on, PermitStatusChange.status, PermitStatusChange.recorded_at,
+               frequency_changed(Device.id).label("frequency_changed"), PermitStatusChange.effective_on, PermitStatusChange.status, PermitStatusChange.recorded_at,
                *rules, registry_generation().label("generation"))
         .join(Jurisdiction, Jurisdiction.id == Permit.jurisdiction_id)
         .outerjoin(Device, and_(Device.permit_id == Permit.id, Device.tag == bindparam("tag")))
@@ -93,7 +94,11 @@ def resolve(session, data, hauler_id, *, hold=False) -> Named:
         raise Invalid("The manifest names a device the permit does not list.",
                       errors={"device_tag": [f"No device {data['device_tag']!r} on permit "
                                              f"{first.permit_number}."]})
-    cached(session, "device", first.device_id, lambda: (device_facts(first), checks.PermitFacts(
+    # A device whose frequency changed is judged by its history, read only then.
+    changes = session.scalars(select(DeviceFrequencyChange).where(
+        DeviceFrequencyChange.device_id == first.device_id).order_by(DeviceFrequencyChange.effective_on)).all() \
+        if first.frequency_changed else ()
+    cached(session, "device", first.device_id, lambda: (device_facts(first, changes), checks.PermitFacts(
         permit_number=first.permit_number, issued_on=first.issued_on, expires_on=first.expires_on,
         changes=tuple(reg.Dated(r.effective_on, r.status) for r in history if r.effective_on is not None))))
     cached(session, "rules", first.jurisdiction_id, lambda: rules_of(first))

@@ -22,6 +22,7 @@ from storage.manifest_models import (
 )
 from storage.registry_models import (
     Device,
+    DeviceFrequencyChange,
     DisposalSite,
     DisposalSiteJurisdiction,
     DisposalSiteStatusChange,
@@ -53,6 +54,7 @@ __all__ = [
     "Permit",
     "PermitStatusChange",
     "Device",
+    "DeviceFrequencyChange",
     "Hauler",
     "HaulerLicence",
     "HaulerRegistration",

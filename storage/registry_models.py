@@ -40,6 +40,10 @@ class Jurisdiction(Base):
     retention_years: Mapped[int] = mapped_column(Integer)
     interceptor_default_frequency_days: Mapped[int] = mapped_column(Integer)
     interceptor_max_interval_days: Mapped[int | None] = mapped_column(Integer)
+    # Where the city's text counts the longest interval in calendar months (Tracy, Colusa).
+    interceptor_max_interval_months: Mapped[int | None] = mapped_column(Integer)
+    # Days' notice before a device's new frequency takes effect (Victorville 10.03.080(c): 30).
+    frequency_change_notice_days: Mapped[int] = mapped_column(Integer, server_default="30")
     trap_default_frequency_days: Mapped[int] = mapped_column(Integer)
     allowed_frequencies: Mapped[list] = mapped_column(JSON)
     twenty_five_percent_rule: Mapped[float] = mapped_column(Float)
@@ -130,6 +134,8 @@ class Device(Base):
 
     fse: Mapped[Fse] = relationship()
     permit: Mapped[Permit] = relationship()
+    frequency_changes: Mapped[list["DeviceFrequencyChange"]] = relationship(
+        order_by="DeviceFrequencyChange.effective_on")
     __table_args__ = (
         UniqueConstraint("fse_id", "tag"),
         CheckConstraint("kind IN ('interceptor', 'trap')", name="kind"),
@@ -137,6 +143,31 @@ class Device(Base):
         CheckConstraint("liquid_depth_in > 0", name="depth_positive"),
         CheckConstraint("frequency_days > 0", name="frequency_positive"),
         CheckConstraint("frequency_source IN ('assigned', 'city_default')", name="frequency_source"),
+    )
+
+
+class DeviceFrequencyChange(Base):
+    """A device's frequency changed from `effective_on` on: the days before stay judged by the
+    frequency then in force (`from_days` before the device's first change). Who made it is its
+    `registry_changes` row; why, and the notice the permittee had, are kept here."""
+
+    __tablename__ = "device_frequency_changes"
+    id: Mapped[uuid.UUID] = pk()
+    device_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("devices.id"))
+    from_days: Mapped[int] = mapped_column(Integer)
+    to_days: Mapped[int] = mapped_column(Integer)
+    effective_on: Mapped[date] = mapped_column(Date)
+    reason: Mapped[str] = mapped_column(Text)
+    # The day the permittee was told; the notice period runs from it.
+    noticed_on: Mapped[date] = mapped_column(Date)
+    # Why the change takes effect before the city's notice period has run, where it does.
+    sooner_because: Mapped[str | None] = mapped_column(Text)
+    recorded_at: Mapped[datetime] = created()
+    __table_args__ = (
+        # One change a day for a device: the frequency in force on any day is one.
+        UniqueConstraint("device_id", "effective_on"),
+        CheckConstraint("to_days > 0", name="to_days_positive"),
+        CheckConstraint("effective_on >= noticed_on", name="effective_after_notice"),
     )
 
 
