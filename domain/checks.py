@@ -11,7 +11,7 @@ from datetime import date, datetime, timedelta
 from domain import dates
 from domain import registry as reg
 from domain.presets import POLICY, basis_of
-from domain.status import Interval
+from domain.status import Interval, paused_spans
 
 VIOLATION, WARNING = "violation", "warning"
 
@@ -356,15 +356,17 @@ def load_shortfall(ticket_loads: list[Load], gallons_delivered: int | None, rule
     return []
 
 
-def interval_of(device: DeviceFacts, rules: Rules) -> Interval:
-    """The device's frequencies with the city's grace and longest interval."""
+def interval_of(device: DeviceFacts, rules: Rules, permit: PermitFacts | None = None) -> Interval:
+    """The device's frequencies with the city's grace and longest interval, not counting the
+    days its `permit` was suspended or revoked before being reinstated."""
     return Interval.of(device.kind, device.frequency_days, grace_days=rules.grace_days,
                        longest_days=rules.interceptor_max_interval_days,
-                       longest_months=rules.interceptor_max_interval_months, frequencies=device.frequencies)
+                       longest_months=rules.interceptor_max_interval_months, frequencies=device.frequencies,
+                       pauses=paused_spans(permit.changes) if permit is not None else ())
 
 
 def service_interval_exceeded(load: Load, previous_qualifying: datetime | None,
-                              device: DeviceFacts, rules: Rules):
+                              device: DeviceFacts, rules: Rules, permit: PermitFacts | None = None):
     """Service at the device's frequency (e.g. Victorville 10.03.160(c), (f)(2) and, for traps,
     (g)(1)), and never past the city's longest interval for interceptors (Colusa 15A-16(C)(2):
     twelve months; Tracy 5.26 interceptor maintenance (e)(2): six months, in calendar months).
@@ -376,7 +378,7 @@ def service_interval_exceeded(load: Load, previous_qualifying: datetime | None,
     if previous_qualifying is None:
         return []
     start, served = rules.day(previous_qualifying), rules.day(load.service_completed_at)
-    interval = interval_of(device, rules)
+    interval = interval_of(device, rules, permit)
     last = interval.last_day(start)
     if served <= last:
         return []
@@ -428,7 +430,7 @@ def check(*, load: Load, received_at: datetime, now: datetime, rules: Rules, jur
         *disposal_checks(load, site, jurisdiction_id, rules),
         *disposal_unconfirmed(load, rules, now),
         *load_shortfall([load, *ticket_loads], load.disposal_gallons_delivered, rules),
-        *service_interval_exceeded(load, previous_qualifying, device, rules),
+        *service_interval_exceeded(load, previous_qualifying, device, rules, permit),
     ]
 
 
@@ -436,9 +438,11 @@ def is_qualifying(codes) -> bool:
     return not (set(codes) & DISQUALIFYING)
 
 
-def due_by(last_qualifying: datetime | None, device: DeviceFacts, rules: Rules) -> date | None:
+def due_by(last_qualifying: datetime | None, device: DeviceFacts, rules: Rules,
+           permit: PermitFacts | None = None) -> date | None:
     """When the device must next be serviced: the city's date of its last qualifying service,
-    plus its frequency in force (no later than the city's longest interval for interceptors)."""
+    plus its frequency in force (no later than the city's longest interval for interceptors),
+    not counting the days its permit was not in force."""
     if last_qualifying is None:
         return None
-    return interval_of(device, rules).due_on(rules.day(last_qualifying))
+    return interval_of(device, rules, permit).due_on(rules.day(last_qualifying))

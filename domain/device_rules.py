@@ -68,3 +68,18 @@ def frequency_change_refusal(*, today, effective_on, noticed_on, notice_days: in
         errors["effective_on"] = [f"Must be at least {notice_days} days after the permittee was told "
                                   f"({citation}), or say why sooner in sooner_because."]
     return errors
+
+
+def permit_move_refusal(*, today, effective_on, issued_on, expires_on, last_move_on) -> dict:
+    """Why a device cannot move to a permit (issued `issued_on`, expiring `expires_on`) from
+    `effective_on`, by field; empty where it can. A move never reaches back before today or the
+    device's last move (a service on the days before stays on the permit it was on), nor
+    outside the new permit's term (exchange policy)."""
+    if effective_on < today:
+        return {"effective_on": ["A device moves from today on; the days before stay on the permit they were on."]}
+    if last_move_on is not None and effective_on <= last_move_on:
+        return {"effective_on": [f"Must be after the device's last move, on {last_move_on.isoformat()}."]}
+    if effective_on < issued_on or effective_on > expires_on:
+        return {"effective_on": [f"Must be within the permit's term, {issued_on.isoformat()} to "
+                                 f"{expires_on.isoformat()}."]}
+    return {}

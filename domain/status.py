@@ -31,6 +31,29 @@ def permit_ended_on(*, expires_on: date, changes, day: date) -> date | None:
     return after_expiry if after_expiry <= day else None
 
 
+# A permit in either status gives no right to discharge (Victorville 10.03.320(b)(4)): the days
+# it held do not count toward a service interval once the permit is active again.
+PAUSING_STATUSES = ("suspended", "revoked")
+
+
+def paused_spans(changes) -> tuple:
+    """((first day, day active again), ...): the spans a permit was suspended or revoked and
+    then reinstated, from its status changes (`domain.registry.Dated`, in the order they took
+    effect and were recorded: on one day the later recorded holds). A span not yet ended
+    pauses nothing: a revoked permit's devices are due no more, a suspended one's stay due."""
+    by_day = {}
+    for change in changes:
+        by_day[change.effective_on] = change.value
+    spans, since = [], None
+    for day, status in sorted(by_day.items()):
+        if status in PAUSING_STATUSES and since is None:
+            since = day
+        elif status == "active" and since is not None:
+            spans.append((since, day))
+            since = None
+    return tuple(spans)
+
+
 def effective_frequency(kind: str, frequency_days: int, max_interval_days: int | None) -> int:
     """The device's frequency, capped by the city's longest interval in days for interceptors."""
     if kind == "interceptor" and max_interval_days:
@@ -59,15 +82,27 @@ class Interval:
     grace_days: int = 0
     longest_days: int | None = None
     longest_months: int | None = None
+    # ((first day, day active again), ...): the permit's spans not in force (`paused_spans`).
+    pauses: tuple = ()
 
     @classmethod
     def of(cls, kind: str, frequency_days: int, *, grace_days: int = 0, longest_days: int | None = None,
-           longest_months: int | None = None, frequencies=()):
+           longest_months: int | None = None, frequencies=(), pauses=()):
         """A device's interval: its frequency history (or one frequency for all time); the
-        longest interval binds interceptors only."""
+        longest interval binds interceptors only; `pauses`, the spans its permit was not in
+        force, which the interval's clock does not count."""
         interceptor = kind == "interceptor"
         return cls(tuple(frequencies) or ((date.min, frequency_days),), grace_days,
-                   longest_days if interceptor else None, longest_months if interceptor else None)
+                   longest_days if interceptor else None, longest_months if interceptor else None, tuple(pauses))
+
+    def resumed(self, start: date, day: date) -> date:
+        """`day`, a bound counted from a service on `start`, moved later by every day the
+        permit was not in force before it (Victorville 10.03.320(b)(4): a revoked permit
+        gives no right to discharge, so those days do not count toward the interval)."""
+        for begin, end in self.pauses:
+            if end > start and max(begin, start) < day:
+                day += end - max(begin, start)
+        return day
 
     def frequency_on(self, day: date) -> int:
         """The frequency in force on `day`."""
@@ -80,9 +115,9 @@ class Interval:
     def cap(self, start: date) -> date | None:
         """The last day the city's longest interval allows after a service on `start`."""
         if self.longest_months:
-            return add_months(start, self.longest_months)
+            return self.resumed(start, add_months(start, self.longest_months))
         if self.longest_days:
-            return start + timedelta(days=self.longest_days)
+            return self.resumed(start, start + timedelta(days=self.longest_days))
         return None
 
     def by_frequency(self, start: date) -> date:
@@ -100,7 +135,7 @@ class Interval:
 
     def due_on(self, start: date) -> date:
         cap = self.cap(start)
-        due = self.by_frequency(start)
+        due = self.resumed(start, self.by_frequency(start))
         return due if cap is None else min(due, cap)
 
     def last_day(self, start: date) -> date:
@@ -108,14 +143,15 @@ class Interval:
         grace, never past the longest interval (a policy's grace does not stretch an
         ordinance's "not less than every six (6) months")."""
         cap = self.cap(start)
-        last = self.by_frequency(start) + timedelta(days=self.grace_days)
+        last = self.resumed(start, self.by_frequency(start) + timedelta(days=self.grace_days))
         return last if cap is None else min(last, cap)
 
     def capped(self, start: date) -> bool:
         """Whether the city's longest interval ends the gap (on the day the frequency and grace
         would end it too, the ordinance's own bound is the one cited)."""
         cap = self.cap(start)
-        return cap is not None and cap <= self.by_frequency(start) + timedelta(days=self.grace_days)
+        in_time = self.resumed(start, self.by_frequency(start) + timedelta(days=self.grace_days))
+        return cap is not None and cap <= in_time
 
 
 def device_status(*, as_of: date, last_qualifying: date | None, counted_from: date, interval: Interval,

@@ -110,6 +110,15 @@ class FrequencyChangeIn(Schema):
     sooner_because = fields.String(validate=[validate.Length(max=2000), printable], load_default=None)
 
 
+class PermitMoveIn(Schema):
+    """The FSE's permit a device moves to (a renewal), from a date on."""
+
+    permit_number = text(60, required=True)
+    reason = text(2000, required=True)
+    # Default: the later of the permit's first day and today.
+    effective_on = Day(load_default=None)
+
+
 class HaulerIn(Schema):
     name = text(200, required=True)
     licence_number = text(60, required=True)

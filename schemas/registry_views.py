@@ -59,6 +59,16 @@ def device_view(device):
         "permit_id": str(device.permit_id),
         "permit_number": device.permit.permit_number,
         "frequency_changes": [frequency_change_view(change) for change in device.frequency_changes],
+        "permit_moves": [permit_move_view(move) for move in device.permit_moves],
+    }
+
+
+def permit_move_view(move):
+    return {
+        "from_permit_id": str(move.from_permit_id),
+        "permit_id": str(move.to_permit_id),
+        "effective_on": move.effective_on.isoformat(),
+        "reason": move.reason,
     }
 
 

@@ -17,27 +17,44 @@ def change_frequency(session, principal, fse_id, device_id, *, frequency_days: i
     device = get_device(session, principal, fse_id, device_id)
     city = session.get(Jurisdiction, device.fse.jurisdiction_id)
     _own(principal, city.id)
-    today = dates.local_date(now(), city.time_zone)
-    noticed_on = noticed_on or today
-    last = device.frequency_changes[-1].effective_on if device.frequency_changes else None
-    errors = frequency_change_refusal(
-        today=today, effective_on=effective_on, noticed_on=noticed_on,
-        notice_days=city.frequency_change_notice_days, sooner_because=sooner_because, last_change_on=last,
-        citation=(city.citations or {}).get("frequency_change_notice_days") or POLICY)
-    refusal = frequency_refusal(device.kind, frequency_days, city)
-    if refusal:
-        errors["frequency_days"] = [refusal]
+    errors = refusal(device, city, frequency_days=frequency_days, effective_on=effective_on, noticed_on=noticed_on,
+                     sooner_because=sooner_because)
     if errors:
         raise Invalid("The frequency cannot change on that day.", errors=errors)
+    change = record(session, principal, device, city, frequency_days=frequency_days, effective_on=effective_on,
+                    reason=reason, noticed_on=noticed_on, sooner_because=sooner_because)
+    session.commit()
+    return change
+
+
+def refusal(device, city, *, frequency_days: int, effective_on, noticed_on=None, sooner_because=None) -> dict:
+    """Why the device's frequency cannot become `frequency_days` from `effective_on`, by field
+    (the route's and the import's rule alike); empty where it can."""
+    today = dates.local_date(now(), city.time_zone)
+    last = device.frequency_changes[-1].effective_on if device.frequency_changes else None
+    errors = frequency_change_refusal(
+        today=today, effective_on=effective_on, noticed_on=noticed_on or today,
+        notice_days=city.frequency_change_notice_days, sooner_because=sooner_because, last_change_on=last,
+        citation=(city.citations or {}).get("frequency_change_notice_days") or POLICY)
+    refused = frequency_refusal(device.kind, frequency_days, city)
+    if refused:
+        errors["frequency_days"] = [refused]
+    return errors
+
+
+def record(session, principal, device, city, *, frequency_days: int, effective_on, reason: str, noticed_on=None,
+           sooner_because=None) -> DeviceFrequencyChange:
+    """Add the change `refusal` allowed (not committed); `principal` None: noted by the caller."""
     change = DeviceFrequencyChange(device_id=device.id, from_days=device.frequency_days, to_days=frequency_days,
-                                   effective_on=effective_on, reason=reason, noticed_on=noticed_on,
+                                   effective_on=effective_on, reason=reason,
+                                   noticed_on=noticed_on or dates.local_date(now(), city.time_zone),
                                    sooner_because=(sooner_because or "").strip() or None)
     device.frequency_changes.append(change)
     device.frequency_days, device.frequency_source = frequency_days, "assigned"
-    registry_log.note(session, principal, "device.frequency_changed", device,
-                      detail={"fields": ["effective_on", "frequency_days", "noticed_on", "reason",
-                                         *(["sooner_because"] if change.sooner_because else [])],
-                              "from_days": change.from_days, "to_days": frequency_days,
-                              "effective_on": effective_on.isoformat()})
-    session.commit()
+    if principal is not None:
+        registry_log.note(session, principal, "device.frequency_changed", device,
+                          detail={"fields": ["effective_on", "frequency_days", "noticed_on", "reason",
+                                             *(["sooner_because"] if change.sooner_because else [])],
+                                  "from_days": change.from_days, "to_days": frequency_days,
+                                  "effective_on": effective_on.isoformat()})
     return change

@@ -141,7 +141,15 @@ def registered_in(session, hauler_id):
 def load_device_facts(session, device_id):
     device = session.scalars(select(Device).where(Device.id == device_id).options(
         joinedload(Device.permit).joinedload(Permit.status_changes))).unique().one()
-    return device_facts(device), permit_facts(device.permit)
+    facts = permit_facts(device.permit)
+    session.info.setdefault("fogx.facts", {}).setdefault(("permit", device.permit_id), facts)
+    return device_facts(device), facts
+
+
+def load_permit_facts(session, permit_id):
+    permit = session.scalars(select(Permit).where(Permit.id == permit_id).options(
+        selectinload(Permit.status_changes))).one()
+    return permit_facts(permit)
 
 
 def zone_of(session, jurisdiction_id) -> str:

@@ -15,7 +15,8 @@ from domain import registry as reg
 from domain.clock import now as clock_now
 from domain.dates import add_years, local_date, start_of_day
 from domain.device_rules import longest_interval_days
-from domain.status import Interval, device_status, effective_frequency, frequency_history, permit_ended_on
+from domain.status import (Interval, device_status, effective_frequency, frequency_history, paused_spans,
+                           permit_ended_on)
 from services import integrity, registry
 from storage.models import (
     Device,
@@ -64,6 +65,11 @@ class Record:
 
     def current(self, manifest):
         return manifest.revisions[manifest.current_revision - 1]
+
+    def permit_of(self, manifest) -> Permit:
+        """The permit the pump-out was served under: the one its device was listed on on the
+        service day (after a renewal, the old permit for the old permit's days)."""
+        return next(p for p in self.permits if p.id == manifest.permit_id)
 
     def active_findings(self, manifest):
         return [f for f in self.current(manifest).findings if f.cleared_at is None]
@@ -122,7 +128,9 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
         interval = Interval.of(device.kind, device.frequency_days, grace_days=jurisdiction.grace_days,
                                longest_days=jurisdiction.interceptor_max_interval_days,
                                longest_months=jurisdiction.interceptor_max_interval_months,
-                               frequencies=frequency_history(device.frequency_changes))
+                               frequencies=frequency_history(device.frequency_changes),
+                               pauses=paused_spans([reg.Dated(c.effective_on, c.status)
+                                                    for c in device.permit.status_changes]))
         as_of = min(period_to, today)
         frequency_days = effective_frequency(device.kind, interval.frequency_on(as_of),
                                              longest_interval_days(jurisdiction))

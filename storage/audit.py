@@ -8,28 +8,25 @@ from datetime import date, timedelta
 
 from sqlalchemy import (
     Date,
-    Integer,
     String,
     and_,
     case,
     func,
     literal,
     null,
-    or_,
     select,
     true,
 )
-from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import aliased
-from sqlalchemy.sql.expression import FunctionElement
 
 from domain.presets import EXCHANGE_POLICY, ORDINANCE, POLICY
 from domain.status import ENDING_STATUSES
+# The interval's SQL, read by the lists from here too.
+from storage.intervals import by_frequency, day_of, frequency_changed, longest_columns, service_bounds  # noqa: F401
 from storage.localtime import day_start, local_day
 from storage.permit_status import permit_status_sql
 from storage.models import (
     Device,
-    DeviceFrequencyChange,
     Finding,
     Fse,
     Hauler,
@@ -49,27 +46,6 @@ def day_number(day: date) -> int:
 
 def from_day_number(number: int) -> date:
     return date.fromordinal(EPOCH.toordinal() + int(number))
-
-
-class day_of(FunctionElement):
-    """Whole days since 2000-01-01 of a date column (an instant's day is its city's:
-    `storage.localtime.local_day`)."""
-
-    type = Integer()
-    inherit_cache = True
-    name = "day_of"
-
-
-@compiles(day_of, "sqlite")
-def _day_of_sqlite(element, compiler, **kw):
-    (arg,) = list(element.clauses)
-    return f"CAST(julianday(date({compiler.process(arg, **kw)})) - 2451544.5 AS INTEGER)"
-
-
-@compiles(day_of, "postgresql")
-def _day_of_postgresql(element, compiler, **kw):
-    (arg,) = list(element.clauses)
-    return f"(({compiler.process(arg, **kw)}) - DATE '2000-01-01')"
 
 
 def city_zone(jurisdiction_id, zone: str | None = None):
@@ -128,78 +104,6 @@ def effective_frequency():
     )
 
 
-class months_after(FunctionElement):
-    """The day number `months` calendar months after the day number `day`: a month without
-    that day gives its last (`domain.dates.add_months`); NULL where `months` is NULL."""
-
-    type = Integer()
-    inherit_cache = True
-    name = "months_after"
-
-
-@compiles(months_after, "sqlite")
-def _months_after_sqlite(element, compiler, **kw):
-    day, months = (compiler.process(clause, **kw) for clause in element.clauses)
-    # SQLite's month arithmetic runs over into the next month: the earlier of that and the
-    # target month's last day.
-    on = f"date(2451544.5 + ({day}))"
-    return (f"CAST(julianday(min(date({on}, '+' || ({months}) || ' months'), date({on}, 'start of month', "
-            f"'+' || (({months}) + 1) || ' months', '-1 day'))) - 2451544.5 AS INTEGER)")
-
-
-@compiles(months_after, "postgresql")
-def _months_after_postgresql(element, compiler, **kw):
-    day, months = (compiler.process(clause, **kw) for clause in element.clauses)
-    return (f"(CAST((DATE '2000-01-01' + ({day})) + make_interval(months => ({months})) AS DATE)"
-            f" - DATE '2000-01-01')")
-
-
-def longest_columns():
-    """The city's longest interval in days and in months, for interceptors only."""
-    interceptor = Device.kind == "interceptor"
-    return (case((interceptor, Jurisdiction.interceptor_max_interval_days), else_=null()),
-            case((interceptor, Jurisdiction.interceptor_max_interval_months), else_=null()))
-
-
-def frequency_changed(device_id):
-    """Whether the device's frequency ever changed (else `Device.frequency_days` held always)."""
-    return select(DeviceFrequencyChange.id).where(DeviceFrequencyChange.device_id == device_id).exists()
-
-
-def by_frequency(start, device_id, frequency_days, changed):
-    """The day number the frequency in force has run since the day number `start`
-    (`domain.status.Interval.by_frequency`): the device's own frequency where it never
-    changed (`changed`); else the first of its frequencies, each from its day, whose day
-    falls before the next change."""
-    change, following, earlier = (aliased(DeviceFrequencyChange) for _ in range(3))
-    next_on = (select(func.min(day_of(following.effective_on)))
-               .where(following.device_id == change.device_id, following.effective_on > change.effective_on)
-               .scalar_subquery())
-    candidate = case((start + change.to_days < day_of(change.effective_on), day_of(change.effective_on)),
-                     else_=start + change.to_days)
-    within_change = (select(func.min(candidate)).where(change.device_id == device_id,
-                                                       or_(next_on.is_(None), candidate < next_on))
-                     .scalar_subquery())
-    # Before the first change, the frequency it changed from.
-    first = aliased(DeviceFrequencyChange)
-    before_first = (select(start + first.from_days)
-                    .where(first.device_id == device_id, start + first.from_days < day_of(first.effective_on),
-                           ~select(earlier.id).where(earlier.device_id == device_id,
-                                                     earlier.effective_on < first.effective_on).exists())
-                    .scalar_subquery())
-    return case((changed, func.coalesce(before_first, within_change)), else_=start + frequency_days)
-
-
-def service_bounds(start, by_frequency, grace, longest_days, longest_months):
-    """(due day, last day in time) of a gap from the day number `start`, as
-    `domain.status.Interval`: the day its frequency has run (`by_frequency`), and that plus
-    the grace, neither past the longest interval (in months where the city counts months)."""
-    cap = func.coalesce(months_after(start, longest_months), start + longest_days)
-    due = case((cap < by_frequency, cap), else_=by_frequency)
-    in_time = by_frequency + grace
-    return due, case((cap < in_time, cap), else_=in_time)
-
-
 def _last_service(as_of: date | None, dialect: str, *, manifest: bool = True):
     """Each device's last qualifying service up to the end of its city's day `as_of` (None: its
     last of all), as a FROM element to outer-join (beside `Jurisdiction`, the device's city):
@@ -254,7 +158,8 @@ def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True):
     ended = permit_ended_day(ending) <= day_number(as_of)
     start_day = func.coalesce(last.c.day, day_of(Permit.issued_on))
     ran = by_frequency(start_day, Device.id, Device.frequency_days, frequency_changed(Device.id))
-    due_day, last_day = service_bounds(start_day, ran, Jurisdiction.grace_days, *longest_columns())
+    due_day, last_day = service_bounds(start_day, ran, Jurisdiction.grace_days, *longest_columns(),
+                                       permit_id=Permit.id)
     days_overdue = literal(day_number(as_of)) - due_day
     status = case(
         (ended, "permit_ended"),

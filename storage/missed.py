@@ -72,7 +72,8 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dia
     served_from = every_gap.c.start_day
     start = func.coalesce(served_from, city.c.issued_day)
     ran = by_frequency(start, city.c.device_id, city.c.frequency, city.c.changed)
-    due, in_time = service_bounds(start, ran, city.c.grace, city.c.longest_days, city.c.longest_months)
+    due, in_time = service_bounds(start, ran, city.c.grace, city.c.longest_days, city.c.longest_months,
+                                  permit_id=city.c.permit_id)
     reached = func.coalesce(every_gap.c.end_day, day_number(period_to))
     missed_on = in_time + 1
     # The gaps that reach past their due day and the grace, due to be missed by the period's

@@ -23,6 +23,7 @@ from storage.manifest_models import (
 from storage.registry_models import (
     Device,
     DeviceFrequencyChange,
+    DevicePermitMove,
     DisposalSite,
     DisposalSiteJurisdiction,
     DisposalSiteStatusChange,
@@ -55,6 +56,7 @@ __all__ = [
     "PermitStatusChange",
     "Device",
     "DeviceFrequencyChange",
+    "DevicePermitMove",
     "Hauler",
     "HaulerLicence",
     "HaulerRegistration",

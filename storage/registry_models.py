@@ -136,6 +136,8 @@ class Device(Base):
     permit: Mapped[Permit] = relationship()
     frequency_changes: Mapped[list["DeviceFrequencyChange"]] = relationship(
         order_by="DeviceFrequencyChange.effective_on")
+    # The permits it was on before `permit`, each until a move (a renewal) took effect.
+    permit_moves: Mapped[list["DevicePermitMove"]] = relationship(order_by="DevicePermitMove.effective_on")
     __table_args__ = (
         UniqueConstraint("fse_id", "tag"),
         CheckConstraint("kind IN ('interceptor', 'trap')", name="kind"),
@@ -168,6 +170,26 @@ class DeviceFrequencyChange(Base):
         UniqueConstraint("device_id", "effective_on"),
         CheckConstraint("to_days > 0", name="to_days_positive"),
         CheckConstraint("effective_on >= noticed_on", name="effective_after_notice"),
+    )
+
+
+class DevicePermitMove(Base):
+    """A device listed on `to_permit_id` from `effective_on` on (a renewal is a new permit): the
+    days before stay on `from_permit_id`, and a service on them is judged against it. Who moved
+    it is its `registry_changes` row."""
+
+    __tablename__ = "device_permit_moves"
+    id: Mapped[uuid.UUID] = pk()
+    device_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("devices.id"), index=True)
+    from_permit_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("permits.id"), index=True)
+    to_permit_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("permits.id"))
+    effective_on: Mapped[date] = mapped_column(Date)
+    reason: Mapped[str] = mapped_column(Text)
+    recorded_at: Mapped[datetime] = created()
+    __table_args__ = (
+        # One move a day for a device: the permit it is on, on any day, is one.
+        UniqueConstraint("device_id", "effective_on"),
+        CheckConstraint("from_permit_id <> to_permit_id", name="to_another_permit"),
     )
 
 

@@ -1,7 +1,8 @@
 """A registry with a memory: the longest interval in the calendar months where a city's text
 counts months (Tracy six, Colusa twelve); a device's frequency changes, each from its date with
 the notice the permittee had, and each city's notice period (Victorville 30 days, Placentia and
-San Clemente 45, exchange policy 30).
+San Clemente 45, exchange policy 30); a device's moves from one permit to another (a renewal),
+each from its date.
 
 Revision ID: 0032
 Revises: 0026
@@ -49,6 +50,26 @@ def upgrade():
         sa.CheckConstraint("to_days > 0", name=op.f("ck_device_frequency_changes_to_days_positive")),
         sa.CheckConstraint("effective_on >= noticed_on", name=op.f("ck_device_frequency_changes_effective_after_notice")),
     )
+    op.create_table(
+        "device_permit_moves",
+        sa.Column("id", sa.Uuid(), nullable=False),
+        sa.Column("device_id", sa.Uuid(), nullable=False),
+        sa.Column("from_permit_id", sa.Uuid(), nullable=False),
+        sa.Column("to_permit_id", sa.Uuid(), nullable=False),
+        sa.Column("effective_on", sa.Date(), nullable=False),
+        sa.Column("reason", sa.Text(), nullable=False),
+        sa.Column("recorded_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(["device_id"], ["devices.id"], name=op.f("fk_device_permit_moves_device_id_devices")),
+        sa.ForeignKeyConstraint(["from_permit_id"], ["permits.id"],
+                                name=op.f("fk_device_permit_moves_from_permit_id_permits")),
+        sa.ForeignKeyConstraint(["to_permit_id"], ["permits.id"],
+                                name=op.f("fk_device_permit_moves_to_permit_id_permits")),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_device_permit_moves")),
+        sa.UniqueConstraint("device_id", "effective_on", name=op.f("uq_device_permit_moves_device_id")),
+        sa.CheckConstraint("from_permit_id <> to_permit_id", name=op.f("ck_device_permit_moves_to_another_permit")),
+    )
+    op.create_index(op.f("ix_device_permit_moves_device_id"), "device_permit_moves", ["device_id"])
+    op.create_index(op.f("ix_device_permit_moves_from_permit_id"), "device_permit_moves", ["from_permit_id"])
     bind = op.get_bind()
     rows = bind.execute(sa.select(jurisdictions.c.id, jurisdictions.c.code, jurisdictions.c.citations,
                                   jurisdictions.c.interceptor_max_interval_days)).all()
@@ -81,6 +102,9 @@ def downgrade():
             citations["interceptor_max_interval_days"] = citation
             values = {"interceptor_max_interval_days": days}
         bind.execute(jurisdictions.update().where(jurisdictions.c.id == row.id).values(citations=citations, **values))
+    op.drop_index(op.f("ix_device_permit_moves_from_permit_id"), table_name="device_permit_moves")
+    op.drop_index(op.f("ix_device_permit_moves_device_id"), table_name="device_permit_moves")
+    op.drop_table("device_permit_moves")
     op.drop_table("device_frequency_changes")
     with op.batch_alter_table("jurisdictions") as table:
         table.drop_column("frequency_change_notice_days")
