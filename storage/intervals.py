@@ -113,7 +113,7 @@ def _later(a, b):
     return case((a < b, b), else_=a)
 
 
-def permit_pauses():
+def permit_pauses(name: str):
     """Each span a permit was suspended or revoked and then changed again
     (`domain.status.paused_spans`): its permit, first day and the day of the next change, as
     day numbers; on one day the change recorded last holds."""
@@ -127,7 +127,7 @@ def permit_pauses():
                    ~select(same_day.id).where(same_day.permit_id == change.permit_id,
                                               same_day.effective_on == change.effective_on,
                                               same_day.recorded_at > change.recorded_at).exists())
-            .subquery("permit_pauses"))
+            .subquery(name))
 
 
 def ever_paused(permit_id):
@@ -141,13 +141,14 @@ def resumed(start, day, permit_id):
     """The day number `day`, a bound counted from the day number `start`, moved later by every
     day the permit was not in force before it (`domain.status.Interval.resumed`): the spans
     after `start` count in order while each begins, less the spans before it, before `day`."""
-    span, earlier = permit_pauses(), permit_pauses()
+    span, earlier = permit_pauses("pause_spans"), permit_pauses("earlier_spans")
     begin = _later(span.c.begin_day, start)
+    # Each reads only its own spans; the span, the gap and the permit are the enclosing ones.
     before = (select(func.coalesce(func.sum(earlier.c.end_day - _later(earlier.c.begin_day, start)), 0))
               .where(earlier.c.permit_id == permit_id, earlier.c.end_day > start,
                      earlier.c.begin_day < span.c.begin_day)
-              .scalar_subquery())
+              .correlate_except(earlier).scalar_subquery())
     moved = (select(func.coalesce(func.sum(span.c.end_day - begin), 0))
              .where(span.c.permit_id == permit_id, span.c.end_day > start, begin - before < day)
-             .scalar_subquery())
+             .correlate_except(span).scalar_subquery())
     return day + moved

@@ -349,3 +349,31 @@ def test_each_city_gives_its_own_notice_before_a_new_frequency(client, session, 
     on_time = date.fromordinal(date(2026, 6, 1).toordinal() + days).isoformat()
     assert change(client, admin, world, str(world.device.id), frequency_days=30, effective_on=on_time,
                   reason="x").status_code == 201
+
+
+def test_two_spans_out_of_force_both_stop_the_clock(client, session, frozen_clock):
+    """Victorville 10.03.320(b)(4): "no right to discharge ... for the term of the temporary
+    suspension, or in the event of a revocation, until such time as a new FOG permit is ...
+    approved". A 90-day interceptor pumped on 5 January; its permit suspended 1 February to 1
+    March (28 days), then revoked 10 April to 10 May (30 days): the first span moves the due
+    day from 5 April to 3 May, which brings in the second, so it is due on 2 June."""
+    world = world_in(client, session, frozen_clock, CITY, now=pacific(2026, 1, 6, 9))
+    assert world.post(world.body(completed=pacific(2026, 1, 5, 9))).status_code == 201
+    for status, day in (("suspended", (2026, 2, 1)), ("active", (2026, 3, 1)), ("revoked", (2026, 4, 10)),
+                        ("active", (2026, 5, 10))):
+        frozen_clock(pacific(*day, 9))
+        assert client.patch(f"/v1/permits/{world.permit.id}", headers=factories.bearer(admin_of(
+            client, session, CITY)), json={"status": status, "effective_on": date(*day).isoformat()}).status_code == 200
+    frozen_clock(pacific(2026, 6, 1, 12))
+    auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=[CITY]))
+
+    def missed(**query):
+        return client.get("/v1/audit/missed-services", query_string=query, headers=factories.bearer(auditor)).json[
+            "items"]
+
+    assert missed(as_of="2026-06-02") == []
+    assert [(row["due_on"], row["days_overdue"]) for row in missed(as_of="2026-06-03")] == [("2026-06-02", 1)]
+    assert [(row["due_on"], row["missed_on"]) for row in missed(**{"from": "2026-01-06", "to": "2026-06-03"})] == [
+        ("2026-06-02", "2026-06-03")]
+    record = client.get(f"/v1/fses/{world.device.fse_id}/records", headers=factories.bearer(auditor)).json
+    assert record["summary"]["devices"]["GI-1"]["next_due_on"] == "2026-06-02"
