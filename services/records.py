@@ -137,7 +137,10 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
         permit = device.permit
         ended = permit_ended_on(expires_on=permit.expires_on, day=as_of, changes=[
             reg.Dated(c.effective_on, c.status) for c in permit.status_changes])
-        status = device_status(as_of=as_of, last_qualifying=last_day, counted_from=permit.issued_on,
+        # A device renewed onto a new permit counts from its first permit's issue.
+        counted_from = min([permit.issued_on, *(p.issued_on for p in permits
+                                                 if p.id in {m.from_permit_id for m in device.permit_moves})])
+        status = device_status(as_of=as_of, last_qualifying=last_day, counted_from=counted_from,
                                interval=interval, permit_ended=ended)
         revisions = [m.revisions[m.current_revision - 1] for m in manifests if m.device_id == device.id]
         accumulation = advice = None

@@ -14,6 +14,7 @@ from sqlalchemy import (
     func,
     literal,
     null,
+    or_,
     select,
     true,
 )
@@ -22,7 +23,8 @@ from sqlalchemy.orm import aliased
 from domain.presets import EXCHANGE_POLICY, ORDINANCE, POLICY
 from domain.status import ENDING_STATUSES
 # The interval's SQL, read by the lists from here too.
-from storage.intervals import by_frequency, day_of, frequency_changed, longest_columns, service_bounds  # noqa: F401
+from storage.intervals import (  # noqa: F401
+    by_frequency, day_of, first_issued, frequency_changed, longest_columns, service_bounds)
 from storage.localtime import day_start, local_day
 from storage.permit_status import permit_status_sql
 from storage.models import (
@@ -156,7 +158,9 @@ def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True):
     last, on = _last_service(as_of, dialect, manifest=manifest)
     ending, ending_on = _permit_ending(as_of, dialect)
     ended = permit_ended_day(ending) <= day_number(as_of)
-    start_day = func.coalesce(last.c.day, day_of(Permit.issued_on))
+    first = first_issued()
+    issued_day = func.coalesce(first.c.issued_day, day_of(Permit.issued_on))
+    start_day = func.coalesce(last.c.day, issued_day)
     ran = by_frequency(start_day, Device.id, Device.frequency_days, frequency_changed(Device.id))
     due_day, last_day = service_bounds(start_day, ran, Jurisdiction.grace_days, *longest_columns(),
                                        permit_id=Permit.id)
@@ -190,7 +194,8 @@ def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True):
         .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
         .outerjoin(last, on)
         .outerjoin(ending, ending_on)
-        .where(Permit.issued_on <= as_of)
+        .outerjoin(first, first.c.device_id == Device.id)
+        .where(or_(Permit.issued_on <= as_of, first.c.issued_day <= day_number(as_of)))
     )
 
 

@@ -7,7 +7,8 @@ from sqlalchemy.orm import aliased
 from sqlalchemy.sql.expression import FunctionElement
 
 from domain.status import PAUSING_STATUSES
-from storage.models import Device, DeviceFrequencyChange, Jurisdiction, PermitStatusChange
+from storage.models import (Device, DeviceFrequencyChange, DevicePermitMove, Jurisdiction, Permit,
+                            PermitStatusChange)
 
 
 class day_of(FunctionElement):
@@ -152,3 +153,14 @@ def resumed(start, day, permit_id):
              .where(span.c.permit_id == permit_id, span.c.end_day > start, begin - before < day)
              .correlate_except(span).scalar_subquery())
     return day + moved
+
+
+def first_issued():
+    """Each device that ever moved to another permit (a renewal), with the first day of the
+    earliest permit it was on: its clock runs from there, not from its latest permit's issue.
+    Joined beside the devices, so that the devices that never moved read no more than before."""
+    permit = aliased(Permit)
+    return (select(DevicePermitMove.device_id.label("device_id"),
+                   func.min(day_of(permit.issued_on)).label("issued_day"))
+            .join(permit, permit.id == DevicePermitMove.from_permit_id)
+            .group_by(DevicePermitMove.device_id).subquery("first_issued"))

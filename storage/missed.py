@@ -11,6 +11,7 @@ from storage.audit import (
     day_number,
     day_of,
     by_frequency,
+    first_issued,
     frequency_changed,
     longest_columns,
     permit_ended_day,
@@ -34,16 +35,19 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dia
     # The city's devices, each with what its gaps are judged by and its last service (the gap
     # it opens): read once, beside every gap of the device.
     longest_days, longest_months = longest_columns()
+    # A device renewed onto a new permit counts from its first permit's issue.
+    first = first_issued()
     city = (select(Device.id.label("device_id"), Device.permit_id.label("permit_id"),
                    Device.frequency_days.label("frequency"), frequency_changed(Device.id).label("changed"),
                    Jurisdiction.grace_days.label("grace"),
                    longest_days.label("longest_days"), longest_months.label("longest_months"),
-                   day_of(Permit.issued_on).label("issued_day"),
+                   func.coalesce(first.c.issued_day, day_of(Permit.issued_on)).label("issued_day"),
                    last.c.day.label("last_day"))
             .select_from(Device).join(Fse, Fse.id == Device.fse_id)
             .join(Permit, Permit.id == Device.permit_id)
             .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
             .outerjoin(last, on)
+            .outerjoin(first, first.c.device_id == Device.id)
             .where(Fse.jurisdiction_id == jurisdiction_id)).cte("city")
     # The gaps the city's services of the period close, each from the service before it
     # (`previous_service_at`, the first service's from the permit's issue), read from the devices

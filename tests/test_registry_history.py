@@ -377,3 +377,26 @@ def test_two_spans_out_of_force_both_stop_the_clock(client, session, frozen_cloc
         ("2026-06-02", "2026-06-03")]
     record = client.get(f"/v1/fses/{world.device.fse_id}/records", headers=factories.bearer(auditor)).json
     assert record["summary"]["devices"]["GI-1"]["next_due_on"] == "2026-06-02"
+
+
+def test_a_renewal_does_not_forgive_a_device_never_serviced(client, session, frozen_clock):
+    """Victorville 10.03.080(a): "The FOG permit shall be issued for a one-year period and shall
+    be renewed annually." A device never serviced since its first permit of 1 July 2025 was due
+    90 days later; moving it to the renewal of 1 July 2026 (recorded on 20 June) neither drops it
+    from the lists before the new permit's first day nor starts its clock again."""
+    world, admin, new = renewed(client, session, frozen_clock)
+    assert move(client, admin, world, "GI-1", permit_number=new["permit_number"], reason="Renewal").status_code == 201
+    auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=[CITY]))
+
+    def missed(**query):
+        return [(row["device_tag"], row["due_on"]) for row in client.get(
+            "/v1/audit/missed-services", query_string=query, headers=factories.bearer(auditor)).json["items"]]
+
+    assert ("GI-1", "2025-09-29") in missed(as_of="2026-06-25")
+    frozen_clock(pacific(2026, 7, 2, 9))
+    auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=[CITY]))
+    assert ("GI-1", "2025-09-29") in missed(as_of="2026-07-02")
+    assert ("GI-1", "2025-09-29") in missed(**{"from": "2025-07-01", "to": "2026-07-02"})
+    record = client.get(f"/v1/fses/{world.device.fse_id}/records", headers=factories.bearer(auditor)).json
+    assert record["summary"]["devices"]["GI-1"] == {"status": "never_serviced", "next_due_on": "2025-09-29",
+                                                    "days_overdue": 276}
