@@ -14,7 +14,7 @@ from schemas.registry_views import (
     site_view,
     vehicle_view,
 )
-from services import registry
+from services import device_frequency, device_permit, registry
 from services import registry_haulers as shared
 from storage.db import db
 
@@ -108,6 +108,26 @@ def create_device(fse_id):
 @require(*READ)
 def get_device(fse_id, device_id):
     return device_view(registry.get_device(db.session, current_principal(), fse_id, device_id))
+
+
+@bp.post("/fses/<fse_id>/devices/<device_id>/frequency-changes")
+@require(*WRITE)
+@idempotent
+def change_frequency(fse_id, device_id):
+    data = load_json(schemas.FrequencyChangeIn())
+    change = device_frequency.change_frequency(db.session, current_principal(), fse_id, device_id, **data)
+    device = registry.get_device(db.session, current_principal(), fse_id, change.device_id)
+    return _created(device_view(device), "registry.get_device", fse_id=device.fse_id, device_id=device.id)
+
+
+@bp.post("/fses/<fse_id>/devices/<device_id>/permit-moves")
+@require(*WRITE)
+@idempotent
+def move_device(fse_id, device_id):
+    data = load_json(schemas.PermitMoveIn())
+    move = device_permit.move_device(db.session, current_principal(), fse_id, device_id, **data)
+    device = registry.get_device(db.session, current_principal(), fse_id, move.device_id)
+    return _created(device_view(device), "registry.get_device", fse_id=device.fse_id, device_id=device.id)
 
 
 # Permits ----------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from domain import dates
 from domain.amounts import exact, shown
 from domain import registry as reg
 from domain.presets import POLICY, basis_of
-from domain.status import effective_frequency, effective_grace
+from domain.status import Interval, paused_spans
 
 VIOLATION, WARNING = "violation", "warning"
 
@@ -70,6 +70,7 @@ class Rules:
     grace_days: int
     decant_return_allowed: bool
     interceptor_max_interval_days: int | None = None
+    interceptor_max_interval_months: int | None = None
     min_outlet_clearance_in: Decimal | None = None
     time_zone: str = dates.DEFAULT_ZONE
     citations: dict = field(default_factory=dict)
@@ -112,6 +113,8 @@ class DeviceFacts:
     liquid_depth_in: Decimal
     frequency_days: int
     frequency_source: str = "assigned"  # or CITY_DEFAULT
+    # ((effective_on, days), ...): the frequency's history; empty, `frequency_days` for all time.
+    frequencies: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -359,34 +362,46 @@ def load_shortfall(ticket_loads: list[Load], gallons_delivered: int | None, rule
     return []
 
 
-def service_interval_exceeded(load: Load, previous_qualifying: datetime | None,
-                              device: DeviceFacts, rules: Rules):
-    """Service at the device's frequency (e.g. Victorville 10.03.160(c), (f)(2) and, for traps,
-    (g)(1)), and never past the city's longest interval for interceptors (Colusa 15A-16(C)(2);
-    Tracy 5.26 interceptor maintenance (e)(2)).
+def interval_of(device: DeviceFacts, rules: Rules, permit: PermitFacts | None = None) -> Interval:
+    """The device's frequencies with the city's grace and longest interval, not counting the
+    days its `permit` was suspended or revoked before being reinstated."""
+    return Interval.of(device.kind, device.frequency_days, grace_days=rules.grace_days,
+                       longest_days=rules.interceptor_max_interval_days,
+                       longest_months=rules.interceptor_max_interval_months, frequencies=device.frequencies,
+                       pauses=paused_spans(permit.changes) if permit is not None else ())
 
-    The gap, in the city's calendar days, may run to the frequency plus the city's grace days.
-    The finding cites what set the bound: the longest interval, the city's default frequency,
-    or the frequency the city set for the device.
+
+def service_interval_exceeded(load: Load, previous_qualifying: datetime | None,
+                              device: DeviceFacts, rules: Rules, permit: PermitFacts | None = None):
+    """Service at the device's frequency (e.g. Victorville 10.03.160(c), (f)(2) and, for traps,
+    (g)(1)), and never past the city's longest interval for interceptors (Colusa 15A-16(C)(2):
+    twelve months; Tracy 5.26 interceptor maintenance (e)(2): six months, in calendar months).
+
+    The gap, in the city's calendar days, may run to the frequency in force plus the city's
+    grace days. The finding cites what set the bound: the longest interval, the city's default
+    frequency, or the frequency the city set for the device.
     """
     if previous_qualifying is None:
         return []
-    gap = (rules.day(load.service_completed_at) - rules.day(previous_qualifying)).days
+    start, served = rules.day(previous_qualifying), rules.day(load.service_completed_at)
+    interval = interval_of(device, rules, permit)
+    last = interval.last_day(start)
+    if served <= last:
+        return []
     kind = "interceptor" if device.kind == "interceptor" else "trap"
-    longest = rules.interceptor_max_interval_days if kind == "interceptor" else None
-    # The same bound as the lists of missed services (domain.status).
-    allowed = (effective_frequency(kind, device.frequency_days, longest)
-               + effective_grace(kind, device.frequency_days, rules.grace_days, longest))
     rule = f"{kind}_default_frequency_days" if device.frequency_source == CITY_DEFAULT else f"{kind}_frequency"
-    if longest and longest < device.frequency_days + rules.grace_days:
-        rule = "interceptor_max_interval_days"
-    if gap > allowed:
-        return [Finding("service_interval_exceeded",
-                        f"{gap} days since the previous qualifying service; at most {allowed} "
-                        f"allowed ({device.frequency_days}-day frequency, {rules.grace_days} grace"
-                        + (f", {longest}-day longest interval" if longest else "") + ").",
-                        rules.cite(rule))]
-    return []
+    longest = ""
+    if interval.longest_months:
+        longest = f", {interval.longest_months}-month longest interval"
+    elif interval.longest_days:
+        longest = f", {interval.longest_days}-day longest interval"
+    if interval.capped(start):
+        rule = "interceptor_max_interval_months" if interval.longest_months else "interceptor_max_interval_days"
+    gap, allowed = (served - start).days, (last - start).days
+    return [Finding("service_interval_exceeded",
+                    f"{gap} days since the previous qualifying service; at most {allowed} allowed "
+                    f"({interval.frequency_on(start)}-day frequency, {rules.grace_days} grace{longest}).",
+                    rules.cite(rule))]
 
 
 def same_service(load: Load, others: list[Load]) -> list[Load]:
@@ -421,7 +436,7 @@ def check(*, load: Load, received_at: datetime, now: datetime, rules: Rules, jur
         *disposal_checks(load, site, jurisdiction_id, rules),
         *disposal_unconfirmed(load, rules, now),
         *load_shortfall([load, *ticket_loads], load.disposal_gallons_delivered, rules),
-        *service_interval_exceeded(load, previous_qualifying, device, rules),
+        *service_interval_exceeded(load, previous_qualifying, device, rules, permit),
     ]
 
 
@@ -429,10 +444,11 @@ def is_qualifying(codes) -> bool:
     return not (set(codes) & DISQUALIFYING)
 
 
-def due_by(last_qualifying: datetime | None, device: DeviceFacts, rules: Rules) -> date | None:
+def due_by(last_qualifying: datetime | None, device: DeviceFacts, rules: Rules,
+           permit: PermitFacts | None = None) -> date | None:
     """When the device must next be serviced: the city's date of its last qualifying service,
-    plus its frequency (no more than the city's longest interval for interceptors)."""
+    plus its frequency in force (no later than the city's longest interval for interceptors),
+    not counting the days its permit was not in force."""
     if last_qualifying is None:
         return None
-    days = effective_frequency(device.kind, device.frequency_days, rules.interceptor_max_interval_days)
-    return rules.day(last_qualifying) + timedelta(days=days)
+    return interval_of(device, rules, permit).due_on(rules.day(last_qualifying))

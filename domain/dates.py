@@ -14,6 +14,26 @@ def add_years(day: date, years: int) -> date:
         return day.replace(year=day.year + years, day=28) + timedelta(days=1)
 
 
+def add_months(day: date, months: int) -> date:
+    """The same day of the month `months` calendar months later; a month without that day gives
+    its last day (31 August plus six months is 28 or 29 February), as PostgreSQL's date
+    arithmetic does (exchange policy: the texts that count in months do not say)."""
+    index = day.year * 12 + day.month - 1 + months
+    year, month = divmod(index, 12)
+    month += 1
+    following = date(year + month // 12, month % 12 + 1, 1)
+    return date(year, month, min(day.day, (following - timedelta(days=1)).day))
+
+
+@lru_cache(maxsize=16)
+def months_span_days(months: int) -> tuple[int, int]:
+    """The fewest and the most days `months` calendar months can span (six months: 181, from
+    31 August, to 184, from 31 July)."""
+    first = date(2023, 1, 1)
+    spans = [(add_months(day, months) - day).days for day in (first + timedelta(days=n) for n in range(4 * 366))]
+    return min(spans), max(spans)
+
+
 @lru_cache(maxsize=64)
 def zone(name: str | None) -> ZoneInfo:
     return ZoneInfo(name or DEFAULT_ZONE)

@@ -43,6 +43,8 @@ RULES = (
     Rule("interceptor_default_frequency_days", "An interceptor's frequency (days) where the city set none.", 90),
     Rule("interceptor_max_interval_days", "An interceptor is serviced at least this often (days), whatever its "
          "frequency.", None),
+    Rule("interceptor_max_interval_months", "An interceptor is serviced at least this often (calendar months), "
+         "whatever its frequency.", None),
     Rule("trap_frequency", "A trap is serviced at the frequency the city set for it.", True),
     Rule("trap_default_frequency_days", "A trap's frequency (days) where the city set none.", 30),
     Rule("trap_daily_cleaning", "The FSE cleans each grease trap it keeps itself at least this often (days), "
@@ -52,6 +54,8 @@ RULES = (
     Rule("min_interceptor_gallons", "The smallest interceptor (gallons); a smaller one is registered with a "
          "warning.", None),
     Rule("grace_days", "Days past due before a device counts as missed.", 0),
+    Rule("frequency_change_notice_days", "A device's frequency changes no sooner than this many days after the "
+         "permittee is told, unless the city records why sooner.", 30),
     Rule("hauler_licensed", "The hauler's licence is valid on the service date.", True),
     Rule("hauler_registered", "The hauler is registered in the city on the service date.", True),
     Rule("vehicle_registered", "The truck is one of the hauler's, and the load fits its tank.", True),
@@ -73,6 +77,7 @@ PARAMETERS = (
     "retention_years",
     "interceptor_default_frequency_days",
     "interceptor_max_interval_days",
+    "interceptor_max_interval_months",
     "trap_default_frequency_days",
     "trap_daily_cleaning",
     "permit_term",
@@ -82,6 +87,7 @@ PARAMETERS = (
     "min_interceptor_gallons",
     "min_outlet_clearance_in",
     "grace_days",
+    "frequency_change_notice_days",
     "decant_return_allowed",
 )
 
@@ -104,6 +110,10 @@ def _city(name, **sources):
 PRESETS = {
     "placentia": _city(
         "City of Placentia",
+        frequency_change_notice_days=Source(
+            45, "Placentia 16.24 FOG Wastewater Discharge Permits (e)(3)",
+            "The permittee shall be informed of any change in the permit limits, conditions, or requirements at "
+            "least forty-five (45) days prior to the effective date of the change."),
         permit_required=Source(
             True, "Placentia 16.24 General Limitations (c)",
             "No person shall discharge, or cause to be discharged, any wastewater from a Food Service "
@@ -156,8 +166,8 @@ PRESETS = {
             90, "Colusa 15A-16(C)(3)",
             "Grease interceptors shall be fully pumped out and cleaned quarterly when the frequency described "
             "in Section 15A-16(C)(1) has not been established."),
-        interceptor_max_interval_days=Source(
-            365, "Colusa 15A-16(C)(2)",
+        interceptor_max_interval_months=Source(
+            12, "Colusa 15A-16(C)(2)",
             "Every FSE with a grease interceptor shall fully pump out and clean its grease interceptor not less "
             "than once every twelve months."),
         trap_daily_cleaning=Source(
@@ -175,6 +185,11 @@ PRESETS = {
     ),
     "san-clemente": _city(
         "City of San Clemente",
+        frequency_change_notice_days=Source(
+            45, "San Clemente 13.30.050(J)",
+            "The Operator of each Food Service Establishment holding an existing Discharge Permit shall receive "
+            "at least forty-five (45) days prior written notice of any changes in the requirements or form of "
+            "the general Discharge Permit that affects such Operator's Food Service Establishment."),
         retention_years=Source(
             3, "San Clemente 13.30.050(H)(1)(c)",
             "shall retain Fats, Oils, and Grease disposal logs and supporting manifests and invoices on-site for "
@@ -223,6 +238,10 @@ PRESETS = {
     ),
     "victorville": _city(
         "City of Victorville",
+        frequency_change_notice_days=Source(
+            30, "Victorville 10.03.080(c)",
+            "The permittee shall be informed by the city of any proposed modifications in the FOG permit terms "
+            "or conditions at least thirty days prior to the effective date of the change."),
         manifest_deadline_hours=Source(
             72, "Victorville 10.03.170(b)",
             "Each permittee shall be responsible to provide copies of all service manifests directly to the FOG "
@@ -294,8 +313,8 @@ PRESETS = {
             90, "Tracy 5.26 interceptor maintenance (e)(3)",
             "Grease interceptors shall be fully pumped out and cleaned quarterly when the frequency described in "
             "subsection (e)(1) has not been established."),
-        interceptor_max_interval_days=Source(
-            183, "Tracy 5.26 interceptor maintenance (e)(2)",
+        interceptor_max_interval_months=Source(
+            6, "Tracy 5.26 interceptor maintenance (e)(2)",
             "All FSEs with a grease interceptor shall maintain their grease interceptor not less than every six "
             "(6) months."),
         disposal_site_approved=Source(

@@ -79,3 +79,13 @@ def site_approved_on(*, approved_from: date, approved_until: date | None, change
     if day < approved_from or (approved_until is not None and day > approved_until):
         return False
     return value_on(changes, day, default="approved") == "approved"
+
+
+def permit_on(day: date, *, current, moves):
+    """The permit a device was listed on on `day`: `current`, its permit now, unless a move
+    (`effective_on`, `from_permit_id`, in the order they took effect) came after `day`, whose
+    permit it was then on (a renewal moves a device from the new permit's first day)."""
+    for move in moves:
+        if day < move.effective_on:
+            return move.from_permit_id
+    return current

@@ -2,6 +2,8 @@
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from domain.dates import add_months
+
 DUE_SOON_DAYS = 14
 # A permit in either status covers no device again: its devices are no longer due.
 ENDING_STATUSES = ("revoked", "expired")
@@ -29,53 +31,143 @@ def permit_ended_on(*, expires_on: date, changes, day: date) -> date | None:
     return after_expiry if after_expiry <= day else None
 
 
+# A permit in either status gives no right to discharge (Victorville 10.03.320(b)(4)): the days
+# it held do not count toward a service interval once the permit is active again.
+PAUSING_STATUSES = ("suspended", "revoked")
+
+
+def paused_spans(changes) -> tuple:
+    """((first day, day active again), ...): the spans a permit was suspended or revoked and
+    then reinstated, from its status changes (`domain.registry.Dated`, in the order they took
+    effect and were recorded: on one day the later recorded holds). A span not yet ended
+    pauses nothing: a revoked permit's devices are due no more, a suspended one's stay due."""
+    by_day = {}
+    for change in changes:
+        by_day[change.effective_on] = change.value
+    spans, since = [], None
+    for day, status in sorted(by_day.items()):
+        if status in PAUSING_STATUSES and since is None:
+            since = day
+        elif status == "active" and since is not None:
+            spans.append((since, day))
+            since = None
+    return tuple(spans)
+
+
 def effective_frequency(kind: str, frequency_days: int, max_interval_days: int | None) -> int:
-    """The device's frequency, capped by the city's longest interval for interceptors
-    (Colusa 15A-16(C)(2): twelve months; Tracy 5.26 (e)(2): six months)."""
+    """The device's frequency, capped by the city's longest interval in days for interceptors."""
     if kind == "interceptor" and max_interval_days:
         return min(frequency_days, max_interval_days)
     return frequency_days
 
 
-def effective_grace(kind: str, frequency_days: int, grace_days: int, max_interval_days: int | None) -> int:
-    """The city's grace days (exchange policy), cut where the frequency and the grace together
-    would pass the city's longest interval for interceptors: a policy's grace does not stretch
-    an ordinance's "not less than once every twelve months"."""
-    if kind == "interceptor" and max_interval_days:
-        return max(0, min(grace_days, max_interval_days - effective_frequency(kind, frequency_days, max_interval_days)))
-    return grace_days
+def frequency_history(changes) -> tuple:
+    """((effective_on, days), ...) of a device's frequency changes in the order they took
+    effect (rows with `from_days`, `to_days`, `effective_on`): the first change's `from_days`
+    held every day before it; empty where it never changed."""
+    changes = list(changes)
+    if not changes:
+        return ()
+    return ((date.min, changes[0].from_days), *((change.effective_on, change.to_days) for change in changes))
 
 
-def device_status(*, as_of: date, last_qualifying: date | None, counted_from: date,
-                  frequency_days: int, grace_days: int, permit_ended: date | None = None) -> DeviceStatus:
-    """Due `frequency_days` after the last qualifying service (or after `counted_from`, the
-    permit's issue date, for a device never serviced); `overdue` within `grace_days` past
-    due, `missed` beyond (each city's own frequency section; the grace is exchange policy).
-    From the day its permit ended (`permit_ended`) a device is due no more: `permit_ended`,
-    with no due date."""
+@dataclass(frozen=True)
+class Interval:
+    """How long a device may go between qualifying services: its frequencies, each from the day
+    it took effect (the first holds for every day before it too), the city's grace days
+    (exchange policy), and for interceptors the city's longest interval, in days or in calendar
+    months (Colusa 15A-16(C)(2): "twelve months"; Tracy 5.26 (e)(2): "six (6) months")."""
+
+    frequencies: tuple  # ((effective_on, days), ...) in the order they took effect
+    grace_days: int = 0
+    longest_days: int | None = None
+    longest_months: int | None = None
+    # ((first day, day active again), ...): the permit's spans not in force (`paused_spans`).
+    pauses: tuple = ()
+
+    @classmethod
+    def of(cls, kind: str, frequency_days: int, *, grace_days: int = 0, longest_days: int | None = None,
+           longest_months: int | None = None, frequencies=(), pauses=()):
+        """A device's interval: its frequency history (or one frequency for all time); the
+        longest interval binds interceptors only; `pauses`, the spans its permit was not in
+        force, which the interval's clock does not count."""
+        interceptor = kind == "interceptor"
+        return cls(tuple(frequencies) or ((date.min, frequency_days),), grace_days,
+                   longest_days if interceptor else None, longest_months if interceptor else None, tuple(pauses))
+
+    def resumed(self, start: date, day: date) -> date:
+        """`day`, a bound counted from a service on `start`, moved later by every day the
+        permit was not in force before it (Victorville 10.03.320(b)(4): a revoked permit
+        gives no right to discharge, so those days do not count toward the interval)."""
+        for begin, end in self.pauses:
+            if end > start and max(begin, start) < day:
+                day += end - max(begin, start)
+        return day
+
+    def frequency_on(self, day: date) -> int:
+        """The frequency in force on `day`."""
+        days = self.frequencies[0][1]
+        for since, value in self.frequencies:
+            if since <= day:
+                days = value
+        return days
+
+    def cap(self, start: date) -> date | None:
+        """The last day the city's longest interval allows after a service on `start`."""
+        if self.longest_months:
+            return self.resumed(start, add_months(start, self.longest_months))
+        if self.longest_days:
+            return self.resumed(start, start + timedelta(days=self.longest_days))
+        return None
+
+    def by_frequency(self, start: date) -> date:
+        """The first day the frequency in force that day has run since `start`: a frequency
+        shortened after `start` is due no sooner than the day it took effect, and a gap that
+        ended before then stays judged by the frequency it ran under."""
+        rows = self.frequencies
+        for index, (since, days) in enumerate(rows):
+            candidate = start + timedelta(days=days)
+            if index:
+                candidate = max(candidate, since)
+            if index + 1 == len(rows) or candidate < rows[index + 1][0]:
+                return candidate
+        raise AssertionError("the last frequency always answers")
+
+    def due_on(self, start: date) -> date:
+        cap = self.cap(start)
+        due = self.resumed(start, self.by_frequency(start))
+        return due if cap is None else min(due, cap)
+
+    def last_day(self, start: date) -> date:
+        """The last day a service after one on `start` is still in time: the due day plus the
+        grace, never past the longest interval (a policy's grace does not stretch an
+        ordinance's "not less than every six (6) months")."""
+        cap = self.cap(start)
+        last = self.resumed(start, self.by_frequency(start) + timedelta(days=self.grace_days))
+        return last if cap is None else min(last, cap)
+
+    def capped(self, start: date) -> bool:
+        """Whether the city's longest interval ends the gap (on the day the frequency and grace
+        would end it too, the ordinance's own bound is the one cited)."""
+        cap = self.cap(start)
+        in_time = self.resumed(start, self.by_frequency(start) + timedelta(days=self.grace_days))
+        return cap is not None and cap <= in_time
+
+
+def device_status(*, as_of: date, last_qualifying: date | None, counted_from: date, interval: Interval,
+                  permit_ended: date | None = None) -> DeviceStatus:
+    """Due by the device's `interval` after the last qualifying service (or after
+    `counted_from`, the permit's issue date, for a device never serviced); `overdue` within
+    the grace past due, `missed` beyond (each city's own frequency section; the grace is
+    exchange policy). From the day its permit
+    ended (`permit_ended`) a device is due no more: `permit_ended`, with no due date."""
     if permit_ended is not None and permit_ended <= as_of:
         return DeviceStatus("permit_ended", None, 0)
     start = last_qualifying or counted_from
-    due = start + timedelta(days=frequency_days)
+    due = interval.due_on(start)
     late = (as_of - due).days
     if last_qualifying is None:
         return DeviceStatus("never_serviced", due, max(late, 0))
     if late <= 0:
         return DeviceStatus("due_soon" if -late <= DUE_SOON_DAYS else "compliant", due, 0)
-    return DeviceStatus("overdue" if late <= grace_days else "missed", due, late)
-
-
-def missed_intervals(services: list[date], *, counted_from: date, until: date, frequency_days: int,
-                     grace_days: int):
-    """Every gap between qualifying services longer than the frequency plus grace, up to `until`.
-
-    Yields (from, due, next service or None, days late). The first gap runs from
-    `counted_from` (the permit's issue date) to the first service.
-    """
-    starts = [counted_from, *sorted(services)]
-    for index, start in enumerate(starts):
-        following = starts[index + 1] if index + 1 < len(starts) else None
-        due = start + timedelta(days=frequency_days)
-        end = following or until
-        if (end - due).days > grace_days:
-            yield start, due, following, (end - due).days
+    return DeviceStatus("overdue" if as_of <= interval.last_day(start) else "missed", due, late)

@@ -161,7 +161,8 @@ def _details(record, manifest):
                                               f"{nobreak(receipt.vehicle_id)}, hauler licence "
                                               f"{nobreak(receipt.hauler_licence_number)} (the site's receipt)"))
     heading = (f"Manifest {esc(nobreak(manifest.manifest_number))} · revision {revision.revision} of "
-               f"{len(manifest.revisions)} · device {esc(device.tag)} · permit {esc(nobreak(body['permit_number']))}")
+               f"{len(manifest.revisions)} · device {esc(device.tag)} · permit "
+               f"{esc(nobreak(record.permit_of(manifest).permit_number))}")
     rows = [["Rev", "Received", "Reason", "SHA-256"]]
     widths = [0.4 * inch, 1.55 * inch, 1.1 * inch, 3.95 * inch]  # a SHA-256 on one line
     for r in manifest.revisions:

@@ -34,7 +34,7 @@ def rows(record):
             "device_tag": line.device.tag,
             "device_kind": line.device.kind,
             "capacity_gallons": line.device.capacity_gallons,
-            "permit_number": line.permit.permit_number,
+            "permit_number": record.permit_of(manifest).permit_number,
             "hauler_id": str(manifest.hauler_id),
             "hauler_name": revision.hauler_name or "",
             "hauler_licence_number": revision.hauler_licence_number or "",

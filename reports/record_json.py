@@ -25,6 +25,9 @@ def render(record):
             "id": str(m.id),
             "manifest_number": m.manifest_number,
             "device_id": str(m.device_id),
+            # The permit the pump-out was served under (its device's permit on the service day).
+            "permit_id": str(m.permit_id),
+            "permit_number": record.permit_of(m).permit_number,
             "current_revision": m.current_revision,
             "hauler_id": str(m.hauler_id),
             "disposal_site_id": _text(record.current(m).disposal_site_id),

@@ -109,6 +109,27 @@ class DeviceIn(Schema):
     permit_number = text(60, required=True)
 
 
+class FrequencyChangeIn(Schema):
+    """A device's new frequency, from a date on, with the notice the permittee had."""
+
+    frequency_days = positive_int(3650, required=True)
+    effective_on = Day(required=True)
+    reason = text(2000, required=True)
+    # The day the permittee was told (default today): the city's notice period runs from it.
+    noticed_on = Day(load_default=None)
+    # Why the change takes effect before the notice period has run, where it does.
+    sooner_because = fields.String(validate=[validate.Length(max=2000), printable], load_default=None)
+
+
+class PermitMoveIn(Schema):
+    """The FSE's permit a device moves to (a renewal), from a date on."""
+
+    permit_number = text(60, required=True)
+    reason = text(2000, required=True)
+    # Default: the later of the permit's first day and today.
+    effective_on = Day(load_default=None)
+
+
 class HaulerIn(Schema):
     name = text(200, required=True)
     licence_number = text(60, required=True)

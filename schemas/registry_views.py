@@ -59,6 +59,28 @@ def device_view(device):
         "frequency_source": device.frequency_source,
         "permit_id": str(device.permit_id),
         "permit_number": device.permit.permit_number,
+        "frequency_changes": [frequency_change_view(change) for change in device.frequency_changes],
+        "permit_moves": [permit_move_view(move) for move in device.permit_moves],
+    }
+
+
+def permit_move_view(move):
+    return {
+        "from_permit_id": str(move.from_permit_id),
+        "permit_id": str(move.to_permit_id),
+        "effective_on": move.effective_on.isoformat(),
+        "reason": move.reason,
+    }
+
+
+def frequency_change_view(change):
+    return {
+        "from_days": change.from_days,
+        "frequency_days": change.to_days,
+        "effective_on": change.effective_on.isoformat(),
+        "noticed_on": change.noticed_on.isoformat(),
+        "reason": change.reason,
+        "sooner_because": change.sooner_because,
     }
 
 

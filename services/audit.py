@@ -10,6 +10,7 @@ from domain import frequency
 from domain.amounts import number
 from domain.clock import now as clock_now
 from domain.dates import local_date
+from domain.device_rules import longest_interval_days
 from reports import table_csv
 from storage import accumulation, audit as queries, missed, reach, sheets
 from storage.audit import from_day_number
@@ -188,7 +189,7 @@ def frequency_recommendations(session, principal, *, as_of=None, min_intervals=f
             advice = frequency.recommend(
                 measured, liquid_depth_in=row.liquid_depth_in, limit_share=city.twenty_five_percent_rule,
                 current_days=row.frequency_days, allowed=city.allowed_frequencies,
-                max_interval_days=city.interceptor_max_interval_days)
+                max_interval_days=longest_interval_days(city))
             if not change or advice.change == change:
                 yield _recommendation(row, city, measured, advice, cited)
 

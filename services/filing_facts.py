@@ -8,6 +8,7 @@ from sqlalchemy.orm import joinedload, selectinload
 from domain import checks
 from domain import registry as reg
 from domain.amounts import exact
+from domain.status import frequency_history
 from domain.registry_rows import approval_of, licences_of, registrations_of
 from storage.models import (
     Device,
@@ -22,7 +23,8 @@ from storage.models import (
 
 # The jurisdiction's columns the checks read.
 RULE_COLUMNS = ("manifest_deadline_hours", "twenty_five_percent_rule", "full_pump_min_ratio", "grace_days",
-                "decant_return_allowed", "interceptor_max_interval_days", "min_outlet_clearance_in",
+                "decant_return_allowed", "interceptor_max_interval_days", "interceptor_max_interval_months",
+                "min_outlet_clearance_in",
                 "time_zone", "citations")
 
 
@@ -35,17 +37,23 @@ def rules_of(jurisdiction: Jurisdiction) -> checks.Rules:
         grace_days=jurisdiction.grace_days,
         decant_return_allowed=jurisdiction.decant_return_allowed,
         interceptor_max_interval_days=jurisdiction.interceptor_max_interval_days,
+        interceptor_max_interval_months=jurisdiction.interceptor_max_interval_months,
         min_outlet_clearance_in=exact(jurisdiction.min_outlet_clearance_in),
         time_zone=jurisdiction.time_zone,
         citations=dict(jurisdiction.citations),
     )
 
 
-def device_facts(device: Device) -> checks.DeviceFacts:
+def device_facts(device: Device, changes=None) -> checks.DeviceFacts:
+    """The device as the checks see it; `changes`, its frequency changes in the order they
+    took effect, where `device` is a row of columns (a stored device brings its own)."""
+    if changes is None:
+        changes = getattr(device, "frequency_changes", ())
     return checks.DeviceFacts(kind=device.kind, capacity_gallons=device.capacity_gallons,
                               liquid_depth_in=device.liquid_depth_in,
                               frequency_days=device.frequency_days,
-                              frequency_source=device.frequency_source)
+                              frequency_source=device.frequency_source,
+                              frequencies=frequency_history(changes))
 
 
 def permit_facts(permit: Permit) -> checks.PermitFacts:
@@ -135,7 +143,15 @@ def registered_in(session, hauler_id):
 def load_device_facts(session, device_id):
     device = session.scalars(select(Device).where(Device.id == device_id).options(
         joinedload(Device.permit).joinedload(Permit.status_changes))).unique().one()
-    return device_facts(device), permit_facts(device.permit)
+    facts = permit_facts(device.permit)
+    session.info.setdefault("fogx.facts", {}).setdefault(("permit", device.permit_id), facts)
+    return device_facts(device), facts
+
+
+def load_permit_facts(session, permit_id):
+    permit = session.scalars(select(Permit).where(Permit.id == permit_id).options(
+        selectinload(Permit.status_changes))).one()
+    return permit_facts(permit)
 
 
 def zone_of(session, jurisdiction_id) -> str:

@@ -21,7 +21,7 @@ from domain import registry as rules
 from domain.registry_rows import approval_of, licences_of, registrations_of
 from domain.checks import CITY_DEFAULT
 from domain.device_rules import default_frequency, frequency_refusal
-from services import registry_log
+from services import device_frequency, device_permit, registry_log
 from services.registry import device_warnings, judge_permit_term, today
 from services.registry_haulers import (
     SHARED_SITE_FIELDS,
@@ -58,6 +58,9 @@ COLUMNS = {
                        "approved_until", "status"],
 }
 KINDS = tuple(COLUMNS)
+# Columns a file may add: for a device, the day a new frequency or permit takes effect (the
+# import never rewrites the past), why, and the notice the permittee had.
+OPTIONAL = {"devices": ["effective_on", "reason", "noticed_on", "sooner_because"]}
 
 
 class ImportError_(ValueError):
@@ -117,8 +120,16 @@ class SiteRow(schemas.DisposalSiteIn):
         exclude = ("jurisdictions",)
 
 
+class DeviceRow(schemas.DeviceIn):
+    # From when a changed frequency or permit holds; without it a row changes neither.
+    effective_on = schemas.Day(load_default=None)
+    reason = schemas.text(2000, load_default="imported")
+    noticed_on = schemas.Day(load_default=None)
+    sooner_because = schemas.text(2000, load_default=None)
+
+
 ROW_SCHEMAS = {
-    "fses": FseRow(), "permits": PermitRow(), "devices": schemas.DeviceIn(),
+    "fses": FseRow(), "permits": PermitRow(), "devices": DeviceRow(),
     "haulers": HaulerRow(), "vehicles": VehicleRow(), "disposal-sites": SiteRow(),
 }
 
@@ -149,8 +160,9 @@ def _coerce(schema, row):
 class Importer:
     """Holds the jurisdiction's existing rows by natural key, so a run makes few queries."""
 
-    def __init__(self, session, jurisdiction, kind):
+    def __init__(self, session, jurisdiction, kind, by=None):
         self.session = session
+        self.by = by
         self.jurisdiction = jurisdiction
         self.kind = kind
         self.apply = getattr(self, "_" + kind.replace("-", "_"))
@@ -213,6 +225,11 @@ class Importer:
         permit = self.permits.get(data.pop("permit_number"))
         if permit is None:
             raise Rejected("no such permit", {"permit_number": ["No such permit."]})
+        dated = {name: data.pop(name) for name in ("effective_on", "reason", "noticed_on", "sooner_because")}
+        device = self.session.scalar(select(Device).where(Device.fse_id == permit.fse_id,
+                                                          Device.tag == data["tag"]))
+        if device is not None:
+            return self._device_changes(device, permit, data, **dated)
         if data.get("frequency_days") is None:
             data.update(frequency_days=default_frequency(data["kind"], self.jurisdiction),
                         frequency_source=CITY_DEFAULT)
@@ -221,14 +238,38 @@ class Importer:
         refusal = frequency_refusal(data["kind"], data["frequency_days"], self.jurisdiction)
         if refusal:
             raise Rejected("frequency not allowed here", {"frequency_days": [refusal]})
-        device = self.session.scalar(select(Device).where(Device.fse_id == permit.fse_id,
-                                                          Device.tag == data["tag"]))
-        if device is None:
-            device = Device(fse_id=permit.fse_id, permit=permit, **data)
-            self.session.add(device)
-            self.warnings = device_warnings(self.jurisdiction, device)
-            return "created"
-        return "updated" if self._set(device, {**data, "permit_id": permit.id}) else "unchanged"
+        device = Device(fse_id=permit.fse_id, permit=permit, **data)
+        self.session.add(device)
+        self.warnings = device_warnings(self.jurisdiction, device)
+        return "created"
+
+    def _device_changes(self, device, permit, data, *, effective_on, reason, noticed_on, sooner_because):
+        """A known device's row: a new frequency or permit from `effective_on` on, as through
+        the API (the city's notice period for a frequency; a move from today on), never over
+        the days before; an empty frequency keeps the device's own; the rest as written."""
+        city, errors = self.jurisdiction, {}
+        frequency = data.pop("frequency_days", None)
+        refreq = frequency is not None and frequency != device.frequency_days
+        moves = permit.id != device.permit_id
+        if (refreq or moves) and effective_on is None:
+            raise Rejected("a new frequency or permit takes effect from effective_on; the past stays as it was",
+                           {"effective_on": ["Required where the frequency or the permit changes."]})
+        refusals = [
+            device_frequency.refusal(device, city, frequency_days=frequency, effective_on=effective_on,
+                                     noticed_on=noticed_on, sooner_because=sooner_because) if refreq else {},
+            device_permit.refusal(device, permit, city, effective_on=effective_on)[1] if moves else {}]
+        for refused in refusals:
+            for name, messages in refused.items():
+                errors.setdefault(name, []).extend(messages)
+        if errors:
+            raise Rejected("the change cannot take effect on that day", errors)
+        if refreq:
+            device_frequency.record(self.session, self.by, device, city, frequency_days=frequency,
+                                    effective_on=effective_on, reason=reason, noticed_on=noticed_on,
+                                    sooner_because=sooner_because)
+        if moves:
+            device_permit.record(self.session, self.by, device, permit, effective_on=effective_on, reason=reason)
+        return "updated" if self._set(device, data) or refreq or moves else "unchanged"
 
     # Haulers and sites are shared by the cities: a row changes the importing city's own
     # approval, and the shared fields only where the city owns the record (a warning otherwise).
@@ -320,7 +361,7 @@ def read_rows(stream, kind):
     except (UnicodeDecodeError, csv.Error) as error:
         raise ImportError_(f"not a UTF-8 CSV file: {error}") from error
     missing = [c for c in COLUMNS[kind] if c not in header]
-    extra = [c for c in header if c not in COLUMNS[kind]]
+    extra = [c for c in header if c not in COLUMNS[kind] + OPTIONAL.get(kind, [])]
     if missing or extra:
         raise ImportError_(f"the header must be {','.join(COLUMNS[kind])}"
                            f" (missing: {missing or 'none'}; unknown: {extra or 'none'})")
@@ -339,7 +380,7 @@ def run_import(session, *, jurisdiction, kind, rows, progress=None, by=None):
     """Apply `rows` (from `read_rows`) for an admin of `jurisdiction`; commit once. `by`: the
     caller, noted among the registry's changes with the import's counts."""
     report = Report(kind=kind)
-    importer = Importer(session, jurisdiction, kind)
+    importer = Importer(session, jurisdiction, kind, by)
     schema = ROW_SCHEMAS[kind]
     for line, row in rows:
         report.rows += 1

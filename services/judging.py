@@ -10,7 +10,8 @@ from sqlalchemy.orm.util import identity_key
 from domain import checks
 from domain.dates import local_date, start_of_day
 from services import changes
-from services.filing_facts import cached, load_device_facts, load_hauler_facts, load_site_facts, rules_of, zone_of
+from services.filing_facts import (cached, load_device_facts, load_hauler_facts, load_permit_facts, load_site_facts,
+                                   rules_of, zone_of)
 from storage import turns
 from storage.models import Finding, Jurisdiction, Manifest, ManifestRevision, new_id
 from storage.prebuilt import Prebuilt
@@ -139,8 +140,9 @@ def _revisions(session, ids) -> dict:
 def evaluate(session, revision: ManifestRevision, now, around: Surroundings | None = None) -> list[checks.Finding]:
     """Every finding the revision raises today, with the facts as they stood on its dates."""
     manifest = revision.manifest
-    device, permit = cached(session, "device", revision.device_id,
-                             lambda: load_device_facts(session, revision.device_id))
+    device, _ = cached(session, "device", revision.device_id, lambda: load_device_facts(session, revision.device_id))
+    # The permit the manifest is on: the one the device was listed on on its service day.
+    permit = cached(session, "permit", manifest.permit_id, lambda: load_permit_facts(session, manifest.permit_id))
     rules = cached(session, "rules", manifest.jurisdiction_id,
                     lambda: rules_of(session.get(Jurisdiction, manifest.jurisdiction_id)))
     city = manifest.jurisdiction_id

@@ -21,13 +21,17 @@ from domain.clock import now as clock_now
 from domain.dates import local_date
 from schemas.manifest import canonical
 from services import changes, documents, filing_names
-from services.filing_facts import cached, device_facts, load_device_facts, load_hauler_facts, rules_of, zone_of
+from services.filing_facts import (cached, device_facts, load_device_facts, load_hauler_facts, permit_facts, rules_of,
+                                   zone_of)
 from services.judging import (Surroundings, current_revisions, neighbours, refresh, refresh_neighbours, refresh_told,
                               surroundings)
 from services.resolving import Named, resolve
 from services.registry import decode_cursor, encode_cursor
 from storage.localtime import local_date as sql_local_date
-from storage.models import Device, Finding, Jurisdiction, Manifest, ManifestRevision, Permit, new_id, unflushed
+from storage.audit import frequency_changed
+from storage.intervals import ever_paused
+from storage.models import (Device, DeviceFrequencyChange, Finding, Jurisdiction, Manifest, ManifestRevision, Permit,
+                            new_id, unflushed)
 from storage import reach, service_chain, turns
 from storage.prebuilt import insert_rows
 
@@ -213,11 +217,11 @@ def _due_after(session, revision, around: Surroundings):
              if r is not None and r.device_id == revision.device_id and r.qualifying]
     if around.latest_qualifying is not None:
         times.append(around.latest_qualifying)
-    device, _ = cached(session, "device", revision.device_id,
-                        lambda: load_device_facts(session, revision.device_id))
+    device, permit = cached(session, "device", revision.device_id,
+                            lambda: load_device_facts(session, revision.device_id))
     rules = cached(session, "rules", revision.manifest.jurisdiction_id,
                     lambda: rules_of(session.get(Jurisdiction, revision.manifest.jurisdiction_id)))
-    return device, checks.due_by(max(times, default=None), device, rules)
+    return device, checks.due_by(max(times, default=None), device, rules, permit)
 
 
 def _service_day(session, revision: ManifestRevision) -> date:
@@ -338,10 +342,24 @@ def dues(session, device_ids) -> dict:
         last = select(func.max(ManifestRevision.service_completed_at)).where(
             ManifestRevision.device_id == Device.id, ManifestRevision.in_force, ManifestRevision.qualifying,
         ).scalar_subquery()
-        for device, completed, city in session.execute(
-                select(Device, last, Jurisdiction).join(Permit, Permit.id == Device.permit_id)
-                .join(Jurisdiction, Jurisdiction.id == Permit.jurisdiction_id).where(Device.id.in_(missing))).all():
-            facts = device_facts(device)
+        rows = session.execute(
+            select(Device, last, Jurisdiction, frequency_changed(Device.id), ever_paused(Permit.id))
+            .join(Permit, Permit.id == Device.permit_id)
+            .join(Jurisdiction, Jurisdiction.id == Permit.jurisdiction_id).where(Device.id.in_(missing))).all()
+        # The frequency histories of the devices whose frequency changed, and the status
+        # histories of the permits ever suspended or revoked, in one more statement each.
+        changed = [row[0].id for row in rows if row[3]]
+        histories = {}
+        for change in session.scalars(select(DeviceFrequencyChange).where(
+                DeviceFrequencyChange.device_id.in_(changed)).order_by(DeviceFrequencyChange.effective_on)
+                ) if changed else ():
+            histories.setdefault(change.device_id, []).append(change)
+        paused = {row[0].permit_id for row in rows if row[4]}
+        permits = {permit.id: permit_facts(permit) for permit in session.scalars(
+            select(Permit).where(Permit.id.in_(paused)).options(selectinload(Permit.status_changes)))} \
+            if paused else {}
+        for device, completed, city, _changed, _paused in rows:
+            facts = device_facts(device, histories.get(device.id, ()))
             rules = cached(session, "rules", city.id, lambda city=city: rules_of(city))
-            found[device.id] = (facts, checks.due_by(completed, facts, rules))
+            found[device.id] = (facts, checks.due_by(completed, facts, rules, permits.get(device.permit_id)))
     return found

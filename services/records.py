@@ -15,7 +15,9 @@ from domain import chain, frequency, reconcile
 from domain import registry as reg
 from domain.clock import now as clock_now
 from domain.dates import add_years, local_date, start_of_day
-from domain.status import device_status, effective_frequency, effective_grace, permit_ended_on
+from domain.device_rules import longest_interval_days
+from domain.status import (Interval, device_status, effective_frequency, frequency_history, paused_spans,
+                           permit_ended_on)
 from services import integrity, registry
 from storage.models import (
     Device,
@@ -64,6 +66,11 @@ class Record:
 
     def current(self, manifest):
         return manifest.revisions[manifest.current_revision - 1]
+
+    def permit_of(self, manifest) -> Permit:
+        """The permit the pump-out was served under: the one its device was listed on on the
+        service day (after a renewal, the old permit for the old permit's days)."""
+        return next(p for p in self.permits if p.id == manifest.permit_id)
 
     def active_findings(self, manifest):
         return [f for f in self.current(manifest).findings if f.cleared_at is None]
@@ -119,17 +126,23 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
             .where(ManifestRevision.device_id == device.id, ManifestRevision.in_force, ManifestRevision.qualifying,
                    ManifestRevision.service_completed_at < ends))
         last_day = local_date(last, zone) if last else None
-        frequency_days = effective_frequency(device.kind, device.frequency_days,
-                                             jurisdiction.interceptor_max_interval_days)
+        interval = Interval.of(device.kind, device.frequency_days, grace_days=jurisdiction.grace_days,
+                               longest_days=jurisdiction.interceptor_max_interval_days,
+                               longest_months=jurisdiction.interceptor_max_interval_months,
+                               frequencies=frequency_history(device.frequency_changes),
+                               pauses=paused_spans([reg.Dated(c.effective_on, c.status)
+                                                    for c in device.permit.status_changes]))
         as_of = min(period_to, today)
+        frequency_days = effective_frequency(device.kind, interval.frequency_on(as_of),
+                                             longest_interval_days(jurisdiction))
         permit = device.permit
         ended = permit_ended_on(expires_on=permit.expires_on, day=as_of, changes=[
             reg.Dated(c.effective_on, c.status) for c in permit.status_changes])
-        status = device_status(as_of=as_of, last_qualifying=last_day, counted_from=permit.issued_on,
-                               frequency_days=frequency_days, grace_days=effective_grace(
-                                   device.kind, device.frequency_days, jurisdiction.grace_days,
-                                   jurisdiction.interceptor_max_interval_days),
-                               permit_ended=ended)
+        # A device renewed onto a new permit counts from its first permit's issue.
+        counted_from = min([permit.issued_on, *(p.issued_on for p in permits
+                                                 if p.id in {m.from_permit_id for m in device.permit_moves})])
+        status = device_status(as_of=as_of, last_qualifying=last_day, counted_from=counted_from,
+                               interval=interval, permit_ended=ended)
         revisions = [m.revisions[m.current_revision - 1] for m in manifests if m.device_id == device.id]
         accumulation = advice = None
         if device.kind == "interceptor":
@@ -140,7 +153,7 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
                 accumulation, liquid_depth_in=device.liquid_depth_in,
                 limit_share=jurisdiction.twenty_five_percent_rule, current_days=frequency_days,
                 allowed=jurisdiction.allowed_frequencies,
-                max_interval_days=jurisdiction.interceptor_max_interval_days)
+                max_interval_days=longest_interval_days(jurisdiction))
         lines.append(DeviceLine(device=device, permit=device.permit, frequency_days=frequency_days,
                                 status=status.status, due_on=status.due_on,
                                 days_overdue=status.days_overdue, last_qualifying=last_day,

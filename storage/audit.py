@@ -8,22 +8,23 @@ from datetime import date, timedelta
 
 from sqlalchemy import (
     Date,
-    Integer,
     String,
     and_,
     case,
     func,
     literal,
     null,
+    or_,
     select,
     true,
 )
-from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import aliased
-from sqlalchemy.sql.expression import FunctionElement
 
 from domain.presets import EXCHANGE_POLICY, ORDINANCE, POLICY
 from domain.status import ENDING_STATUSES
+# The interval's SQL, read by the lists from here too.
+from storage.intervals import (  # noqa: F401
+    by_frequency, day_of, first_issued, frequency_changed, longest_columns, service_bounds)
 from storage.localtime import day_start, local_day
 from storage.permit_status import permit_status_sql
 from storage.models import (
@@ -47,27 +48,6 @@ def day_number(day: date) -> int:
 
 def from_day_number(number: int) -> date:
     return date.fromordinal(EPOCH.toordinal() + int(number))
-
-
-class day_of(FunctionElement):
-    """Whole days since 2000-01-01 of a date column (an instant's day is its city's:
-    `storage.localtime.local_day`)."""
-
-    type = Integer()
-    inherit_cache = True
-    name = "day_of"
-
-
-@compiles(day_of, "sqlite")
-def _day_of_sqlite(element, compiler, **kw):
-    (arg,) = list(element.clauses)
-    return f"CAST(julianday(date({compiler.process(arg, **kw)})) - 2451544.5 AS INTEGER)"
-
-
-@compiles(day_of, "postgresql")
-def _day_of_postgresql(element, compiler, **kw):
-    (arg,) = list(element.clauses)
-    return f"(({compiler.process(arg, **kw)}) - DATE '2000-01-01')"
 
 
 def city_zone(jurisdiction_id, zone: str | None = None):
@@ -117,23 +97,12 @@ def permit_ended_day(ending):
 
 
 def effective_frequency():
-    """Device frequency, capped by the jurisdiction's longest interval for interceptors."""
+    """Device frequency, capped by the jurisdiction's longest interval in days for interceptors."""
     return case(
         (and_(Device.kind == "interceptor", Jurisdiction.interceptor_max_interval_days.is_not(None),
               Jurisdiction.interceptor_max_interval_days < Device.frequency_days),
          Jurisdiction.interceptor_max_interval_days),
         else_=Device.frequency_days,
-    )
-
-
-def effective_grace():
-    """The city's grace days, cut where the frequency and the grace together would pass its
-    longest interval for interceptors (`domain.status.effective_grace`)."""
-    room = Jurisdiction.interceptor_max_interval_days - effective_frequency()
-    return case(
-        (and_(Device.kind == "interceptor", Jurisdiction.interceptor_max_interval_days.is_not(None),
-              room < Jurisdiction.grace_days), room),
-        else_=Jurisdiction.grace_days,
     )
 
 
@@ -189,15 +158,18 @@ def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True):
     last, on = _last_service(as_of, dialect, manifest=manifest)
     ending, ending_on = _permit_ending(as_of, dialect)
     ended = permit_ended_day(ending) <= day_number(as_of)
-    frequency, grace = effective_frequency(), effective_grace()
-    start_day = func.coalesce(last.c.day, day_of(Permit.issued_on))
-    due_day = start_day + frequency
+    first = first_issued()
+    issued_day = func.coalesce(first.c.issued_day, day_of(Permit.issued_on))
+    start_day = func.coalesce(last.c.day, issued_day)
+    ran = by_frequency(start_day, Device.id, Device.frequency_days, frequency_changed(Device.id))
+    due_day, last_day = service_bounds(start_day, ran, Jurisdiction.grace_days, *longest_columns(),
+                                       permit_id=Permit.id)
     days_overdue = literal(day_number(as_of)) - due_day
     status = case(
         (ended, "permit_ended"),
         (last.c.manifest_id.is_(None), "never_serviced"),
         (days_overdue <= 0, case((days_overdue >= -14, "due_soon"), else_="compliant")),
-        (days_overdue <= grace, "overdue"),
+        (literal(day_number(as_of)) <= last_day, "overdue"),
         else_="missed",
     )
     return (
@@ -207,7 +179,8 @@ def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True):
             Permit.permit_number.label("permit_number"),
             permit_status_sql(as_of).label("permit_status"),
             Device.id.label("device_id"), Device.tag.label("device_tag"), Device.kind.label("device_kind"),
-            frequency.label("frequency_days"), grace.label("grace_days"),
+            # The days the gap may run to its due day, and the grace after it.
+            (due_day - start_day).label("frequency_days"), (last_day - due_day).label("grace_days"),
             last.c.day.label("last_service_day"), last.c.manifest_id.label("last_manifest_id"),
             *(_last_manifest(last) if manifest else ()),
             # Not yet due is 0 days overdue, as in a record's summary (domain.status).
@@ -221,7 +194,8 @@ def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True):
         .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
         .outerjoin(last, on)
         .outerjoin(ending, ending_on)
-        .where(Permit.issued_on <= as_of)
+        .outerjoin(first, first.c.device_id == Device.id)
+        .where(or_(Permit.issued_on <= as_of, first.c.issued_day <= day_number(as_of)))
     )
 
 

@@ -10,9 +10,12 @@ from storage.audit import (
     city_zone,
     day_number,
     day_of,
-    effective_frequency,
-    effective_grace,
+    by_frequency,
+    first_issued,
+    frequency_changed,
+    longest_columns,
     permit_ended_day,
+    service_bounds,
 )
 from storage.localtime import day_start, local_day, more_than_days_apart
 from storage.models import Device, Fse, Jurisdiction, Manifest, ManifestRevision, Permit
@@ -31,14 +34,20 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dia
     last, on = _last_service(None, dialect, manifest=False)
     # The city's devices, each with what its gaps are judged by and its last service (the gap
     # it opens): read once, beside every gap of the device.
+    longest_days, longest_months = longest_columns()
+    # A device renewed onto a new permit counts from its first permit's issue.
+    first = first_issued()
     city = (select(Device.id.label("device_id"), Device.permit_id.label("permit_id"),
-                   effective_frequency().label("frequency"),
-                   effective_grace().label("grace"), day_of(Permit.issued_on).label("issued_day"),
+                   Device.frequency_days.label("frequency"), frequency_changed(Device.id).label("changed"),
+                   Jurisdiction.grace_days.label("grace"),
+                   longest_days.label("longest_days"), longest_months.label("longest_months"),
+                   func.coalesce(first.c.issued_day, day_of(Permit.issued_on)).label("issued_day"),
                    last.c.day.label("last_day"))
             .select_from(Device).join(Fse, Fse.id == Device.fse_id)
             .join(Permit, Permit.id == Device.permit_id)
             .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
             .outerjoin(last, on)
+            .outerjoin(first, first.c.device_id == Device.id)
             .where(Fse.jurisdiction_id == jurisdiction_id)).cte("city")
     # The gaps the city's services of the period close, each from the service before it
     # (`previous_service_at`, the first service's from the permit's issue), read from the devices
@@ -46,8 +55,12 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dia
     # than `allowed` local days spans more than `allowed` - 1 days of elapsed time (a clock
     # change moves an hour), so only the gaps that do are given their local days.
     completed, previous = ManifestRevision.service_completed_at, ManifestRevision.previous_service_at
-    # Each device's bound, worked out once beside it, not for every service.
-    allowed = city.c.frequency + city.c.grace
+    # Each device's bound, worked out once beside it, not for every service: the frequency and
+    # grace, or fewer days where the longest interval is shorter (no month has under 28 days).
+    # A device whose frequency changed keeps every gap: its frequency differs from day to day.
+    by_plan = case((city.c.changed, 0), else_=city.c.frequency + city.c.grace)
+    shortest = func.coalesce(city.c.longest_months * 28, city.c.longest_days)
+    allowed = case((shortest < by_plan, shortest), else_=by_plan)
     closed = (select(ManifestRevision.device_id.label("device_id"), local_day(previous, zone).label("start_day"),
                      local_day(completed, zone).label("end_day"),
                      ManifestRevision.manifest_id.label("end_manifest_id"))
@@ -62,18 +75,20 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dia
     every_gap = union_all(closed, open_).subquery("every_gap")
     served_from = every_gap.c.start_day
     start = func.coalesce(served_from, city.c.issued_day)
-    due = start + city.c.frequency
+    ran = by_frequency(start, city.c.device_id, city.c.frequency, city.c.changed)
+    due, in_time = service_bounds(start, ran, city.c.grace, city.c.longest_days, city.c.longest_months,
+                                  permit_id=city.c.permit_id)
     reached = func.coalesce(every_gap.c.end_day, day_number(period_to))
-    missed_on = due + city.c.grace + 1
+    missed_on = in_time + 1
     # The gaps that reach past their due day and the grace, due to be missed by the period's
     # end: only these are read beside the registry and their permit's ending (which may end
     # them sooner).
     gaps = (select(every_gap.c.device_id, every_gap.c.end_day, every_gap.c.end_manifest_id,
-                   city.c.permit_id, city.c.frequency, city.c.grace, served_from.label("served_from"),
-                   start.label("start"),
-                   due.label("due"), reached.label("reached"), missed_on.label("missed_on"))
+                   city.c.permit_id, served_from.label("served_from"), start.label("start"),
+                   due.label("due"), in_time.label("in_time"), reached.label("reached"),
+                   missed_on.label("missed_on"))
             .join(city, city.c.device_id == every_gap.c.device_id)
-            .where(reached - due > city.c.grace, missed_on <= day_number(period_to))).subquery("gaps")
+            .where(reached > in_time, missed_on <= day_number(period_to))).subquery("gaps")
     ending, ending_on = _permit_ending(period_to, dialect)
     last_day_in_force = permit_ended_day(ending) - 1
     end = case((last_day_in_force < gaps.c.reached, last_day_in_force), else_=gaps.c.reached)
@@ -81,7 +96,7 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dia
         select(
             Fse.id.label("fse_id"), Fse.name.label("fse_name"), Fse.address.label("address"),
             Permit.permit_number.label("permit_number"), gaps.c.device_id.label("device_id"),
-            Device.tag.label("device_tag"), gaps.c.frequency.label("frequency_days"),
+            Device.tag.label("device_tag"), (gaps.c.due - gaps.c.start).label("frequency_days"),
             gaps.c.start.label("from_day"), gaps.c.due.label("due_day"), gaps.c.missed_on.label("missed_day"),
             gaps.c.end_day.label("serviced_day"), gaps.c.end_manifest_id.label("serviced_manifest_id"),
             (end - gaps.c.due).label("days_late"),
@@ -94,7 +109,7 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dia
         # dashboard's) reads neither table, as PostgreSQL leaves such a join out.
         .outerjoin(Device, Device.id == gaps.c.device_id)
         .outerjoin(Fse, Fse.id == Device.fse_id)
-        .where(end - gaps.c.due > gaps.c.grace, end >= day_number(period_from))
+        .where(end > gaps.c.in_time, end >= day_number(period_from))
     ).subquery("intervals")
     result = select(query)
     if fse_id:

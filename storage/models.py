@@ -23,6 +23,8 @@ from storage.manifest_models import (
 from storage.maintenance_models import TrapCleaning
 from storage.registry_models import (
     Device,
+    DeviceFrequencyChange,
+    DevicePermitMove,
     DisposalSite,
     DisposalSiteJurisdiction,
     DisposalSiteStatusChange,
@@ -54,6 +56,8 @@ __all__ = [
     "Permit",
     "PermitStatusChange",
     "Device",
+    "DeviceFrequencyChange",
+    "DevicePermitMove",
     "Hauler",
     "HaulerLicence",
     "HaulerRegistration",

@@ -41,6 +41,10 @@ class Jurisdiction(Base):
     retention_years: Mapped[int] = mapped_column(Integer)
     interceptor_default_frequency_days: Mapped[int] = mapped_column(Integer)
     interceptor_max_interval_days: Mapped[int | None] = mapped_column(Integer)
+    # Where the city's text counts the longest interval in calendar months (Tracy, Colusa).
+    interceptor_max_interval_months: Mapped[int | None] = mapped_column(Integer)
+    # Days' notice before a device's new frequency takes effect (Victorville 10.03.080(c): 30).
+    frequency_change_notice_days: Mapped[int] = mapped_column(Integer, server_default="30")
     trap_default_frequency_days: Mapped[int] = mapped_column(Integer)
     # Days between the FSE's own cleanings of a trap, where the city's text sets them (its log).
     trap_daily_cleaning: Mapped[int | None] = mapped_column(Integer)
@@ -135,6 +139,10 @@ class Device(Base):
 
     fse: Mapped[Fse] = relationship()
     permit: Mapped[Permit] = relationship()
+    frequency_changes: Mapped[list["DeviceFrequencyChange"]] = relationship(
+        order_by="DeviceFrequencyChange.effective_on")
+    # The permits it was on before `permit`, each until a move (a renewal) took effect.
+    permit_moves: Mapped[list["DevicePermitMove"]] = relationship(order_by="DevicePermitMove.effective_on")
     __table_args__ = (
         UniqueConstraint("fse_id", "tag"),
         CheckConstraint("kind IN ('interceptor', 'trap')", name="kind"),
@@ -142,6 +150,51 @@ class Device(Base):
         CheckConstraint("liquid_depth_in > 0", name="depth_positive"),
         CheckConstraint("frequency_days > 0", name="frequency_positive"),
         CheckConstraint("frequency_source IN ('assigned', 'city_default')", name="frequency_source"),
+    )
+
+
+class DeviceFrequencyChange(Base):
+    """A device's frequency changed from `effective_on` on: the days before stay judged by the
+    frequency then in force (`from_days` before the device's first change). Who made it is its
+    `registry_changes` row; why, and the notice the permittee had, are kept here."""
+
+    __tablename__ = "device_frequency_changes"
+    id: Mapped[uuid.UUID] = pk()
+    device_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("devices.id"))
+    from_days: Mapped[int] = mapped_column(Integer)
+    to_days: Mapped[int] = mapped_column(Integer)
+    effective_on: Mapped[date] = mapped_column(Date)
+    reason: Mapped[str] = mapped_column(Text)
+    # The day the permittee was told; the notice period runs from it.
+    noticed_on: Mapped[date] = mapped_column(Date)
+    # Why the change takes effect before the city's notice period has run, where it does.
+    sooner_because: Mapped[str | None] = mapped_column(Text)
+    recorded_at: Mapped[datetime] = created()
+    __table_args__ = (
+        # One change a day for a device: the frequency in force on any day is one.
+        UniqueConstraint("device_id", "effective_on"),
+        CheckConstraint("to_days > 0", name="to_days_positive"),
+        CheckConstraint("effective_on >= noticed_on", name="effective_after_notice"),
+    )
+
+
+class DevicePermitMove(Base):
+    """A device listed on `to_permit_id` from `effective_on` on (a renewal is a new permit): the
+    days before stay on `from_permit_id`, and a service on them is judged against it. Who moved
+    it is its `registry_changes` row."""
+
+    __tablename__ = "device_permit_moves"
+    id: Mapped[uuid.UUID] = pk()
+    device_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("devices.id"), index=True)
+    from_permit_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("permits.id"), index=True)
+    to_permit_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("permits.id"))
+    effective_on: Mapped[date] = mapped_column(Date)
+    reason: Mapped[str] = mapped_column(Text)
+    recorded_at: Mapped[datetime] = created()
+    __table_args__ = (
+        # One move a day for a device: the permit it is on, on any day, is one.
+        UniqueConstraint("device_id", "effective_on"),
+        CheckConstraint("from_permit_id <> to_permit_id", name="to_another_permit"),
     )
 
 

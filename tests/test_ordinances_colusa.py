@@ -1,5 +1,5 @@
 """Colusa Municipal Code ch. 15A, rule by rule, from the ordinance's own sentences."""
-from datetime import timedelta
+from datetime import date, timedelta
 
 from sqlalchemy import update
 
@@ -11,6 +11,7 @@ from tests.ordinance_cases import (
     at_and_over_a_quarter,
     evening_of_the_permits_last_day,
     findings_of,
+    pacific,
     register_device,
     trap_body,
     world_in,
@@ -54,18 +55,38 @@ def test_an_interceptor_at_least_once_every_twelve_months(client, session, froze
     Victorville's list of five)."""
     world = world_in(client, session, frozen_clock, CITY)
     admin = admin_of(client, session, CITY)
-    refused = register_device(client, admin, world, frequency_days=366)
+    refused = register_device(client, admin, world, frequency_days=367)
     assert refused.status_code == 422
     assert refused.json["errors"]["frequency_days"] == [
-        "An interceptor must be serviced at least every 365 days (Colusa 15A-16(C)(2))."]
-    assert register_device(client, admin, world, frequency_days=365).status_code == 201
+        "An interceptor must be serviced at least every 12 months: no frequency over 366 days (Colusa 15A-16(C)(2))."]
+    assert register_device(client, admin, world, frequency_days=366).status_code == 201
     assert register_device(client, admin, world, tag="GI-3", frequency_days=45).status_code == 201
     session.execute(update(Jurisdiction).where(Jurisdiction.code == CITY).values(grace_days=30))
     session.commit()
-    world.post(world.body(device_tag="GI-2", completed=NOW - timedelta(days=366, hours=2), disposal=None))
+    world.post(world.body(device_tag="GI-2", completed=NOW - timedelta(days=367, hours=2), disposal=None))
     finding = findings_of(world.post(world.body(device_tag="GI-2", completed=NOW - timedelta(hours=2))))[
         "service_interval_exceeded"]
     assert (finding["basis"], finding["citation"]) == ("ordinance", "Colusa 15A-16(C)(2)")
+
+
+def test_twelve_months_are_calendar_months(client, session, frozen_clock):
+    """15A-16(C)(2): "Every FSE with a grease interceptor shall fully pump out and clean its
+    grease interceptor not less than once every twelve months." Twelve calendar months from 1
+    March 2023 end on 1 March 2024, 366 days on, past 29 February: a pump-out that day is in
+    time, and the day after is late."""
+    world = world_in(client, session, frozen_clock, CITY, now=pacific(2024, 3, 3, 18))
+    world.permit.issued_on = date(2023, 1, 1)
+    session.commit()
+    admin = admin_of(client, session, CITY)
+    for tag in ("GI-2", "GI-3"):
+        assert register_device(client, admin, world, tag=tag, frequency_days=366).status_code == 201
+        world.post(world.body(device_tag=tag, completed=pacific(2023, 3, 1, 9), disposal=None))
+    on_time = findings_of(world.post(world.body(device_tag="GI-2", completed=pacific(2024, 3, 1, 23, 30))))
+    assert "service_interval_exceeded" not in on_time
+    late = findings_of(world.post(world.body(device_tag="GI-3", completed=pacific(2024, 3, 2, 9))))
+    assert late["service_interval_exceeded"]["citation"] == "Colusa 15A-16(C)(2)"
+    assert late["service_interval_exceeded"]["message"].startswith("367 days since the previous qualifying "
+                                                                   "service; at most 366 allowed")
 
 
 def test_twenty_five_percent_is_exceeded_only_past_a_quarter(client, session, frozen_clock):

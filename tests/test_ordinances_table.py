@@ -33,7 +33,7 @@ def test_every_city_states_each_rule_with_its_own_section_or_exchange_policy(cli
     for code, city in cities.items():
         assert city["time_zone"] == "America/Los_Angeles"
         rules = {row["rule"]: row for row in city["rules"]}
-        assert len(rules) == 29
+        assert len(rules) == 31
         for row in city["rules"]:
             assert row["citation"] == city["citations"][row["rule"]]
             if row["basis"] == "ordinance":
@@ -69,7 +69,7 @@ def test_a_preset_cites_only_its_own_city():
 def test_the_command_line_shows_the_same_table(app):
     output = app.test_cli_runner().invoke(args=["jurisdictions", "presets"]).output
     tracy = output[output.index("tracy: City of Tracy"):]
-    assert "  interceptor_max_interval_days = 183  [ordinance: Tracy 5.26 interceptor maintenance (e)(2)]\n" \
+    assert "  interceptor_max_interval_months = 6  [ordinance: Tracy 5.26 interceptor maintenance (e)(2)]\n" \
            '      "All FSEs with a grease interceptor shall maintain their grease interceptor not less than every ' \
            'six (6) months."\n' in tracy
     assert "  manifest_deadline_hours = 72  [exchange policy]\n  retention_years" in tracy
@@ -116,7 +116,8 @@ def test_cities_created_from_the_earlier_presets_are_brought_to_their_ordinances
         preset = expected[row.code]
         assert row.citations == preset["citations"], row.code
         for name in ("allowed_frequencies", "trap_default_frequency_days", "retention_years",
-                     "min_outlet_clearance_in", "interceptor_max_interval_days", "interceptor_default_frequency_days"):
+                     "min_outlet_clearance_in", "interceptor_max_interval_days", "interceptor_max_interval_months",
+                     "interceptor_default_frequency_days"):
             assert getattr(row, name) == preset[name], (row.code, name)
 
 

@@ -90,13 +90,14 @@ def test_an_interceptor_at_least_every_six_months(client, session, frozen_clock)
     Victorville's list."""
     world = world_in(client, session, frozen_clock, CITY)
     admin = admin_of(client, session, CITY)
-    refused = register_device(client, admin, world, frequency_days=184)
+    refused = register_device(client, admin, world, frequency_days=185)
     assert refused.status_code == 422
     assert refused.json["errors"]["frequency_days"] == [
-        "An interceptor must be serviced at least every 183 days (Tracy 5.26 interceptor maintenance (e)(2))."]
+        "An interceptor must be serviced at least every 6 months: no frequency over 184 days "
+        "(Tracy 5.26 interceptor maintenance (e)(2))."]
     assert register_device(client, admin, world, frequency_days=45).status_code == 201
     assert register_device(client, admin, world, tag="GI-3", frequency_days=183).status_code == 201
-    # A 30-day grace would let a 183-day interceptor run 213 days; six months stop it at 183.
+    # A 30-day grace would let a 183-day interceptor run 213 days; six months stop it.
     session.execute(update(Jurisdiction).where(Jurisdiction.code == CITY).values(grace_days=30))
     session.commit()
     world.post(world.body(device_tag="GI-3", completed=NOW - timedelta(days=184, hours=2), disposal=None))
@@ -108,7 +109,8 @@ def test_an_interceptor_at_least_every_six_months(client, session, frozen_clock)
 def test_a_grace_does_not_stretch_six_months_in_the_lists_either(client, session, frozen_clock):
     """5.26 interceptor maintenance (e)(2): "not less than every six (6) months." A 30-day grace
     (exchange policy) lets a 45-day interceptor run 75 days before it is missed, but a 183-day
-    one is missed the day after its 183rd, in the auditor's lists as in the finding."""
+    one is missed the day after six months (29 November to 29 May, 181 days), in the auditor's
+    lists as in the finding."""
     world = world_in(client, session, frozen_clock, CITY, now=pacific(2026, 6, 1, 9))
     admin = admin_of(client, session, CITY)
     assert register_device(client, admin, world, tag="GI-3", frequency_days=183).status_code == 201
@@ -127,22 +129,70 @@ def test_a_grace_does_not_stretch_six_months_in_the_lists_either(client, session
         return {row["device_tag"]: (row["status"], row["days_overdue"], row["grace_days"]) for row in items}
 
     served = date(2025, 11, 29)
-    assert "GI-3" not in standing(served + timedelta(days=183))  # due that day: six months exactly
-    assert standing(served + timedelta(days=184))["GI-3"] == ("missed", 1, 0)
+    assert "GI-3" not in standing(date(2026, 5, 29))  # due that day: six months exactly
+    assert standing(date(2026, 5, 30))["GI-3"] == ("missed", 1, 0)
     assert standing(served + timedelta(days=75))["GI-4"] == ("overdue", 30, 30)
     assert standing(served + timedelta(days=76))["GI-4"] == ("missed", 31, 30)
-    period = client.get("/v1/audit/missed-services", query_string={"from": "2026-05-01", "to": "2026-06-01"},
+    period = client.get("/v1/audit/missed-services", query_string={"from": "2026-05-01", "to": "2026-05-30"},
                         headers=factories.bearer(auditor)).json["items"]
     gaps = {row["device_tag"]: (row["due_on"], row["missed_on"]) for row in period}
-    assert gaps["GI-3"] == ("2026-05-31", "2026-06-01") and "GI-4" in gaps
-    record = client.get(f"/v1/fses/{world.device.fse_id}/records", headers=factories.bearer(auditor)).json
-    assert record["summary"]["devices"]["GI-3"] == {"status": "missed", "next_due_on": "2026-05-31", "days_overdue": 1}
-    # Serviced on 31 May, 183 days after: no finding, and no gap in the lists.
-    on_time = world.post(world.body(device_tag="GI-3", completed=pacific(2026, 5, 31, 23, 30), disposal=None))
+    assert gaps["GI-3"] == ("2026-05-29", "2026-05-30") and "GI-4" in gaps
+    record = client.get(f"/v1/fses/{world.device.fse_id}/records", query_string={"to": "2026-05-30"},
+                        headers=factories.bearer(auditor)).json
+    assert record["summary"]["devices"]["GI-3"] == {"status": "missed", "next_due_on": "2026-05-29", "days_overdue": 1}
+    # Serviced on 29 May, six months after: no finding, and no gap in the lists.
+    on_time = world.post(world.body(device_tag="GI-3", completed=pacific(2026, 5, 29, 23, 30), disposal=None))
     assert "service_interval_exceeded" not in findings_of(on_time)
     period = client.get("/v1/audit/missed-services", query_string={"from": "2026-05-01", "to": "2026-06-01"},
                         headers=factories.bearer(auditor)).json["items"]
     assert "GI-3" not in {row["device_tag"] for row in period}
+
+
+def test_six_months_are_calendar_months(client, session, frozen_clock):
+    """5.26 interceptor maintenance (e)(2): "All FSEs with a grease interceptor shall maintain
+    their grease interceptor not less than every six (6) months." Six calendar months from 1
+    January end on 1 July: a pump-out on 1 January and the next on 3 July is a missed service,
+    although only 183 days apart, in the finding and in the auditor's lists."""
+    world = world_in(client, session, frozen_clock, CITY, now=pacific(2026, 7, 3, 18))
+    admin = admin_of(client, session, CITY)
+    assert register_device(client, admin, world, tag="GI-3", frequency_days=183).status_code == 201
+    world.post(world.body(device_tag="GI-3", completed=pacific(2026, 1, 1, 9), disposal=None))
+    late = findings_of(world.post(world.body(device_tag="GI-3", completed=pacific(2026, 7, 3, 9))))
+    finding = late["service_interval_exceeded"]
+    assert finding["citation"] == "Tracy 5.26 interceptor maintenance (e)(2)"
+    assert finding["message"] == ("183 days since the previous qualifying service; at most 181 allowed "
+                                  "(183-day frequency, 0 grace, 6-month longest interval).")
+    auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=[CITY]))
+    period = client.get("/v1/audit/missed-services", query_string={"from": "2026-06-01", "to": "2026-07-03"},
+                        headers=factories.bearer(auditor)).json["items"]
+    gaps = {row["device_tag"]: (row["due_on"], row["missed_on"], row["days_late"]) for row in period}
+    assert gaps["GI-3"] == ("2026-07-01", "2026-07-02", 2)
+
+
+def test_six_months_from_the_last_day_of_a_month_end_on_the_last_day_of_february(client, session, frozen_clock):
+    """5.26 interceptor maintenance (e)(2): "not less than every six (6) months." Counted in
+    calendar months, a month without the day counts its last day (exchange policy): from 31
+    August, due by 28 February; 1 March is late. Up to six months in any season a frequency
+    may run (184 days, from 31 July), no longer."""
+    world = world_in(client, session, frozen_clock, CITY, now=pacific(2026, 3, 2, 18))
+    admin = admin_of(client, session, CITY)
+    refused = register_device(client, admin, world, tag="GI-9", frequency_days=185)
+    assert refused.status_code == 422
+    assert refused.json["errors"]["frequency_days"] == [
+        "An interceptor must be serviced at least every 6 months: no frequency over 184 days "
+        "(Tracy 5.26 interceptor maintenance (e)(2))."]
+    for tag in ("GI-3", "GI-4"):
+        assert register_device(client, admin, world, tag=tag, frequency_days=184).status_code == 201
+        world.post(world.body(device_tag=tag, completed=pacific(2025, 8, 31, 9), disposal=None))
+    on_time = findings_of(world.post(world.body(device_tag="GI-3", completed=pacific(2026, 2, 28, 23, 30))))
+    assert "service_interval_exceeded" not in on_time
+    late = findings_of(world.post(world.body(device_tag="GI-4", completed=pacific(2026, 3, 1, 0, 30))))
+    assert late["service_interval_exceeded"]["message"].startswith("182 days since the previous qualifying "
+                                                                   "service; at most 181 allowed")
+    auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=[CITY]))
+    record = client.get(f"/v1/fses/{world.device.fse_id}/records", query_string={"to": "2026-02-27"},
+                        headers=factories.bearer(auditor)).json
+    assert record["summary"]["devices"]["GI-4"]["next_due_on"] == "2026-02-28"
 
 
 def test_twenty_five_percent_is_exceeded_only_past_a_quarter(client, session, frozen_clock):
