@@ -8,6 +8,7 @@ In production a TLS-terminating proxy that buffers whole requests stands in fron
 Each worker marks itself alive by touching a file after every request; the file lives in
 memory, so a touch never waits on the journal of the disk the database commits to.
 """
+
 import os
 
 worker_class = "api.serving.Worker"

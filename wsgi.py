@@ -1,4 +1,5 @@
 """The WSGI entry point: `gunicorn wsgi:app`, `flask --app wsgi ...`."""
+
 import gc
 
 from api import create_app

@@ -1,5 +1,6 @@
 """Pages reached from a mailed link (accepting an invitation, resetting a password) and the
 page where a person turns a second factor on of their own accord."""
+
 import logging
 import uuid
 
@@ -41,8 +42,14 @@ def invitation(token):
         return page("signin/invitation.html", invitation=invited, organisation=organisation, existing=existing)
 
     def refuse(message, status, _=None):
-        return page("signin/invitation.html", status, invitation=invited, organisation=organisation,
-                    existing=existing, message=message)
+        return page(
+            "signin/invitation.html",
+            status,
+            invitation=invited,
+            organisation=organisation,
+            existing=existing,
+            message=message,
+        )
 
     # An account's password is counted here as at sign-in: the link is no way around the limits.
     tries = attempts(invited.email) if existing else None
@@ -50,8 +57,13 @@ def invitation(token):
     if wait:
         return waited(refuse, wait)
     try:
-        accounts.accept(db.session, token, name=request.form.get("name"), password=request.form.get("password"),
-                        config=current_app.config)
+        accounts.accept(
+            db.session,
+            token,
+            name=request.form.get("name"),
+            password=request.form.get("password"),
+            config=current_app.config,
+        )
     except (LinkInvalid, LinkUnknown) as error:
         return _link_gone(error)
     except ServiceError as error:
@@ -63,8 +75,11 @@ def invitation(token):
         return refuse(_said(error), status_of(error))
     if tries:
         tries.password_right()
-    return page("signin/message.html", title="Welcome to fogx",
-                detail=f"You are now {invited.role} of {organisation}. Sign in from the portal or your app.")
+    return page(
+        "signin/message.html",
+        title="Welcome to fogx",
+        detail=f"You are now {invited.role} of {organisation}. Sign in from the portal or your app.",
+    )
 
 
 @bp.route("/reset", methods=["GET", "POST"])
@@ -85,7 +100,7 @@ def _mail_reset_after_answering(email):
         with app.app_context():
             try:
                 passwords.request_reset(db.session, email, config=app.config)
-            except Exception:  # noqa: BLE001  the answer has been sent
+            except Exception:  # the answer has been sent
                 db.session.rollback()
                 log.warning("a password reset mail failed", exc_info=True)
 
@@ -112,8 +127,11 @@ def reset(token):
         return page("signin/reset.html", status_of(error), message=_said(error))
     # The owner back with a new password does not wait out their own failures from here.
     attempts(person.email).password_right()
-    return page("signin/message.html", title="Password changed",
-                detail="Your new password is set, and every app signed in with the old one is signed out.")
+    return page(
+        "signin/message.html",
+        title="Password changed",
+        detail="Your new password is set, and every app signed in with the old one is signed out.",
+    )
 
 
 def _enrolment_signer():
@@ -124,6 +142,7 @@ def _enrolment_signer():
 def second_factor():
     """Any person turns on TOTP: their password first, then the key, a code from the app, and
     the recovery codes, shown once. Who is enrolling travels signed in `pending`."""
+
     def ask(message=None, status=200, email=""):
         return page("signin/second_factor.html", status, message=message, email=email)
 
@@ -133,8 +152,11 @@ def second_factor():
         if person is None:
             return refusal
         if person.totp_enabled_at is not None:
-            return page("signin/message.html", title="Your second factor is on already",
-                        detail="Signing in asks for a code from your authenticator app, or a recovery code.")
+            return page(
+                "signin/message.html",
+                title="Your second factor is on already",
+                detail="Signing in asks for a code from your authenticator app, or a recovery code.",
+            )
         twofactor.enrolling(db.session, person)
         return _enrol_page(person)
     if step == "enrol":
@@ -154,9 +176,15 @@ def second_factor():
 
 
 def _enrol_page(person, message=None, status=200):
-    return page("signin/enrol.html", status, message=message, action="/signin/second-factor",
-                pending=_enrolment_signer().dumps([str(person.id), passwords.password_stamp(person)]),
-                secret=person.totp_secret, uri=twofactor.provisioning_uri(person))
+    return page(
+        "signin/enrol.html",
+        status,
+        message=message,
+        action="/signin/second-factor",
+        pending=_enrolment_signer().dumps([str(person.id), passwords.password_stamp(person)]),
+        secret=person.totp_secret,
+        uri=twofactor.provisioning_uri(person),
+    )
 
 
 def _said(error: ServiceError) -> str:

@@ -1,4 +1,5 @@
 """`create_app(config)`: extensions are created at module level and wired here."""
+
 import io
 import re
 import uuid
@@ -7,9 +8,9 @@ from flask import Flask, Request, current_app, g, has_request_context, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from api import cli, errors, exports, logs
+from api.config import load_config
 from api.errors import BadRequest, PayloadTooLarge, UriTooLong
 from api.worker import start_background_work
-from api.config import load_config
 from storage.db import db
 from storage.objects import make_store
 from storage.uploads import HashingSpool
@@ -47,8 +48,9 @@ def create_app(config=None):
 
     if app.config["TRUSTED_PROXIES"]:
         # Behind a TLS-terminating proxy the scheme and client address come from its headers.
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=app.config["TRUSTED_PROXIES"],
-                                x_proto=app.config["TRUSTED_PROXIES"])
+        app.wsgi_app = ProxyFix(
+            app.wsgi_app, x_for=app.config["TRUSTED_PROXIES"], x_proto=app.config["TRUSTED_PROXIES"]
+        )
     db.init_app(app, only_reads=_only_reads)
     app.extensions["fogx.store"] = make_store(app.config)
     errors.init_app(app)
@@ -65,8 +67,24 @@ def create_app(config=None):
 
     init_oidc(app)
 
-    from api import (audit, changes, corrections, deliveries, docs, health, imports, jurisdictions, maintenance,
-                     manifests, portal, receipts, records, registry, trends, webhooks)
+    from api import (
+        audit,
+        changes,
+        corrections,
+        deliveries,
+        docs,
+        health,
+        imports,
+        jurisdictions,
+        maintenance,
+        manifests,
+        portal,
+        receipts,
+        records,
+        registry,
+        trends,
+        webhooks,
+    )
 
     app.register_blueprint(health.bp)
     app.register_blueprint(docs.bp)
@@ -116,8 +134,7 @@ def _request_ids(app):
     @app.before_request
     def _refuse_nul():
         # NUL never belongs in a URL; PostgreSQL could not even compare it.
-        if "\x00" in request.path or any("\x00" in k or "\x00" in v
-                                          for k, v in request.args.items(multi=True)):
+        if "\x00" in request.path or any("\x00" in k or "\x00" in v for k, v in request.args.items(multi=True)):
             raise BadRequest("The URL contains a NUL character.")
 
     @app.after_request
@@ -155,9 +172,11 @@ class _SmallBodies:
         if _BlockReads.wraps(environ.get("wsgi.input")):
             environ["wsgi.input"] = _BlockReads(environ["wsgi.input"])
         method = environ.get("REQUEST_METHOD")
-        if method in ("POST", "PUT", "PATCH") and not environ.get("CONTENT_TYPE", "").startswith(
-            "multipart/"
-        ) and not (method == "PUT" and _STREAMED_PUT.match(environ.get("PATH_INFO", ""))):
+        if (
+            method in ("POST", "PUT", "PATCH")
+            and not environ.get("CONTENT_TYPE", "").startswith("multipart/")
+            and not (method == "PUT" and _STREAMED_PUT.match(environ.get("PATH_INFO", "")))
+        ):
             declared = environ.get("CONTENT_LENGTH")
             chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
             if declared and declared.isdigit():
@@ -244,6 +263,4 @@ def _refuse_large_bodies(app):
     @app.before_request
     def _refuse():
         if request.environ.get("fogx.body_too_large"):
-            raise PayloadTooLarge(
-                f"The body is larger than {app.config['MAX_JSON_BYTES']} bytes."
-            )
+            raise PayloadTooLarge(f"The body is larger than {app.config['MAX_JSON_BYTES']} bytes.")

@@ -1,10 +1,10 @@
 """Audit routes: missed services, findings, scorecards, frequency recommendations, due lists."""
+
 import uuid
 
 from flask import Blueprint, Response, request, stream_with_context
 
 from api.downloads import disposition
-
 from api.validation import load
 from auth.protect import current_principal, require
 from auth.scopes import AUDIT_READ, MANIFESTS_READ, MANIFESTS_WRITE, RECORDS_READ
@@ -27,8 +27,11 @@ def _wants_csv(args):
 def _zone():
     """The caller's city's time zone (a hauler's: its first city's): a sheet's times are in it."""
     principal = current_principal()
-    return (audit.zone_of(db.session, principal.jurisdiction_id) if principal.jurisdiction_id
-            else audit.hauler_zone(db.session, principal.hauler_id))
+    return (
+        audit.zone_of(db.session, principal.jurisdiction_id)
+        if principal.jurisdiction_id
+        else audit.hauler_zone(db.session, principal.hauler_id)
+    )
 
 
 def _csv(rows, name):

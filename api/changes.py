@@ -1,4 +1,5 @@
 """`GET /v1/changes`: the change feed of the manifests within the caller's reach."""
+
 from flask import Blueprint, request
 
 from api.validation import load

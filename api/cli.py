@@ -1,4 +1,5 @@
 """Operator commands: `flask --app wsgi db|jurisdictions|clients|demo ...`."""
+
 import json
 import sys
 
@@ -25,8 +26,9 @@ def _store():
 
 
 @storage_cli.command("sweep")
-@click.option("--older-than-minutes", type=int, default=None,
-              help="Only objects older than this (default SWEEP_DELAY_MINUTES).")
+@click.option(
+    "--older-than-minutes", type=int, default=None, help="Only objects older than this (default SWEEP_DELAY_MINUTES)."
+)
 @click.option("--dry-run", is_flag=True, help="Count what would go; remove nothing.")
 def storage_sweep(older_than_minutes, dry_run):
     """Remove objects no committed document references (after a delay)."""
@@ -38,12 +40,19 @@ def storage_sweep(older_than_minutes, dry_run):
 
     minutes = older_than_minutes if older_than_minutes is not None else current_app.config["SWEEP_DELAY_MINUTES"]
     with click.progressbar(length=0, label="sweeping", file=sys.stderr, show_pos=True) as bar:
-        counts = sweep(db.session, _store(), older_than=timedelta(minutes=minutes), dry_run=dry_run,
-                       progress=lambda _key: bar.update(1))
+        counts = sweep(
+            db.session,
+            _store(),
+            older_than=timedelta(minutes=minutes),
+            dry_run=dry_run,
+            progress=lambda _key: bar.update(1),
+        )
     verb = "would remove" if dry_run else "removed"
-    click.echo(f"{verb} {counts['removed']} unreferenced object(s); kept {counts['kept']} referenced, "
-               f"{counts['young']} younger than {minutes} min, {counts['refused']} refused by the store; "
-               f"{verb} {counts['partials']} abandoned partial write(s)")
+    click.echo(
+        f"{verb} {counts['removed']} unreferenced object(s); kept {counts['kept']} referenced, "
+        f"{counts['young']} younger than {minutes} min, {counts['refused']} refused by the store; "
+        f"{verb} {counts['partials']} abandoned partial write(s)"
+    )
 
 
 @storage_cli.command("check")
@@ -91,8 +100,12 @@ def webhooks_run(once, interval):
 
     while True:
         with click.progressbar(length=webhooks.due_count(db.session), label="webhooks", file=sys.stderr) as bar:
-            counts = webhooks.deliver(db.session, signing_key=webhook_signing_key(current_app.config),
-                                      allow_local=current_app.config["WEBHOOK_ALLOW_LOCAL"], progress=bar.update)
+            counts = webhooks.deliver(
+                db.session,
+                signing_key=webhook_signing_key(current_app.config),
+                allow_local=current_app.config["WEBHOOK_ALLOW_LOCAL"],
+                progress=bar.update,
+            )
         click.echo(", ".join(f"{name} {count}" for name, count in counts.items()))
         if once:
             return
@@ -148,7 +161,7 @@ def jurisdictions_presets():
             basis = f"ordinance: {row['citation']}" if row["basis"] == ORDINANCE else "exchange policy"
             click.echo(f"  {row['rule']} = {json.dumps(row['value'])}  [{basis}]")
             if row["quote"]:
-                click.echo(f"      \"{row['quote']}\"")
+                click.echo(f'      "{row["quote"]}"')
 
 
 @jurisdictions_cli.command("add")
@@ -173,17 +186,29 @@ def jurisdictions_list():
 
 
 @clients_cli.command("create")
-@click.option("--role", type=click.Choice(["hauler", "fse", "auditor", "admin", "site"]),
-              help="A client acting for one principal (client credentials).")
-@click.option("--subject", "subjects", multiple=True,
-              help="Hauler id; FSE id (repeat for several); jurisdiction code for auditor/admin; "
-                   "disposal site id for site.")
+@click.option(
+    "--role",
+    type=click.Choice(["hauler", "fse", "auditor", "admin", "site"]),
+    help="A client acting for one principal (client credentials).",
+)
+@click.option(
+    "--subject",
+    "subjects",
+    multiple=True,
+    help="Hauler id; FSE id (repeat for several); jurisdiction code for auditor/admin; disposal site id for site.",
+)
 @click.option("--scope", "scopes", multiple=True, help="Scope to grant (repeat); default: all of the role's.")
 @click.option("--name", help="A label for the client.")
-@click.option("--redirect-uri", "redirect_uris", multiple=True,
-              help="An app people sign in through (authorization code + PKCE): its redirect URI (repeat).")
+@click.option(
+    "--redirect-uri",
+    "redirect_uris",
+    multiple=True,
+    help="An app people sign in through (authorization code + PKCE): its redirect URI (repeat).",
+)
 @click.option("--public", is_flag=True, help="With --redirect-uri: an app that keeps no secret (PKCE alone).")
-@click.option("--first-party", is_flag=True, help="With --redirect-uri: fogx's own app; people are not asked to consent.")
+@click.option(
+    "--first-party", is_flag=True, help="With --redirect-uri: fogx's own app; people are not asked to consent."
+)
 @click.option("--client-id", help="With --redirect-uri: the app's client id (the portal's is fogx-portal).")
 def clients_create(role, subjects, scopes, name, redirect_uris, public, first_party, client_id):
     """Create a client; prints its client_id and client_secret (shown once)."""
@@ -196,8 +221,15 @@ def clients_create(role, subjects, scopes, name, redirect_uris, public, first_pa
 
             if role or subjects:
                 raise ClientError("an app people sign in through acts for them: no --role or --subject")
-            row, secret = apps.create_app(db.session, name=name, redirect_uris=redirect_uris, public=public,
-                                          first_party=first_party, scopes=scopes, client_id=client_id)
+            row, secret = apps.create_app(
+                db.session,
+                name=name,
+                redirect_uris=redirect_uris,
+                public=public,
+                first_party=first_party,
+                scopes=scopes,
+                client_id=client_id,
+            )
             click.echo(json.dumps({**apps.describe(row), "client_secret": secret}, indent=2))
             return
         if not role or not subjects:
@@ -253,8 +285,7 @@ def demo_load():
 
 @click.command("import")
 @with_appcontext
-@click.argument("kind", type=click.Choice(["fses", "permits", "devices", "haulers", "vehicles",
-                                          "disposal-sites"]))
+@click.argument("kind", type=click.Choice(["fses", "permits", "devices", "haulers", "vehicles", "disposal-sites"]))
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
 @click.option("--jurisdiction", "code", required=True, help="The city the rows belong to.")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole report as JSON.")
@@ -274,13 +305,14 @@ def import_csv(kind, path, code, as_json):
         except ImportError_ as error:
             raise click.UsageError(str(error)) from error
         with click.progressbar(length=total, label=f"importing {kind}", file=sys.stderr) as bar:
-            report = run_import(db.session, jurisdiction=jurisdiction, kind=kind, rows=rows,
-                                progress=bar.update)
+            report = run_import(db.session, jurisdiction=jurisdiction, kind=kind, rows=rows, progress=bar.update)
     if as_json:
         click.echo(json.dumps(report.as_dict(), indent=2))
         return
-    click.echo(f"{report.rows} rows: {report.created} created, {report.updated} updated, "
-               f"{report.unchanged} unchanged, {report.rejected} rejected")
+    click.echo(
+        f"{report.rows} rows: {report.created} created, {report.updated} updated, "
+        f"{report.unchanged} unchanged, {report.rejected} rejected"
+    )
     for rejection in report.rejections:
         click.echo(f"  row {rejection['row']}: {rejection['reason']}")
     for warning in report.warnings:
@@ -296,20 +328,21 @@ records_cli = AppGroup("records", help="Per-FSE records.")
 def retention_purge(dry_run):
     """Remove records past their city's retention_years, counted from the first filing or the
     latest service any revision had, except those a legal hold or a correction in review keeps."""
+    from domain.clock import now
     from services import retention
 
-    from domain.clock import now
-
     candidates = retention.expired(db.session, now())
-    with click.progressbar(length=len(candidates), label="purging" if not dry_run else "checking",
-                           file=sys.stderr) as bar:
-        summary = retention.purge(db.session, _store(), candidates=candidates, dry_run=dry_run,
-                                  progress=bar.update)
+    with click.progressbar(
+        length=len(candidates), label="purging" if not dry_run else "checking", file=sys.stderr
+    ) as bar:
+        summary = retention.purge(db.session, _store(), candidates=candidates, dry_run=dry_run, progress=bar.update)
     verb = "would purge" if dry_run else "purged"
-    click.echo(f"{summary['expired']} manifest(s) past retention: {verb} {summary['purged']}, "
-               f"kept {summary['held']} under legal hold; scans removed {summary['objects_removed']}, "
-               f"refused by the store {summary['objects_refused']}; kept {summary['in_review']} with a "
-               f"correction awaiting the city's review")
+    click.echo(
+        f"{summary['expired']} manifest(s) past retention: {verb} {summary['purged']}, "
+        f"kept {summary['held']} under legal hold; scans removed {summary['objects_removed']}, "
+        f"refused by the store {summary['objects_refused']}; kept {summary['in_review']} with a "
+        f"correction awaiting the city's review"
+    )
 
 
 @retention_cli.command("hold")
@@ -389,8 +422,9 @@ def people_invite(email, hauler_id, site_id, role):
     if bool(hauler_id) == bool(site_id):
         raise click.UsageError("give --hauler or --site")
     try:
-        invitation = accounts.invite_for_company(db.session, email=email, role=role, hauler_id=hauler_id,
-                                                 site_id=site_id, config=current_app.config)
+        invitation = accounts.invite_for_company(
+            db.session, email=email, role=role, hauler_id=hauler_id, site_id=site_id, config=current_app.config
+        )
     except (Invalid, NotFound) as error:
         raise click.UsageError(str(error)) from error
     click.echo(f"invited {invitation.email} as {invitation.role}; the link is mailed (invitation {invitation.id})")
@@ -425,6 +459,18 @@ def people_withdraw(invitation_id):
 
 
 def init_app(app):
-    for group in (db_cli, jurisdictions_cli, clients_cli, people_cli, demo_cli, manifests_cli, storage_cli,
-                  outbox_cli, webhooks_cli, retention_cli, records_cli, import_csv):
+    for group in (
+        db_cli,
+        jurisdictions_cli,
+        clients_cli,
+        people_cli,
+        demo_cli,
+        manifests_cli,
+        storage_cli,
+        outbox_cli,
+        webhooks_cli,
+        retention_cli,
+        records_cli,
+        import_csv,
+    ):
         app.cli.add_command(group)

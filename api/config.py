@@ -1,10 +1,12 @@
 """Settings read from the environment; the defaults make `make run` work with no services."""
+
 import os
 import secrets
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 INSTANCE = ROOT / "instance"
+
 
 class ConfigError(ValueError):
     pass
@@ -91,7 +93,12 @@ def _check(config):
         raise ConfigError("WEBHOOK_SIGNING_KEY must be at least 32 characters")
     if config["PERSON_TOKEN_TTL_SECONDS"] <= 0 or config["REFRESH_TOKEN_TTL_SECONDS"] <= 0:
         raise ConfigError("PERSON_TOKEN_TTL_SECONDS and REFRESH_TOKEN_TTL_SECONDS must be positive")
-    for name in ("SIGN_IN_FAILURE_LIMIT", "SIGN_IN_LOCKOUT_SECONDS", "AUTH_FAILURE_LIMIT", "AUTH_FAILURE_WINDOW_SECONDS"):
+    for name in (
+        "SIGN_IN_FAILURE_LIMIT",
+        "SIGN_IN_LOCKOUT_SECONDS",
+        "AUTH_FAILURE_LIMIT",
+        "AUTH_FAILURE_WINDOW_SECONDS",
+    ):
         if config[name] <= 0:
             raise ConfigError(f"{name} must be positive: failures are counted in a window, and some are allowed")
     if config["S3_OBJECT_LOCK"] not in ("compliance", "governance", "off"):

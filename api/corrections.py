@@ -1,4 +1,5 @@
 """`/v1/audit/corrections`: the city reviews the corrections that would move a manifest."""
+
 from flask import Blueprint, request, url_for
 
 from api.idempotency import idempotent

@@ -1,6 +1,7 @@
 """Cross-site request forgery: every form fogx serves carries a token kept in the person's
 signed session cookie (a synchronizer token), and a POST to a page whose token is missing or
 not the session's is refused before it changes anything."""
+
 import hmac
 import secrets
 

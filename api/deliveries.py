@@ -1,5 +1,6 @@
 """`/v1/deliveries`: a disposal site's clerk sees the loads haulers say they brought to the
 site, and disputes one that did not arrive as filed (`services.deliveries`)."""
+
 from flask import Blueprint, request
 
 from api.validation import load, load_json
@@ -19,8 +20,10 @@ delivery_query, dispute_in = DeliveryQuery(), DisputeIn()
 def list_deliveries():
     args = load(delivery_query, request.args.to_dict())
     items, cursor = deliveries.listing(db.session, current_principal(), **args)
-    return {"items": [delivery_view(*item, deliveries.state_of(item[2], item[3])) for item in items],
-            "next_cursor": cursor}
+    return {
+        "items": [delivery_view(*item, deliveries.state_of(item[2], item[3])) for item in items],
+        "next_cursor": cursor,
+    }
 
 
 @bp.post("/<manifest_id>/disputes")

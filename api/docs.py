@@ -4,6 +4,7 @@ ships them).
 The rendering's page and the script that starts it are this module's own: flask-swagger-ui's
 page has an inline script, which a Content-Security-Policy that admits only the page's own
 files would stop."""
+
 import functools
 from pathlib import Path
 
@@ -17,8 +18,10 @@ SWAGGER_UI = Path(flask_swagger_ui.__file__).parent / "dist"
 
 # Swagger UI's own files and its calls to this API (the document, "Try it out"); its icons are
 # data: URLs and it sets style attributes as it renders. No framing, no other origin.
-POLICY = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-          "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
 
 PAGE = """<!DOCTYPE html>
 <html lang="en">

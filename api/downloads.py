@@ -1,4 +1,5 @@
 """How a file leaves the API: its `Content-Disposition`."""
+
 from urllib.parse import quote
 
 

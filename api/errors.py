@@ -1,5 +1,6 @@
 """Every typed error as RFC 9457 `application/problem+json`: one table gives each kind its
 status, problem `type` and title, whichever layer raised it."""
+
 import logging
 
 from flask import current_app, g, json
@@ -100,9 +101,7 @@ def problem_response(status, slug, title, detail, *, errors=None, headers=None, 
     request_id = getattr(g, "request_id", None)
     if request_id:
         body["request_id"] = request_id
-    response = current_app.response_class(
-        json.dumps(body), status=status, mimetype=PROBLEM_JSON
-    )
+    response = current_app.response_class(json.dumps(body), status=status, mimetype=PROBLEM_JSON)
     response.headers.update(headers or {})
     return response
 
@@ -111,23 +110,30 @@ def render(error):
     """The problem response of any typed error (`TYPED`)."""
     if isinstance(error, auth.OAuthRefused):
         code = error.error
-        response = problem_response(error.status, f"oauth-{code.replace('_', '-')}",
-                                    code.replace("_", " ").capitalize(), error.message, extra=error.body)
+        response = problem_response(
+            error.status,
+            f"oauth-{code.replace('_', '-')}",
+            code.replace("_", " ").capitalize(),
+            error.message,
+            extra=error.body,
+        )
         response.headers.update(error.headers)
         response.headers["Content-Type"] = PROBLEM_JSON
         return response
     status, slug, title = next(PROBLEMS[kind] for kind in type(error).__mro__ if kind in PROBLEMS)
     if isinstance(error, ApiError):
-        return problem_response(status, slug, title, error.detail or title, errors=error.errors,
-                                headers=error.headers, extra=error.extra)
+        return problem_response(
+            status, slug, title, error.detail or title, errors=error.errors, headers=error.headers, extra=error.extra
+        )
     headers = {"Retry-After": str(error.retry_after)} if error.retry_after else {}
     extra = getattr(error, "extra", None) or None
     if isinstance(error, auth.AuthError):
         if error.challenge:
             headers["WWW-Authenticate"] = error.challenge
         extra = {"error": error.error} if error.error else None
-    return problem_response(status, slug, title, error.message, errors=getattr(error, "errors", None),
-                            headers=headers, extra=extra)
+    return problem_response(
+        status, slug, title, error.message, errors=getattr(error, "errors", None), headers=headers, extra=extra
+    )
 
 
 # Werkzeug's own errors (routing, body size, ...) keep their status and get a problem body.
@@ -173,8 +179,11 @@ def _database_error(error):
     if not (error.connection_invalidated or isinstance(error, (OperationalError, InterfaceError))):
         return _unexpected(error)
     log.warning("database error", exc_info=error)
-    return render(ServiceUnavailable("The database could not complete the request; nothing was "
-                                     "stored. Retry.", headers={"Retry-After": "5"}))
+    return render(
+        ServiceUnavailable(
+            "The database could not complete the request; nothing was stored. Retry.", headers={"Retry-After": "5"}
+        )
+    )
 
 
 def init_app(app):

@@ -8,17 +8,25 @@ system gives the filings' workers the CPU first) and relays its answer as it com
 the export pool itself, the request is served here. Any number of app servers and export
 pools work alike: `EXPORTS_URL` may name a load balancer in front of several.
 """
+
 import urllib3
 from flask import Response, request
 
 from api.errors import ServiceUnavailable
 
 # Every list that downloads as a sheet, and the restaurant's record in its files.
-SHEETS = frozenset({
-    "audit.missed_services", "audit.findings", "audit.frequency_recommendations",
-    "audit.disposal_reconciliation", "audit.due", "audit.service_status", "people.record_access_log",
-    "people.registry_change_list",
-})
+SHEETS = frozenset(
+    {
+        "audit.missed_services",
+        "audit.findings",
+        "audit.frequency_recommendations",
+        "audit.disposal_reconciliation",
+        "audit.due",
+        "audit.service_status",
+        "people.record_access_log",
+        "people.registry_change_list",
+    }
+)
 RECORDS = "records.get_records"
 RECORD_DOWNLOAD = "records.download_records"  # /records/{format}: csv, pdf or zip, all of them heavy
 RECORD_FILES = {"text/csv": "csv", "application/pdf": "pdf", "application/zip": "zip"}
@@ -26,8 +34,19 @@ RECORD_FILES = {"text/csv": "csv", "application/pdf": "pdf", "application/zip": 
 PASSED = "Fogx-Export-Pool"
 # What is not passed on either way: each hop's own (RFC 9110 section 7.6.1), and the length of a
 # body relayed as it comes.
-HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding",
-                        "upgrade", "host", "content-length"})
+HOP_BY_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+        "host",
+        "content-length",
+    }
+)
 
 
 def heavy(endpoint, args, accept) -> bool:
@@ -51,13 +70,17 @@ def init_app(app):
     base = app.config["EXPORTS_URL"].rstrip("/")
     if not base:
         return
-    pool = urllib3.PoolManager(maxsize=16, retries=False,
-                               timeout=urllib3.Timeout(connect=5, read=app.config["EXPORTS_READ_TIMEOUT_SECONDS"]))
+    pool = urllib3.PoolManager(
+        maxsize=16, retries=False, timeout=urllib3.Timeout(connect=5, read=app.config["EXPORTS_READ_TIMEOUT_SECONDS"])
+    )
 
     @app.before_request
     def _pass_on():
-        if request.method != "GET" or request.headers.get(PASSED) or not heavy(
-                request.endpoint, request.args, request.accept_mimetypes):
+        if (
+            request.method != "GET"
+            or request.headers.get(PASSED)
+            or not heavy(request.endpoint, request.args, request.accept_mimetypes)
+        ):
             return None
         return _relay(pool, base)
 
@@ -74,8 +97,7 @@ def _relay(pool, base) -> Response:
     try:
         answer = pool.request("GET", target, headers=headers, preload_content=False, redirect=False)
     except urllib3.exceptions.HTTPError as error:
-        raise ServiceUnavailable("The export pool did not answer; retry.",
-                                 headers={"Retry-After": "5"}) from error
+        raise ServiceUnavailable("The export pool did not answer; retry.", headers={"Retry-After": "5"}) from error
 
     def body():
         try:

@@ -1,4 +1,5 @@
 """Liveness and readiness."""
+
 from flask import Blueprint, current_app
 
 from api.errors import ServiceUnavailable
@@ -27,7 +28,5 @@ def ready():
     except StoreUnavailable as error:
         checks["object_store"] = f"unavailable: {error}"[:200]
     if any(value != "ok" for value in checks.values()):
-        raise ServiceUnavailable(
-            "A dependency is not reachable.", headers={"Retry-After": "5"}, checks=checks
-        )
+        raise ServiceUnavailable("A dependency is not reachable.", headers={"Retry-After": "5"}, checks=checks)
     return {"status": "ready", "checks": checks}

@@ -3,6 +3,7 @@
 Same key and same body: the stored response. Same key, different body: 422. Same key
 while the first request is still running: 409. The key belongs to the OAuth client.
 """
+
 import functools
 import hashlib
 import re
@@ -37,8 +38,10 @@ def _parts_digest() -> bytes:
     with the upload). The boundary is left out: a client that retries with another one sends
     the same request."""
     parts = [["field", name, value] for name, value in request.form.items(multi=True)]
-    parts += [["file", name, upload.filename, upload.stream.sha256, upload.stream.size]
-              for name, upload in request.files.items(multi=True)]
+    parts += [
+        ["file", name, upload.filename, upload.stream.sha256, upload.stream.size]
+        for name, upload in request.files.items(multi=True)
+    ]
     return hashlib.sha256(json.dumps(parts).encode()).digest()
 
 
@@ -68,12 +71,10 @@ def idempotent(view=None, *, fingerprint=None):
 def _run(view, args, kwargs, client_pk, key, held, fingerprint):
     """Replay the stored response, or run the view under the key and store its response."""
     session = db.session
-    stored, record_id = idempotency.claim(session, held, client_pk=client_pk, key=key,
-                                          fingerprint=fingerprint())
+    stored, record_id = idempotency.claim(session, held, client_pk=client_pk, key=key, fingerprint=fingerprint())
     if stored is not None:
         response = make_response(json.dumps(stored.response_body), stored.response_status)
-        response.mimetype = ("application/problem+json" if stored.response_status >= 400
-                             else "application/json")
+        response.mimetype = "application/problem+json" if stored.response_status >= 400 else "application/json"
         response.headers["Idempotent-Replayed"] = "true"
         return response
     try:

@@ -1,4 +1,5 @@
 """`POST /v1/imports/<kind>`: a registry CSV uploaded by a city admin."""
+
 import hashlib
 
 from flask import Blueprint, request
@@ -7,8 +8,8 @@ from api.errors import UnsupportedMediaType
 from api.idempotency import idempotent
 from auth.protect import current_principal, require
 from auth.scopes import REGISTRY_WRITE
-from services.imports import KINDS, ImportError_, read_rows, run_import
 from services.errors import Invalid, NotFound
+from services.imports import KINDS, ImportError_, read_rows, run_import
 from storage.db import db
 from storage.models import Jurisdiction
 

@@ -1,4 +1,5 @@
 """`/v1/jurisdictions`: the rule parameters of the cities within the caller's reach."""
+
 from flask import Blueprint
 
 from auth.protect import current_principal, require

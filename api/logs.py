@@ -1,4 +1,5 @@
 """Structured JSON logs, one object a line, each carrying the request id of its request."""
+
 import json
 import logging
 import sys

@@ -1,5 +1,6 @@
 """`/v1/fses/{fse_id}/maintenance-log`: the restaurant's own log of the grease traps its kitchen
 cleans itself (`services.maintenance`)."""
+
 from flask import Blueprint, request
 
 from api.idempotency import idempotent
@@ -18,8 +19,9 @@ cleaning_in, log_query = CleaningIn(), LogQuery()
 @require(MAINTENANCE_WRITE)
 @idempotent
 def record_cleaning(fse_id):
-    entry, device = maintenance.record(db.session, principal=current_principal(), fse_id=fse_id,
-                                       **load_json(cleaning_in))
+    entry, device = maintenance.record(
+        db.session, principal=current_principal(), fse_id=fse_id, **load_json(cleaning_in)
+    )
     return cleaning_view(entry, device.tag), 201
 
 

@@ -1,4 +1,5 @@
 """`/v1/manifests`: haulers file pump-out manifests and corrections; others read them."""
+
 import logging
 
 from flask import Blueprint, Response, after_this_request, current_app, request, stream_with_context, url_for
@@ -44,24 +45,29 @@ def _store():
 
 def _noted(manifests_read, kind):
     """The read goes in the FSEs' access logs before the answer is sent."""
-    access_log.note_manifest_reads(current_app.extensions["fogx.engine"], current_principal(), manifests_read,
-                                   format=kind)
+    access_log.note_manifest_reads(
+        current_app.extensions["fogx.engine"], current_principal(), manifests_read, format=kind
+    )
 
 
 def _uploads():
     if "documents" in request.form:
         # A scan sent as text (a client that took the part for a string) would be lost unseen.
-        raise Invalid("Each of `documents` must be a file part (a Content-Disposition with a "
-                               "filename), not a text field.",
-                               errors={"documents": ["Send each scan as a file part, not a text field."]})
+        raise Invalid(
+            "Each of `documents` must be a file part (a Content-Disposition with a filename), not a text field.",
+            errors={"documents": ["Send each scan as a file part, not a text field."]},
+        )
     files = request.files.getlist("documents")
     declared = request.form.getlist("documents_sha256")
     if declared and len(declared) != len(files):
-        raise Invalid("Send one documents_sha256 per document, in order.",
-                      errors={"documents_sha256": [f"{len(declared)} hashes for {len(files)} documents."]})
-    return [documents.Upload(spool=f.stream, filename=f.filename,
-                             declared_sha256=declared[i] if declared else None)
-            for i, f in enumerate(files)]
+        raise Invalid(
+            "Send one documents_sha256 per document, in order.",
+            errors={"documents_sha256": [f"{len(declared)} hashes for {len(files)} documents."]},
+        )
+    return [
+        documents.Upload(spool=f.stream, filename=f.filename, declared_sha256=declared[i] if declared else None)
+        for i, f in enumerate(files)
+    ]
 
 
 def _manifest_body():
@@ -72,8 +78,7 @@ def _manifest_body():
     if part is None and "manifest" in request.files:
         part = request.files["manifest"].read(current_app.config["MAX_JSON_BYTES"] + 1)
     if part is None:
-        raise Invalid("The multipart body has no `manifest` part.",
-                      errors={"manifest": ["Missing."]})
+        raise Invalid("The multipart body has no `manifest` part.", errors={"manifest": ["Missing."]})
     raw = part.encode() if isinstance(part, str) else part
     data = parse_json(raw)
     if not isinstance(data, dict):
@@ -95,7 +100,7 @@ def _drain_soon():
         with app.app_context():
             try:
                 outbox.drain(db.session, app.extensions["fogx.store"], limit=20)
-            except Exception:  # noqa: BLE001  the 201 stands
+            except Exception:  # the 201 stands
                 db.session.rollback()
                 log.warning("outbox drain after upload failed", exc_info=True)
 
@@ -111,8 +116,7 @@ def _drain_soon():
 @idempotent
 def submit():
     data, uploads = _manifest_body()
-    manifest, created = manifests.submit(db.session, current_principal(), data, store=_store(),
-                                         uploads=uploads)
+    manifest, created = manifests.submit(db.session, current_principal(), data, store=_store(), uploads=uploads)
     if uploads:
         _drain_soon()
     if not created:
@@ -146,8 +150,9 @@ def get_manifest(manifest_id):
 def correct(manifest_id):
     outcome = corrections.correct(db.session, current_principal(), manifest_id, load_json(correction_in))
     if outcome.proposal is not None:
-        location = url_for("manifests.get_correction", manifest_id=outcome.manifest.id,
-                           correction_id=outcome.proposal.id)
+        location = url_for(
+            "manifests.get_correction", manifest_id=outcome.manifest.id, correction_id=outcome.proposal.id
+        )
         return correction_view(outcome.proposal, outcome.manifest), 202, {"Location": location}
     if outcome.created and outcome.manifest.documents:
         _drain_soon()  # a later service lengthens the scans' locks
@@ -184,9 +189,16 @@ def put_document(manifest_id, document_id):
     _, options = parse_options_header(request.headers.get("Content-Disposition", ""))
     principal = current_principal()
     document, created = documents.receive(
-        db.session, principal, _store(), manifest_id, document_id, _scan_body(),
-        length=request.content_length, filename=options.get("filename"),
-        limit=current_app.config["MAX_UPLOAD_BYTES"])
+        db.session,
+        principal,
+        _store(),
+        manifest_id,
+        document_id,
+        _scan_body(),
+        length=request.content_length,
+        filename=options.get("filename"),
+        limit=current_app.config["MAX_UPLOAD_BYTES"],
+    )
     if created:
         _drain_soon()
         if principal.person_id is not None:  # the person's name, read back with the row just written

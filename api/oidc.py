@@ -1,5 +1,6 @@
 """OpenID Connect on the authorization code grant: ID tokens (RS256), the JWKS, discovery,
 `userinfo`, and sign-out (RP-initiated logout) that ends the sign-in's tokens."""
+
 import functools
 import time
 import uuid
@@ -7,21 +8,21 @@ import uuid
 from authlib.common.urls import add_params_to_uri
 from authlib.oidc.core import UserInfo
 from authlib.oidc.core.grants import OpenIDCode
+from flask import Blueprint, current_app, redirect, render_template, request
 from joserfc import jwt
 from joserfc.errors import JoseError
 from joserfc.jwk import RSAKey
-from flask import Blueprint, current_app, redirect, render_template, request
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from auth.credentials import AUTH_METHODS, sha256_hex
 from auth.errors import Malformed
 from auth.keys import oidc_signing_pem
 from auth.people import OIDC_SCOPES, query_app
 from auth.protect import current_principal, require
 from auth.scopes import ALL_SCOPES
-from auth.credentials import AUTH_METHODS, sha256_hex
-from services.accounts import organisation_name
 from auth.signins import revoke
+from services.accounts import organisation_name
 from storage.db import db
 from storage.models import OAuthToken
 from storage.people import AuthorizationCode, Membership, Person, SignIn
@@ -52,8 +53,12 @@ def claims_of(person: Person, membership: Membership, scope: str, sign_in_id=Non
     scopes = set(scope.split())
     info = UserInfo(sub=str(person.id))
     if "profile" in scopes:
-        info.update(name=person.name, fogx_organisation=membership.organisation, fogx_role=membership.role,
-                    fogx_organisation_name=organisation_name(db.session, membership))
+        info.update(
+            name=person.name,
+            fogx_organisation=membership.organisation,
+            fogx_role=membership.role,
+            fogx_organisation_name=organisation_name(db.session, membership),
+        )
     if "email" in scopes:
         # The address took an emailed link to make the account: it is verified.
         info.update(email=person.email, email_verified=True)
@@ -64,8 +69,14 @@ def claims_of(person: Person, membership: Membership, scope: str, sign_in_id=Non
 
 class FogxOpenIDCode(OpenIDCode):
     def exists_nonce(self, nonce, request):
-        return db.session.scalar(select(AuthorizationCode.id).where(
-            AuthorizationCode.nonce == nonce, AuthorizationCode.app_id == request.client.row.id)) is not None
+        return (
+            db.session.scalar(
+                select(AuthorizationCode.id).where(
+                    AuthorizationCode.nonce == nonce, AuthorizationCode.app_id == request.client.row.id
+                )
+            )
+            is not None
+        )
 
     def resolve_client_private_key(self, client):
         return signing_key()[0]
@@ -103,8 +114,23 @@ def discovery():
         "id_token_signing_alg_values_supported": ["RS256"],
         "token_endpoint_auth_methods_supported": [*AUTH_METHODS, "none"],
         "code_challenge_methods_supported": ["S256"],
-        "claims_supported": ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "amr", "sid", "name", "email",
-                             "email_verified", "fogx_organisation", "fogx_organisation_name", "fogx_role"],
+        "claims_supported": [
+            "sub",
+            "iss",
+            "aud",
+            "exp",
+            "iat",
+            "auth_time",
+            "nonce",
+            "amr",
+            "sid",
+            "name",
+            "email",
+            "email_verified",
+            "fogx_organisation",
+            "fogx_organisation_name",
+            "fogx_role",
+        ],
         "service_documentation": f"{base}/docs/",
     }
 
@@ -144,8 +170,11 @@ def sign_out():
     if values.get("id_token_hint"):
         sign_in_id, audience = _sign_in_of_hint(values["id_token_hint"])
     elif request.headers.get("Authorization", "")[:7].lower() == "bearer ":
-        token = db.session.scalar(select(OAuthToken).where(
-            OAuthToken.token_sha256 == sha256_hex(request.headers["Authorization"][7:].strip())))
+        token = db.session.scalar(
+            select(OAuthToken).where(
+                OAuthToken.token_sha256 == sha256_hex(request.headers["Authorization"][7:].strip())
+            )
+        )
         sign_in_id = token.sign_in_id if token is not None else None
     if sign_in_id is not None:
         # A session of its own: a GET's session only reads.

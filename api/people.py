@@ -1,29 +1,48 @@
 """People in organisations: invitations by email, memberships and their removal, a city's
 sign-in policy for its staff, and who read an FSE's record."""
+
 import json
 
 from flask import Blueprint, Response, current_app, request, stream_with_context
 
 from api.downloads import disposition
-from services.errors import Invalid, NotFound
 from api.validation import load, load_json
 from auth.protect import current_principal, require
 from auth.scopes import AUDIT_READ, MANIFESTS_WRITE, RECORDS_READ, REGISTRY_WRITE
 from reports import table_csv
-from schemas.manifest_views import iso
 from schemas.actors import RegistryChangesQuery, registry_change_view
+from schemas.manifest_views import iso
 from schemas.people import InvitationIn, SignInPolicyIn, invitation_view, membership_view, policy_view
 from services import access_log, accounts, invitations, registry_changes, twofactor
+from services.errors import Invalid, NotFound
 from storage import reach
 from storage.db import db
 
 bp = Blueprint("people", __name__)
 # Admins of a city, a hauler or a restaurant; whose admin the caller is, the service decides.
 MANAGERS = (REGISTRY_WRITE, MANIFESTS_WRITE, RECORDS_READ)
-ACCESS_COLUMNS = ["read_at", "format", "period_from", "period_to", "client_id", "role", "person_id", "person_name",
-                  "person_email"]
-REGISTRY_COLUMNS = ["at", "action", "subject_id", "by_person_name", "by_person_id", "by_client_id", "by_role",
-                    "detail", "id"]
+ACCESS_COLUMNS = [
+    "read_at",
+    "format",
+    "period_from",
+    "period_to",
+    "client_id",
+    "role",
+    "person_id",
+    "person_name",
+    "person_email",
+]
+REGISTRY_COLUMNS = [
+    "at",
+    "action",
+    "subject_id",
+    "by_person_name",
+    "by_person_id",
+    "by_client_id",
+    "by_role",
+    "detail",
+    "id",
+]
 invitation_in = InvitationIn()
 policy_in = SignInPolicyIn()
 
@@ -73,13 +92,20 @@ def set_sign_in_policy(code):
 @bp.get("/v1/fses/<fse_id>/access-log")
 @require(REGISTRY_WRITE)
 def record_access_log(fse_id):
-    rows = [{
-        "read_at": iso(read.read_at), "format": read.format,
-        "period_from": read.period_from.isoformat(), "period_to": read.period_to.isoformat(),
-        "client_id": client.client_id if person is None else None, "role": client.role,
-        "person_id": str(person.id) if person else None, "person_name": person.name if person else None,
-        "person_email": person.email if person else None,
-    } for read, client, person in access_log.reads(db.session, current_principal(), fse_id)]
+    rows = [
+        {
+            "read_at": iso(read.read_at),
+            "format": read.format,
+            "period_from": read.period_from.isoformat(),
+            "period_to": read.period_to.isoformat(),
+            "client_id": client.client_id if person is None else None,
+            "role": client.role,
+            "person_id": str(person.id) if person else None,
+            "person_name": person.name if person else None,
+            "person_email": person.email if person else None,
+        }
+        for read, client, person in access_log.reads(db.session, current_principal(), fse_id)
+    ]
     asked = request.args.get("format")
     if asked not in (None, "json", "csv"):
         raise Invalid("No such format.", errors={"format": ["One of json, csv."]})
@@ -99,8 +125,9 @@ def registry_change_list(code):
         zone = jurisdiction.time_zone
         flat = [{**registry_change_view(row, zone), "detail": json.dumps(row.detail, sort_keys=True)} for row in rows]
         return _sheet(table_csv.render(flat, REGISTRY_COLUMNS, zone=zone), f"registry-changes-{jurisdiction.code}.csv")
-    jurisdiction, rows, cursor = registry_changes.listing(db.session, principal, code, cursor=args.get("cursor"),
-                                                          limit=args["limit"])
+    jurisdiction, rows, cursor = registry_changes.listing(
+        db.session, principal, code, cursor=args.get("cursor"), limit=args["limit"]
+    )
     return {"items": [registry_change_view(row, jurisdiction.time_zone) for row in rows], "next_cursor": cursor}
 
 

@@ -1,5 +1,6 @@
 """The web portal for restaurant operators, city auditors and haulers: static pages that call
 the same API, with the same OAuth client credentials, as any other client."""
+
 from flask import Blueprint, redirect, send_from_directory
 
 from api.config import ROOT
@@ -8,8 +9,10 @@ bp = Blueprint("portal", __name__)
 FILES = ROOT / "portal"
 # Nothing but the portal's own files, and its calls to this API: no inline script or style, no
 # other origin, no framing (an access token is in the page).
-POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
-          "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+    "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
 
 
 @bp.get("/")

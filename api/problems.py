@@ -1,5 +1,6 @@
 """The pages problem `type` URIs point at (`/problems/<slug>`): what went wrong and how to fix
 it, as HTML for a person and as JSON for a program that asks for it."""
+
 from flask import Blueprint, abort, current_app, jsonify, render_template, request
 
 from api.errors import type_uri
@@ -21,7 +22,8 @@ def _entry(slug):
 def _page(template, **context):
     response = current_app.make_response(render_template(template, **context))
     response.headers["Content-Security-Policy"] = (
-        "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'")
+        "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'"
+    )
     return response
 
 

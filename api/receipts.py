@@ -1,4 +1,5 @@
 """`/v1/receipts`: a disposal site posts the loads it received (`services.receipts`)."""
+
 from flask import Blueprint, request, url_for
 
 from api.validation import load, load_json

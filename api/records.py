@@ -1,4 +1,5 @@
 """`GET /v1/fses/{fse_id}/records`: an FSE's record as JSON, CSV, a PDF binder or a ZIP."""
+
 import shutil
 
 from flask import Blueprint, Response, current_app, request, stream_with_context
@@ -56,7 +57,7 @@ def get_records(fse_id):
 @bp.get("/v1/fses/<fse_id>/records/<any(csv, pdf, zip):format>")
 @require(RECORDS_READ)
 @per_client("exports")
-def download_records(fse_id, format):  # noqa: A002  the path names it as the spec does
+def download_records(fse_id, format):  # the path names it as the spec does
     """The record as one kind of file, an operation of its own: a client generated from the
     spec reads one kind of answer an operation. As bytes where `Accept` prefers them."""
     args = load(record_query, request.args.to_dict())
@@ -70,8 +71,14 @@ def download_records(fse_id, format):  # noqa: A002  the path names it as the sp
 
 def _record(fse_id, kind, args):
     record = records.for_caller(db.session, current_principal(), fse_id, **args)
-    access_log.note_read(current_app.extensions["fogx.engine"], current_principal(), fse_id=record.fse.id,
-                         format=kind, period_from=record.period_from, period_to=record.period_to)
+    access_log.note_read(
+        current_app.extensions["fogx.engine"],
+        current_principal(),
+        fse_id=record.fse.id,
+        format=kind,
+        period_from=record.period_from,
+        period_to=record.period_to,
+    )
     store = current_app.extensions["fogx.store"]
     if kind == "json":
         response = current_app.json.response(record_json.render(record))

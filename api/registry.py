@@ -1,4 +1,5 @@
 """The registry routes: FSEs, permits, devices, haulers, vehicles and disposal sites."""
+
 from flask import Blueprint, request, url_for
 
 from api.idempotency import idempotent
@@ -6,14 +7,7 @@ from api.validation import load, load_json
 from auth.protect import current_principal, require
 from auth.scopes import AUDIT_READ, MANIFESTS_WRITE, RECORDS_READ, REGISTRY_WRITE
 from schemas import registry as schemas
-from schemas.registry_views import (
-    device_view,
-    fse_view,
-    hauler_view,
-    permit_view,
-    site_view,
-    vehicle_view,
-)
+from schemas.registry_views import device_view, fse_view, hauler_view, permit_view, site_view, vehicle_view
 from services import device_frequency, device_permit, registry
 from services import registry_haulers as shared
 from storage.db import db
@@ -146,8 +140,9 @@ def list_permits():
 @idempotent
 def create_permit():
     permit, warnings = registry.create_permit(db.session, current_principal(), load_json(schemas.PermitIn()))
-    return _created({**permit_view(permit, registry.today()), "warnings": warnings}, "registry.get_permit",
-                    permit_id=permit.id)
+    return _created(
+        {**permit_view(permit, registry.today()), "warnings": warnings}, "registry.get_permit", permit_id=permit.id
+    )
 
 
 @bp.get("/permits/<permit_id>")
@@ -186,8 +181,7 @@ def list_haulers():
 @require(*WRITE)
 @idempotent
 def create_hauler():
-    hauler, created, warnings = shared.create_hauler(db.session, current_principal(),
-                                                     load_json(schemas.HaulerIn()))
+    hauler, created, warnings = shared.create_hauler(db.session, current_principal(), load_json(schemas.HaulerIn()))
     body = {**hauler_view(hauler, registry.today(), _seen_by()), "warnings": warnings}
     if created:
         return _created(body, "registry.get_hauler", hauler_id=hauler.id)
@@ -242,8 +236,7 @@ def list_sites():
 @require(*WRITE)
 @idempotent
 def create_site():
-    site, created, warnings = shared.create_site(db.session, current_principal(),
-                                                 load_json(schemas.DisposalSiteIn()))
+    site, created, warnings = shared.create_site(db.session, current_principal(), load_json(schemas.DisposalSiteIn()))
     body = {**site_view(site, registry.today(), _seen_by()), "warnings": warnings}
     if created:
         return _created(body, "registry.get_site", site_id=site.id)
@@ -261,5 +254,4 @@ def get_site(site_id):
 @require(*WRITE)
 def update_site(site_id):
     data = load_json(schemas.DisposalSiteUpdate())
-    return site_view(shared.update_site(db.session, current_principal(), site_id, data),
-                     registry.today(), _seen_by())
+    return site_view(shared.update_site(db.session, current_principal(), site_id, data), registry.today(), _seen_by())

@@ -1,6 +1,7 @@
 """gunicorn's threaded worker, answering the requests gunicorn refuses before the app sees them
 (a request line or header past its limits, a malformed line or header) with problem+json like
 every other refusal, where gunicorn's own answer is an HTML page."""
+
 from gunicorn.http import errors as http
 from gunicorn.util import write_nonblock
 from gunicorn.workers.gthread import ThreadWorker
@@ -14,10 +15,20 @@ REFUSALS = {
     http.LimitRequestHeaders: (431, "header-fields-too-large", "Request header fields too large"),
     http.UnsupportedTransferCoding: (400, "transfer-coding-unsupported", "Transfer coding not supported"),
     http.ExpectationFailed: (417, "expectation-failed", "Expectation failed"),
-    **{kind: (400, "bad-request", "Bad request") for kind in (
-        http.InvalidRequestLine, http.InvalidRequestMethod, http.InvalidHTTPVersion, http.InvalidHeader,
-        http.InvalidHeaderName, http.ObsoleteFolding, http.InvalidChunkSize, http.ChunkMissingTerminator,
-        http.InvalidChunkExtension)},
+    **{
+        kind: (400, "bad-request", "Bad request")
+        for kind in (
+            http.InvalidRequestLine,
+            http.InvalidRequestMethod,
+            http.InvalidHTTPVersion,
+            http.InvalidHeader,
+            http.InvalidHeaderName,
+            http.ObsoleteFolding,
+            http.InvalidChunkSize,
+            http.ChunkMissingTerminator,
+            http.InvalidChunkExtension,
+        )
+    },
 }
 
 DETAIL_CHARS = 200
@@ -34,8 +45,10 @@ def refusal(app, exc) -> bytes | None:
         # What gunicorn says of the request, cut short: a malformed line may be 8 KB of anything.
         response = problem_response(status, slug, title, f"{title}: {str(exc)[:DETAIL_CHARS]}")
     body = response.get_data()
-    head = (f"HTTP/1.1 {response.status}\r\nConnection: close\r\n"
-            f"Content-Type: {response.content_type}\r\nContent-Length: {len(body)}\r\n\r\n")
+    head = (
+        f"HTTP/1.1 {response.status}\r\nConnection: close\r\n"
+        f"Content-Type: {response.content_type}\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
     return head.encode("latin-1") + body
 
 

@@ -1,9 +1,10 @@
 """The authorization endpoint's pages: a person signs in (email and password, then a TOTP code
 where they have one), chooses the organisation to act for where they have several, enrols a
 second factor where their city requires one, and consents to a third-party app's scopes."""
+
 import hashlib
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 from authlib.common.urls import add_params_to_uri
@@ -19,8 +20,8 @@ from auth.ratelimit import SignInAttempts, current_limits
 from auth.server import authorization
 from domain.clock import now
 from services import passwords, twofactor
-from services.errors import ServiceError
 from services.accounts import organisation_name
+from services.errors import ServiceError
 from storage.db import db
 from storage.people import Consent, Person
 
@@ -44,7 +45,8 @@ def page(template, status=200, *, form_targets="", **context):
     response = make_response(render_template(template, **context), status)
     response.headers["Content-Security-Policy"] = (
         "default-src 'none'; style-src 'self'; img-src 'self'; "
-        f"form-action 'self'{' ' + form_targets if form_targets else ''}; base-uri 'none'; frame-ancestors 'none'")
+        f"form-action 'self'{' ' + form_targets if form_targets else ''}; base-uri 'none'; frame-ancestors 'none'"
+    )
     response.headers["X-Frame-Options"] = "DENY"
     response.headers["Referrer-Policy"] = "no-referrer"
     response.headers["Cache-Control"] = "no-store"
@@ -67,8 +69,12 @@ def _origin(uri):
 
 def refused_form():
     """A POST without the session's form token: nothing it asked is done."""
-    return page("signin/message.html", 403, title="This form cannot be taken",
-                detail="The page was open too long, or it did not come from fogx. Go back, reload it and try again.")
+    return page(
+        "signin/message.html",
+        403,
+        title="This form cannot be taken",
+        detail="The page was open too long, or it did not come from fogx. Go back, reload it and try again.",
+    )
 
 
 csrf.guard(bp, refused_form)
@@ -89,8 +95,12 @@ def authorize():
             return _error_redirect(error, error.redirect_uri)
         # No app of that id (404), or a redirect URI it did not register (403): the request is
         # well formed, and the person is sent nowhere.
-        return page("signin/message.html", 404 if error.error == "invalid_client" else 403,
-                    title="This sign-in link is not right", detail=error.description or error.error)
+        return page(
+            "signin/message.html",
+            404 if error.error == "invalid_client" else 403,
+            title="This sign-in link is not right",
+            detail=error.description or error.error,
+        )
     flow = Flow(grant)
     step = request.form.get("step") if request.method == "POST" else None
     if step is None:
@@ -148,9 +158,15 @@ class Flow:
         self.state = {}
 
     def render(self, template, status=200, **context):
-        return page(template, status, form_targets=_origin(self.grant.redirect_uri), app=self.app,
-                    action=request.full_path.rstrip("?"), pending=_signer().dumps(self.state) if self.state else "",
-                    **context)
+        return page(
+            template,
+            status,
+            form_targets=_origin(self.grant.redirect_uri),
+            app=self.app,
+            action=request.full_path.rstrip("?"),
+            pending=_signer().dumps(self.state) if self.state else "",
+            **context,
+        )
 
     def sign_in_page(self, message=None, status=200, email=""):
         self.state = {}
@@ -160,8 +176,13 @@ class Flow:
         person, refusal = password_checked(lambda message, status, email: self.sign_in_page(message, status, email))
         if person is None:
             return refusal
-        self.state = {"p": str(person.id), "amr": ["pwd"], "t": int(now().timestamp()), "q": _query_digest(),
-                      "pw": passwords.password_stamp(person)}
+        self.state = {
+            "p": str(person.id),
+            "amr": ["pwd"],
+            "t": int(now().timestamp()),
+            "q": _query_digest(),
+            "pw": passwords.password_stamp(person),
+        }
         return self.next()
 
     @property
@@ -198,8 +219,13 @@ class Flow:
             try:
                 codes = twofactor.confirm(db.session, person, request.form.get("code"))
             except ServiceError as error:
-                return self.render("signin/enrol.html", 400, message=error.message, secret=person.totp_secret,
-                                   uri=twofactor.provisioning_uri(person))
+                return self.render(
+                    "signin/enrol.html",
+                    400,
+                    message=error.message,
+                    secret=person.totp_secret,
+                    uri=twofactor.provisioning_uri(person),
+                )
             self.state["amr"] = [*self.state["amr"], "otp"]
             return self.render("signin/recovery_codes.html", codes=codes)
         elif step == "consent":
@@ -218,25 +244,38 @@ class Flow:
             return self.sign_in_page(error.message, status_of(error), person.email)
         memberships = self.memberships(person)
         if not memberships:
-            return page("signin/message.html", 403, title="No organisation",
-                        detail="Your account belongs to no organisation now; ask your admin to invite you.")
+            return page(
+                "signin/message.html",
+                403,
+                title="No organisation",
+                detail="Your account belongs to no organisation now; ask your admin to invite you.",
+            )
         if person.totp_enabled_at is not None and "otp" not in self.state["amr"]:
             return self.render("signin/totp.html")
         chosen = [m for m in memberships if str(m.id) == self.state.get("m")]
         if not chosen and len(memberships) > 1:
-            return self.render("signin/choose.html", memberships=[
-                (m, organisation_name(db.session, m)) for m in memberships])
+            return self.render(
+                "signin/choose.html", memberships=[(m, organisation_name(db.session, m)) for m in memberships]
+            )
         membership = (chosen or memberships)[0]
         self.state["m"] = str(membership.id)
         if person.totp_enabled_at is None and twofactor.required_for(db.session, membership):
             twofactor.enrolling(db.session, person)
-            return self.render("signin/enrol.html", secret=person.totp_secret, uri=twofactor.provisioning_uri(person),
-                               organisation=organisation_name(db.session, membership))
+            return self.render(
+                "signin/enrol.html",
+                secret=person.totp_secret,
+                uri=twofactor.provisioning_uri(person),
+                organisation=organisation_name(db.session, membership),
+            )
         scope = granted_scope(self.grant.request.payload.scope, membership, self.app)
         consented = self.state.get("consented") == str(membership.id)
         if not self.app.first_party and not consented and not self._consented(person, membership, scope):
-            return self.render("signin/consent.html", scopes=[(s, SCOPE_TEXT.get(s, s)) for s in scope.split()],
-                               organisation=organisation_name(db.session, membership), membership=membership)
+            return self.render(
+                "signin/consent.html",
+                scopes=[(s, SCOPE_TEXT.get(s, s)) for s in scope.split()],
+                organisation=organisation_name(db.session, membership),
+                membership=membership,
+            )
         if consented:
             self._remember_consent(person, membership, scope)
         return self.issue(SignedIn(person, membership, scope, _at(self.state["t"]), self.state["amr"]))
@@ -248,8 +287,9 @@ class Flow:
 
     def _remember_consent(self, person, membership, scope):
         key = (person.id, self.app.id, membership.id)
-        consent = db.session.get(Consent, key) or Consent(person_id=person.id, app_id=self.app.id,
-                                                          membership_id=membership.id)
+        consent = db.session.get(Consent, key) or Consent(
+            person_id=person.id, app_id=self.app.id, membership_id=membership.id
+        )
         consent.scope = " ".join(sorted(set(scope.split()) | set((consent.scope or "").split())))
         consent.granted_at = now()
         db.session.add(consent)
@@ -270,7 +310,7 @@ class Flow:
 
 
 def _at(timestamp):
-    return datetime.fromtimestamp(timestamp, timezone.utc)
+    return datetime.fromtimestamp(timestamp, UTC)
 
 
 def init_app(app):

@@ -1,4 +1,5 @@
 """`/v1/audit/trends`: the city at a glance, month by month (`services.trends`)."""
+
 from flask import Blueprint, request
 
 from api.validation import load

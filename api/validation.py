@@ -1,4 +1,5 @@
 """Reading request bodies: JSON only, parsed strictly, loaded through a marshmallow schema."""
+
 import json
 from decimal import Decimal
 
@@ -53,9 +54,7 @@ def load(schema, data, **kwargs):
     try:
         return schema.load(data, **kwargs)
     except ValidationError as error:
-        raise Invalid(
-            "The body has field errors; see `errors`.", errors=flatten_errors(error.messages)
-        ) from error
+        raise Invalid("The body has field errors; see `errors`.", errors=flatten_errors(error.messages)) from error
 
 
 def load_json(schema, **kwargs):

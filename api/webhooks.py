@@ -1,4 +1,5 @@
 """`/v1/webhooks`: a client's change feed posted to its own URL (`services.webhooks`)."""
+
 from flask import Blueprint, current_app, url_for
 
 from api.config import webhook_signing_key
@@ -18,11 +19,14 @@ webhook_in = WebhookIn()
 @require(*READ)
 def create_webhook():
     data = load_json(webhook_in)
-    webhook, secret = webhooks.create(db.session, current_principal(),
-                                      signing_key=webhook_signing_key(current_app.config),
-                                      allow_local=current_app.config["WEBHOOK_ALLOW_LOCAL"], **data)
-    return (webhook_view(webhook, secret), 201,
-            {"Location": url_for("webhooks.get_webhook", webhook_id=webhook.id)})
+    webhook, secret = webhooks.create(
+        db.session,
+        current_principal(),
+        signing_key=webhook_signing_key(current_app.config),
+        allow_local=current_app.config["WEBHOOK_ALLOW_LOCAL"],
+        **data,
+    )
+    return (webhook_view(webhook, secret), 201, {"Location": url_for("webhooks.get_webhook", webhook_id=webhook.id)})
 
 
 @bp.get("")

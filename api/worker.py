@@ -6,6 +6,7 @@ it to its CLI command). The outbox's also runs at once when a request has just c
 entries (`wake`): the lock of a new scan is the thread's work, not the request's, so the
 worker that took the upload is free for the next request as soon as the receipt is sent.
 """
+
 import logging
 import os
 import threading
@@ -26,8 +27,9 @@ def start_background_work(app):
         from services import webhooks
         from storage.db import db
 
-        webhooks.deliver(db.session, signing_key=webhook_signing_key(app.config),
-                         allow_local=app.config["WEBHOOK_ALLOW_LOCAL"])
+        webhooks.deliver(
+            db.session, signing_key=webhook_signing_key(app.config), allow_local=app.config["WEBHOOK_ALLOW_LOCAL"]
+        )
 
     _periodic(app, "outbox", app.config["OUTBOX_INTERVAL_SECONDS"], drain_outbox)
     _periodic(app, "webhooks", app.config["WEBHOOK_INTERVAL_SECONDS"], deliver_webhooks)
@@ -50,7 +52,7 @@ def _periodic(app, name, interval, job):
             with app.app_context():
                 try:
                     job()
-                except Exception:  # noqa: BLE001  keep the loop alive; the work stays pending
+                except Exception:  # keep the loop alive; the work stays pending
                     log.warning("%s failed", name, exc_info=True)
             wake.wait(interval)
             wake.clear()

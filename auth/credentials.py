@@ -1,5 +1,6 @@
 """What every OAuth endpoint shares: how clients authenticate, what a scope token is, and the
 hash secrets and tokens are stored under."""
+
 import hashlib
 import re
 

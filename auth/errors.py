@@ -5,8 +5,9 @@ wait to send; `api/errors.py` renders them as problem+json."""
 
 
 class AuthError(Exception):
-    def __init__(self, message: str, *, error: str | None = None, challenge: str | None = None,
-                 retry_after: int | None = None):
+    def __init__(
+        self, message: str, *, error: str | None = None, challenge: str | None = None, retry_after: int | None = None
+    ):
         super().__init__(message)
         self.message = message
         self.error = error

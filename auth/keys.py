@@ -1,4 +1,5 @@
 """Keys kept in a file under instance/, made at first use, where no variable gives them."""
+
 import os
 import secrets
 from pathlib import Path
@@ -34,8 +35,9 @@ def secret_key(config) -> str:
 
 def _new_rsa_pem() -> str:
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                             serialization.NoEncryption()).decode()
+    return key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode()
 
 
 def oidc_signing_pem(config) -> str:

@@ -5,22 +5,23 @@ whole sign-in), for apps registered with their redirect URIs, public or confiden
 A person's access token belongs to their membership's principal (`storage.people`), so the
 bearer check, every scope and every reach rule apply to it as to a client's token.
 """
+
 import hmac
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from authlib.integrations.flask_oauth2.authorization_server import create_token_generator
-from authlib.oauth2.rfc6750 import BearerTokenGenerator
 from authlib.oauth2.rfc6749 import InvalidGrantError, InvalidRequestError, InvalidScopeError, grants
 from authlib.oauth2.rfc6749.util import scope_to_list
+from authlib.oauth2.rfc6750 import BearerTokenGenerator
 from authlib.oauth2.rfc7636 import CodeChallenge
 from flask import current_app
 from sqlalchemy import select, update
 
-from auth.scopes import ALL_SCOPES
 from auth.credentials import AUTH_METHODS, HOLDER_METHOD, SCOPE_TOKEN, sha256_hex
-from domain.clock import now
+from auth.scopes import ALL_SCOPES
 from auth.signins import revoke
+from domain.clock import now
 from storage.db import db
 from storage.models import OAuthToken
 from storage.people import AuthorizationCode, Membership, OAuthApp, Person, RefreshToken, SignIn
@@ -129,21 +130,35 @@ def granted_scope(requested: str, membership: Membership, app: OAuthApp) -> str:
 def _signed_in(person, membership, sign_in_or_code, sign_in_id=None) -> SignedIn | None:
     if person.status != "active" or membership.removed_at is not None:
         return None
-    return SignedIn(person, membership, sign_in_or_code.scope, sign_in_or_code.auth_time, list(sign_in_or_code.amr),
-                    sign_in_id)
+    return SignedIn(
+        person, membership, sign_in_or_code.scope, sign_in_or_code.auth_time, list(sign_in_or_code.amr), sign_in_id
+    )
 
 
 def _store_tokens(token, sign_in: SignIn):
     """The access token, owned by the membership's principal, and the refresh token."""
     issued = now()
     membership = db.session.get(Membership, sign_in.membership_id)
-    db.session.add(OAuthToken(client_id=membership.principal_id, token_sha256=sha256_hex(token["access_token"]),
-                              scope=token.get("scope") or "", issued_at=issued, person_id=sign_in.person_id,
-                              sign_in_id=sign_in.id, expires_at=issued + timedelta(seconds=token["expires_in"])))
+    db.session.add(
+        OAuthToken(
+            client_id=membership.principal_id,
+            token_sha256=sha256_hex(token["access_token"]),
+            scope=token.get("scope") or "",
+            issued_at=issued,
+            person_id=sign_in.person_id,
+            sign_in_id=sign_in.id,
+            expires_at=issued + timedelta(seconds=token["expires_in"]),
+        )
+    )
     if token.get("refresh_token"):
-        db.session.add(RefreshToken(sign_in_id=sign_in.id, token_sha256=sha256_hex(token["refresh_token"]),
-                                    issued_at=issued, expires_at=issued + timedelta(
-                                        seconds=current_app.config["REFRESH_TOKEN_TTL_SECONDS"])))
+        db.session.add(
+            RefreshToken(
+                sign_in_id=sign_in.id,
+                token_sha256=sha256_hex(token["refresh_token"]),
+                issued_at=issued,
+                expires_at=issued + timedelta(seconds=current_app.config["REFRESH_TOKEN_TTL_SECONDS"]),
+            )
+        )
 
 
 class PersonCodeGrant(grants.AuthorizationCodeGrant):
@@ -155,8 +170,9 @@ class PersonCodeGrant(grants.AuthorizationCodeGrant):
         redirect_uri = super().validate_authorization_request()
         data = self.request.payload.data
         if not data.get("code_challenge") or data.get("code_challenge_method") != "S256":
-            raise InvalidRequestError("A code_challenge with code_challenge_method=S256 is required (RFC 7636).",
-                                      redirect_uri=redirect_uri)
+            raise InvalidRequestError(
+                "A code_challenge with code_challenge_method=S256 is required (RFC 7636).", redirect_uri=redirect_uri
+            )
         return redirect_uri
 
     @staticmethod
@@ -179,12 +195,23 @@ class PersonCodeGrant(grants.AuthorizationCodeGrant):
     def save_authorization_code(self, code, request):
         user = request.user
         at = now()
-        db.session.add(AuthorizationCode(
-            code_sha256=sha256_hex(code), app_id=request.client.row.id, person_id=user.person.id,
-            membership_id=user.membership.id, redirect_uri=request.payload.redirect_uri or "", scope=user.scope,
-            nonce=request.payload.data.get("nonce"), code_challenge=request.payload.data["code_challenge"],
-            code_challenge_method="S256", auth_time=user.auth_time, amr=user.amr, created_at=at,
-            expires_at=at + CODE_TTL))
+        db.session.add(
+            AuthorizationCode(
+                code_sha256=sha256_hex(code),
+                app_id=request.client.row.id,
+                person_id=user.person.id,
+                membership_id=user.membership.id,
+                redirect_uri=request.payload.redirect_uri or "",
+                scope=user.scope,
+                nonce=request.payload.data.get("nonce"),
+                code_challenge=request.payload.data["code_challenge"],
+                code_challenge_method="S256",
+                auth_time=user.auth_time,
+                amr=user.amr,
+                created_at=at,
+                expires_at=at + CODE_TTL,
+            )
+        )
         db.session.commit()
 
     def query_authorization_code(self, code, client):
@@ -205,14 +232,23 @@ class PersonCodeGrant(grants.AuthorizationCodeGrant):
     def save_token(self, token):
         code = self.request.authorization_code.row
         user = self.request.user
-        sign_in = SignIn(person_id=user.person.id, membership_id=user.membership.id, app_id=code.app_id,
-                         scope=code.scope, auth_time=code.auth_time, amr=list(code.amr), created_at=now())
+        sign_in = SignIn(
+            person_id=user.person.id,
+            membership_id=user.membership.id,
+            app_id=code.app_id,
+            scope=code.scope,
+            auth_time=code.auth_time,
+            amr=list(code.amr),
+            created_at=now(),
+        )
         db.session.add(sign_in)
         db.session.flush()
         user.sign_in_id = sign_in.id  # the `sid` of the ID token
-        taken = db.session.execute(update(AuthorizationCode).where(
-            AuthorizationCode.id == code.id, AuthorizationCode.used_at.is_(None)).values(
-            used_at=now(), sign_in_id=sign_in.id))
+        taken = db.session.execute(
+            update(AuthorizationCode)
+            .where(AuthorizationCode.id == code.id, AuthorizationCode.used_at.is_(None))
+            .values(used_at=now(), sign_in_id=sign_in.id)
+        )
         if taken.rowcount != 1:
             db.session.rollback()
             raise InvalidGrantError("The code has been used.")
@@ -272,8 +308,9 @@ class PersonRefreshGrant(grants.RefreshTokenGrant):
 
     def save_token(self, token):
         row = self.request.refresh_token.row
-        used = db.session.execute(update(RefreshToken).where(RefreshToken.id == row.id, RefreshToken.used_at.is_(None))
-                                  .values(used_at=now()))
+        used = db.session.execute(
+            update(RefreshToken).where(RefreshToken.id == row.id, RefreshToken.used_at.is_(None)).values(used_at=now())
+        )
         if used.rowcount != 1:
             db.session.rollback()
             revoke(db.session, [row.sign_in_id], reason="refresh_token_reused")

@@ -1,4 +1,5 @@
 """The caller of a request, as its bearer token makes it: its role and what it may reach."""
+
 import uuid
 from dataclasses import dataclass
 

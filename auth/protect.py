@@ -1,4 +1,5 @@
 """Who the caller is: bearer-token protection for every `/v1` route, and the caller's reach."""
+
 import functools
 
 from authlib.integrations.flask_oauth2 import ResourceProtector
@@ -31,8 +32,9 @@ class _Protector(ResourceProtector):
         else:
             detail = "A bearer access token is required (Authorization: Bearer ...)."
             challenge = f'Bearer realm="{REALM}"'
-        raise Unauthenticated(detail, challenge=challenge, error="invalid_token"
-                              if error.error == "invalid_token" else "invalid_request")
+        raise Unauthenticated(
+            detail, challenge=challenge, error="invalid_token" if error.error == "invalid_token" else "invalid_request"
+        )
 
 
 protector = _Protector()

@@ -8,6 +8,7 @@ id that many failures were made for slows down only the addresses that failed: a
 knows a client id cannot keep the client that holds the right secret out. A person's failed
 sign-ins are counted the same way (`SignInAttempts`).
 """
+
 import base64
 import contextlib
 import functools
@@ -46,8 +47,12 @@ class Limits:
     def __init__(self, config):
         if config.get("REDIS_URL"):
             self.storage = storage.storage_from_string(
-                config["REDIS_URL"], key_prefix=KEY_PREFIX, wrap_exceptions=True,
-                socket_timeout=2, socket_connect_timeout=2)
+                config["REDIS_URL"],
+                key_prefix=KEY_PREFIX,
+                wrap_exceptions=True,
+                socket_timeout=2,
+                socket_connect_timeout=2,
+            )
         else:
             self.storage = _Memory()
         # A limit of up to `EXACT` is counted exactly, each event kept for its window (a moving
@@ -55,10 +60,12 @@ class Limits:
         # weigh the last window's count by the share of it still in view.
         self._moving = strategies.MovingWindowRateLimiter(self.storage)
         self._sliding = strategies.SlidingWindowCounterRateLimiter(self.storage)
-        self.failure_limit = RateLimitItemPerSecond(config["AUTH_FAILURE_LIMIT"],
-                                                    config["AUTH_FAILURE_WINDOW_SECONDS"], namespace="auth-failures")
-        self.pair_limit = RateLimitItemPerSecond(config["SIGN_IN_FAILURE_LIMIT"], config["SIGN_IN_LOCKOUT_SECONDS"],
-                                                 namespace="sign-in-pairs")
+        self.failure_limit = RateLimitItemPerSecond(
+            config["AUTH_FAILURE_LIMIT"], config["AUTH_FAILURE_WINDOW_SECONDS"], namespace="auth-failures"
+        )
+        self.pair_limit = RateLimitItemPerSecond(
+            config["SIGN_IN_FAILURE_LIMIT"], config["SIGN_IN_LOCKOUT_SECONDS"], namespace="sign-in-pairs"
+        )
         self.per_minute = {
             "submissions": RateLimitItemPerSecond(config["SUBMISSIONS_PER_MINUTE"], 60, namespace="submissions"),
             "exports": RateLimitItemPerSecond(config["EXPORTS_PER_MINUTE"], 60, namespace="exports"),
@@ -108,7 +115,6 @@ def _seconds_until(at) -> int:
 def current_limits() -> Limits:
     """The app's limits, for a view that counts failures of its own (a person's sign-in)."""
     return current_app.extensions["fogx.limits"]
-
 
 
 class SignInAttempts:
@@ -204,8 +210,7 @@ def failed_auth_limiter(view):
         except StorageError as error:
             raise _unavailable(error) from error
         if wait:
-            raise TooManyAttempts("Too many failed client authentications; try again later.",
-                                  retry_after=wait)
+            raise TooManyAttempts("Too many failed client authentications; try again later.", retry_after=wait)
         try:
             return view(*args, **kwargs)
         except OAuthRefused as refused:

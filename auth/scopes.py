@@ -1,4 +1,5 @@
 """Scopes and the roles that may hold them."""
+
 MANIFESTS_WRITE = "manifests:write"
 MANIFESTS_READ = "manifests:read"
 RECORDS_READ = "records:read"
@@ -10,8 +11,16 @@ MAINTENANCE_WRITE = "maintenance:write"
 # Approve or reject the corrections that would move a manifest (the city's auditors and admins).
 CORRECTIONS_REVIEW = "corrections:review"
 
-ALL_SCOPES = (MANIFESTS_WRITE, MANIFESTS_READ, RECORDS_READ, AUDIT_READ, REGISTRY_WRITE, RECEIPTS_WRITE,
-              CORRECTIONS_REVIEW, MAINTENANCE_WRITE)
+ALL_SCOPES = (
+    MANIFESTS_WRITE,
+    MANIFESTS_READ,
+    RECORDS_READ,
+    AUDIT_READ,
+    REGISTRY_WRITE,
+    RECEIPTS_WRITE,
+    CORRECTIONS_REVIEW,
+    MAINTENANCE_WRITE,
+)
 
 ROLE_SCOPES = {
     "hauler": (MANIFESTS_WRITE, MANIFESTS_READ),

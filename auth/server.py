@@ -1,4 +1,5 @@
 """The OAuth2 authorization server (client credentials, RFC 7009, RFC 7662, RFC 8414)."""
+
 import hmac
 import ipaddress
 from datetime import timedelta
@@ -12,12 +13,12 @@ from flask import Blueprint, current_app, request
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import joinedload
 
-from domain.clock import now
 from auth import ratelimit
 from auth.credentials import AUTH_METHODS, HOLDER_METHOD, SCOPE_TOKEN, sha256_hex
 from auth.errors import InsecureTransport, OAuthRefused
 from auth.ratelimit import failed_auth_limiter
 from auth.scopes import ALL_SCOPES
+from domain.clock import now
 from storage.db import db
 from storage.models import OAuthClient, OAuthClientFse, OAuthToken
 from storage.prebuilt import Prebuilt
@@ -67,7 +68,8 @@ class Token:
     def check_client(self, client):
         # A person's token is also the app's it was issued through (`auth.people`).
         return client.row.id == self.row.client_id or (
-            self.row.sign_in_id is not None and client.row.id == self.row.sign_in.app_id)
+            self.row.sign_in_id is not None and client.row.id == self.row.sign_in.app_id
+        )
 
     def get_scope(self):
         return self.row.scope
@@ -104,7 +106,8 @@ def query_client(client_id):
 def find_token(token_string):
     """The token row and its client, for revoking and introspecting it."""
     row = db.session.scalar(
-        select(OAuthToken).where(OAuthToken.token_sha256 == sha256_hex(token_string))
+        select(OAuthToken)
+        .where(OAuthToken.token_sha256 == sha256_hex(token_string))
         .options(joinedload(OAuthToken.client, innerjoin=True))
     )
     return Token(row) if row else None
@@ -112,10 +115,19 @@ def find_token(token_string):
 
 # A bearer token and its client in one row: what protecting a route needs, built once.
 _BEARER = Prebuilt(
-    select(OAuthToken.scope, OAuthToken.expires_at, OAuthToken.revoked_at,
-           OAuthClient.id.label("client_pk"), OAuthClient.client_id, OAuthClient.role,
-           OAuthClient.hauler_id, OAuthClient.jurisdiction_id, OAuthClient.site_id,
-           OAuthClient.revoked_at.label("client_revoked_at"), OAuthToken.person_id)
+    select(
+        OAuthToken.scope,
+        OAuthToken.expires_at,
+        OAuthToken.revoked_at,
+        OAuthClient.id.label("client_pk"),
+        OAuthClient.client_id,
+        OAuthClient.role,
+        OAuthClient.hauler_id,
+        OAuthClient.jurisdiction_id,
+        OAuthClient.site_id,
+        OAuthClient.revoked_at.label("client_revoked_at"),
+        OAuthToken.person_id,
+    )
     .join(OAuthClient, OAuthClient.id == OAuthToken.client_id)
     .where(OAuthToken.token_sha256 == bindparam("digest"))
 )
@@ -247,9 +259,16 @@ class Introspection(IntrospectionEndpoint):
 
     def introspect_token(self, token):
         row = token.row
-        person = {} if row.sign_in_id is None else {
-            # A person's token: issued to the app they signed in through, for them.
-            "client_id": row.sign_in.app.client_id, "sub": str(row.person_id), "person_id": str(row.person_id)}
+        person = (
+            {}
+            if row.sign_in_id is None
+            else {
+                # A person's token: issued to the app they signed in through, for them.
+                "client_id": row.sign_in.app.client_id,
+                "sub": str(row.person_id),
+                "person_id": str(row.person_id),
+            }
+        )
         return {
             "active": True,
             "client_id": row.client.client_id,
@@ -271,7 +290,8 @@ def require_secure_transport():
     if request.scheme == "https":
         return
     forwarded = not current_app.config["TRUSTED_PROXIES"] and (
-        "X-Forwarded-For" in request.headers or "Forwarded" in request.headers)
+        "X-Forwarded-For" in request.headers or "Forwarded" in request.headers
+    )
     try:
         local = ipaddress.ip_address((request.remote_addr or "").split("%")[0]).is_loopback
     except ValueError:
@@ -313,8 +333,9 @@ class AuthorizationServer(_AuthorizationServer):
             # Authlib answers it 401 (as a ForbiddenError); the client authenticated, and
             # RFC 7009 section 2.2.1 answers it as RFC 6749 section 5.2 does its errors: 400.
             status = 400
-        raise OAuthRefused(status, code, body.get("error_description") or error.description or code,
-                           body=body, headers=dict(headers))
+        raise OAuthRefused(
+            status, code, body.get("error_description") or error.description or code, body=body, headers=dict(headers)
+        )
 
 
 def token_ttl(client, grant_type):

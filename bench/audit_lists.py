@@ -1,11 +1,11 @@
 """The auditor's lists timed: missed services against a hand-written statement, and the CSV lists."""
+
 import statistics
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import psycopg
 import requests
-
 
 # The question the API answers, field for field, as one statement written by hand: each
 # device's last qualifying service up to the end of its city's day by one probe of the partial
@@ -58,20 +58,32 @@ LIMIT 1000
 
 
 def as_of_query(base, auditor_token, dsn, city):
-    as_of = datetime.now(timezone.utc).date()
+    as_of = datetime.now(UTC).date()
 
     def sql():
         with psycopg.connect(dsn, options="-c jit=off") as conn:
-            return len(conn.execute(HAND_WRITTEN_AS_OF, {"as_of": as_of, "end": as_of + timedelta(days=1),
-                                                         "jurisdiction": city.jurisdictions["victorville"]}).fetchall())
+            return len(
+                conn.execute(
+                    HAND_WRITTEN_AS_OF,
+                    {
+                        "as_of": as_of,
+                        "end": as_of + timedelta(days=1),
+                        "jurisdiction": city.jurisdictions["victorville"],
+                    },
+                ).fetchall()
+            )
 
     api, hand_written = in_turns(lambda: as_of_api(base, auditor_token, as_of), sql)
     return api * 1000, hand_written * 1000
 
 
 def as_of_api(base, auditor_token, as_of):
-    response = requests.get(f"{base}/v1/audit/missed-services", params={"as_of": as_of.isoformat(), "limit": 1000},
-                            headers={"Authorization": f"Bearer {auditor_token}"}, timeout=120)
+    response = requests.get(
+        f"{base}/v1/audit/missed-services",
+        params={"as_of": as_of.isoformat(), "limit": 1000},
+        headers={"Authorization": f"Bearer {auditor_token}"},
+        timeout=120,
+    )
     assert response.status_code == 200, response.text
     return len(response.json()["items"])
 

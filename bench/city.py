@@ -2,9 +2,10 @@
 haulers with trucks, disposal sites, and years of manifests with realistic shares of late,
 partial and non-compliant ones. Deterministic from a seed.
 """
+
 import json
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import psycopg
 
@@ -30,10 +31,29 @@ def depths(body):
 
 # The columns the bulk load writes.
 REVISION_COLUMNS = (
-    "id", "manifest_id", "revision", "body", "sha256", "previous_sha256", "received_at", "device_id",
-    "service_started_at", "service_completed_at", "waste_type", "gallons_removed", "decant_returned_gallons",
-    "full_pump_down", "vehicle_id", "disposal_site_id", "disposal_ticket_number", "disposal_delivered_at",
-    "disposal_gallons_delivered", "fog_depth_in", "solids_depth_in", "qualifying")
+    "id",
+    "manifest_id",
+    "revision",
+    "body",
+    "sha256",
+    "previous_sha256",
+    "received_at",
+    "device_id",
+    "service_started_at",
+    "service_completed_at",
+    "waste_type",
+    "gallons_removed",
+    "decant_returned_gallons",
+    "full_pump_down",
+    "vehicle_id",
+    "disposal_site_id",
+    "disposal_ticket_number",
+    "disposal_delivered_at",
+    "disposal_gallons_delivered",
+    "fog_depth_in",
+    "solids_depth_in",
+    "qualifying",
+)
 FINDING_COLUMNS = ("id", "revision_id", "code", "severity", "message", "citation", "raised_at")
 
 
@@ -47,7 +67,7 @@ class City:
         # Its own sequence: the rest of the city stays what it was before depths were measured.
         self.measuring = random.Random(seed + 1)
         self.device_count = devices
-        self.today = today or datetime.now(timezone.utc).replace(hour=12, minute=0, second=0, microsecond=0)
+        self.today = today or datetime.now(UTC).replace(hour=12, minute=0, second=0, microsecond=0)
         self.devices = []  # (device id, fse id, permit id, jurisdiction id, kind, capacity, permit number, tag)
         self.haulers = []  # (hauler id, [vehicle ids])
         self.sites = []
@@ -60,12 +80,18 @@ class City:
         city = cls(dsn, **kwargs)
         with psycopg.connect(dsn) as conn:
             city.jurisdictions = dict(conn.execute("SELECT code, id FROM jurisdictions").fetchall())
-            city.devices = [tuple(row) for row in conn.execute(
-                "SELECT d.id, d.fse_id, d.permit_id, f.jurisdiction_id, d.kind, d.capacity_gallons, p.permit_number,"
-                " d.tag, d.frequency_days FROM devices d JOIN fses f ON f.id = d.fse_id JOIN permits p ON p.id = d.permit_id"
-                " ORDER BY substr(f.name, 12)::int, d.tag")]
-            city.haulers = [(hauler_id, [f"TRK-{n}-{v}" for v in range(3)]) for hauler_id, n in conn.execute(
-                "SELECT id, substr(name, 8)::int AS n FROM haulers ORDER BY n")]
+            city.devices = [
+                tuple(row)
+                for row in conn.execute(
+                    "SELECT d.id, d.fse_id, d.permit_id, f.jurisdiction_id, d.kind, d.capacity_gallons, p.permit_number,"
+                    " d.tag, d.frequency_days FROM devices d JOIN fses f ON f.id = d.fse_id JOIN permits p ON p.id = d.permit_id"
+                    " ORDER BY substr(f.name, 12)::int, d.tag"
+                )
+            ]
+            city.haulers = [
+                (hauler_id, [f"TRK-{n}-{v}" for v in range(3)])
+                for hauler_id, n in conn.execute("SELECT id, substr(name, 8)::int AS n FROM haulers ORDER BY n")
+            ]
             city.sites = [site_id for (site_id,) in conn.execute("SELECT id FROM disposal_sites ORDER BY name")]
             city.manifests = conn.execute("SELECT count(*) FROM manifests").fetchone()[0]
         return city
@@ -87,11 +113,24 @@ class City:
                     " trap_default_frequency_days, allowed_frequencies, twenty_five_percent_rule,"
                     " full_pump_min_ratio, min_interceptor_gallons, grace_days, decant_return_allowed,"
                     " citations, created_at) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,now())",
-                    (jid, row["code"], row["name"], row["manifest_deadline_hours"], row["retention_years"],
-                     row["interceptor_default_frequency_days"], row["interceptor_max_interval_days"],
-                     row["trap_default_frequency_days"], json.dumps(row["allowed_frequencies"]),
-                     row["twenty_five_percent_rule"], row["full_pump_min_ratio"], row["min_interceptor_gallons"],
-                     row["grace_days"], row["decant_return_allowed"], json.dumps(row["citations"])))
+                    (
+                        jid,
+                        row["code"],
+                        row["name"],
+                        row["manifest_deadline_hours"],
+                        row["retention_years"],
+                        row["interceptor_default_frequency_days"],
+                        row["interceptor_max_interval_days"],
+                        row["trap_default_frequency_days"],
+                        json.dumps(row["allowed_frequencies"]),
+                        row["twenty_five_percent_rule"],
+                        row["full_pump_min_ratio"],
+                        row["min_interceptor_gallons"],
+                        row["grace_days"],
+                        row["decant_return_allowed"],
+                        json.dumps(row["citations"]),
+                    ),
+                )
             issued = (self.today - timedelta(days=4 * 365)).date()
             fses, permits, changes, devices = [], [], [], []
             codes = list(shares)
@@ -101,57 +140,112 @@ class City:
                 code = self.random.choices(codes, weights)[0]
                 jid = self.jurisdictions[code]
                 fse_id, permit_id = new_id(), new_id()
-                fses.append((fse_id, jid, f"Restaurant {n}", f"{n} Main St, {towns[code]}, CA",
-                             f"{n:03d}-{n % 997:03d}-00", "Operator", f"op{n}@example.com"))
+                fses.append(
+                    (
+                        fse_id,
+                        jid,
+                        f"Restaurant {n}",
+                        f"{n} Main St, {towns[code]}, CA",
+                        f"{n:03d}-{n % 997:03d}-00",
+                        "Operator",
+                        f"op{n}@example.com",
+                    )
+                )
                 number = f"{code[:2].upper()}-{n:06d}"
                 permits.append((permit_id, jid, fse_id, number, "regular", issued, issued + timedelta(days=3650)))
                 changes.append((new_id(), permit_id, "active", issued))
-                for tag in (("GI-1", "GT-1") if n % 4 == 0 else ("GI-1",)):
+                for tag in ("GI-1", "GT-1") if n % 4 == 0 else ("GI-1",):
                     kind = "interceptor" if tag == "GI-1" else "trap"
                     capacity = self.random.choice((750, 1000, 1500, 2000, 3000)) if kind == "interceptor" else 50
                     frequency = 90 if kind == "interceptor" else 30
                     device_id = new_id()
-                    devices.append((device_id, fse_id, permit_id, tag, kind, capacity, 48 if kind == "interceptor" else 12,
-                                    frequency))
+                    devices.append(
+                        (
+                            device_id,
+                            fse_id,
+                            permit_id,
+                            tag,
+                            kind,
+                            capacity,
+                            48 if kind == "interceptor" else 12,
+                            frequency,
+                        )
+                    )
                     self.devices.append((device_id, fse_id, permit_id, jid, kind, capacity, number, tag, frequency))
                 n += 1
-            self._copy(cur, "fses", ("id", "jurisdiction_id", "name", "address", "apn", "operator_name",
-                                     "operator_email"), fses, stamps=("created_at", "updated_at"))
-            self._copy(cur, "permits", ("id", "jurisdiction_id", "fse_id", "permit_number", "kind", "issued_on",
-                                        "expires_on"), permits, stamps=("created_at",))
-            self._copy(cur, "permit_status_changes", ("id", "permit_id", "status", "effective_on"), changes,
-                       stamps=("recorded_at",))
-            self._copy(cur, "devices", ("id", "fse_id", "permit_id", "tag", "kind", "capacity_gallons",
-                                        "liquid_depth_in", "frequency_days"), devices, stamps=("created_at",))
+            self._copy(
+                cur,
+                "fses",
+                ("id", "jurisdiction_id", "name", "address", "apn", "operator_name", "operator_email"),
+                fses,
+                stamps=("created_at", "updated_at"),
+            )
+            self._copy(
+                cur,
+                "permits",
+                ("id", "jurisdiction_id", "fse_id", "permit_number", "kind", "issued_on", "expires_on"),
+                permits,
+                stamps=("created_at",),
+            )
+            self._copy(
+                cur,
+                "permit_status_changes",
+                ("id", "permit_id", "status", "effective_on"),
+                changes,
+                stamps=("recorded_at",),
+            )
+            self._copy(
+                cur,
+                "devices",
+                ("id", "fse_id", "permit_id", "tag", "kind", "capacity_gallons", "liquid_depth_in", "frequency_days"),
+                devices,
+                stamps=("created_at",),
+            )
             for h in range(40):
                 hauler_id = new_id()
                 owner = next(iter(self.jurisdictions.values()))
-                cur.execute("INSERT INTO haulers (id, name, licence_number, owner_jurisdiction_id, created_at)"
-                            " VALUES (%s, %s, %s, %s, now())", (hauler_id, f"Hauler {h}", f"LIC-{h:04d}", owner))
+                cur.execute(
+                    "INSERT INTO haulers (id, name, licence_number, owner_jurisdiction_id, created_at)"
+                    " VALUES (%s, %s, %s, %s, now())",
+                    (hauler_id, f"Hauler {h}", f"LIC-{h:04d}", owner),
+                )
                 vehicles = [f"TRK-{h}-{v}" for v in range(3)]
                 for jid in self.jurisdictions.values():
-                    cur.execute("INSERT INTO hauler_licences (id, hauler_id, jurisdiction_id, licence_number,"
-                                " expires_on, effective_on, status, recorded_at) VALUES (%s,%s,%s,%s,%s,%s,'valid',now())",
-                                (new_id(), hauler_id, jid, f"LIC-{h:04d}", issued + timedelta(days=3650), issued))
-                    cur.execute("INSERT INTO hauler_registrations (id, hauler_id, jurisdiction_id, registered_on,"
-                                " recorded_at) VALUES (%s,%s,%s,%s,now())", (new_id(), hauler_id, jid, issued))
+                    cur.execute(
+                        "INSERT INTO hauler_licences (id, hauler_id, jurisdiction_id, licence_number,"
+                        " expires_on, effective_on, status, recorded_at) VALUES (%s,%s,%s,%s,%s,%s,'valid',now())",
+                        (new_id(), hauler_id, jid, f"LIC-{h:04d}", issued + timedelta(days=3650), issued),
+                    )
+                    cur.execute(
+                        "INSERT INTO hauler_registrations (id, hauler_id, jurisdiction_id, registered_on,"
+                        " recorded_at) VALUES (%s,%s,%s,%s,now())",
+                        (new_id(), hauler_id, jid, issued),
+                    )
                     for vehicle in vehicles:
-                        cur.execute("INSERT INTO vehicles (id, hauler_id, jurisdiction_id, vehicle_id,"
-                                    " tank_capacity_gallons, created_at) VALUES (%s,%s,%s,%s,3500,now())",
-                                    (new_id(), hauler_id, jid, vehicle))
+                        cur.execute(
+                            "INSERT INTO vehicles (id, hauler_id, jurisdiction_id, vehicle_id,"
+                            " tank_capacity_gallons, created_at) VALUES (%s,%s,%s,%s,3500,now())",
+                            (new_id(), hauler_id, jid, vehicle),
+                        )
                 self.haulers.append((hauler_id, vehicles))
             for s in range(6):
                 site_id = new_id()
-                cur.execute("INSERT INTO disposal_sites (id, name, address, facility_permit_number,"
-                            " owner_jurisdiction_id, created_at) VALUES (%s,%s,'1 Plant Rd',%s,%s,now())",
-                            (site_id, f"Plant {s}", f"FAC-{s}", next(iter(self.jurisdictions.values()))))
+                cur.execute(
+                    "INSERT INTO disposal_sites (id, name, address, facility_permit_number,"
+                    " owner_jurisdiction_id, created_at) VALUES (%s,%s,'1 Plant Rd',%s,%s,now())",
+                    (site_id, f"Plant {s}", f"FAC-{s}", next(iter(self.jurisdictions.values()))),
+                )
                 for jid in self.jurisdictions.values():
-                    cur.execute("INSERT INTO disposal_site_jurisdictions (site_id, jurisdiction_id, waste_types,"
-                                " approved_from, created_at) VALUES (%s,%s,%s,%s,now())",
-                                (site_id, jid, json.dumps(["grease_interceptor_waste", "grease_trap_waste"]), issued))
-                    cur.execute("INSERT INTO disposal_site_status_changes (id, site_id, jurisdiction_id, status,"
-                                " effective_on, recorded_at) VALUES (%s,%s,%s,'approved',%s,now())",
-                                (new_id(), site_id, jid, issued))
+                    cur.execute(
+                        "INSERT INTO disposal_site_jurisdictions (site_id, jurisdiction_id, waste_types,"
+                        " approved_from, created_at) VALUES (%s,%s,%s,%s,now())",
+                        (site_id, jid, json.dumps(["grease_interceptor_waste", "grease_trap_waste"]), issued),
+                    )
+                    cur.execute(
+                        "INSERT INTO disposal_site_status_changes (id, site_id, jurisdiction_id, status,"
+                        " effective_on, recorded_at) VALUES (%s,%s,%s,'approved',%s,now())",
+                        (new_id(), site_id, jid, issued),
+                    )
                 self.sites.append(site_id)
             conn.commit()
 
@@ -171,7 +265,7 @@ class City:
     @staticmethod
     def _copy(cur, table, columns, rows, stamps=()):
         names = ", ".join(columns + stamps)
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         with cur.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
             for row in rows:
                 copy.write_row(tuple(row) + (now,) * len(stamps))
@@ -199,44 +293,110 @@ class City:
                 partial = self.random.random() < PARTIAL
                 no_disposal = self.random.random() < NO_DISPOSAL
                 decant = self.random.random() < DECANT
-                received = completed + timedelta(hours=self.random.uniform(80, 300) if late else self.random.uniform(1, 48))
+                received = completed + timedelta(
+                    hours=self.random.uniform(80, 300) if late else self.random.uniform(1, 48)
+                )
                 gallons = int(capacity * (0.5 if partial else self.random.uniform(0.92, 1.0)))
                 site = self.sites[number % len(self.sites)]
                 ticket = f"T-{number:08d}"
                 body = {
-                    "manifest_number": f"B-{number:08d}", "permit_number": permit_number, "device_tag": tag,
-                    "vehicle_id": vehicles[number % 3], "driver_name": "Driver", "fse_signer_name": "Signer",
-                    "service_started_at": iso(completed - timedelta(hours=1)), "service_completed_at": iso(completed),
+                    "manifest_number": f"B-{number:08d}",
+                    "permit_number": permit_number,
+                    "device_tag": tag,
+                    "vehicle_id": vehicles[number % 3],
+                    "driver_name": "Driver",
+                    "fse_signer_name": "Signer",
+                    "service_started_at": iso(completed - timedelta(hours=1)),
+                    "service_completed_at": iso(completed),
                     "waste_type": "grease_interceptor_waste" if kind == "interceptor" else "grease_trap_waste",
-                    "gallons_removed": gallons, "decant_returned_gallons": 100 if decant else 0,
-                    "full_pump_down": not partial, "measurements": self._measured(kind),
-                    "disposal": None if no_disposal else {"site_id": str(site), "ticket_number": ticket,
-                                                          "delivered_at": iso(completed + timedelta(hours=2)),
-                                                          "gallons_delivered": gallons},
+                    "gallons_removed": gallons,
+                    "decant_returned_gallons": 100 if decant else 0,
+                    "full_pump_down": not partial,
+                    "measurements": self._measured(kind),
+                    "disposal": None
+                    if no_disposal
+                    else {
+                        "site_id": str(site),
+                        "ticket_number": ticket,
+                        "delivered_at": iso(completed + timedelta(hours=2)),
+                        "gallons_delivered": gallons,
+                    },
                 }
                 manifest_id = new_id()
-                document = {"manifest_id": str(manifest_id), "hauler_id": str(hauler_id), "revision": 1,
-                            "received_at": iso(received), "reason": None, "previous_sha256": None, "manifest": body}
+                document = {
+                    "manifest_id": str(manifest_id),
+                    "hauler_id": str(hauler_id),
+                    "revision": 1,
+                    "received_at": iso(received),
+                    "reason": None,
+                    "previous_sha256": None,
+                    "manifest": body,
+                }
                 revision_id = new_id()
                 qualifying = not (partial or decant)
-                manifests.append((manifest_id, hauler_id, body["manifest_number"], jid, fse_id, device_id, permit_id,
-                                  1, received))
-                revisions.append((revision_id, manifest_id, 1, json.dumps(document), chain.seal(document), None,
-                                  received, device_id, completed - timedelta(hours=1), completed,
-                                  body["waste_type"], gallons, body["decant_returned_gallons"], not partial,
-                                  body["vehicle_id"], None if no_disposal else site,
-                                  None if no_disposal else ticket,
-                                  None if no_disposal else completed + timedelta(hours=2),
-                                  None if no_disposal else gallons, *depths(body), qualifying))
-                for code, flagged in (("late_submission", late), ("partial_pump_down", partial),
-                                      ("disposal_unconfirmed", no_disposal), ("decant_returned", decant)):
+                manifests.append(
+                    (manifest_id, hauler_id, body["manifest_number"], jid, fse_id, device_id, permit_id, 1, received)
+                )
+                revisions.append(
+                    (
+                        revision_id,
+                        manifest_id,
+                        1,
+                        json.dumps(document),
+                        chain.seal(document),
+                        None,
+                        received,
+                        device_id,
+                        completed - timedelta(hours=1),
+                        completed,
+                        body["waste_type"],
+                        gallons,
+                        body["decant_returned_gallons"],
+                        not partial,
+                        body["vehicle_id"],
+                        None if no_disposal else site,
+                        None if no_disposal else ticket,
+                        None if no_disposal else completed + timedelta(hours=2),
+                        None if no_disposal else gallons,
+                        *depths(body),
+                        qualifying,
+                    )
+                )
+                for code, flagged in (
+                    ("late_submission", late),
+                    ("partial_pump_down", partial),
+                    ("disposal_unconfirmed", no_disposal),
+                    ("decant_returned", decant),
+                ):
                     if flagged:
-                        findings.append((new_id(), revision_id, code, "violation" if code != "disposal_unconfirmed"
-                                         else "warning", code.replace("_", " "), "synthetic", received))
+                        findings.append(
+                            (
+                                new_id(),
+                                revision_id,
+                                code,
+                                "violation" if code != "disposal_unconfirmed" else "warning",
+                                code.replace("_", " "),
+                                "synthetic",
+                                received,
+                            )
+                        )
                 if len(manifests) >= 50_000 or i == want - 1:
-                    self._copy(cur, "manifests", ("id", "hauler_id", "manifest_number", "jurisdiction_id", "fse_id",
-                                                  "device_id", "permit_id", "current_revision", "created_at"),
-                               manifests)
+                    self._copy(
+                        cur,
+                        "manifests",
+                        (
+                            "id",
+                            "hauler_id",
+                            "manifest_number",
+                            "jurisdiction_id",
+                            "fse_id",
+                            "device_id",
+                            "permit_id",
+                            "current_revision",
+                            "created_at",
+                        ),
+                        manifests,
+                    )
                     self._copy(cur, "incoming_revisions", REVISION_COLUMNS, revisions)
                     self._copy(cur, "incoming_findings", FINDING_COLUMNS, findings)
                     conn.commit()
@@ -261,13 +421,18 @@ class City:
             "  SELECT id, device_id, service_completed_at, manifest_id, true AS staged FROM incoming_revisions"
             "  WHERE qualifying UNION ALL"
             "  SELECT id, device_id, service_completed_at, manifest_id, false FROM manifest_revisions"
-            "  WHERE in_force AND qualifying) AS counted")
+            "  WHERE in_force AND qualifying) AS counted"
+        )
         names = ", ".join(REVISION_COLUMNS)
-        cur.execute(f"INSERT INTO manifest_revisions ({names}, previous_service_at)"
-                    f" SELECT {', '.join('i.' + c for c in REVISION_COLUMNS)}, l.previous FROM incoming_revisions i"
-                    " LEFT JOIN linked l ON l.id = i.id AND l.staged")
-        cur.execute("UPDATE manifest_revisions r SET previous_service_at = l.previous FROM linked l"
-                    " WHERE l.id = r.id AND NOT l.staged AND r.previous_service_at IS DISTINCT FROM l.previous")
+        cur.execute(
+            f"INSERT INTO manifest_revisions ({names}, previous_service_at)"
+            f" SELECT {', '.join('i.' + c for c in REVISION_COLUMNS)}, l.previous FROM incoming_revisions i"
+            " LEFT JOIN linked l ON l.id = i.id AND l.staged"
+        )
+        cur.execute(
+            "UPDATE manifest_revisions r SET previous_service_at = l.previous FROM linked l"
+            " WHERE l.id = r.id AND NOT l.staged AND r.previous_service_at IS DISTINCT FROM l.previous"
+        )
         names = ", ".join(FINDING_COLUMNS)
         cur.execute(f"INSERT INTO findings ({names}) SELECT {names} FROM incoming_findings")
         cur.execute("DROP TABLE incoming_revisions, incoming_findings, linked")
@@ -275,8 +440,10 @@ class City:
     def _measured(self, kind):
         if kind != "interceptor" or self.measuring.random() >= MEASURED:
             return None
-        return {"fog_depth_in": round(self.measuring.uniform(1, 9), 1),
-                "solids_depth_in": round(self.measuring.uniform(0.5, 5), 1)}
+        return {
+            "fog_depth_in": round(self.measuring.uniform(1, 9), 1),
+            "solids_depth_in": round(self.measuring.uniform(0.5, 5), 1),
+        }
 
     def settle(self):
         """What a running system's autovacuum and checkpointer would have done after a bulk
@@ -285,5 +452,3 @@ class City:
         with psycopg.connect(self.dsn, autocommit=True) as conn:
             conn.execute("VACUUM (ANALYZE)")
             conn.execute("CHECKPOINT")
-
-

@@ -9,6 +9,7 @@ reads, each against a second.
 local PostgreSQL), and a copy of it as it stood at 100,000 manifests beside it (its name +
 `_at_100000`); without it, the county built last is measured.
 """
+
 import argparse
 import os
 import sys
@@ -67,13 +68,21 @@ def measure(dsn, first, record=None):
     try:
         at_first, at_last = growth(first_server, server, city, prefix=f"K{int(time.time())}")
         found[f"time per manifest ingested in a county of {MANIFESTS:,} manifests vs {FIRST:,} (in turns)"] = (
-            at_last, "ms", at_first, f"at {FIRST:,}", "ratio <= 1.2")
-        for name, (page, first_byte, whole, rows) in every_list(server.base, token(server.base, "auditor"), city,
-                                                               busiest_hauler(dsn)).items():
+            at_last,
+            "ms",
+            at_first,
+            f"at {FIRST:,}",
+            "ratio <= 1.2",
+        )
+        for name, (page, first_byte, whole, rows) in every_list(
+            server.base, token(server.base, "auditor"), city, busiest_hauler(dsn)
+        ).items():
             found[f"{name}, first page, in a county of {MANIFESTS:,}"] = (page, "ms", None, "", "< 1000 ms")
             if first_byte is not None:
-                found[f"{name}, CSV's first byte ({rows:,} rows; the last at {whole:,.0f} ms), in a county of"
-                      f" {MANIFESTS:,}"] = (first_byte, "ms", None, "", "< 1000 ms")
+                found[
+                    f"{name}, CSV's first byte ({rows:,} rows; the last at {whole:,.0f} ms), in a county of"
+                    f" {MANIFESTS:,}"
+                ] = (first_byte, "ms", None, "", "< 1000 ms")
     finally:
         first_server.stop()
         server.stop()

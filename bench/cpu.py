@@ -1,4 +1,5 @@
 """Where the machine's CPU and memory went while the bench ran, read from /proc."""
+
 import gc
 import os
 import time

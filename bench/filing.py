@@ -1,9 +1,10 @@
 """Manifest ingest: the API against a plain psycopg loop writing the same rows, in rounds and paced."""
+
 import json
 import threading
 import time
 from collections import namedtuple
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import psycopg
 
@@ -17,22 +18,36 @@ from storage.models import new_id
 
 def manifest_bodies(city, n, prefix, offset=0):
     """`n` fresh services of distinct devices (from `offset` on), as a dispatch app files them."""
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     vehicles = city.haulers[0][1]
     bodies = []
     for i in range(n):
         device = city.devices[(offset + i) % len(city.devices)]
         _, _, _, _, kind, capacity, permit_number, tag, _ = device
         completed = now - timedelta(hours=2, minutes=i % 600)
-        bodies.append({
-            "manifest_number": f"{prefix}-{i:06d}", "permit_number": permit_number, "device_tag": tag,
-            "vehicle_id": vehicles[i % 3], "driver_name": "Driver", "fse_signer_name": "Signer",
-            "service_started_at": iso(completed - timedelta(hours=1)), "service_completed_at": iso(completed),
-            "waste_type": "grease_interceptor_waste" if kind == "interceptor" else "grease_trap_waste",
-            "gallons_removed": capacity, "decant_returned_gallons": 0, "full_pump_down": True, "measurements": None,
-            "disposal": {"site_id": str(city.sites[i % len(city.sites)]), "ticket_number": f"{prefix}-T-{i}",
-                         "delivered_at": iso(completed + timedelta(minutes=30)), "gallons_delivered": capacity},
-        })
+        bodies.append(
+            {
+                "manifest_number": f"{prefix}-{i:06d}",
+                "permit_number": permit_number,
+                "device_tag": tag,
+                "vehicle_id": vehicles[i % 3],
+                "driver_name": "Driver",
+                "fse_signer_name": "Signer",
+                "service_started_at": iso(completed - timedelta(hours=1)),
+                "service_completed_at": iso(completed),
+                "waste_type": "grease_interceptor_waste" if kind == "interceptor" else "grease_trap_waste",
+                "gallons_removed": capacity,
+                "decant_returned_gallons": 0,
+                "full_pump_down": True,
+                "measurements": None,
+                "disposal": {
+                    "site_id": str(city.sites[i % len(city.sites)]),
+                    "ticket_number": f"{prefix}-T-{i}",
+                    "delivered_at": iso(completed + timedelta(minutes=30)),
+                    "gallons_delivered": capacity,
+                },
+            }
+        )
     return bodies
 
 
@@ -70,21 +85,40 @@ def _plain_writer(dsn, city, bodies, beside, client_pk, start):
     hauler_id = city.haulers[0][0]
     with psycopg.connect(dsn) as conn:
         # The names a revision keeps, read once as the API's process keeps them.
-        hauler = conn.execute("SELECT h.name, (SELECT l.licence_number FROM hauler_licences l WHERE l.hauler_id = h.id"
-                              " ORDER BY l.effective_on DESC, l.recorded_at DESC LIMIT 1) FROM haulers h WHERE h.id = %s",
-                              (hauler_id,)).fetchone()
+        hauler = conn.execute(
+            "SELECT h.name, (SELECT l.licence_number FROM hauler_licences l WHERE l.hauler_id = h.id"
+            " ORDER BY l.effective_on DESC, l.recorded_at DESC LIMIT 1) FROM haulers h WHERE h.id = %s",
+            (hauler_id,),
+        ).fetchone()
         sites = {str(row[0]): row[1:] for row in conn.execute("SELECT id, name, address FROM disposal_sites")}
         start.wait()
         for body, filed in zip(bodies, beside, strict=True):
             device_id, fse_id, permit_id, jid, *_ = devices[(body["permit_number"], body["device_tag"])]
-            manifest_id, revision_id, received = new_id(), new_id(), datetime.now(timezone.utc)
-            document = {"manifest_id": str(manifest_id), "hauler_id": str(hauler_id), "revision": 1,
-                        "received_at": iso(received), "reason": None, "previous_sha256": None, "manifest": body}
+            manifest_id, revision_id, received = new_id(), new_id(), datetime.now(UTC)
+            document = {
+                "manifest_id": str(manifest_id),
+                "hauler_id": str(hauler_id),
+                "revision": 1,
+                "received_at": iso(received),
+                "reason": None,
+                "previous_sha256": None,
+                "manifest": body,
+            }
             with conn.transaction():
-                conn.execute("INSERT INTO manifests (id, hauler_id, manifest_number, jurisdiction_id, fse_id,"
-                             " device_id, permit_id, current_revision, created_at) VALUES (%s,%s,%s,%s,%s,%s,%s,1,%s)",
-                             (manifest_id, hauler_id, "P" + body["manifest_number"], jid, fse_id, device_id,
-                              permit_id, received))
+                conn.execute(
+                    "INSERT INTO manifests (id, hauler_id, manifest_number, jurisdiction_id, fse_id,"
+                    " device_id, permit_id, current_revision, created_at) VALUES (%s,%s,%s,%s,%s,%s,%s,1,%s)",
+                    (
+                        manifest_id,
+                        hauler_id,
+                        "P" + body["manifest_number"],
+                        jid,
+                        fse_id,
+                        device_id,
+                        permit_id,
+                        received,
+                    ),
+                )
                 conn.execute(
                     "INSERT INTO manifest_revisions (id, manifest_id, revision, body, sha256, received_at,"
                     " submitted_by_client_id, device_id, service_started_at, service_completed_at, waste_type,"
@@ -93,20 +127,49 @@ def _plain_writer(dsn, city, bodies, beside, client_pk, start):
                     " solids_depth_in, qualifying, previous_service_at, hauler_name, hauler_licence_number,"
                     " disposal_site_name, disposal_site_address)"
                     " VALUES (%s,%s,1,%s,%s,%s,%s,%s,%s,%s,%s,%s,0,true,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
-                    (revision_id, manifest_id, json.dumps(document), chain.seal(document), received, client_pk,
-                     device_id, body["service_started_at"], body["service_completed_at"], body["waste_type"],
-                     body["gallons_removed"], body["vehicle_id"], body["disposal"]["site_id"],
-                     body["disposal"]["ticket_number"], body["disposal"]["delivered_at"],
-                     body["disposal"]["gallons_delivered"], *depths(body), filed.qualifying, filed.previous, *hauler,
-                     *sites[body["disposal"]["site_id"]]))
+                    (
+                        revision_id,
+                        manifest_id,
+                        json.dumps(document),
+                        chain.seal(document),
+                        received,
+                        client_pk,
+                        device_id,
+                        body["service_started_at"],
+                        body["service_completed_at"],
+                        body["waste_type"],
+                        body["gallons_removed"],
+                        body["vehicle_id"],
+                        body["disposal"]["site_id"],
+                        body["disposal"]["ticket_number"],
+                        body["disposal"]["delivered_at"],
+                        body["disposal"]["gallons_delivered"],
+                        *depths(body),
+                        filed.qualifying,
+                        filed.previous,
+                        *hauler,
+                        *sites[body["disposal"]["site_id"]],
+                    ),
+                )
                 for code, severity, message, citation in filed.findings:
-                    conn.execute("INSERT INTO findings (id, revision_id, code, severity, message, citation,"
-                                 " raised_at) VALUES (%s,%s,%s,%s,%s,%s,%s)",
-                                 (new_id(), revision_id, code, severity, message, citation, received))
-                conn.execute("INSERT INTO changes (kind, at, manifest_id, manifest_number, revision, hauler_id,"
-                             " fse_id, jurisdiction_id, detail) VALUES ('manifest.filed',%s,%s,%s,1,%s,%s,%s,%s)",
-                             (received, manifest_id, "P" + body["manifest_number"], hauler_id, fse_id, jid,
-                              json.dumps({"findings": sorted(f[0] for f in filed.findings)})))
+                    conn.execute(
+                        "INSERT INTO findings (id, revision_id, code, severity, message, citation,"
+                        " raised_at) VALUES (%s,%s,%s,%s,%s,%s,%s)",
+                        (new_id(), revision_id, code, severity, message, citation, received),
+                    )
+                conn.execute(
+                    "INSERT INTO changes (kind, at, manifest_id, manifest_number, revision, hauler_id,"
+                    " fse_id, jurisdiction_id, detail) VALUES ('manifest.filed',%s,%s,%s,1,%s,%s,%s,%s)",
+                    (
+                        received,
+                        manifest_id,
+                        "P" + body["manifest_number"],
+                        hauler_id,
+                        fse_id,
+                        jid,
+                        json.dumps({"findings": sorted(f[0] for f in filed.findings)}),
+                    ),
+                )
 
 
 Filed = namedtuple("Filed", "qualifying previous findings")
@@ -122,7 +185,8 @@ def api_filed(dsn, hauler_id, bodies):
             " f.citation FROM manifests m"
             " JOIN manifest_revisions r ON r.manifest_id = m.id LEFT JOIN findings f ON f.revision_id = r.id"
             " WHERE m.hauler_id = %s AND m.manifest_number = ANY(%s) ORDER BY f.code",
-            (hauler_id, [body["manifest_number"] for body in bodies])).fetchall()
+            (hauler_id, [body["manifest_number"] for body in bodies]),
+        ).fetchall()
     filed = {}
     for number, qualifying, previous, *finding in rows:
         filed.setdefault(number, Filed(qualifying, previous, []))
@@ -149,8 +213,11 @@ def ingest(server, hauler_token, dsn, city, stage, rounds=3):
     size = INGEST_N // rounds
     # Warm the workers first (statements compiled and prepared, registry facts read): the
     # figures are for a service that has been up for a while, not one still starting.
-    ingest_api(server.base, hauler_token, manifest_bodies(
-        city, WARM_UP, f"W{stage}", offset=(2 * len(STAGES) + 1) * INGEST_N + stage * WARM_UP))
+    ingest_api(
+        server.base,
+        hauler_token,
+        manifest_bodies(city, WARM_UP, f"W{stage}", offset=(2 * len(STAGES) + 1) * INGEST_N + stage * WARM_UP),
+    )
     api_seconds = plain_seconds = parallel_seconds = 0.0
     latencies = []
     api_cpu, plain_cpu = CPU(server.worker_pids()), CPU()
@@ -171,8 +238,15 @@ def ingest(server, hauler_token, dsn, city, stage, rounds=3):
         parallel_seconds += ingest_plain(dsn, city, rows, beside, filer, connections=CLIENTS)
     latencies.sort()
     count = size * rounds
-    return (count / api_seconds, _percentile(latencies, 50), _percentile(latencies, 99), count / plain_seconds,
-            api_cpu, plain_cpu, count / parallel_seconds)
+    return (
+        count / api_seconds,
+        _percentile(latencies, 50),
+        _percentile(latencies, 99),
+        count / plain_seconds,
+        api_cpu,
+        plain_cpu,
+        count / parallel_seconds,
+    )
 
 
 def paced(server, hauler_token, city, rate=ALONE_RATE, seconds=10):
@@ -207,7 +281,7 @@ def growth(first, last, city, rounds=10, prefix=""):
         ingest_api(server.base, bearer, warm)
     for n in range(rounds):
         bodies = manifest_bodies(city, size, f"{prefix}G{n}", offset=base + n * size)
-        for server in ((first, last) if n % 2 == 0 else (last, first)):
+        for server in (first, last) if n % 2 == 0 else (last, first):
             seconds[server] += ingest_api(server.base, bearers[server], bodies)[0]
     return seconds[first] / (size * rounds) * 1000, seconds[last] / (size * rounds) * 1000
 

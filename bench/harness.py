@@ -1,11 +1,12 @@
 """The bench's stand: its settings, the databases, a local S3 server (moto), the app under gunicorn, its clients."""
+
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -95,14 +96,22 @@ def _server(dsn):
 def start_s3():
     port = free_port()
     env = {**os.environ, "AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench"}
-    process = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     endpoint = f"http://127.0.0.1:{port}"
     wait_for(endpoint)
-    client = boto3.client("s3", endpoint_url=endpoint, region_name="us-west-1",
-                          aws_access_key_id="bench", aws_secret_access_key="bench")
-    client.create_bucket(Bucket="fogx-bench", ObjectLockEnabledForBucket=True,
-                         CreateBucketConfiguration={"LocationConstraint": "us-west-1"})
+    client = boto3.client(
+        "s3", endpoint_url=endpoint, region_name="us-west-1", aws_access_key_id="bench", aws_secret_access_key="bench"
+    )
+    client.create_bucket(
+        Bucket="fogx-bench",
+        ObjectLockEnabledForBucket=True,
+        CreateBucketConfiguration={"LocationConstraint": "us-west-1"},
+    )
     return process, endpoint, client
 
 
@@ -120,18 +129,30 @@ class Server:
         self.base = f"http://127.0.0.1:{self.port}"
         self.exports_base = f"http://127.0.0.1:{self.exports_port}"
         # PORT is the app server's in both: the pool's public address (PUBLIC_BASE_URL) is the app's.
-        env = {**os.environ, "DATABASE_URL": dsn, "PORT": str(self.port),
-               "STORAGE_BACKEND": "s3", "S3_ENDPOINT_URL": endpoint,
-               "S3_BUCKET": "fogx-bench", "S3_REGION": "us-west-1", "AWS_ACCESS_KEY_ID": "bench",
-               "AWS_SECRET_ACCESS_KEY": "bench", "SUBMISSIONS_PER_MINUTE": "1000000",
-               "EXPORTS_PER_MINUTE": "1000", "TOKEN_TTL_SECONDS": "7200", "MAX_UPLOAD_BYTES": str(200 * 2 ** 20)}
+        env = {
+            **os.environ,
+            "DATABASE_URL": dsn,
+            "PORT": str(self.port),
+            "STORAGE_BACKEND": "s3",
+            "S3_ENDPOINT_URL": endpoint,
+            "S3_BUCKET": "fogx-bench",
+            "S3_REGION": "us-west-1",
+            "AWS_ACCESS_KEY_ID": "bench",
+            "AWS_SECRET_ACCESS_KEY": "bench",
+            "SUBMISSIONS_PER_MINUTE": "1000000",
+            "EXPORTS_PER_MINUTE": "1000",
+            "TOKEN_TTL_SECONDS": "7200",
+            "MAX_UPLOAD_BYTES": str(200 * 2**20),
+        }
         env.pop("EXPORTS_URL", None)
         proxies = int(env.get("TRUSTED_PROXIES") or 0)
-        self.exports = self._gunicorn(root, {**env, "TRUSTED_PROXIES": str(proxies + 1)}, self.exports_port,
-                                      export_workers, nice=EXPORTS_NICE)
+        self.exports = self._gunicorn(
+            root, {**env, "TRUSTED_PROXIES": str(proxies + 1)}, self.exports_port, export_workers, nice=EXPORTS_NICE
+        )
         try:
-            self.process = self._gunicorn(root, {**env, "EXPORTS_URL": self.exports_base}, self.port,
-                                          workers or os.cpu_count())
+            self.process = self._gunicorn(
+                root, {**env, "EXPORTS_URL": self.exports_base}, self.port, workers or os.cpu_count()
+            )
             wait_for(f"{self.exports_base}/health")
             wait_for(f"{self.base}/health")
         except BaseException:
@@ -140,10 +161,26 @@ class Server:
 
     @staticmethod
     def _gunicorn(root, env, port, workers, nice=0):
-        command = [str(BIN / "gunicorn"), "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
-                   "--timeout", "300", "--error-logfile", "/dev/null", "wsgi:app"]
-        return subprocess.Popen(["nice", "-n", str(nice), *command] if nice else command, cwd=root, env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        command = [
+            str(BIN / "gunicorn"),
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(workers),
+            "--timeout",
+            "300",
+            "--error-logfile",
+            "/dev/null",
+            "wsgi:app",
+        ]
+        return subprocess.Popen(
+            ["nice", "-n", str(nice), *command] if nice else command,
+            cwd=root,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
 
     def worker_pids(self):
         """The app server's workers (they take the filings)."""
@@ -177,22 +214,37 @@ def clients(dsn, city):
 
     app = create_app({"DATABASE_URL": dsn})
     with app.app_context():
-        with clock.frozen_at(datetime(2000, 1, 1, tzinfo=timezone.utc)):
+        with clock.frozen_at(datetime(2000, 1, 1, tzinfo=UTC)):
             for n, site_id in enumerate(city.sites):
                 create_client(db.session, role="site", subject=[str(site_id)], client_id=f"bench-site-{n}")
         hauler_id = city.haulers[0][0]
-        create_client(db.session, role="hauler", subject=[str(hauler_id)], client_id="bench-hauler",
-                      client_secret="bench-hauler-secret")
-        create_client(db.session, role="auditor", subject=["victorville"], client_id="bench-auditor",
-                      client_secret="bench-auditor-secret")
+        create_client(
+            db.session,
+            role="hauler",
+            subject=[str(hauler_id)],
+            client_id="bench-hauler",
+            client_secret="bench-hauler-secret",
+        )
+        create_client(
+            db.session,
+            role="auditor",
+            subject=["victorville"],
+            client_id="bench-auditor",
+            client_secret="bench-auditor-secret",
+        )
         fse_id = city.devices[0][1]
-        create_client(db.session, role="fse", subject=[str(fse_id)], client_id="bench-fse",
-                      client_secret="bench-fse-secret")
+        create_client(
+            db.session, role="fse", subject=[str(fse_id)], client_id="bench-fse", client_secret="bench-fse-secret"
+        )
     app.extensions["fogx.engine"].dispose()
 
 
 def token(base, name):
-    response = requests.post(f"{base}/oauth/token", data={"grant_type": "client_credentials"},
-                             auth=(f"bench-{name}", f"bench-{name}-secret"), timeout=10)
+    response = requests.post(
+        f"{base}/oauth/token",
+        data={"grant_type": "client_credentials"},
+        auth=(f"bench-{name}", f"bench-{name}-secret"),
+        timeout=10,
+    )
     response.raise_for_status()
     return response.json()["access_token"]

@@ -13,6 +13,7 @@ machine: PostgreSQL, the kernel's share of the network), means over the rounds, 
 checkout after the first, the mean of its round-by-round difference in the workers' CPU from
 the first, with its standard error.
 """
+
 import argparse
 import statistics
 import sys
@@ -52,11 +53,15 @@ def main():
     for checkout in checkouts:
         workers = [account.ms("processes") for account in accounts[checkout]]
         rest = [account.ms("rest") for account in accounts[checkout]]
-        line = (f"{checkout[1]}: {statistics.mean(rates[checkout]):.0f} filings/s; CPU a filing: workers "
-                f"{statistics.mean(workers):.2f} ms, the rest {statistics.mean(rest):.2f} ms")
+        line = (
+            f"{checkout[1]}: {statistics.mean(rates[checkout]):.0f} filings/s; CPU a filing: workers "
+            f"{statistics.mean(workers):.2f} ms, the rest {statistics.mean(rest):.2f} ms"
+        )
         if checkout != first:
-            differences = [account.ms("processes") - base.ms("processes")
-                           for account, base in zip(accounts[checkout], accounts[first])]
+            differences = [
+                account.ms("processes") - base.ms("processes")
+                for account, base in zip(accounts[checkout], accounts[first])
+            ]
             error = statistics.stdev(differences) / len(differences) ** 0.5
             line += f"; workers vs the first {statistics.mean(differences):+.2f} ± {error:.2f} ms"
         print(line)
@@ -72,8 +77,11 @@ def _rounds(checkouts, dsn, city, args, offset, rates, accounts):
             servers[checkout] = harness.Server(dsn, "http://127.0.0.1:1", root=Path(checkout[1]).resolve())
         tokens = {checkout: harness.token(server.base, "hauler") for checkout, server in servers.items()}
         for checkout, server in servers.items():
-            load.ingest_api(server.base, tokens[checkout], filing.manifest_bodies(
-                city, harness.WARM_UP, f"W{offset}", offset=offset))
+            load.ingest_api(
+                server.base,
+                tokens[checkout],
+                filing.manifest_bodies(city, harness.WARM_UP, f"W{offset}", offset=offset),
+            )
             offset += harness.WARM_UP
         for n in range(args.rounds):
             for checkout in checkouts if n % 2 == 0 else checkouts[::-1]:
@@ -81,7 +89,8 @@ def _rounds(checkouts, dsn, city, args, offset, rates, accounts):
                 offset += args.size
                 account = cpu.CPU(servers[checkout].worker_pids())
                 seconds, _ = account.measure(
-                    lambda: load.ingest_api(servers[checkout].base, tokens[checkout], bodies), args.size)
+                    lambda: load.ingest_api(servers[checkout].base, tokens[checkout], bodies), args.size
+                )
                 rates[checkout].append(args.size / seconds)
                 accounts[checkout].append(account)
     finally:

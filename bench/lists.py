@@ -7,6 +7,7 @@ On its own it times the city in `BENCH_LISTS_DATABASE_URL` (default: fogx_lists 
 PostgreSQL; `--build` makes that city anew, at 1,000,000 manifests); `make bench` calls
 `every_list` on its own city.
 """
+
 import argparse
 import os
 import statistics
@@ -73,8 +74,9 @@ def _page(base, path, query, headers):
 
 def _sheet(base, path, query, headers):
     started = time.perf_counter()
-    with requests.get(f"{base}{path}", params={**query, "format": "csv"}, headers=headers, timeout=300,
-                      stream=True) as response:
+    with requests.get(
+        f"{base}{path}", params={**query, "format": "csv"}, headers=headers, timeout=300, stream=True
+    ) as response:
         assert response.status_code == 200, response.text[:500]
         chunks = response.iter_content(chunk_size=None)
         first = next(chunks, b"")
@@ -103,8 +105,9 @@ def main():
     hauler_id = busiest_hauler(dsn)
     server = Server(dsn, "http://127.0.0.1:1")
     try:
-        for name, (page, first, whole, rows) in every_list(server.base, token(server.base, "auditor"), city,
-                                                          hauler_id).items():
+        for name, (page, first, whole, rows) in every_list(
+            server.base, token(server.base, "auditor"), city, hauler_id
+        ).items():
             sheet = "" if first is None else f"; CSV first byte {first:,.0f} ms, whole {whole:,.0f} ms ({rows:,} rows)"
             print(f"{name}: first page {page:,.0f} ms{sheet}", flush=True)
     finally:
@@ -115,8 +118,9 @@ def busiest_hauler(dsn):
     import psycopg
 
     with psycopg.connect(dsn) as conn:
-        return conn.execute("SELECT hauler_id FROM manifests GROUP BY hauler_id ORDER BY count(*) DESC LIMIT 1"
-                            ).fetchone()[0]
+        return conn.execute(
+            "SELECT hauler_id FROM manifests GROUP BY hauler_id ORDER BY count(*) DESC LIMIT 1"
+        ).fetchone()[0]
 
 
 if __name__ == "__main__":

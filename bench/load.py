@@ -1,4 +1,5 @@
 """The load generator: pre-encoded filings posted over non-blocking sockets, by clients or paced."""
+
 import json
 import math
 import selectors
@@ -58,8 +59,7 @@ def ingest_paced(base, hauler_token, bodies, rate, strict=True):
 def _requests(base, bearer, bodies):
     """The server's address and each body as a whole HTTP request, encoded once."""
     host, port = base.removeprefix("http://").split(":")
-    return (host, int(port)), [_post(host, port, "/v1/manifests", bearer, json.dumps(body).encode())
-                               for body in bodies]
+    return (host, int(port)), [_post(host, port, "/v1/manifests", bearer, json.dumps(body).encode()) for body in bodies]
 
 
 def _open(selector, address, request, since):
@@ -107,6 +107,7 @@ def _advance(selector, key, events, strict=True):
 
 
 def _post(host, port, path, bearer, body):
-    return (f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nAuthorization: Bearer {bearer}\r\n"
-            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
-            ).encode() + body
+    return (
+        f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nAuthorization: Bearer {bearer}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    ).encode() + body

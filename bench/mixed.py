@@ -11,6 +11,7 @@ busy city reads), a read that ran late starting the next at once.
 On its own it uses the city `bench/lists.py --build` made (and a local S3 server of its own);
 `make bench` runs it on its first stage's city.
 """
+
 import argparse
 import itertools
 import multiprocessing
@@ -33,9 +34,13 @@ AUDITORS, RESTAURANTS = 8, 4
 READ_EVERY = 3.0  # seconds between one reader's requests
 RATES = (40, 100)  # filings a second beside the readers
 # Each kind of read, as the rows name it.
-READS = {"list_page": "a list's first page", "csv_first_byte": "a list's CSV, its first byte",
-         "csv_last_byte": "a list's CSV, its last byte", "record_pdf": "a binder PDF",
-         "record_zip": "a records ZIP"}
+READS = {
+    "list_page": "a list's first page",
+    "csv_first_byte": "a list's CSV, its first byte",
+    "csv_last_byte": "a list's CSV, its last byte",
+    "record_pdf": "a binder PDF",
+    "record_zip": "a records ZIP",
+}
 # Lists that have no CSV (bench/lists.py): only their first page is read.
 PAGE_ONLY = ("/v1/changes", "/v1/audit/trends")
 
@@ -79,10 +84,13 @@ def _reader(base, token, asks, phase, stop, out):
 def auditor_asks(lists, first):
     """Each list's first page and then, where it has one, its CSV, from the `first`th list on
     (so that the auditors do not all ask the same at once, and each downloads within a run)."""
-    turned = lists[first % len(lists):] + lists[:first % len(lists)]
-    return [ask for _, path, query in turned
-            for ask in [("list_page", path, query)]
-            + ([("csv", path, {**query, "format": "csv"})] if path not in PAGE_ONLY else [])]
+    turned = lists[first % len(lists) :] + lists[: first % len(lists)]
+    return [
+        ask
+        for _, path, query in turned
+        for ask in [("list_page", path, query)]
+        + ([("csv", path, {**query, "format": "csv"})] if path not in PAGE_ONLY else [])
+    ]
 
 
 def restaurant_asks(city):
@@ -97,10 +105,16 @@ def mixed(base, tokens, city, lists, rate, seconds, offset):
     readers = AUDITORS + RESTAURANTS
     # Spread over a reading interval, so that the readers do not all ask at once.
     phases = [2 + READ_EVERY * n / readers for n in range(readers)]
-    processes = [context.Process(target=_reader, args=(base, tokens["auditor"], auditor_asks(lists, n), phases[n],
-                                                       stop, out)) for n in range(AUDITORS)]
-    processes += [context.Process(target=_reader, args=(base, tokens["fse"], restaurant_asks(city),
-                                                        phases[AUDITORS + n], stop, out)) for n in range(RESTAURANTS)]
+    processes = [
+        context.Process(target=_reader, args=(base, tokens["auditor"], auditor_asks(lists, n), phases[n], stop, out))
+        for n in range(AUDITORS)
+    ]
+    processes += [
+        context.Process(
+            target=_reader, args=(base, tokens["fse"], restaurant_asks(city), phases[AUDITORS + n], stop, out)
+        )
+        for n in range(RESTAURANTS)
+    ]
     for process in processes:
         process.start()
     try:
@@ -121,10 +135,12 @@ def summary(filings, taken):
     `read_failed` (the reads that raised or were not 200, `taken`'s ("error", what failed)) as
     counts, and `failures` what the reads that failed said, each once."""
     filings = sorted(filings)
-    found = {"filing": (len(filings), _percentile(filings, 50), _percentile(filings, 99)) if filings else (0, 0, 0),
-             "filing_refused": sum(1 for latency in filings if latency == float("inf")),
-             "read_failed": sum(1 for kind, _ in taken if kind == "error"),
-             "failures": sorted({what for kind, what in taken if kind == "error"})}
+    found = {
+        "filing": (len(filings), _percentile(filings, 50), _percentile(filings, 99)) if filings else (0, 0, 0),
+        "filing_refused": sum(1 for latency in filings if latency == float("inf")),
+        "read_failed": sum(1 for kind, _ in taken if kind == "error"),
+        "failures": sorted({what for kind, what in taken if kind == "error"}),
+    }
     for kind in READS:
         times = sorted(seconds for k, seconds in taken if k == kind)
         if times:
@@ -138,9 +154,12 @@ def read_costs(server, tokens, city, lists, dsn, runs=10):
     account's parts the app server's workers (`processes`), the export pool's (`pool`) and the
     database's backends (`postgres`); a kind whose read failed, what failed instead."""
     database = dsn.rsplit("/", 1)[1].split("?")[0]
-    asks = {"list_page": [ask for ask in auditor_asks(lists, 0) if ask[0] == "list_page"],
-            "csv": [ask for ask in auditor_asks(lists, 0) if ask[0] == "csv"],
-            "record_pdf": restaurant_asks(city)[:1], "record_zip": restaurant_asks(city)[1:]}
+    asks = {
+        "list_page": [ask for ask in auditor_asks(lists, 0) if ask[0] == "list_page"],
+        "csv": [ask for ask in auditor_asks(lists, 0) if ask[0] == "csv"],
+        "record_pdf": restaurant_asks(city)[:1],
+        "record_zip": restaurant_asks(city)[1:],
+    }
     found = {}
     with requests.Session() as session:
         for kind, each in asks.items():
@@ -151,8 +170,10 @@ def read_costs(server, tokens, city, lists, dsn, runs=10):
             except requests.HTTPError as error:
                 found[kind] = f"{kind}: {error.response.status_code} {error.response.text[:200]}"
                 continue
-            account = CPU(server.worker_pids(), parts={"pool": server.export_worker_pids,
-                                                       "postgres": lambda: backend_pids(database)})
+            account = CPU(
+                server.worker_pids(),
+                parts={"pool": server.export_worker_pids, "postgres": lambda: backend_pids(database)},
+            )
             walls = []
             for _ in range(runs):
                 for ask in each:
@@ -202,9 +223,12 @@ def main():
                 print(f"{kind} failed: {cost}", flush=True)
                 continue
             account, wall = cost
-            print(f"{kind} alone: {wall:,.0f} ms; CPU the app {account.ms('processes'):.1f} ms, the pool"
-                  f" {account.ms('pool'):.1f}, PostgreSQL {account.ms('postgres'):.1f}, the rest"
-                  f" {account.ms('rest'):.1f}", flush=True)
+            print(
+                f"{kind} alone: {wall:,.0f} ms; CPU the app {account.ms('processes'):.1f} ms, the pool"
+                f" {account.ms('pool'):.1f}, PostgreSQL {account.ms('postgres'):.1f}, the rest"
+                f" {account.ms('rest'):.1f}",
+                flush=True,
+            )
     finally:
         server.stop()
         s3_process.terminate()

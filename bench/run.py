@@ -14,17 +14,18 @@ bench/runs.csv (`bench.runs`).
                          PostgreSQL), built there once when it is missing and kept for later runs
     BENCH_COUNTY=0       no county stage
 """
+
 import os
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.audit_lists import as_of_query  # noqa: E402
 from bench import county  # noqa: E402
+from bench.audit_lists import as_of_query  # noqa: E402
 from bench.city import City  # noqa: E402
 from bench.cpu import stolen_percent  # noqa: E402
 from bench.filing import ALONE_RATE, growth, ingest, paced  # noqa: E402
@@ -54,7 +55,7 @@ MIXED_SECONDS = 20  # how long the filings run beside the readers, at each rate
 
 
 def main():
-    started_at = datetime.now(timezone.utc)
+    started_at = datetime.now(UTC)
     t0 = time.perf_counter()
     dsn = database()
     migrated(dsn)
@@ -78,20 +79,36 @@ def main():
                 rate, p50, p99, plain, api_cpu, plain_cpu, parallel = ingest(server, hauler_token, dsn, city, stage)
                 # The ratio and the CPU are what a filing costs, shown without a target: the API
                 # does more than the loop's inserts, and the targets are the filing's latency.
-                record(f"ingest via API at {total:,} manifests ({CLIENTS} clients)", rate, "manifests/s", plain,
-                       "plain psycopg loop, one connection")
-                record(f"ingest via API at {total:,} manifests ({CLIENTS} clients), against {CLIENTS} connections",
-                       rate, "manifests/s", parallel, f"plain psycopg loop, {CLIENTS} connections")
-                record(f"CPU a manifest via the API at {total:,} (workers {api_cpu.ms('processes'):.2f}, PostgreSQL"
-                       f" and the rest {api_cpu.ms('rest'):.2f}; load generator {api_cpu.ms('own'):.2f} more)",
-                       api_cpu.ms("processes") + api_cpu.ms("rest"), "ms",
-                       plain_cpu.ms("own") + plain_cpu.ms("rest"),
-                       f"plain loop: its own {plain_cpu.ms('own'):.2f}, PostgreSQL and the rest"
-                       f" {plain_cpu.ms('rest'):.2f}")
+                record(
+                    f"ingest via API at {total:,} manifests ({CLIENTS} clients)",
+                    rate,
+                    "manifests/s",
+                    plain,
+                    "plain psycopg loop, one connection",
+                )
+                record(
+                    f"ingest via API at {total:,} manifests ({CLIENTS} clients), against {CLIENTS} connections",
+                    rate,
+                    "manifests/s",
+                    parallel,
+                    f"plain psycopg loop, {CLIENTS} connections",
+                )
+                record(
+                    f"CPU a manifest via the API at {total:,} (workers {api_cpu.ms('processes'):.2f}, PostgreSQL"
+                    f" and the rest {api_cpu.ms('rest'):.2f}; load generator {api_cpu.ms('own'):.2f} more)",
+                    api_cpu.ms("processes") + api_cpu.ms("rest"),
+                    "ms",
+                    plain_cpu.ms("own") + plain_cpu.ms("rest"),
+                    f"plain loop: its own {plain_cpu.ms('own'):.2f}, PostgreSQL and the rest"
+                    f" {plain_cpu.ms('rest'):.2f}",
+                )
                 record(f"ingest latency p50 at {total:,}, {CLIENTS} clients", p50, "ms")
                 record(f"ingest latency p99 at {total:,}, {CLIENTS} clients", p99, "ms")
-                record(f"CPU stolen by the hypervisor during ingest at {total:,} (the rounds)",
-                       stolen_percent(api_cpu, plain_cpu), "%")
+                record(
+                    f"CPU stolen by the hypervisor during ingest at {total:,} (the rounds)",
+                    stolen_percent(api_cpu, plain_cpu),
+                    "%",
+                )
                 if stage == 0:
                     _alone(server, hauler_token, city, total)
                 if stage:
@@ -100,29 +117,54 @@ def main():
                         at_first, at_last = growth(first_server, server, city)
                     finally:
                         first_server.stop()
-                    record(f"time per manifest ingested at {total:,} vs {STAGES[0]:,} (in turns)", at_last, "ms",
-                           at_first, f"at {STAGES[0]:,}", "ratio <= 1.2")
+                    record(
+                        f"time per manifest ingested at {total:,} vs {STAGES[0]:,} (in turns)",
+                        at_last,
+                        "ms",
+                        at_first,
+                        f"at {STAGES[0]:,}",
+                        "ratio <= 1.2",
+                    )
                 api_ms, sql_ms = as_of_query(server.base, auditor_token, dsn, city)
-                record(f"missed services as of today, {int(DEVICES * 0.8):,} devices, {total:,} manifests",
-                       api_ms, "ms", sql_ms, "hand-written SQL", "ratio <= 1.5, < 500 ms")
+                record(
+                    f"missed services as of today, {int(DEVICES * 0.8):,} devices, {total:,} manifests",
+                    api_ms,
+                    "ms",
+                    sql_ms,
+                    "hand-written SQL",
+                    "ratio <= 1.5, < 500 ms",
+                )
                 if stage == 0:
                     for label, (api, direct, peak, size) in uploads(server, hauler_token, s3, city).items():
-                        record(f"scan upload {label} ({size:.0f} MiB PNG)", api, "MiB/s", direct,
-                               "direct boto3 put_object", "ratio >= 0.7")
-                        record(f"API worker peak memory after the {label} upload", peak, "MiB",
-                               target="flat in file size")
+                        record(
+                            f"scan upload {label} ({size:.0f} MiB PNG)",
+                            api,
+                            "MiB/s",
+                            direct,
+                            "direct boto3 put_object",
+                            "ratio >= 0.7",
+                        )
+                        record(
+                            f"API worker peak memory after the {label} upload", peak, "MiB", target="flat in file size"
+                        )
                 else:
                     times, count = busy_fse_exports(server.base, token(server.base, "fse"), city, hauler_token)
-                    record(f"binder PDF, busiest FSE ({count} manifests)", times["pdf"][0] * 1000, "ms",
-                           target="< 2000 ms")
-                    record(f"records ZIP with scans ({times['zip'][1] / 2 ** 20:.1f} MiB)", times["zip"][0] * 1000,
-                           "ms")
-                for name, (page, first_byte, whole, rows) in every_list(server.base, auditor_token, city,
-                                                                  busiest_hauler(dsn)).items():
+                    record(
+                        f"binder PDF, busiest FSE ({count} manifests)", times["pdf"][0] * 1000, "ms", target="< 2000 ms"
+                    )
+                    record(f"records ZIP with scans ({times['zip'][1] / 2**20:.1f} MiB)", times["zip"][0] * 1000, "ms")
+                for name, (page, first_byte, whole, rows) in every_list(
+                    server.base, auditor_token, city, busiest_hauler(dsn)
+                ).items():
                     record(f"{name}, first page, {total:,} manifests", page, "ms", target="< 500 ms")
                     if first_byte is not None:
-                        record(f"{name}, CSV's first byte ({rows:,} rows; the last at {whole:,.0f} ms),"
-                               f" {total:,} manifests", first_byte, "ms", target="< 500 ms")
+                        record(
+                            f"{name}, CSV's first byte ({rows:,} rows; the last at {whole:,.0f} ms),"
+                            f" {total:,} manifests",
+                            first_byte,
+                            "ms",
+                            target="< 500 ms",
+                        )
                 if stage == 0:
                     _mixed(server, city, dsn, total, hauler_token, auditor_token)
             finally:
@@ -150,16 +192,22 @@ def _county():
 def _alone(server, hauler_token, city, total):
     """Filings alone at an even ALONE_RATE a second."""
     p50, p99, account, collections = paced(server, hauler_token, city)
-    record(f"filing latency p99 at {total:,}, {ALONE_RATE} filings/s offered alone (p50 {p50:,.1f} ms; the"
-           f" workers' CPU a filing {account.ms('processes'):.2f} ms, PostgreSQL and the rest"
-           f" {account.ms('rest'):.2f}; stolen {stolen_percent(account):.1f}%; the load generator's longest"
-           f" garbage collection {collections:.1f} ms)", p99, "ms", target="< 50 ms")
+    record(
+        f"filing latency p99 at {total:,}, {ALONE_RATE} filings/s offered alone (p50 {p50:,.1f} ms; the"
+        f" workers' CPU a filing {account.ms('processes'):.2f} ms, PostgreSQL and the rest"
+        f" {account.ms('rest'):.2f}; stolen {stolen_percent(account):.1f}%; the load generator's longest"
+        f" garbage collection {collections:.1f} ms)",
+        p99,
+        "ms",
+        target="< 50 ms",
+    )
 
 
 # Each kind of read's target beside the filings, at each rate (none: shown, no target).
-READ_TARGETS = {40: {"list_page": "< 1000 ms", "csv_first_byte": "< 1000 ms", "record_pdf": "< 2000 ms",
-                     "record_zip": "< 2000 ms"},
-                100: {"list_page": "< 1000 ms"}}
+READ_TARGETS = {
+    40: {"list_page": "< 1000 ms", "csv_first_byte": "< 1000 ms", "record_pdf": "< 2000 ms", "record_zip": "< 2000 ms"},
+    100: {"list_page": "< 1000 ms"},
+}
 
 
 def _mixed(server, city, dsn, total, hauler_token, auditor_token):
@@ -174,8 +222,12 @@ def _mixed(server, city, dsn, total, hauler_token, auditor_token):
         found = mixed(server.base, tokens, city, every, rate, MIXED_SECONDS, offset=offset)
         offset += rate * MIXED_SECONDS
         count, _, p99 = found["filing"]
-        record(f"filing latency p99 at {total:,}, {rate} filings/s beside {beside} ({count:,} filings)", p99, "ms",
-               target="< 100 ms")
+        record(
+            f"filing latency p99 at {total:,}, {rate} filings/s beside {beside} ({count:,} filings)",
+            p99,
+            "ms",
+            target="< 100 ms",
+        )
         for kind, name in READS.items():
             target = READ_TARGETS[rate].get(kind, "")
             if kind == "csv_last_byte":
@@ -183,28 +235,48 @@ def _mixed(server, city, dsn, total, hauler_token, auditor_token):
             if kind in found:
                 count, _, p99 = found[kind]
                 last = f"; the last byte's p99 {found['csv_last_byte'][2]:,.0f} ms" if kind == "csv_first_byte" else ""
-                record(f"{name}, p99, beside {rate} filings/s and the readers ({count:,} reads{last})", p99, "ms",
-                       target=target)
+                record(
+                    f"{name}, p99, beside {rate} filings/s and the readers ({count:,} reads{last})",
+                    p99,
+                    "ms",
+                    target=target,
+                )
             else:  # none answered while the filings ran: each took longer than they did
-                record(f"{name}, p99, beside {rate} filings/s and the readers (none answered within the"
-                       f" {MIXED_SECONDS} s)", MIXED_SECONDS * 1000, "ms", target=target)
-        record(f"filings refused and reads failed beside {rate} filings/s and the readers (filings"
-               f" {found['filing_refused']:,}, reads {found['read_failed']:,})",
-               found["filing_refused"] + found["read_failed"], "requests", target="0" if rate == RATES[0] else "")
+                record(
+                    f"{name}, p99, beside {rate} filings/s and the readers (none answered within the"
+                    f" {MIXED_SECONDS} s)",
+                    MIXED_SECONDS * 1000,
+                    "ms",
+                    target=target,
+                )
+        record(
+            f"filings refused and reads failed beside {rate} filings/s and the readers (filings"
+            f" {found['filing_refused']:,}, reads {found['read_failed']:,})",
+            found["filing_refused"] + found["read_failed"],
+            "requests",
+            target="0" if rate == RATES[0] else "",
+        )
         for what in found["failures"]:
             say(f"  a read failed: {what}")
-    names = {"list_page": "a list's first page", "csv": "a list's whole CSV", "record_pdf": "a binder PDF",
-             "record_zip": "a records ZIP"}
+    names = {
+        "list_page": "a list's first page",
+        "csv": "a list's whole CSV",
+        "record_pdf": "a binder PDF",
+        "record_zip": "a records ZIP",
+    }
     for kind, cost in read_costs(server, tokens, city, every, dsn).items():
         if isinstance(cost, str):
             say(f"  {names[kind]} failed, its CPU not taken: {cost}")
             continue
         account, wall = cost
         parts = ("processes", "pool", "postgres")
-        record(f"CPU {names[kind]} costs, asked alone (the app server {account.ms('processes'):.1f} ms, the"
-               f" export pool {account.ms('pool'):.1f}, PostgreSQL {account.ms('postgres'):.1f}; the rest of the"
-               f" machine {account.ms('rest'):.1f}; {wall:,.0f} ms each)", sum(account.ms(part) for part in parts),
-               "ms")
+        record(
+            f"CPU {names[kind]} costs, asked alone (the app server {account.ms('processes'):.1f} ms, the"
+            f" export pool {account.ms('pool'):.1f}, PostgreSQL {account.ms('postgres'):.1f}; the rest of the"
+            f" machine {account.ms('rest'):.1f}; {wall:,.0f} ms each)",
+            sum(account.ms(part) for part in parts),
+            "ms",
+        )
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """Every run's figures, one row a figure, appended to bench/runs.csv: the history the README's
 tables leave out, for comparing a figure across runs, commits and machines."""
+
 import csv
 import subprocess
 from pathlib import Path
@@ -19,6 +20,7 @@ def figures_of(name, value, unit, limit=None, limit_name=""):
 
 def commit_of(root) -> str:
     """The checkout's commit, marked `+` where its tree has changes not committed."""
+
     def git(*args):
         return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True).stdout.strip()
 

@@ -6,6 +6,7 @@
 Bodies are 1 KB, so that what is measured is the cost per request, not per byte; each
 round sends 200 of each, three rounds by default.
 """
+
 import base64
 import hashlib
 import io
@@ -50,9 +51,15 @@ def main(rounds):
         store.client.meta.events.register("before-sign.s3.PutObject", no_expect)
 
         def boto3_put_object(data, key):
-            store.client.put_object(Bucket="fogx-bench", Key=key, Body=Stream(data), ContentLength=len(data),
-                                    ContentType="image/png", IfNoneMatch="*",
-                                    ChecksumSHA256=base64.b64encode(bytes.fromhex(key)).decode())
+            store.client.put_object(
+                Bucket="fogx-bench",
+                Key=key,
+                Body=Stream(data),
+                ContentLength=len(data),
+                ContentType="image/png",
+                IfNoneMatch="*",
+                ChecksumSHA256=base64.b64encode(bytes.fromhex(key)).decode(),
+            )
 
         def direct_put(data, key):
             assert store.put_stream(key, Stream(data), len(data), "image/png").wrote

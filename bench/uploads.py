@@ -10,6 +10,7 @@ Prints, per checkout, the median and mean of (direct time / API time), the ratio
 `make bench`; the median API time; and, after the first checkout, the uploads' difference from
 the one sent to the first checkout in the same turn (median, and mean with its standard error).
 """
+
 import argparse
 import os
 import statistics
@@ -22,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import requests  # noqa: E402
+
 from bench import filing, harness, scans  # noqa: E402
 from bench.city import City  # noqa: E402
 
@@ -44,8 +46,9 @@ def main():
         servers = [harness.Server(dsn, endpoint, root=Path(folder).resolve()) for folder in args.checkouts]
         token = harness.token(servers[0].base, "hauler")
         body = filing.manifest_bodies(city, 1, "UPAB", offset=len(city.devices) - 1)[0]
-        receipt = requests.post(f"{servers[0].base}/v1/manifests", json=body, timeout=60,
-                                headers={"Authorization": f"Bearer {token}"}).json()
+        receipt = requests.post(
+            f"{servers[0].base}/v1/manifests", json=body, timeout=60, headers={"Authorization": f"Bearer {token}"}
+        ).json()
         documents = f"/v1/manifests/{receipt['id']}/documents"
         for server in servers:
             for _ in range(harness.WARM_UP_UPLOADS):
@@ -67,10 +70,12 @@ def main():
                 assert status == 201, answer
             time.sleep(0.2)
         for folder, server in zip(args.checkouts, servers):
-            print(f"{folder}: {len(data) / 2 ** 20:.0f} MiB upload ratio, "
-                  f"median {statistics.median(ratios[server]):.3f}, "
-                  f"mean {statistics.mean(ratios[server]):.3f} ({args.runs} uploads); "
-                  f"API median {statistics.median(times[server]) * 1000:.2f} ms" + _difference(times, server, servers[0]))
+            print(
+                f"{folder}: {len(data) / 2**20:.0f} MiB upload ratio, "
+                f"median {statistics.median(ratios[server]):.3f}, "
+                f"mean {statistics.mean(ratios[server]):.3f} ({args.runs} uploads); "
+                f"API median {statistics.median(times[server]) * 1000:.2f} ms" + _difference(times, server, servers[0])
+            )
     finally:
         for server in servers:
             server.stop()
@@ -82,8 +87,10 @@ def _difference(times, server, first):
         return ""
     ms = [(mine - theirs) * 1000 for mine, theirs in zip(times[server], times[first])]
     error = statistics.stdev(ms) / len(ms) ** 0.5
-    return (f", against the first: median {statistics.median(ms):+.2f} ms, "
-            f"mean {statistics.mean(ms):+.2f} +- {error:.2f} ms")
+    return (
+        f", against the first: median {statistics.median(ms):+.2f} ms, "
+        f"mean {statistics.mean(ms):+.2f} +- {error:.2f} ms"
+    )
 
 
 if __name__ == "__main__":

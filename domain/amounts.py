@@ -1,5 +1,6 @@
 """Depths, gallons and shares as exact decimals, so a value at an ordinance's limit is at it
 (8.3 + 4.3 inches of 50.4 is 25%, not a binary fraction past it)."""
+
 from decimal import Decimal
 
 # Depths are measured and stored to the hundredth of an inch.

@@ -1,4 +1,5 @@
 """Revision hashes: each revision's SHA-256 covers its canonical JSON and the previous hash."""
+
 import hashlib
 import json
 

@@ -5,13 +5,14 @@ returns the findings it raises, each citing the city's own section for the rule 
 "exchange policy". Every date a check judges is the city's local date. Nothing here reads a
 database or a clock.
 """
+
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 
 from domain import dates
-from domain.amounts import exact, shown
 from domain import registry as reg
+from domain.amounts import exact, shown
 from domain.presets import POLICY, basis_of
 from domain.status import Interval, paused_spans
 
@@ -150,9 +151,13 @@ def late_submission(load: Load, rules: Rules, received_at: datetime):
     deadline = load.service_completed_at + timedelta(hours=rules.manifest_deadline_hours)
     if received_at > deadline:
         hours = (received_at - load.service_completed_at).total_seconds() / 3600
-        return [Finding("late_submission",
-                        f"Received {hours:.1f} h after service; the deadline is "
-                        f"{rules.manifest_deadline_hours} h.", rules.cite("manifest_deadline_hours"))]
+        return [
+            Finding(
+                "late_submission",
+                f"Received {hours:.1f} h after service; the deadline is {rules.manifest_deadline_hours} h.",
+                rules.cite("manifest_deadline_hours"),
+            )
+        ]
     return []
 
 
@@ -160,12 +165,17 @@ def permit_not_active(load: Load, permit: PermitFacts, rules: Rules):
     """A FOG discharge permit in force on the city's date of the service (e.g. Victorville
     10.03.050(a), San Clemente 13.30.050(A))."""
     day = rules.day(load.service_completed_at)
-    status = reg.permit_status_on(issued_on=permit.issued_on, expires_on=permit.expires_on,
-                                  changes=permit.changes, day=day)
+    status = reg.permit_status_on(
+        issued_on=permit.issued_on, expires_on=permit.expires_on, changes=permit.changes, day=day
+    )
     if status != "active":
-        return [Finding("permit_not_active",
-                        f"Permit {permit.permit_number} was {status.replace('_', ' ')} on {day.isoformat()}.",
-                        rules.cite("permit_required"))]
+        return [
+            Finding(
+                "permit_not_active",
+                f"Permit {permit.permit_number} was {status.replace('_', ' ')} on {day.isoformat()}.",
+                rules.cite("permit_required"),
+            )
+        ]
     return []
 
 
@@ -173,8 +183,13 @@ def waste_type_mismatch(load: Load, device: DeviceFacts, rules: Rules):
     """Interceptor waste comes from interceptors, trap waste from traps (exchange policy)."""
     expected = WASTE_FOR_KIND[device.kind]
     if load.waste_type != expected:
-        return [Finding("waste_type_mismatch", f"A {device.kind} yields {expected}, not {load.waste_type}.",
-                        rules.cite("waste_type_matches_device"))]
+        return [
+            Finding(
+                "waste_type_mismatch",
+                f"A {device.kind} yields {expected}, not {load.waste_type}.",
+                rules.cite("waste_type_matches_device"),
+            )
+        ]
     return []
 
 
@@ -196,12 +211,16 @@ def partial_pump_down(service: list[Load], device: DeviceFacts, rules: Rules):
         reasons.append("the full pump-down was not attested")
     if gallons < needed:
         loads = f" over {len(service)} loads" if len(service) > 1 else ""
-        reasons.append(f"{gallons} gallons removed{loads} is under {ratio:.0%} "
-                       f"of the {device.capacity_gallons}-gallon capacity")
+        reasons.append(
+            f"{gallons} gallons removed{loads} is under {ratio:.0%} of the {device.capacity_gallons}-gallon capacity"
+        )
     if not reasons:
         return []
-    rule = ("full_pump_down" if device.kind == "interceptor" else "trap_full_pump_down") if not attested \
+    rule = (
+        ("full_pump_down" if device.kind == "interceptor" else "trap_full_pump_down")
+        if not attested
         else "full_pump_min_ratio"
+    )
     return [Finding("partial_pump_down", "Partial pump-down: " + "; ".join(reasons) + ".", rules.cite(rule))]
 
 
@@ -210,8 +229,13 @@ def decant_returned(load: Load, rules: Rules):
     returned decant does (Victorville 10.03.260(a); Colusa prohibitions F; Tracy 5.26
     prohibitions (f); San Clemente 13.30.040(C)(4); Placentia 16.24 (b)(8))."""
     if load.decant_returned_gallons > 0 and not rules.decant_return_allowed:
-        return [Finding("decant_returned", f"{load.decant_returned_gallons} gallons were returned to the device.",
-                        rules.cite("decant_return_allowed"))]
+        return [
+            Finding(
+                "decant_returned",
+                f"{load.decant_returned_gallons} gallons were returned to the device.",
+                rules.cite("decant_return_allowed"),
+            )
+        ]
     return []
 
 
@@ -226,11 +250,15 @@ def twenty_five_percent_exceeded(load: Load, device: DeviceFacts, rules: Rules):
     depth, share_allowed = exact(device.liquid_depth_in), exact(rules.twenty_five_percent_rule)
     if accumulated > share_allowed * depth:
         share = accumulated / depth
-        return [Finding("twenty_five_percent_exceeded",
-                        f"FOG and solids measured {shown(accumulated)} in, {share:.1%} of the "
-                        f"{shown(depth)}-in design depth (over "
-                        f"{share_allowed:.0%} is not allowed).",
-                        rules.cite("twenty_five_percent_rule"))]
+        return [
+            Finding(
+                "twenty_five_percent_exceeded",
+                f"FOG and solids measured {shown(accumulated)} in, {share:.1%} of the "
+                f"{shown(depth)}-in design depth (over "
+                f"{share_allowed:.0%} is not allowed).",
+                rules.cite("twenty_five_percent_rule"),
+            )
+        ]
     return []
 
 
@@ -241,19 +269,26 @@ def outlet_clearance(load: Load, device: DeviceFacts, rules: Rules):
     if limit is None or device.kind != "interceptor" or clearance is None:
         return []
     if clearance <= limit:
-        return [Finding("outlet_clearance",
-                        f"Grease or sludge measured {shown(clearance)} in from the discharge elbow; "
-                        f"within {shown(limit)} in the interceptor must be serviced immediately.",
-                        rules.cite("min_outlet_clearance_in"))]
+        return [
+            Finding(
+                "outlet_clearance",
+                f"Grease or sludge measured {shown(clearance)} in from the discharge elbow; "
+                f"within {shown(limit)} in the interceptor must be serviced immediately.",
+                rules.cite("min_outlet_clearance_in"),
+            )
+        ]
     return []
 
 
 def clash(one: Load, other: Load) -> bool:
     """A truck pumps one load at a time and two trucks never start and end within minutes of each other, so windows overlapping on one truck, or nearly equal, are one service filed twice; loads one after another are one service's truckloads."""
-    overlap = (one.service_started_at < other.service_completed_at
-               and other.service_started_at < one.service_completed_at)
-    same_window = (abs(one.service_started_at - other.service_started_at) <= NEAR_IDENTICAL
-                   and abs(one.service_completed_at - other.service_completed_at) <= NEAR_IDENTICAL)
+    overlap = (
+        one.service_started_at < other.service_completed_at and other.service_started_at < one.service_completed_at
+    )
+    same_window = (
+        abs(one.service_started_at - other.service_started_at) <= NEAR_IDENTICAL
+        and abs(one.service_completed_at - other.service_completed_at) <= NEAR_IDENTICAL
+    )
     return (overlap and one.vehicle_id == other.vehicle_id) or same_window
 
 
@@ -273,11 +308,15 @@ def implausible_service(load: Load, standing: list[Load], rules: Rules):
     if any(kept is load for kept in standing):
         return []
     other = next(kept for kept in standing if clash(load, kept))
-    return [Finding("implausible_service",
-                    f"Another manifest of this device, filed earlier, covers the same service "
-                    f"({dates.human(other.service_started_at, rules.time_zone)} to "
-                    f"{dates.human(other.service_completed_at, rules.time_zone)}); one truck could not do both.",
-                    rules.cite("plausible_service"))]
+    return [
+        Finding(
+            "implausible_service",
+            f"Another manifest of this device, filed earlier, covers the same service "
+            f"({dates.human(other.service_started_at, rules.time_zone)} to "
+            f"{dates.human(other.service_completed_at, rules.time_zone)}); one truck could not do both.",
+            rules.cite("plausible_service"),
+        )
+    ]
 
 
 def hauler_licence_invalid(load: Load, hauler: HaulerFacts, jurisdiction_id, rules: Rules):
@@ -286,12 +325,21 @@ def hauler_licence_invalid(load: Load, hauler: HaulerFacts, jurisdiction_id, rul
     day = rules.day(load.service_completed_at)
     # A city holds a licence on record only for a hauler it registered: registration first.
     if not reg.registered_on(hauler.registrations, jurisdiction_id, day):
-        return [Finding("hauler_licence_invalid",
-                        f"The hauler was not registered in this jurisdiction on {day.isoformat()}.",
-                        rules.cite("hauler_registered"))]
+        return [
+            Finding(
+                "hauler_licence_invalid",
+                f"The hauler was not registered in this jurisdiction on {day.isoformat()}.",
+                rules.cite("hauler_registered"),
+            )
+        ]
     if not reg.licence_valid_on(hauler.licences, day):
-        return [Finding("hauler_licence_invalid", f"The hauler's licence was not valid on {day.isoformat()}.",
-                        rules.cite("hauler_licensed"))]
+        return [
+            Finding(
+                "hauler_licence_invalid",
+                f"The hauler's licence was not valid on {day.isoformat()}.",
+                rules.cite("hauler_licensed"),
+            )
+        ]
     return []
 
 
@@ -301,8 +349,7 @@ def vehicle_unregistered(load: Load, hauler: HaulerFacts, rules: Rules):
     if tank is None:
         message = f"Vehicle {load.vehicle_id} is not registered to the hauler."
     elif load.gallons_removed > tank:
-        message = (f"{load.gallons_removed} gallons exceed vehicle {load.vehicle_id}'s "
-                   f"{tank}-gallon tank.")
+        message = f"{load.gallons_removed} gallons exceed vehicle {load.vehicle_id}'s {tank}-gallon tank."
     else:
         return []
     return [Finding("vehicle_unregistered", message, rules.cite("vehicle_registered"))]
@@ -317,26 +364,34 @@ def disposal_checks(load: Load, site: SiteFacts | None, jurisdiction_id, rules: 
         return []
     findings = []
     delivered = load.disposal_delivered_at
-    approval = rules.cite("disposal_site_approved" if load.waste_type == "grease_interceptor_waste"
-                          else "trap_disposal_site_approved")
+    approval = rules.cite(
+        "disposal_site_approved" if load.waste_type == "grease_interceptor_waste" else "trap_disposal_site_approved"
+    )
     if site is None:
         findings.append(Finding("disposal_site_unapproved", "The disposal site is unknown.", approval))
     else:
         day = rules.day(delivered)
         reasons = []
-        if not reg.site_approved_on(approved_from=site.approved_from, approved_until=site.approved_until,
-                                    changes=site.changes, day=day):
+        if not reg.site_approved_on(
+            approved_from=site.approved_from, approved_until=site.approved_until, changes=site.changes, day=day
+        ):
             reasons.append(f"was not approved on {day.isoformat()}")
         if load.waste_type not in site.waste_types:
             reasons.append(f"does not accept {load.waste_type}")
         if jurisdiction_id not in site.jurisdiction_ids:
             reasons.append("is not approved for this jurisdiction")
         if reasons:
-            findings.append(Finding("disposal_site_unapproved", "The disposal site " + "; ".join(reasons) + ".",
-                                    approval))
+            findings.append(
+                Finding("disposal_site_unapproved", "The disposal site " + "; ".join(reasons) + ".", approval)
+            )
     if delivered < load.service_completed_at:
-        findings.append(Finding("disposal_before_service", "The load was delivered before the service was completed.",
-                                rules.cite("disposal_after_service")))
+        findings.append(
+            Finding(
+                "disposal_before_service",
+                "The load was delivered before the service was completed.",
+                rules.cite("disposal_after_service"),
+            )
+        )
     return findings
 
 
@@ -344,9 +399,13 @@ def disposal_unconfirmed(load: Load, rules: Rules, now: datetime):
     """A disposal record within the manifest deadline (exchange policy)."""
     deadline = load.service_completed_at + timedelta(hours=rules.manifest_deadline_hours)
     if load.disposal_site_id is None and now > deadline:
-        return [Finding("disposal_unconfirmed",
-                        f"No disposal record {rules.manifest_deadline_hours} h after service.",
-                        rules.cite("disposal_confirmed"))]
+        return [
+            Finding(
+                "disposal_unconfirmed",
+                f"No disposal record {rules.manifest_deadline_hours} h after service.",
+                rules.cite("disposal_confirmed"),
+            )
+        ]
     return []
 
 
@@ -356,23 +415,38 @@ def load_shortfall(ticket_loads: list[Load], gallons_delivered: int | None, rule
         return []
     removed = sum(load.gallons_removed for load in ticket_loads)
     if removed > gallons_delivered:
-        return [Finding("load_shortfall",
-                        f"The {len(ticket_loads)} manifest(s) on this ticket removed {removed} "
-                        f"gallons; the ticket delivered {gallons_delivered}.", rules.cite("ticket_reconciles"))]
+        return [
+            Finding(
+                "load_shortfall",
+                f"The {len(ticket_loads)} manifest(s) on this ticket removed {removed} "
+                f"gallons; the ticket delivered {gallons_delivered}.",
+                rules.cite("ticket_reconciles"),
+            )
+        ]
     return []
 
 
 def interval_of(device: DeviceFacts, rules: Rules, permit: PermitFacts | None = None) -> Interval:
     """The device's frequencies with the city's grace and longest interval, not counting the
     days its `permit` was suspended or revoked before being reinstated."""
-    return Interval.of(device.kind, device.frequency_days, grace_days=rules.grace_days,
-                       longest_days=rules.interceptor_max_interval_days,
-                       longest_months=rules.interceptor_max_interval_months, frequencies=device.frequencies,
-                       pauses=paused_spans(permit.changes) if permit is not None else ())
+    return Interval.of(
+        device.kind,
+        device.frequency_days,
+        grace_days=rules.grace_days,
+        longest_days=rules.interceptor_max_interval_days,
+        longest_months=rules.interceptor_max_interval_months,
+        frequencies=device.frequencies,
+        pauses=paused_spans(permit.changes) if permit is not None else (),
+    )
 
 
-def service_interval_exceeded(load: Load, previous_qualifying: datetime | None,
-                              device: DeviceFacts, rules: Rules, permit: PermitFacts | None = None):
+def service_interval_exceeded(
+    load: Load,
+    previous_qualifying: datetime | None,
+    device: DeviceFacts,
+    rules: Rules,
+    permit: PermitFacts | None = None,
+):
     """Service at the device's frequency (e.g. Victorville 10.03.160(c), (f)(2) and, for traps,
     (g)(1)), and never past the city's longest interval for interceptors (Colusa 15A-16(C)(2):
     twelve months; Tracy 5.26 interceptor maintenance (e)(2): six months, in calendar months).
@@ -398,22 +472,36 @@ def service_interval_exceeded(load: Load, previous_qualifying: datetime | None,
     if interval.capped(start):
         rule = "interceptor_max_interval_months" if interval.longest_months else "interceptor_max_interval_days"
     gap, allowed = (served - start).days, (last - start).days
-    return [Finding("service_interval_exceeded",
-                    f"{gap} days since the previous qualifying service; at most {allowed} allowed "
-                    f"({interval.frequency_on(start)}-day frequency, {rules.grace_days} grace{longest}).",
-                    rules.cite(rule))]
+    return [
+        Finding(
+            "service_interval_exceeded",
+            f"{gap} days since the previous qualifying service; at most {allowed} allowed "
+            f"({interval.frequency_on(start)}-day frequency, {rules.grace_days} grace{longest}).",
+            rules.cite(rule),
+        )
+    ]
 
 
 def same_service(load: Load, others: list[Load]) -> list[Load]:
     """The loads of `load`'s service: those of the device completed within 24 h of it."""
-    return [load] + [o for o in others
-                     if abs(o.service_completed_at - load.service_completed_at) <= SAME_SERVICE]
+    return [load] + [o for o in others if abs(o.service_completed_at - load.service_completed_at) <= SAME_SERVICE]
 
 
-def check(*, load: Load, received_at: datetime, now: datetime, rules: Rules, jurisdiction_id,
-          device: DeviceFacts, permit: PermitFacts, hauler: HaulerFacts, site: SiteFacts | None,
-          device_loads: list[Load], ticket_loads: list[Load],
-          previous_qualifying: datetime | None) -> list[Finding]:
+def check(
+    *,
+    load: Load,
+    received_at: datetime,
+    now: datetime,
+    rules: Rules,
+    jurisdiction_id,
+    device: DeviceFacts,
+    permit: PermitFacts,
+    hauler: HaulerFacts,
+    site: SiteFacts | None,
+    device_loads: list[Load],
+    ticket_loads: list[Load],
+    previous_qualifying: datetime | None,
+) -> list[Finding]:
     """Every finding for one revision.
 
     `device_loads` are the device's other current loads, `ticket_loads` the other loads on
@@ -444,8 +532,9 @@ def is_qualifying(codes) -> bool:
     return not (set(codes) & DISQUALIFYING)
 
 
-def due_by(last_qualifying: datetime | None, device: DeviceFacts, rules: Rules,
-           permit: PermitFacts | None = None) -> date | None:
+def due_by(
+    last_qualifying: datetime | None, device: DeviceFacts, rules: Rules, permit: PermitFacts | None = None
+) -> date | None:
     """When the device must next be serviced: the city's date of its last qualifying service,
     plus its frequency in force (no later than the city's longest interval for interceptors),
     not counting the days its permit was not in force."""

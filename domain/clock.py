@@ -1,12 +1,13 @@
 """The one clock. Services read `now()`; rules take `now` as an argument; tests set it."""
+
 import contextlib
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 _frozen = None
 
 
 def now() -> datetime:
-    return _frozen or datetime.now(timezone.utc)
+    return _frozen or datetime.now(UTC)
 
 
 def freeze(at: datetime | None):

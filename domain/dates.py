@@ -1,5 +1,6 @@
 """Calendar arithmetic the ordinances need, and the city's local reading of an instant."""
-from datetime import date, datetime, timedelta, timezone
+
+from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
@@ -42,7 +43,7 @@ def zone(name: str | None) -> ZoneInfo:
 def local(instant: datetime, zone_name: str | None) -> datetime:
     """`instant` on the city's wall clock (stored instants are UTC)."""
     if instant.tzinfo is None:
-        instant = instant.replace(tzinfo=timezone.utc)
+        instant = instant.replace(tzinfo=UTC)
     return instant.astimezone(zone(zone_name))
 
 
@@ -53,7 +54,7 @@ def local_date(instant: datetime, zone_name: str | None) -> date:
 
 def start_of_day(day: date, zone_name: str | None) -> datetime:
     """The instant (UTC) the city's day `day` begins."""
-    return datetime.combine(day, datetime.min.time(), zone(zone_name)).astimezone(timezone.utc)
+    return datetime.combine(day, datetime.min.time(), zone(zone_name)).astimezone(UTC)
 
 
 def human(instant: datetime | None, zone_name: str | None) -> str:

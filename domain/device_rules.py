@@ -4,6 +4,7 @@ set none for.
 `city` is anything with the jurisdiction's parameters as attributes (`allowed_frequencies`,
 `interceptor_max_interval_days` or `_months`, the default frequencies, `citations`).
 """
+
 from domain.dates import months_span_days
 from domain.presets import POLICY
 
@@ -43,15 +44,20 @@ def frequency_refusal(kind: str, days: int, city) -> str | None:
     if kind == "interceptor" and longest and days > longest:
         months = city.interceptor_max_interval_months
         if months:
-            return (f"An interceptor must be serviced at least every {months} months: no frequency over "
-                    f"{longest} days ({citations.get('interceptor_max_interval_months') or POLICY}).")
-        return (f"An interceptor must be serviced at least every {longest} days "
-                f"({citations.get('interceptor_max_interval_days') or POLICY}).")
+            return (
+                f"An interceptor must be serviced at least every {months} months: no frequency over "
+                f"{longest} days ({citations.get('interceptor_max_interval_months') or POLICY})."
+            )
+        return (
+            f"An interceptor must be serviced at least every {longest} days "
+            f"({citations.get('interceptor_max_interval_days') or POLICY})."
+        )
     return None
 
 
-def frequency_change_refusal(*, today, effective_on, noticed_on, notice_days: int, sooner_because: str | None,
-                             last_change_on, citation: str) -> dict:
+def frequency_change_refusal(
+    *, today, effective_on, noticed_on, notice_days: int, sooner_because: str | None, last_change_on, citation: str
+) -> dict:
     """Why a change of a device's frequency cannot take effect on `effective_on`, by field;
     empty where it can. A change never reaches back before today or the device's last change
     (the past stays judged as it stood), and takes effect no sooner than the city's notice
@@ -65,8 +71,10 @@ def frequency_change_refusal(*, today, effective_on, noticed_on, notice_days: in
     elif last_change_on is not None and effective_on <= last_change_on:
         errors["effective_on"] = [f"Must be after the device's last change, on {last_change_on.isoformat()}."]
     elif (effective_on - noticed_on).days < notice_days and not (sooner_because or "").strip():
-        errors["effective_on"] = [f"Must be at least {notice_days} days after the permittee was told "
-                                  f"({citation}), or say why sooner in sooner_because."]
+        errors["effective_on"] = [
+            f"Must be at least {notice_days} days after the permittee was told "
+            f"({citation}), or say why sooner in sooner_because."
+        ]
     return errors
 
 
@@ -80,6 +88,7 @@ def permit_move_refusal(*, today, effective_on, issued_on, expires_on, last_move
     if last_move_on is not None and effective_on <= last_move_on:
         return {"effective_on": [f"Must be after the device's last move, on {last_move_on.isoformat()}."]}
     if effective_on < issued_on or effective_on > expires_on:
-        return {"effective_on": [f"Must be within the permit's term, {issued_on.isoformat()} to "
-                                 f"{expires_on.isoformat()}."]}
+        return {
+            "effective_on": [f"Must be within the permit's term, {issued_on.isoformat()} to {expires_on.isoformat()}."]
+        }
     return {}

@@ -7,6 +7,7 @@ obtained to establish an average frequency" (Colusa 15A-16(C)(3), Victorville
 not cause non-compliance (13.30.050(H)(1)(b)). The data are the depths a hauler measures
 before pumping, each the accumulation since the device's last full pump-down.
 """
+
 import math
 from dataclasses import dataclass
 from decimal import Decimal
@@ -75,18 +76,31 @@ class Recommendation:
     change: str  # shorten | lengthen | keep
 
 
-def recommend(measured: Accumulation, *, liquid_depth_in: float, limit_share: float,
-              current_days: int, allowed: list[int], max_interval_days: int | None) -> Recommendation:
+def recommend(
+    measured: Accumulation,
+    *,
+    liquid_depth_in: float,
+    limit_share: float,
+    current_days: int,
+    allowed: list[int],
+    max_interval_days: int | None,
+) -> Recommendation:
     """The longest allowed frequency at which the average accumulation stays within the 25%
     rule, no longer than the city's longest interval; the shortest allowed one where even
     that would exceed it (Victorville 10.03.160(f)(1), (f)(3); Colusa 15A-16(C)(1), (C)(3);
     Tracy 5.26 (e)(1), (e)(3))."""
     if not allowed:
-        return _any_days(measured, liquid_depth_in=liquid_depth_in, limit_share=limit_share,
-                         current_days=current_days, max_interval_days=max_interval_days)
+        return _any_days(
+            measured,
+            liquid_depth_in=liquid_depth_in,
+            limit_share=limit_share,
+            current_days=current_days,
+            max_interval_days=max_interval_days,
+        )
     # A city whose longest interval is shorter than every frequency it allows: that interval.
     choices = sorted(days for days in allowed if max_interval_days is None or days <= max_interval_days) or [
-        max_interval_days or current_days]
+        max_interval_days or current_days
+    ]
     days_to_limit = measured.days_to(limit_share, liquid_depth_in)
     if days_to_limit is None:
         frequency = choices[-1]

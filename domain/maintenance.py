@@ -4,6 +4,7 @@ daily basis"; Colusa 15A Art. II grease traps B: "daily removal").
 
 A hauler's pump-out of a trap is a manifest, judged as before; this is the kitchen's own work.
 """
+
 from datetime import date, timedelta
 
 

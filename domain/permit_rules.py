@@ -4,6 +4,7 @@
 {"years": N, "longer": "refused" | "warned"}. A term of N years runs from the issue date
 through the day before the same date N years on.
 """
+
 from datetime import date, timedelta
 
 from domain.dates import add_years
@@ -24,5 +25,6 @@ def term_exceeded(*, issued_on: date, expires_on: date, term: dict | None, citat
     if expires_on <= last:
         return None
     span = "one year" if term["years"] == 1 else f"{term['years']} years"
-    return term["longer"], (f"A permit issued on {issued_on.isoformat()} runs at most {span}, through "
-                            f"{last.isoformat()} ({citation}).")
+    return term["longer"], (
+        f"A permit issued on {issued_on.isoformat()} runs at most {span}, through {last.isoformat()} ({citation})."
+    )

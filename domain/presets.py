@@ -1,5 +1,6 @@
 """Each city's rules in one table: what its ordinance says, in its own words and section, or
 what the exchange applies where the text is silent (exchange policy, no section)."""
+
 from dataclasses import dataclass
 
 ORDINANCE, EXCHANGE_POLICY = "ordinance", "exchange_policy"
@@ -23,50 +24,85 @@ class Rule:
 RULES = (
     Rule("manifest_deadline_hours", "A manifest reaches the city within this many hours of the service.", 72),
     Rule("retention_years", "Records are kept at least this many years.", 3),
-    Rule("permit_required", "A device is serviced under a FOG discharge permit in force on the service date.",
-         True),
-    Rule("permit_term", "A permit runs at most this many years from its issue date; a longer one is refused or "
-         "warned, as the city's text says (none: no limit).", None),
-    Rule("waste_type_matches_device", "Interceptor waste is filed for an interceptor, trap waste for a trap.",
-         True),
+    Rule("permit_required", "A device is serviced under a FOG discharge permit in force on the service date.", True),
+    Rule(
+        "permit_term",
+        "A permit runs at most this many years from its issue date; a longer one is refused or "
+        "warned, as the city's text says (none: no limit).",
+        None,
+    ),
+    Rule("waste_type_matches_device", "Interceptor waste is filed for an interceptor, trap waste for a trap.", True),
     Rule("full_pump_down", "An interceptor's service removes its whole content, as the hauler attests.", True),
     Rule("trap_full_pump_down", "A trap's service removes its whole content, as the hauler attests.", True),
-    Rule("full_pump_min_ratio", "A service counts as fully pumped when it removed at least this share of the "
-         "device's capacity.", 0.9),
-    Rule("decant_return_allowed", "Whether separated water may be returned to the device (decant and return).",
-         False),
-    Rule("twenty_five_percent_rule", "An interceptor's FOG and solids must not exceed this share of its design "
-         "depth.", 0.25),
-    Rule("min_outlet_clearance_in", "Grease or sludge this many inches or less from an interceptor's discharge "
-         "elbow: service immediately.", None),
+    Rule(
+        "full_pump_min_ratio",
+        "A service counts as fully pumped when it removed at least this share of the device's capacity.",
+        0.9,
+    ),
+    Rule("decant_return_allowed", "Whether separated water may be returned to the device (decant and return).", False),
+    Rule(
+        "twenty_five_percent_rule",
+        "An interceptor's FOG and solids must not exceed this share of its design depth.",
+        0.25,
+    ),
+    Rule(
+        "min_outlet_clearance_in",
+        "Grease or sludge this many inches or less from an interceptor's discharge elbow: service immediately.",
+        None,
+    ),
     Rule("interceptor_frequency", "An interceptor is serviced at the frequency the city set for it.", True),
     Rule("interceptor_default_frequency_days", "An interceptor's frequency (days) where the city set none.", 90),
-    Rule("interceptor_max_interval_days", "An interceptor is serviced at least this often (days), whatever its "
-         "frequency.", None),
-    Rule("interceptor_max_interval_months", "An interceptor is serviced at least this often (calendar months), "
-         "whatever its frequency.", None),
+    Rule(
+        "interceptor_max_interval_days",
+        "An interceptor is serviced at least this often (days), whatever its frequency.",
+        None,
+    ),
+    Rule(
+        "interceptor_max_interval_months",
+        "An interceptor is serviced at least this often (calendar months), whatever its frequency.",
+        None,
+    ),
     Rule("trap_frequency", "A trap is serviced at the frequency the city set for it.", True),
     Rule("trap_default_frequency_days", "A trap's frequency (days) where the city set none.", 30),
-    Rule("trap_daily_cleaning", "The FSE cleans each grease trap it keeps itself at least this often (days), "
-         "as its maintenance log shows; a day without an entry is listed (none: the city sets no such rule).", None),
-    Rule("allowed_frequencies", "The frequencies (days) the city assigns; none listed: any number of days "
-         "within its bounds.", []),
-    Rule("min_interceptor_gallons", "The smallest interceptor (gallons); a smaller one is registered with a "
-         "warning.", None),
+    Rule(
+        "trap_daily_cleaning",
+        "The FSE cleans each grease trap it keeps itself at least this often (days), "
+        "as its maintenance log shows; a day without an entry is listed (none: the city sets no such rule).",
+        None,
+    ),
+    Rule(
+        "allowed_frequencies",
+        "The frequencies (days) the city assigns; none listed: any number of days within its bounds.",
+        [],
+    ),
+    Rule(
+        "min_interceptor_gallons",
+        "The smallest interceptor (gallons); a smaller one is registered with a warning.",
+        None,
+    ),
     Rule("grace_days", "Days past due before a device counts as missed.", 0),
-    Rule("frequency_change_notice_days", "A device's frequency changes no sooner than this many days after the "
-         "permittee is told, unless the city records why sooner.", 30),
+    Rule(
+        "frequency_change_notice_days",
+        "A device's frequency changes no sooner than this many days after the "
+        "permittee is told, unless the city records why sooner.",
+        30,
+    ),
     Rule("hauler_licensed", "The hauler's licence is valid on the service date.", True),
     Rule("hauler_registered", "The hauler is registered in the city on the service date.", True),
     Rule("vehicle_registered", "The truck is one of the hauler's, and the load fits its tank.", True),
-    Rule("disposal_site_approved", "The load goes to a disposal site approved, on the delivery date, for the "
-         "city and the waste type.", True),
-    Rule("trap_disposal_site_approved", "Trap waste goes to a disposal site approved, on the delivery date, for the "
-         "city and the waste type.", True),
+    Rule(
+        "disposal_site_approved",
+        "The load goes to a disposal site approved, on the delivery date, for the city and the waste type.",
+        True,
+    ),
+    Rule(
+        "trap_disposal_site_approved",
+        "Trap waste goes to a disposal site approved, on the delivery date, for the city and the waste type.",
+        True,
+    ),
     Rule("disposal_after_service", "The load is delivered after the service is completed.", True),
     Rule("disposal_confirmed", "A disposal record is filed within the manifest deadline.", True),
-    Rule("ticket_reconciles", "The manifests on one disposal ticket removed no more than the ticket delivered.",
-         True),
+    Rule("ticket_reconciles", "The manifests on one disposal ticket removed no more than the ticket delivered.", True),
     Rule("plausible_service", "Filings for one device are no closer together than a truck can do them.", True),
 )
 RULE_KEYS = tuple(rule.key for rule in RULES)
@@ -111,216 +147,307 @@ PRESETS = {
     "placentia": _city(
         "City of Placentia",
         frequency_change_notice_days=Source(
-            45, "Placentia 16.24 FOG Wastewater Discharge Permits (e)(3)",
+            45,
+            "Placentia 16.24 FOG Wastewater Discharge Permits (e)(3)",
             "The permittee shall be informed of any change in the permit limits, conditions, or requirements at "
-            "least forty-five (45) days prior to the effective date of the change."),
+            "least forty-five (45) days prior to the effective date of the change.",
+        ),
         permit_required=Source(
-            True, "Placentia 16.24 General Limitations (c)",
+            True,
+            "Placentia 16.24 General Limitations (c)",
             "No person shall discharge, or cause to be discharged, any wastewater from a Food Service "
             "Establishment directly or indirectly into the sewer system without first obtaining a FOG "
-            "wastewater discharge permit"),
+            "wastewater discharge permit",
+        ),
         decant_return_allowed=Source(
-            False, "Placentia 16.24 General Limitations (b)(8)",
-            "No waste removed from a grease control device may be discharged to the sewer system."),
+            False,
+            "Placentia 16.24 General Limitations (b)(8)",
+            "No waste removed from a grease control device may be discharged to the sewer system.",
+        ),
         twenty_five_percent_rule=Source(
-            0.25, "Placentia 16.24 General Limitations (b)(9)",
+            0.25,
+            "Placentia 16.24 General Limitations (b)(9)",
             "No person shall allow the accumulation of FOG and/or solids in a grease interceptor which "
-            "accumulation exceeds 25% of the total operating hydraulic depth of the grease interceptor."),
+            "accumulation exceeds 25% of the total operating hydraulic depth of the grease interceptor.",
+        ),
         interceptor_frequency=Source(
-            True, "Placentia 16.24 FOG Wastewater Discharge Permits (c)(3)",
+            True,
+            "Placentia 16.24 FOG Wastewater Discharge Permits (c)(3)",
             "The issuance of a FOG Wastewater Discharge Permit may contain any of the following conditions or "
-            "limits: ... (3) Grease interceptor maintenance schedule."),
+            "limits: ... (3) Grease interceptor maintenance schedule.",
+        ),
         trap_daily_cleaning=Source(
-            1, "Placentia 16.24 Facilities Requirements (c)(3)",
+            1,
+            "Placentia 16.24 Facilities Requirements (c)(3)",
             "Grease traps shall be maintained in efficient operating conditions by removing accumulated grease "
-            "on a daily basis."),
+            "on a daily basis.",
+        ),
         permit_term=Source(
-            {"years": 1, "longer": "warned"}, "Placentia 16.24 FOG Wastewater Discharge Permits (f)",
-            "FOG Wastewater Discharge Permits shall be issued annually."),
+            {"years": 1, "longer": "warned"},
+            "Placentia 16.24 FOG Wastewater Discharge Permits (f)",
+            "FOG Wastewater Discharge Permits shall be issued annually.",
+        ),
     ),
     "colusa": _city(
         "City of Colusa",
         retention_years=Source(
-            3, "Colusa 15A-16(I)",
-            "Pumping records shall be kept and maintained onsite for a minimum of three years"),
+            3, "Colusa 15A-16(I)", "Pumping records shall be kept and maintained onsite for a minimum of three years"
+        ),
         permit_required=Source(
-            True, "Colusa 15A Art. II FOG WDP required",
+            True,
+            "Colusa 15A Art. II FOG WDP required",
             "No person shall discharge, or cause to be discharged, any wastewater from FSEs directly or "
-            "indirectly into the public sewer without first obtaining a FOG WDP pursuant to this chapter."),
+            "indirectly into the public sewer without first obtaining a FOG WDP pursuant to this chapter.",
+        ),
         full_pump_down=Source(
-            True, "Colusa 15A-16(A)",
+            True,
+            "Colusa 15A-16(A)",
             "FSEs/permittees shall maintain grease interceptors in efficient operating condition by periodic "
-            "removal of the full content of the interceptor"),
+            "removal of the full content of the interceptor",
+        ),
         decant_return_allowed=Source(
-            False, "Colusa 15A Art. II prohibitions F",
-            "Discharging a FOG and solid materials removed from a grease control device to the public sewer."),
+            False,
+            "Colusa 15A Art. II prohibitions F",
+            "Discharging a FOG and solid materials removed from a grease control device to the public sewer.",
+        ),
         twenty_five_percent_rule=Source(
-            0.25, "Colusa 15A-16(C)(1)",
+            0.25,
+            "Colusa 15A-16(C)(1)",
             "the combined FOG and solids accumulation in the grease interceptor does not exceed twenty-five "
-            "percent of the total designed hydraulic depth of the grease interceptor"),
+            "percent of the total designed hydraulic depth of the grease interceptor",
+        ),
         interceptor_frequency=Source(
-            True, "Colusa 15A-16(D)",
+            True,
+            "Colusa 15A-16(D)",
             "All grease interceptors shall be maintained in a manner consistent with the maintenance frequency "
-            "approved by the city manager."),
+            "approved by the city manager.",
+        ),
         interceptor_default_frequency_days=Source(
-            90, "Colusa 15A-16(C)(3)",
+            90,
+            "Colusa 15A-16(C)(3)",
             "Grease interceptors shall be fully pumped out and cleaned quarterly when the frequency described "
-            "in Section 15A-16(C)(1) has not been established."),
+            "in Section 15A-16(C)(1) has not been established.",
+        ),
         interceptor_max_interval_months=Source(
-            12, "Colusa 15A-16(C)(2)",
+            12,
+            "Colusa 15A-16(C)(2)",
             "Every FSE with a grease interceptor shall fully pump out and clean its grease interceptor not less "
-            "than once every twelve months."),
+            "than once every twelve months.",
+        ),
         trap_daily_cleaning=Source(
-            1, "Colusa 15A Art. II grease traps B",
+            1,
+            "Colusa 15A Art. II grease traps B",
             "Existing grease traps shall be maintained in efficient operating condition by daily removal of the "
-            "accumulated grease."),
+            "accumulated grease.",
+        ),
         min_interceptor_gallons=Source(
-            1000, "Colusa 15A Art. II grease interceptor requirements B",
+            1000,
+            "Colusa 15A Art. II grease interceptor requirements B",
             "Grease interceptor sizing shall conform to the then current edition of the Uniform Plumbing Code, "
-            "but not be less than one thousand gallons in size unless otherwise waived by the city manager."),
+            "but not be less than one thousand gallons in size unless otherwise waived by the city manager.",
+        ),
         disposal_site_approved=Source(
-            True, "Colusa 15A-16(G)",
+            True,
+            "Colusa 15A-16(G)",
             "materials removed from the grease interceptor shall be disposed of by waste haulers at an approved "
-            "disposal site"),
+            "disposal site",
+        ),
     ),
     "san-clemente": _city(
         "City of San Clemente",
         frequency_change_notice_days=Source(
-            45, "San Clemente 13.30.050(J)",
+            45,
+            "San Clemente 13.30.050(J)",
             "The Operator of each Food Service Establishment holding an existing Discharge Permit shall receive "
             "at least forty-five (45) days prior written notice of any changes in the requirements or form of "
-            "the general Discharge Permit that affects such Operator's Food Service Establishment."),
+            "the general Discharge Permit that affects such Operator's Food Service Establishment.",
+        ),
         retention_years=Source(
-            3, "San Clemente 13.30.050(H)(1)(c)",
+            3,
+            "San Clemente 13.30.050(H)(1)(c)",
             "shall retain Fats, Oils, and Grease disposal logs and supporting manifests and invoices on-site for "
-            "a period of not less than three (3) years"),
+            "a period of not less than three (3) years",
+        ),
         permit_required=Source(
-            True, "San Clemente 13.30.050(A)",
+            True,
+            "San Clemente 13.30.050(A)",
             "Each Operator of a Food Service Establishment in the City's service area connected or connecting "
             "via private lines or Sewer Lateral to the Public Sewer shall be required to apply for and obtain a "
-            "City Discharge Permit."),
+            "City Discharge Permit.",
+        ),
         full_pump_down=Source(
-            True, "San Clemente 13.30.040(C)(9)",
+            True,
+            "San Clemente 13.30.040(C)(9)",
             "maintain a Grease Interceptor in a manner that fails to fully pump down the contents of the Grease "
-            "Interceptor"),
+            "Interceptor",
+        ),
         decant_return_allowed=Source(
-            False, "San Clemente 13.30.040(C)(4)",
+            False,
+            "San Clemente 13.30.040(C)(4)",
             "discharge any waste containing Fats, Oils, or Grease or any solid materials removed from a Grease "
-            "Control Device to the Sewer Lateral or lines leading to the Public Sewer System"),
+            "Control Device to the Sewer Lateral or lines leading to the Public Sewer System",
+        ),
         twenty_five_percent_rule=Source(
-            0.25, "San Clemente 13.30.040(C)(6)",
+            0.25,
+            "San Clemente 13.30.040(C)(6)",
             "operate a Grease Interceptor with Fats, Oils, and Grease and solids accumulation exceeding 25% of "
-            "the design hydraulic depth (total operating depth) of the Grease Interceptor"),
+            "the design hydraulic depth (total operating depth) of the Grease Interceptor",
+        ),
         min_outlet_clearance_in=Source(
-            2.0, "San Clemente 13.30.040(C)(7)",
+            2.0,
+            "San Clemente 13.30.040(C)(7)",
             "operate a Grease Interceptor that at any time contains floating oil/grease in the final chamber or "
             "sludge in any chamber that is within two (2) inches of the discharge elbow; under such conditions "
             "the Operator of the Food Service Establishment shall have the Grease Interceptor serviced "
-            "immediately"),
+            "immediately",
+        ),
         interceptor_frequency=Source(
-            True, "San Clemente 13.30.050(H)(1)(b)",
-            "to clean and pump required Grease Control Devices on a specified schedule or at appropriate "
-            "intervals"),
+            True,
+            "San Clemente 13.30.050(H)(1)(b)",
+            "to clean and pump required Grease Control Devices on a specified schedule or at appropriate intervals",
+        ),
         trap_frequency=Source(
-            True, "San Clemente 13.30.050(H)(1)(b)",
-            "to clean and pump required Grease Control Devices on a specified schedule or at appropriate "
-            "intervals"),
+            True,
+            "San Clemente 13.30.050(H)(1)(b)",
+            "to clean and pump required Grease Control Devices on a specified schedule or at appropriate intervals",
+        ),
         min_interceptor_gallons=Source(
-            750, "San Clemente 13.30.030(K)", "These devices are large (a minimum of 750 gallons)"),
+            750, "San Clemente 13.30.030(K)", "These devices are large (a minimum of 750 gallons)"
+        ),
         permit_term=Source(
-            {"years": 5, "longer": "refused"}, "San Clemente 13.30.050(E)",
+            {"years": 5, "longer": "refused"},
+            "San Clemente 13.30.050(E)",
             "Discharge Permits shall be valid for a maximum period of five (5) years or until a new Operator "
-            "commences operation of the Food Service Establishment, whichever occurs first."),
+            "commences operation of the Food Service Establishment, whichever occurs first.",
+        ),
         hauler_licensed=Source(
-            True, "San Clemente 13.30.040(C)(5)",
+            True,
+            "San Clemente 13.30.040(C)(5)",
             "fail to cause all Fats, Oils, and Grease removed from a Grease Trap or Grease Interceptors to be "
-            "periodically hauled by a licensed hauler"),
+            "periodically hauled by a licensed hauler",
+        ),
     ),
     "victorville": _city(
         "City of Victorville",
         frequency_change_notice_days=Source(
-            30, "Victorville 10.03.080(c)",
+            30,
+            "Victorville 10.03.080(c)",
             "The permittee shall be informed by the city of any proposed modifications in the FOG permit terms "
-            "or conditions at least thirty days prior to the effective date of the change."),
+            "or conditions at least thirty days prior to the effective date of the change.",
+        ),
         manifest_deadline_hours=Source(
-            72, "Victorville 10.03.170(b)",
+            72,
+            "Victorville 10.03.170(b)",
             "Each permittee shall be responsible to provide copies of all service manifests directly to the FOG "
-            "manager not later than seventy-two hours after GCDs are serviced."),
-        permit_required=Source(
-            True, "Victorville 10.03.050(a)",
-            "All FSE operators shall obtain a FOG permit"),
+            "manager not later than seventy-two hours after GCDs are serviced.",
+        ),
+        permit_required=Source(True, "Victorville 10.03.050(a)", "All FSE operators shall obtain a FOG permit"),
         permit_term=Source(
-            {"years": 1, "longer": "refused"}, "Victorville 10.03.080(a)",
-            "The FOG permit shall be issued for a one-year period and shall be renewed annually."),
+            {"years": 1, "longer": "refused"},
+            "Victorville 10.03.080(a)",
+            "The FOG permit shall be issued for a one-year period and shall be renewed annually.",
+        ),
         full_pump_down=Source(
-            True, "Victorville 10.03.160(f)(1)",
-            "Grease interceptors shall be fully pumped out and cleaned (maintained)"),
+            True,
+            "Victorville 10.03.160(f)(1)",
+            "Grease interceptors shall be fully pumped out and cleaned (maintained)",
+        ),
         decant_return_allowed=Source(
-            False, "Victorville 10.03.260(a)",
+            False,
+            "Victorville 10.03.260(a)",
             "Discharging any waste, including FOG and solid materials removed from GCDs into the sewer system is "
-            "prohibited"),
+            "prohibited",
+        ),
         twenty_five_percent_rule=Source(
-            0.25, "Victorville 10.03.160(f)(1)",
+            0.25,
+            "Victorville 10.03.160(f)(1)",
             "the combined FOG and solids accumulation does not exceed twenty-five percent of the total design "
-            "hydraulic depth of the grease interceptor"),
+            "hydraulic depth of the grease interceptor",
+        ),
         interceptor_frequency=Source(
-            True, "Victorville 10.03.160(c)",
+            True,
+            "Victorville 10.03.160(c)",
             "All existing and newly installed grease interceptors and grease traps shall be maintained in a "
-            "manner consistent with a maintenance frequency approved by the FOG manager"),
+            "manner consistent with a maintenance frequency approved by the FOG manager",
+        ),
         interceptor_default_frequency_days=Source(
-            90, "Victorville 10.03.160(f)(2)",
+            90,
+            "Victorville 10.03.160(f)(2)",
             "Unless another frequency has been specified by the FOG manager or in the FOG permit, all FSEs with "
-            "grease interceptors shall ensure they are maintained not less than once every ninety days."),
+            "grease interceptors shall ensure they are maintained not less than once every ninety days.",
+        ),
         trap_frequency=Source(
-            True, "Victorville 10.03.160(g)(1)",
+            True,
+            "Victorville 10.03.160(g)(1)",
             "The maintenance frequency for grease trap shall be established by the FOG manager, but at a "
-            "minimum, grease traps shall be serviced every thirty days."),
+            "minimum, grease traps shall be serviced every thirty days.",
+        ),
         trap_default_frequency_days=Source(
-            30, "Victorville 10.03.160(g)(1)",
-            "at a minimum, grease traps shall be serviced every thirty days"),
+            30, "Victorville 10.03.160(g)(1)", "at a minimum, grease traps shall be serviced every thirty days"
+        ),
         allowed_frequencies=Source(
-            VICTORVILLE_FREQUENCIES, "Victorville 10.03.160(b)",
+            VICTORVILLE_FREQUENCIES,
+            "Victorville 10.03.160(b)",
             "The FOG manager shall assign each FSE one of the following collection/maintenance frequencies: "
-            "thirty days, sixty days, ninety days, one hundred twenty days, or one hundred eighty days"),
+            "thirty days, sixty days, ninety days, one hundred twenty days, or one hundred eighty days",
+        ),
         hauler_licensed=Source(
-            True, "Victorville 10.03.160(b)",
-            "Each permittee shall be required to contract with a licensed waste hauler"),
+            True,
+            "Victorville 10.03.160(b)",
+            "Each permittee shall be required to contract with a licensed waste hauler",
+        ),
     ),
     "tracy": _city(
         "City of Tracy",
         retention_years=Source(
-            3, "Tracy 5.26 records",
+            3,
+            "Tracy 5.26 records",
             "copies of all manifests, receipts and invoices of all cleaning, maintenance, grease removal of/from "
             "the grease control device, disposal carrier and disposal site location for no less than three (3) "
-            "years"),
+            "years",
+        ),
         full_pump_down=Source(
-            True, "Tracy 5.26 interceptor maintenance (a)",
+            True,
+            "Tracy 5.26 interceptor maintenance (a)",
             "Grease interceptors shall be maintained in efficient operating condition by periodic inspection "
-            "and removal of the full content of the interceptor"),
+            "and removal of the full content of the interceptor",
+        ),
         decant_return_allowed=Source(
-            False, "Tracy 5.26 prohibitions (f)",
+            False,
+            "Tracy 5.26 prohibitions (f)",
             "Discharge of any waste including FOG and solid materials removed from a grease control device to "
-            "the public sewer is prohibited."),
+            "the public sewer is prohibited.",
+        ),
         twenty_five_percent_rule=Source(
-            0.25, "Tracy 5.26 prohibitions (g)",
+            0.25,
+            "Tracy 5.26 prohibitions (g)",
             "Operation of grease interceptors with FOG and solids accumulation exceeding twenty-five (25) "
-            "percent of the design hydraulic depth of the grease interceptor is prohibited."),
+            "percent of the design hydraulic depth of the grease interceptor is prohibited.",
+        ),
         interceptor_frequency=Source(
-            True, "Tracy 5.26 interceptor maintenance (b)",
+            True,
+            "Tracy 5.26 interceptor maintenance (b)",
             "All existing and newly installed grease interceptors shall be maintained in a manner consistent "
-            "with a maintenance frequency approved by the Director"),
+            "with a maintenance frequency approved by the Director",
+        ),
         interceptor_default_frequency_days=Source(
-            90, "Tracy 5.26 interceptor maintenance (e)(3)",
+            90,
+            "Tracy 5.26 interceptor maintenance (e)(3)",
             "Grease interceptors shall be fully pumped out and cleaned quarterly when the frequency described in "
-            "subsection (e)(1) has not been established."),
+            "subsection (e)(1) has not been established.",
+        ),
         interceptor_max_interval_months=Source(
-            6, "Tracy 5.26 interceptor maintenance (e)(2)",
+            6,
+            "Tracy 5.26 interceptor maintenance (e)(2)",
             "All FSEs with a grease interceptor shall maintain their grease interceptor not less than every six "
-            "(6) months."),
+            "(6) months.",
+        ),
         disposal_site_approved=Source(
-            True, "Tracy 5.26 prohibitions (f)",
+            True,
+            "Tracy 5.26 prohibitions (f)",
             "Grease removed from grease interceptors shall be transported to an approved disposal or recycling "
-            "facility."),
+            "facility.",
+        ),
     ),
 }
 
@@ -336,9 +463,16 @@ def table(code: str | None, values: dict | None = None, citations: dict | None =
         citation = citations.get(rule.key) or (source.citation if source else POLICY)
         value = values[rule.key] if rule.key in values else (source.value if source else rule.value)
         quoted = source is not None and citation == source.citation
-        rows.append({"rule": rule.key, "statement": rule.statement, "value": value,
-                     "basis": basis_of(citation), "citation": citation,
-                     "quote": source.quote if quoted else None})
+        rows.append(
+            {
+                "rule": rule.key,
+                "statement": rule.statement,
+                "value": value,
+                "basis": basis_of(citation),
+                "citation": citation,
+                "quote": source.quote if quoted else None,
+            }
+        )
     return rows
 
 
@@ -347,7 +481,11 @@ def preset_rows():
     among them."""
     for code, preset in PRESETS.items():
         rows = table(code)
-        row = {"code": code, "name": preset["name"], "time_zone": preset["time_zone"],
-               "citations": {r["rule"]: r["citation"] for r in rows}}
+        row = {
+            "code": code,
+            "name": preset["name"],
+            "time_zone": preset["time_zone"],
+            "citations": {r["rule"]: r["citation"] for r in rows},
+        }
         row.update({r["rule"]: r["value"] for r in rows if r["rule"] in PARAMETERS})
         yield row

@@ -7,6 +7,7 @@ had its time to arrive.
 
 One load is one ticket of one site on one local day: a site may number a ticket again another day.
 """
+
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -68,8 +69,7 @@ def gallons_differ(delivered: int, received: int) -> bool:
     return abs(delivered - received) > GALLONS_TOLERANCE * max(delivered, received)
 
 
-def compare(delivered: Delivered | None, received: Received | None, *, now: datetime,
-            wait: timedelta) -> list[str]:
+def compare(delivered: Delivered | None, received: Received | None, *, now: datetime, wait: timedelta) -> list[str]:
     """What the two sides of one ticket disagree on. A side that is missing counts only once
     `wait` (the city's manifest deadline) has passed since the other side's time: a load is
     filed and received in either order."""

@@ -1,4 +1,5 @@
 """The registry as it stood on a given date: permit status, licences, registrations, sites."""
+
 from dataclasses import dataclass
 from datetime import date
 
@@ -68,9 +69,7 @@ class Registration:
 
 def registered_on(registrations, jurisdiction_id, day: date) -> bool:
     return any(
-        r.jurisdiction_id == jurisdiction_id
-        and r.registered_on <= day
-        and (r.ended_on is None or day <= r.ended_on)
+        r.jurisdiction_id == jurisdiction_id and r.registered_on <= day and (r.ended_on is None or day <= r.ended_on)
         for r in registrations
     )
 

@@ -1,4 +1,5 @@
 """A device's service status on a date, from its last qualifying service."""
+
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -86,14 +87,28 @@ class Interval:
     pauses: tuple = ()
 
     @classmethod
-    def of(cls, kind: str, frequency_days: int, *, grace_days: int = 0, longest_days: int | None = None,
-           longest_months: int | None = None, frequencies=(), pauses=()):
+    def of(
+        cls,
+        kind: str,
+        frequency_days: int,
+        *,
+        grace_days: int = 0,
+        longest_days: int | None = None,
+        longest_months: int | None = None,
+        frequencies=(),
+        pauses=(),
+    ):
         """A device's interval: its frequency history (or one frequency for all time); the
         longest interval binds interceptors only; `pauses`, the spans its permit was not in
         force, which the interval's clock does not count."""
         interceptor = kind == "interceptor"
-        return cls(tuple(frequencies) or ((date.min, frequency_days),), grace_days,
-                   longest_days if interceptor else None, longest_months if interceptor else None, tuple(pauses))
+        return cls(
+            tuple(frequencies) or ((date.min, frequency_days),),
+            grace_days,
+            longest_days if interceptor else None,
+            longest_months if interceptor else None,
+            tuple(pauses),
+        )
 
     def resumed(self, start: date, day: date) -> date:
         """`day`, a bound counted from a service on `start`, moved later by every day the
@@ -154,8 +169,14 @@ class Interval:
         return cap is not None and cap <= in_time
 
 
-def device_status(*, as_of: date, last_qualifying: date | None, counted_from: date, interval: Interval,
-                  permit_ended: date | None = None) -> DeviceStatus:
+def device_status(
+    *,
+    as_of: date,
+    last_qualifying: date | None,
+    counted_from: date,
+    interval: Interval,
+    permit_ended: date | None = None,
+) -> DeviceStatus:
     """Due by the device's `interval` after the last qualifying service (or after
     `counted_from`, the permit's issue date, for a device never serviced); `overdue` within
     the grace past due, `missed` beyond (each city's own frequency section; the grace is

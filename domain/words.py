@@ -1,5 +1,6 @@
 """Codes as a person reads them: each finding, device status and severity in plain English,
 with the rule a finding stands on (the city's table of rules, `domain.presets`)."""
+
 from domain.checks import CODES
 from domain.presets import RULES
 

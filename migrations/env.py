@@ -1,7 +1,8 @@
 """Alembic environment: runs against the engine of the app that invoked it."""
+
 from alembic import context
 
-import storage.corrections  # noqa: F401  their tables are part of the models
+import storage.corrections  # their tables are part of the models
 import storage.people  # noqa: F401
 from storage.models import Base
 

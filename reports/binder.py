@@ -5,6 +5,7 @@ It is a tagged PDF (`reports.pdf_tags`): structure, title, language and alt text
 
 Every time in it is the city's local time with its offset, every date its local date
 (`domain.dates.human`, `local_date`)."""
+
 import io
 import tempfile
 
@@ -106,7 +107,7 @@ def render(record, open_object):
             try:
                 reader = PdfReader(io.BytesIO(data))
                 pdf_scans.append((manifest, document, reader, len(reader.pages)))
-            except Exception:  # noqa: BLE001  an unreadable PDF is listed, not merged
+            except Exception:  # an unreadable PDF is listed, not merged
                 continue
     extra = sum(count for *_, count in pdf_scans)
 
@@ -122,15 +123,24 @@ def render(record, open_object):
             if document.content_type.startswith("image/"):
                 try:
                     story += [PageBreak()] + image_page(manifest, document, data)
-                except Exception:  # noqa: BLE001  an unreadable image is listed, not placed
+                except Exception:  # an unreadable image is listed, not placed
                     continue
 
     main = tempfile.SpooledTemporaryFile(max_size=8 * 1024 * 1024)
     title = f"FOG records: {record.fse.name}"
-    doc = BaseDocTemplate(main, pagesize=LETTER, leftMargin=MARGIN, rightMargin=MARGIN,
-                          topMargin=0.7 * inch, bottomMargin=0.8 * inch,
-                          title=title, author=record.jurisdiction.name, lang="en-US", initialFontName=SANS,
-                          subject=record.fse.name + period_text(record))
+    doc = BaseDocTemplate(
+        main,
+        pagesize=LETTER,
+        leftMargin=MARGIN,
+        rightMargin=MARGIN,
+        topMargin=0.7 * inch,
+        bottomMargin=0.8 * inch,
+        title=title,
+        author=record.jurisdiction.name,
+        lang="en-US",
+        initialFontName=SANS,
+        subject=record.fse.name + period_text(record),
+    )
     doc.fogx_title = fit(record.fse.name, SANS_BOLD, HEADER_SIZE, HEADER_NAME_ROOM)
     frame = Frame(doc.leftMargin, doc.bottomMargin, doc.width, doc.height, id="main")
     doc.addPageTemplates([PageTemplate("cover", [frame]), PageTemplate("body", [frame], onPage=_header)])
@@ -159,14 +169,19 @@ def render(record, open_object):
             stamp.setStrokeColor(RULE)
             stamp.line(MARGIN / 2, band - 4, width - MARGIN / 2, band - 4)
             stamp.setFillColor(INK)
-            draw(stamp, MARGIN / 2, band - 16, f"Scan of manifest {manifest.manifest_number} · "
-                                               f"sha256 {document.sha256}", SANS, 7)
+            draw(
+                stamp,
+                MARGIN / 2,
+                band - 16,
+                f"Scan of manifest {manifest.manifest_number} · sha256 {document.sha256}",
+                SANS,
+                7,
+            )
             draw(stamp, MARGIN / 2, band - 30, footer_text(record, width - MARGIN), SANS, FOOTER_SIZE)
             stamp.drawRightString(width - MARGIN / 2, band - 30, f"Page {page_number} of {total}")
             stamp.save()
             overlay.seek(0)
-            page.merge_transformed_page(PdfReader(overlay).pages[0],
-                                        Transformation().translate(x0, y0 - band))
+            page.merge_transformed_page(PdfReader(overlay).pages[0], Transformation().translate(x0, y0 - band))
     out = tempfile.SpooledTemporaryFile(max_size=8 * 1024 * 1024)
     writer.write(out)
     out.seek(0)

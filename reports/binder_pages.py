@@ -1,5 +1,6 @@
 """The binder's first pages as flowables: the cover with what each figure counts, and the
 compliance summary with its chart; the styles and tables every page of it shares."""
+
 from datetime import date, timedelta
 
 from reportlab.graphics.shapes import Circle, Drawing, Line, Rect, String
@@ -13,10 +14,13 @@ from reportlab.platypus import Spacer, Table, TableStyle
 
 from domain import words
 from domain.amounts import shown
-from domain.dates import human as when, local_date
-from domain.frequency import ENOUGH_INTERVALS, citation as frequency_citation
+from domain.dates import human as when
+from domain.dates import local_date
+from domain.frequency import ENOUGH_INTERVALS
+from domain.frequency import citation as frequency_citation
 from domain.presets import POLICY
-from reports.pdf_tags import Figure, TableTags, TaggedParagraph as Paragraph
+from reports.pdf_tags import Figure, TableTags
+from reports.pdf_tags import TaggedParagraph as Paragraph
 from reports.pdf_text import MONO_FONT, SANS, SANS_BOLD, esc, text_width
 
 INK = colors.HexColor("#1f2d3a")
@@ -26,31 +30,64 @@ RULE = colors.HexColor("#c9d6d6")
 WARN = colors.HexColor("#b45309")
 BAD = colors.HexColor("#b91c1c")
 GOOD = colors.HexColor("#15803d")
-STATUS_COLOURS = {"compliant": GOOD, "due_soon": ACCENT, "overdue": WARN, "missed": BAD,
-                  "never_serviced": BAD, "permit_ended": INK}
+STATUS_COLOURS = {
+    "compliant": GOOD,
+    "due_soon": ACCENT,
+    "overdue": WARN,
+    "missed": BAD,
+    "never_serviced": BAD,
+    "permit_ended": INK,
+}
 
 PAGE_W, PAGE_H = LETTER
 MARGIN = 0.75 * inch
 
 styles = getSampleStyleSheet()
-H1 = ParagraphStyle("H1", parent=styles["Heading1"], fontName=SANS_BOLD, bulletFontName=SANS, textColor=INK,
-                    fontSize=18, spaceAfter=6)
-H2 = ParagraphStyle("H2", parent=styles["Heading2"], fontName=SANS_BOLD, bulletFontName=SANS, textColor=ACCENT,
-                    fontSize=13, spaceBefore=8, spaceAfter=4)
-H3 = ParagraphStyle("Subhead", parent=styles["Heading3"], fontName=SANS_BOLD, bulletFontName=SANS, textColor=INK,
-                    fontSize=10, leading=13, spaceBefore=4, spaceAfter=2)
-BODY = ParagraphStyle("Body", parent=styles["BodyText"], fontName=SANS, bulletFontName=SANS, textColor=INK,
-                      fontSize=9.5, leading=12.5)
+H1 = ParagraphStyle(
+    "H1", parent=styles["Heading1"], fontName=SANS_BOLD, bulletFontName=SANS, textColor=INK, fontSize=18, spaceAfter=6
+)
+H2 = ParagraphStyle(
+    "H2",
+    parent=styles["Heading2"],
+    fontName=SANS_BOLD,
+    bulletFontName=SANS,
+    textColor=ACCENT,
+    fontSize=13,
+    spaceBefore=8,
+    spaceAfter=4,
+)
+H3 = ParagraphStyle(
+    "Subhead",
+    parent=styles["Heading3"],
+    fontName=SANS_BOLD,
+    bulletFontName=SANS,
+    textColor=INK,
+    fontSize=10,
+    leading=13,
+    spaceBefore=4,
+    spaceAfter=2,
+)
+BODY = ParagraphStyle(
+    "Body", parent=styles["BodyText"], fontName=SANS, bulletFontName=SANS, textColor=INK, fontSize=9.5, leading=12.5
+)
 SMALL = ParagraphStyle("Small", parent=BODY, fontSize=8, leading=10, textColor=colors.HexColor("#4b5b68"))
 # Cells break lines between words only: a ticket or licence number is never cut in two.
-CELL = ParagraphStyle("Cell", parent=BODY, fontSize=8, leading=10, spaceBefore=0, spaceAfter=0,
-                      splitLongWords=0, hyphenationLang="", embeddedHyphenation=0)
+CELL = ParagraphStyle(
+    "Cell",
+    parent=BODY,
+    fontSize=8,
+    leading=10,
+    spaceBefore=0,
+    spaceAfter=0,
+    splitLongWords=0,
+    hyphenationLang="",
+    embeddedHyphenation=0,
+)
 NOTE = ParagraphStyle("Note", parent=CELL, fontSize=7, leading=9, textColor=SMALL.textColor)
 HEAD = ParagraphStyle("Head", parent=CELL, fontName=SANS_BOLD, textColor=colors.white)
 MONO = ParagraphStyle("Mono", parent=CELL, fontName=MONO_FONT, fontSize=7, leading=9)
 TITLE = ParagraphStyle("Title", parent=H1, fontSize=26, leading=32, alignment=TA_CENTER, spaceAfter=10)
-SUBTITLE = ParagraphStyle("Subtitle", parent=BODY, fontSize=13, leading=17, alignment=TA_CENTER,
-                          textColor=ACCENT)
+SUBTITLE = ParagraphStyle("Subtitle", parent=BODY, fontSize=13, leading=17, alignment=TA_CENTER, textColor=ACCENT)
 
 
 def nobreak(value):
@@ -66,8 +103,14 @@ def cell(text, width, style=None, *, bold=False, flowable=False):
     style = style or CELL
     font = SANS_BOLD if bold else style.fontName
     room = width - 7  # the table's padding
-    if not flowable and style is CELL and not bold and text.isascii() and "\n" not in text \
-            and pdfmetrics.stringWidth(text, font, style.fontSize) <= room:
+    if (
+        not flowable
+        and style is CELL
+        and not bold
+        and text.isascii()
+        and "\n" not in text
+        and pdfmetrics.stringWidth(text, font, style.fontSize) <= room
+    ):
         return text
     longest = max((text_width(word, font, style.fontSize) for word in text.split(" ")), default=0)
     markup = f"<b>{esc(text)}</b>" if bold else esc(text)
@@ -81,10 +124,18 @@ def table(rows, widths, header=True, zebra=True, header_columns=()):
     """A table tagged as one (TH for its header row and `header_columns`), its header
     repeated on each page."""
     if header:  # a heading wider than its column wraps, or shrinks, like any cell
-        rows = [[cell(text, width, HEAD) if isinstance(text, str) and pdfmetrics.stringWidth(
-            text, SANS_BOLD, 8) > width - 7 else text for text, width in zip(rows[0], widths)], *rows[1:]]
-    t = Table(rows, colWidths=widths, repeatRows=1 if header else 0,
-              renderCB=TableTags(1 if header else 0, header_columns))
+        rows = [
+            [
+                cell(text, width, HEAD)
+                if isinstance(text, str) and pdfmetrics.stringWidth(text, SANS_BOLD, 8) > width - 7
+                else text
+                for text, width in zip(rows[0], widths)
+            ],
+            *rows[1:],
+        ]
+    t = Table(
+        rows, colWidths=widths, repeatRows=1 if header else 0, renderCB=TableTags(1 if header else 0, header_columns)
+    )
     style = [
         ("FONT", (0, 0), (-1, -1), SANS, 8),
         ("TEXTCOLOR", (0, 0), (-1, -1), INK),
@@ -96,8 +147,11 @@ def table(rows, widths, header=True, zebra=True, header_columns=()):
         ("RIGHTPADDING", (0, 0), (-1, -1), 3.5),
     ]
     if header:
-        style += [("BACKGROUND", (0, 0), (-1, 0), ACCENT), ("TEXTCOLOR", (0, 0), (-1, 0), colors.white),
-                  ("FONT", (0, 0), (-1, 0), SANS_BOLD, 8)]
+        style += [
+            ("BACKGROUND", (0, 0), (-1, 0), ACCENT),
+            ("TEXTCOLOR", (0, 0), (-1, 0), colors.white),
+            ("FONT", (0, 0), (-1, 0), SANS_BOLD, 8),
+        ]
     if zebra:
         style += [("ROWBACKGROUNDS", (0, 1 if header else 0), (-1, -1), [colors.white, PALE])]
     t.setStyle(TableStyle(style))
@@ -111,7 +165,7 @@ def key_values(pairs, widths=(1.7 * inch, 5.3 * inch)):
     rows = []
     for start in range(0, len(pairs), per_row):
         row = []
-        for index, (k, v) in enumerate(pairs[start:start + per_row]):
+        for index, (k, v) in enumerate(pairs[start : start + per_row]):
             label_w = widths[2 * index]
             fits = k.isascii() and pdfmetrics.stringWidth(k, SANS_BOLD, CELL.fontSize) <= label_w - 7
             row += [k if fits else cell(k, label_w, bold=True), cell(v, widths[2 * index + 1])]
@@ -145,34 +199,59 @@ def services_chart(record, width=6.9 * inch):
     def x(day):
         return left + (width - left - right) * ((day - start).days / span)
 
-    drawing.add(Rect(left, 18, width - left - right, height - top - 18 + 8, fillColor=PALE, strokeColor=RULE,
-                     strokeWidth=0.5))
+    drawing.add(
+        Rect(left, 18, width - left - right, height - top - 18 + 8, fillColor=PALE, strokeColor=RULE, strokeWidth=0.5)
+    )
     # Year and quarter gridlines.
     marker = date(start.year, ((start.month - 1) // 3) * 3 + 1, 1)
     while marker <= end:
         if marker >= start:
             major = marker.month == 1
-            drawing.add(Line(x(marker), 18, x(marker), height - top + 8,
-                             strokeColor=RULE if not major else colors.HexColor("#9fb3b3"),
-                             strokeWidth=0.8 if major else 0.4))
-            drawing.add(String(x(marker), 7, marker.strftime("%Y" if major else "%b"), fontSize=6.5,
-                               fontName=SANS_BOLD if major else SANS, fillColor=INK,
-                               textAnchor="middle"))
+            drawing.add(
+                Line(
+                    x(marker),
+                    18,
+                    x(marker),
+                    height - top + 8,
+                    strokeColor=RULE if not major else colors.HexColor("#9fb3b3"),
+                    strokeWidth=0.8 if major else 0.4,
+                )
+            )
+            drawing.add(
+                String(
+                    x(marker),
+                    7,
+                    marker.strftime("%Y" if major else "%b"),
+                    fontSize=6.5,
+                    fontName=SANS_BOLD if major else SANS,
+                    fillColor=INK,
+                    textAnchor="middle",
+                )
+            )
         month = marker.month + 3
         marker = date(marker.year + (month - 1) // 12, (month - 1) % 12 + 1, 1)
     qualifying_days = {}
     for manifest in record.manifests:
         revision = record.current(manifest)
         qualifying_days.setdefault(manifest.device_id, []).append(
-            (local_date(revision.service_completed_at, record.zone), revision.qualifying))
+            (local_date(revision.service_completed_at, record.zone), revision.qualifying)
+        )
     for index, line in enumerate(lanes):
         y = height - top - lane_h * index - lane_h / 2 + 4
         drawing.add(String(4, y - 3, line.device.tag, fontSize=8, fillColor=INK, fontName=SANS_BOLD))
         drawing.add(Line(left, y, width - right, y, strokeColor=RULE, strokeWidth=0.6))
         for day, qualifying in qualifying_days.get(line.device.id, []):
             if start <= day <= end:
-                drawing.add(Circle(x(day), y, 3.2, fillColor=ACCENT if qualifying else colors.white,
-                                   strokeColor=ACCENT if qualifying else WARN, strokeWidth=1))
+                drawing.add(
+                    Circle(
+                        x(day),
+                        y,
+                        3.2,
+                        fillColor=ACCENT if qualifying else colors.white,
+                        strokeColor=ACCENT if qualifying else WARN,
+                        strokeWidth=1,
+                    )
+                )
                 due = day + timedelta(days=line.frequency_days)
                 if qualifying and start <= due <= end:
                     drawing.add(Line(x(due), y - 6, x(due), y + 6, strokeColor=BAD, strokeWidth=0.9))
@@ -185,8 +264,12 @@ def legend(width=6.9 * inch):
     drawing = Drawing(width, 14)
     drawing.initialFontName = SANS
     x = 4
-    for symbol, text in (("dot", "qualifying service"), ("ring", "partial or decanted: does not count"),
-                         ("tick", "due date"), ("bold", "next due")):
+    for symbol, text in (
+        ("dot", "qualifying service"),
+        ("ring", "partial or decanted: does not count"),
+        ("tick", "due date"),
+        ("bold", "next due"),
+    ):
         if symbol == "dot":
             drawing.add(Circle(x + 3, 6, 3, fillColor=ACCENT, strokeColor=ACCENT))
         elif symbol == "ring":
@@ -203,33 +286,53 @@ def legend(width=6.9 * inch):
 
 def cover(record, scans):
     fse, jurisdiction = record.fse, record.jurisdiction
-    story = [Spacer(1, 0.35 * inch),
-             Paragraph("FOG Pump-out Records", TITLE),
-             Paragraph(esc(fse.name), SUBTITLE),
-             Paragraph(esc(fse.address), SUBTITLE),
-             Spacer(1, 0.25 * inch)]
+    story = [
+        Spacer(1, 0.35 * inch),
+        Paragraph("FOG Pump-out Records", TITLE),
+        Paragraph(esc(fse.name), SUBTITLE),
+        Paragraph(esc(fse.address), SUBTITLE),
+        Spacer(1, 0.25 * inch),
+    ]
     permits = ", ".join(f"{p.permit_number} ({p.kind})" for p in record.permits) or "none on record"
-    devices = "; ".join(f"{line.device.tag}: {line.device.kind}, {line.device.capacity_gallons:,} gal, "
-                        f"every {line.frequency_days} days" for line in record.devices) or "none on record"
-    story.append(key_values([
-        ("Jurisdiction", jurisdiction.name),
-        ("Assessor's parcel", fse.apn),
-        ("Operator", f"{fse.operator_name} <{fse.operator_email}>"),
-        ("Permits", permits),
-        ("Grease control devices", devices),
-        ("Period", f"{record.period_from.isoformat()} to {record.period_to.isoformat()}"),
-        ("Manifests in period", f"{len(record.manifests)} ({sum(len(m.revisions) for m in record.manifests)} revisions)"),
-        ("Scans attached", str(len(scans))),
-        ("Generated", when(record.generated_at, record.zone)),
-        ("Times", f"{record.zone} local time, with its offset"),
-    ]))
+    devices = (
+        "; ".join(
+            f"{line.device.tag}: {line.device.kind}, {line.device.capacity_gallons:,} gal, "
+            f"every {line.frequency_days} days"
+            for line in record.devices
+        )
+        or "none on record"
+    )
+    story.append(
+        key_values(
+            [
+                ("Jurisdiction", jurisdiction.name),
+                ("Assessor's parcel", fse.apn),
+                ("Operator", f"{fse.operator_name} <{fse.operator_email}>"),
+                ("Permits", permits),
+                ("Grease control devices", devices),
+                ("Period", f"{record.period_from.isoformat()} to {record.period_to.isoformat()}"),
+                (
+                    "Manifests in period",
+                    f"{len(record.manifests)} ({sum(len(m.revisions) for m in record.manifests)} revisions)",
+                ),
+                ("Scans attached", str(len(scans))),
+                ("Generated", when(record.generated_at, record.zone)),
+                ("Times", f"{record.zone} local time, with its offset"),
+            ]
+        )
+    )
     story += [Paragraph("What the figures count", H2)] + [Paragraph(line, BODY) for line in figures(record)]
-    story += [Spacer(1, 0.15 * inch), Paragraph(
-        f"This binder holds every pump-out manifest filed for this establishment in the period, "
-        f"with the compliance findings of each and the scans the hauler attached. Records are kept "
-        f"{jurisdiction.retention_years} years ({esc(citing(jurisdiction.citations.get('retention_years')))}). "
-        "Each manifest revision carries a SHA-256 that covers its content and the previous revision's "
-        "hash, so the record proves it has not been altered.", SMALL)]
+    story += [
+        Spacer(1, 0.15 * inch),
+        Paragraph(
+            f"This binder holds every pump-out manifest filed for this establishment in the period, "
+            f"with the compliance findings of each and the scans the hauler attached. Records are kept "
+            f"{jurisdiction.retention_years} years ({esc(citing(jurisdiction.citations.get('retention_years')))}). "
+            "Each manifest revision carries a SHA-256 that covers its content and the previous revision's "
+            "hash, so the record proves it has not been altered.",
+            SMALL,
+        ),
+    ]
     return story
 
 
@@ -247,26 +350,38 @@ def figures(record):
     late = len({m.id for m, f in findings if f.code == "late_submission"})
     qualifying = sum(1 for m in record.manifests if record.current(m).qualifying)
     pump_outs = "pump-out" if total == 1 else "pump-outs"
-    lines = [f"<b>Pump-outs:</b> {total} {pump_outs} filed for services from {record.period_from.isoformat()} "
-             f"to {record.period_to.isoformat()}, one manifest each."]
+    lines = [
+        f"<b>Pump-outs:</b> {total} {pump_outs} filed for services from {record.period_from.isoformat()} "
+        f"to {record.period_to.isoformat()}, one manifest each."
+    ]
     if total:
         lines += [
             f"<b>Filed on time:</b> {total - late} of {total} {pump_outs} were filed within "
             f"{deadline_words(city.manifest_deadline_hours)} of the service "
             f"({esc(citing(city.citations.get('manifest_deadline_hours')))}); {late} filed late.",
             f"<b>Qualifying services:</b> {qualifying} of {total} {pump_outs} count toward the device's "
-            f"frequency" + ("." if qualifying == total else
-                            f"; the other {total - qualifying} were not full pump-downs, returned water to "
-                            f"the device or were not plausible.")]
+            f"frequency"
+            + (
+                "."
+                if qualifying == total
+                else f"; the other {total - qualifying} were not full pump-downs, returned water to "
+                f"the device or were not plausible."
+            ),
+        ]
     as_of = record.period_to
     behind = [line for line in record.devices if line.status in ("missed", "overdue", "never_serviced")]
     if behind:
         for line in behind:
-            since = (f"due {line.due_on.isoformat()}, {line.days_overdue} days past due"
-                     if line.due_on else "never serviced since its permit")
-            lines.append(f"<b>Missed service:</b> {esc(line.device.tag)} ({line.device.kind}, every "
-                         f"{line.frequency_days} days) {BEHIND[line.status]} as of {as_of.isoformat()}: "
-                         f"{since}. See the page on missed services.")
+            since = (
+                f"due {line.due_on.isoformat()}, {line.days_overdue} days past due"
+                if line.due_on
+                else "never serviced since its permit"
+            )
+            lines.append(
+                f"<b>Missed service:</b> {esc(line.device.tag)} ({line.device.kind}, every "
+                f"{line.frequency_days} days) {BEHIND[line.status]} as of {as_of.isoformat()}: "
+                f"{since}. See the page on missed services."
+            )
     else:
         lines.append(f"<b>Missed services:</b> none; no device is past due as of {as_of.isoformat()}.")
     if findings:
@@ -274,8 +389,10 @@ def figures(record):
         for _, f in findings:
             kinds[f.code] = kinds.get(f.code, 0) + 1
         listed = "; ".join(f"{esc(words.finding(code))} ({count})" for code, count in kinds.items())
-        lines.append(f"<b>Open findings:</b> {len(findings)} on {len({m.id for m, _ in findings})} of {total} "
-                     f"{pump_outs}, each kind on a page of its own with its rule: {listed}.")
+        lines.append(
+            f"<b>Open findings:</b> {len(findings)} on {len({m.id for m, _ in findings})} of {total} "
+            f"{pump_outs}, each kind on a page of its own with its rule: {listed}."
+        )
     else:
         lines.append("<b>Open findings:</b> none in the period.")
     return lines
@@ -283,28 +400,51 @@ def figures(record):
 
 def summary_page(record):
     summary = record.summary
-    story = [Paragraph("Compliance summary", H1),
-             Paragraph(f"{record.period_from.isoformat()} to {record.period_to.isoformat()}", SMALL), Spacer(1, 8)]
+    story = [
+        Paragraph("Compliance summary", H1),
+        Paragraph(f"{record.period_from.isoformat()} to {record.period_to.isoformat()}", SMALL),
+        Spacer(1, 8),
+    ]
     rows = [["Device", "Kind", "Capacity", "Every", "Last qualifying", "Next due", "Status"]]
     for line in record.devices:
         colour = STATUS_COLOURS.get(line.status, INK).hexval()
-        rows.append([line.device.tag, line.device.kind, f"{line.device.capacity_gallons:,} gal",
-                     f"{line.frequency_days} d",
-                     line.last_qualifying.isoformat() if line.last_qualifying else "never",
-                     line.due_on.isoformat() if line.due_on else "–",
-                     Paragraph(f'<font color="{colour}"><b>{words.status(line.status)}</b></font>'
-                               + (f" ({line.days_overdue} days past due)" if line.days_overdue else ""), CELL)])
+        rows.append(
+            [
+                line.device.tag,
+                line.device.kind,
+                f"{line.device.capacity_gallons:,} gal",
+                f"{line.frequency_days} d",
+                line.last_qualifying.isoformat() if line.last_qualifying else "never",
+                line.due_on.isoformat() if line.due_on else "–",
+                Paragraph(
+                    f'<font color="{colour}"><b>{words.status(line.status)}</b></font>'
+                    + (f" ({line.days_overdue} days past due)" if line.days_overdue else ""),
+                    CELL,
+                ),
+            ]
+        )
     story.append(table(rows, [0.8 * inch, 0.85 * inch, 0.85 * inch, 0.6 * inch, 1.15 * inch, 1.0 * inch, 1.65 * inch]))
-    story += [Spacer(1, 10), Paragraph("Services per device", H2),
-              Figure(services_chart(record), chart_alt(record)),
-              Figure(legend(), "Legend: a filled dot is a qualifying service, a ring a partial or decanted "
-                               "service that does not count, a thin tick a due date, a bold tick the next due date."),
-              Spacer(1, 10)]
+    story += [
+        Spacer(1, 10),
+        Paragraph("Services per device", H2),
+        Figure(services_chart(record), chart_alt(record)),
+        Figure(
+            legend(),
+            "Legend: a filled dot is a qualifying service, a ring a partial or decanted "
+            "service that does not count, a thin tick a due date, a bold tick the next due date.",
+        ),
+        Spacer(1, 10),
+    ]
     if summary["findings_by_code"]:
-        story += [Spacer(1, 8), Paragraph("Open findings", H2),
-                  table([["Finding", "Pump-outs"]] + [[words.finding(c), str(n)]
-                                                      for c, n in summary["findings_by_code"].items()],
-                        [3.0 * inch, 1.2 * inch])]
+        story += [
+            Spacer(1, 8),
+            Paragraph("Open findings", H2),
+            table(
+                [["Finding", "Pump-outs"]]
+                + [[words.finding(c), str(n)] for c, n in summary["findings_by_code"].items()],
+                [3.0 * inch, 1.2 * inch],
+            ),
+        ]
     else:
         story += [Spacer(1, 8), Paragraph("No open findings in the period.", BODY)]
     return story + measured_section(record)
@@ -314,12 +454,17 @@ def chart_alt(record):
     """The chart in words: each device's services in the period, and when it is due."""
     parts = []
     for line in record.devices:
-        days = [local_date(record.current(m).service_completed_at, record.zone) for m in record.manifests
-                if m.device_id == line.device.id]
+        days = [
+            local_date(record.current(m).service_completed_at, record.zone)
+            for m in record.manifests
+            if m.device_id == line.device.id
+        ]
         due = f"next due {line.due_on.isoformat()}" if line.due_on else "no next due date"
-        parts.append(f"{line.device.tag}: {len(days)} services in the period"
-                     + (f", from {min(days).isoformat()} to {max(days).isoformat()}" if days else "")
-                     + f"; {due}; {words.status(line.status).lower()}.")
+        parts.append(
+            f"{line.device.tag}: {len(days)} services in the period"
+            + (f", from {min(days).isoformat()} to {max(days).isoformat()}" if days else "")
+            + f"; {due}; {words.status(line.status).lower()}."
+        )
     return "Chart of services per device over the period. " + " ".join(parts)
 
 
@@ -340,17 +485,30 @@ def measured_section(record):
             supported = f"{wanted} more measured interval{'s' if wanted > 1 else ''} needed"
         else:
             colour = (BAD if advice.change == "shorten" else ACCENT).hexval()
-            supported = (f'<font color="{colour}"><b>every {advice.frequency_days} d</b></font>'
-                         + ("" if advice.change == "keep" else f" ({advice.change})"))
-        rows.append([line.device.tag, str(measured.intervals), f"{measured.inches_per_day:.3f} in",
-                     "–" if reached is None else f"{reached} d",
-                     f"{measured.share_after(line.frequency_days, depth):.0%} of {shown(depth)} in",
-                     Paragraph(supported, CELL)])
+            supported = f'<font color="{colour}"><b>every {advice.frequency_days} d</b></font>' + (
+                "" if advice.change == "keep" else f" ({advice.change})"
+            )
+        rows.append(
+            [
+                line.device.tag,
+                str(measured.intervals),
+                f"{measured.inches_per_day:.3f} in",
+                "–" if reached is None else f"{reached} d",
+                f"{measured.share_after(line.frequency_days, depth):.0%} of {shown(depth)} in",
+                Paragraph(supported, CELL),
+            ]
+        )
     cited = frequency_citation(city.code, city.citations)
-    note = (f"FOG and solids measured by the hauler before pumping, over each interval from a full "
-            f"pump-down to the next service in the period; the longest frequency the city allows at "
-            f"which they stay within {limit:.0%} of the design depth, shown once {ENOUGH_INTERVALS} "
-            f"intervals give an average. Adopting it is the city's decision ({esc(cited)}).")
-    return [Spacer(1, 8), Paragraph("Measured FOG and solids", H2),
-            table(rows, [0.7 * inch, 0.7 * inch, 0.8 * inch, 1.1 * inch, 1.3 * inch, 2.3 * inch]),
-            Spacer(1, 4), Paragraph(note, SMALL)]
+    note = (
+        f"FOG and solids measured by the hauler before pumping, over each interval from a full "
+        f"pump-down to the next service in the period; the longest frequency the city allows at "
+        f"which they stay within {limit:.0%} of the design depth, shown once {ENOUGH_INTERVALS} "
+        f"intervals give an average. Adopting it is the city's decision ({esc(cited)})."
+    )
+    return [
+        Spacer(1, 8),
+        Paragraph("Measured FOG and solids", H2),
+        table(rows, [0.7 * inch, 0.7 * inch, 0.8 * inch, 1.1 * inch, 1.3 * inch, 2.3 * inch]),
+        Spacer(1, 4),
+        Paragraph(note, SMALL),
+    ]

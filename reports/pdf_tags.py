@@ -5,6 +5,7 @@ headings, paragraphs, tables (Table/TR/TH/TD) and figures with alt text; page fu
 table rules are artifacts. The tree, the parent tree, the language, the mark and the XMP
 metadata are written into ReportLab's own document objects when the canvas is saved.
 """
+
 from contextlib import contextmanager
 from xml.sax.saxutils import escape
 
@@ -129,8 +130,11 @@ class Tagger:
         catalog.MarkInfo = PDFDictionary({"Marked": PDFtrue})
         catalog.Lang = PDFString(lang)
         catalog.ViewerPreferences = PDFDictionary({"DisplayDocTitle": PDFtrue})
-        catalog.Metadata = PDFStream(PDFDictionary({"Type": PDFName("Metadata"), "Subtype": PDFName("XML")}),
-                                     xmp(title, lang, ua).encode("utf-8"), filters=[])
+        catalog.Metadata = PDFStream(
+            PDFDictionary({"Type": PDFName("Metadata"), "Subtype": PDFName("XML")}),
+            xmp(title, lang, ua).encode("utf-8"),
+            filters=[],
+        )
 
 
 class _Element(PDFObject):
@@ -173,15 +177,23 @@ class _Element(PDFObject):
 
 def xmp(title, lang=LANG, ua=False):
     """The document's XMP packet: its title and language, and the PDF/UA-1 claim where made."""
-    claim = ('<rdf:Description rdf:about="" xmlns:pdfuaid="http://www.aiim.org/pdfua/ns/id/">'
-             "<pdfuaid:part>1</pdfuaid:part></rdf:Description>") if ua else ""
-    return ('<?xpacket begin="\ufeff" id="W5M0MpCehiHzreSzNTczkc9d"?>'
-            '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
-            '<rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/">'
-            f'<dc:title><rdf:Alt><rdf:li xml:lang="x-default">{escape(title)}</rdf:li></rdf:Alt></dc:title>'
-            f"<dc:language><rdf:Bag><rdf:li>{escape(lang)}</rdf:li></rdf:Bag></dc:language>"
-            "<dc:format>application/pdf</dc:format></rdf:Description>"
-            f'{claim}</rdf:RDF></x:xmpmeta><?xpacket end="w"?>')
+    claim = (
+        (
+            '<rdf:Description rdf:about="" xmlns:pdfuaid="http://www.aiim.org/pdfua/ns/id/">'
+            "<pdfuaid:part>1</pdfuaid:part></rdf:Description>"
+        )
+        if ua
+        else ""
+    )
+    return (
+        '<?xpacket begin="\ufeff" id="W5M0MpCehiHzreSzNTczkc9d"?>'
+        '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
+        '<rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/">'
+        f'<dc:title><rdf:Alt><rdf:li xml:lang="x-default">{escape(title)}</rdf:li></rdf:Alt></dc:title>'
+        f"<dc:language><rdf:Bag><rdf:li>{escape(lang)}</rdf:li></rdf:Bag></dc:language>"
+        "<dc:format>application/pdf</dc:format></rdf:Description>"
+        f'{claim}</rdf:RDF></x:xmpmeta><?xpacket end="w"?>'
+    )
 
 
 def tagger_of(canvas):

@@ -1,4 +1,5 @@
 """Text on a binder's pages in DejaVu, with what it lacks (Chinese, Japanese, Korean) in WenQuanYi."""
+
 import functools
 import threading
 from itertools import groupby

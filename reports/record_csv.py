@@ -2,16 +2,42 @@
 
 Times are the city's local time with their offset (`domain.dates.human`), dates its local dates.
 """
+
 from domain.dates import human, local_date
 from reports import table_csv
 
 COLUMNS = [
-    "manifest_number", "revision", "service_date", "service_started_at", "service_completed_at",
-    "received_at", "device_tag", "device_kind", "capacity_gallons", "permit_number", "hauler_id",
-    "hauler_name", "hauler_licence_number", "vehicle_id", "driver_name", "waste_type", "gallons_removed",
-    "decant_returned_gallons", "full_pump_down", "fog_depth_in", "solids_depth_in", "disposal_site_id",
-    "disposal_site_name", "disposal_site_address", "disposal_ticket_number", "disposal_delivered_at",
-    "disposal_gallons_delivered", "qualifying", "finding_codes", "documents", "sha256",
+    "manifest_number",
+    "revision",
+    "service_date",
+    "service_started_at",
+    "service_completed_at",
+    "received_at",
+    "device_tag",
+    "device_kind",
+    "capacity_gallons",
+    "permit_number",
+    "hauler_id",
+    "hauler_name",
+    "hauler_licence_number",
+    "vehicle_id",
+    "driver_name",
+    "waste_type",
+    "gallons_removed",
+    "decant_returned_gallons",
+    "full_pump_down",
+    "fog_depth_in",
+    "solids_depth_in",
+    "disposal_site_id",
+    "disposal_site_name",
+    "disposal_site_address",
+    "disposal_ticket_number",
+    "disposal_delivered_at",
+    "disposal_gallons_delivered",
+    "qualifying",
+    "finding_codes",
+    "documents",
+    "sha256",
 ]
 
 

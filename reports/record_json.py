@@ -2,6 +2,7 @@
 
 Instants are RFC 3339 in UTC, for machines; `time_zone` says which local day each date is.
 """
+
 from schemas.manifest_views import document_view, finding_view, names_view, revision_view
 from schemas.receipts import receipt_view
 from schemas.registry_views import device_view, fse_view, permit_view
@@ -15,29 +16,37 @@ def render(record):
         "time_zone": record.zone,
         "retention_years": record.jurisdiction.retention_years,
         "permits": [permit_view(p, record.period_to) for p in record.permits],
-        "devices": [{**device_view(line.device), "status": line.status,
-                     "next_due_on": line.due_on.isoformat() if line.due_on else None,
-                     "days_overdue": line.days_overdue,
-                     "last_qualifying_service_on": line.last_qualifying.isoformat() if line.last_qualifying else None,
-                     "measured": _measured(line)}
-                    for line in record.devices],
-        "manifests": [{
-            "id": str(m.id),
-            "manifest_number": m.manifest_number,
-            "device_id": str(m.device_id),
-            # The permit the pump-out was served under (its device's permit on the service day).
-            "permit_id": str(m.permit_id),
-            "permit_number": record.permit_of(m).permit_number,
-            "current_revision": m.current_revision,
-            "hauler_id": str(m.hauler_id),
-            "disposal_site_id": _text(record.current(m).disposal_site_id),
-            **names_view(record.current(m)),
-            "findings": [finding_view(f) for f in record.active_findings(m)],
-            "documents": [document_view(d) for d in m.documents],
-            # A person's filing carries their certification of the revision's hash.
-            "revisions": [{**revision_view(r), "certification": r.certification} for r in m.revisions],
-            "disposal_receipt": receipt_view(record.receipts[m.id]) if m.id in record.receipts else None,
-        } for m in record.manifests],
+        "devices": [
+            {
+                **device_view(line.device),
+                "status": line.status,
+                "next_due_on": line.due_on.isoformat() if line.due_on else None,
+                "days_overdue": line.days_overdue,
+                "last_qualifying_service_on": line.last_qualifying.isoformat() if line.last_qualifying else None,
+                "measured": _measured(line),
+            }
+            for line in record.devices
+        ],
+        "manifests": [
+            {
+                "id": str(m.id),
+                "manifest_number": m.manifest_number,
+                "device_id": str(m.device_id),
+                # The permit the pump-out was served under (its device's permit on the service day).
+                "permit_id": str(m.permit_id),
+                "permit_number": record.permit_of(m).permit_number,
+                "current_revision": m.current_revision,
+                "hauler_id": str(m.hauler_id),
+                "disposal_site_id": _text(record.current(m).disposal_site_id),
+                **names_view(record.current(m)),
+                "findings": [finding_view(f) for f in record.active_findings(m)],
+                "documents": [document_view(d) for d in m.documents],
+                # A person's filing carries their certification of the revision's hash.
+                "revisions": [{**revision_view(r), "certification": r.certification} for r in m.revisions],
+                "disposal_receipt": receipt_view(record.receipts[m.id]) if m.id in record.receipts else None,
+            }
+            for m in record.manifests
+        ],
         "summary": record.summary,
     }
 

@@ -1,5 +1,6 @@
 """The record as a ZIP that proves itself: the binder, every scan, each revision's exact hashed
 JSON, and SHA256SUMS over all of them. Written entry by entry as a stream."""
+
 import hashlib
 import json
 import re
@@ -65,7 +66,7 @@ def render(record, binder, open_object, record_json):
             self.data, self.pos = data, 0
 
         def read(self, size):
-            chunk = self.data[self.pos:self.pos + size]
+            chunk = self.data[self.pos : self.pos + size]
             self.pos += len(chunk)
             return chunk
 
@@ -74,8 +75,9 @@ def render(record, binder, open_object, record_json):
     for manifest in record.manifests:
         folder = folder_of(manifest)
         for revision in manifest.revisions:
-            yield from add(f"revisions/{folder}/revision-{revision.revision}.json",
-                           _Bytes(canonical_json(revision.body)))
+            yield from add(
+                f"revisions/{folder}/revision-{revision.revision}.json", _Bytes(canonical_json(revision.body))
+            )
         for document in manifest.documents:
             name = f"scans/{folder}/{document.sha256}.{EXTENSIONS.get(document.content_type, 'bin')}"
             with open_object(document.object_key) as body:

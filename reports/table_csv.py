@@ -1,4 +1,5 @@
 """Any list of flat rows as CSV, streamed line by line; instants as a person reads them."""
+
 import csv
 import io
 import itertools

@@ -1,4 +1,5 @@
 """Who did something, as records show it: the client, or the person through their role."""
+
 from marshmallow import EXCLUDE, Schema, fields, validate
 
 from domain.dates import local

@@ -1,4 +1,5 @@
 """Query arguments of the audit lists."""
+
 from marshmallow import EXCLUDE, Schema, fields, validate
 
 from domain import reconcile

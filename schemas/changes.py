@@ -1,4 +1,5 @@
 """The change feed's query and its entries as JSON."""
+
 from marshmallow import EXCLUDE, Schema, fields, validate
 
 from schemas.manifest_views import iso

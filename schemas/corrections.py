@@ -1,4 +1,5 @@
 """Corrections the city reviews: the decision bodies, the review list's query, and the view."""
+
 from marshmallow import EXCLUDE, Schema, fields, validate
 
 from schemas.actors import actor_view
@@ -40,8 +41,10 @@ def correction_view(row, manifest) -> dict:
         "submitted_at": iso(row.submitted_at),
         "sha256": row.sha256,
         "manifest": row.document["manifest"],
-        "current": {name: current[name] for name in (
-            "permit_number", "device_tag", "service_started_at", "service_completed_at")},
+        "current": {
+            name: current[name]
+            for name in ("permit_number", "device_tag", "service_started_at", "service_completed_at")
+        },
         "submitted_by": actor_view(row.submitted_by_client, row.submitted_by_person),
         "decided_at": iso(row.decided_at),
         "decided_by": actor_view(row.decided_by_client, row.decided_by_person),

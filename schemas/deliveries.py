@@ -1,4 +1,5 @@
 """A disposal site's deliveries (the manifests naming it) and its disputes of them."""
+
 from marshmallow import EXCLUDE, Schema, fields, validate
 
 from domain.reconcile import AWAITING, DISPUTED, RECEIVED
@@ -20,8 +21,13 @@ class DisputeIn(Schema):
 
 
 def dispute_view(dispute) -> dict:
-    return {"id": str(dispute.id), "manifest_id": str(dispute.manifest_id), "site_id": str(dispute.site_id),
-            "reason": dispute.reason, "created_at": iso(dispute.created_at)}
+    return {
+        "id": str(dispute.id),
+        "manifest_id": str(dispute.manifest_id),
+        "site_id": str(dispute.site_id),
+        "reason": dispute.reason,
+        "created_at": iso(dispute.created_at),
+    }
 
 
 def delivery_view(manifest, revision, receipt, disputes, state) -> dict:
@@ -38,8 +44,12 @@ def delivery_view(manifest, revision, receipt, disputes, state) -> dict:
         "gallons_delivered": revision.disposal_gallons_delivered,
         "delivered_at": iso(revision.disposal_delivered_at),
         "state": state,
-        "receipt": None if receipt is None else {
-            "id": str(receipt.id), "gallons_received": receipt.gallons_received,
-            "received_at": iso(receipt.received_at)},
+        "receipt": None
+        if receipt is None
+        else {
+            "id": str(receipt.id),
+            "gallons_received": receipt.gallons_received,
+            "received_at": iso(receipt.received_at),
+        },
         "disputes": [dispute_view(d) for d in disputes],
     }

@@ -1,4 +1,5 @@
 """How a jurisdiction, its rule parameters and its table of rules look on the wire."""
+
 from marshmallow import Schema, fields
 
 from domain.presets import PARAMETERS, table

@@ -1,5 +1,6 @@
 """The FSE's maintenance log on the wire: an entry as a restaurant's people write it, and as
 anyone within reach reads it."""
+
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
 from domain.presets import basis_of
@@ -51,11 +52,19 @@ def cleaning_view(entry, device_tag: str) -> dict:
 def log_view(log) -> dict:
     """A period of the log (`services.maintenance.Log`): its entries, the city's rule where its
     text sets one, and each day a trap went without the cleaning it asks."""
-    rule = None if not log.every_days else {
-        "every_days": log.every_days, "citation": log.citation, "basis": basis_of(log.citation)}
+    rule = (
+        None
+        if not log.every_days
+        else {"every_days": log.every_days, "citation": log.citation, "basis": basis_of(log.citation)}
+    )
     return {
-        "fse_id": str(log.fse.id), "from": log.day_from.isoformat(), "to": log.day_to.isoformat(), "rule": rule,
+        "fse_id": str(log.fse.id),
+        "from": log.day_from.isoformat(),
+        "to": log.day_to.isoformat(),
+        "rule": rule,
         "items": [cleaning_view(entry, tag) for entry, tag in log.entries],
-        "missing": [{"device_id": str(device.id), "device_tag": device.tag, "day": day.isoformat(),
-                     "citation": log.citation} for device, day in log.missing],
+        "missing": [
+            {"device_id": str(device.id), "device_tag": device.tag, "day": day.isoformat(), "citation": log.citation}
+            for device, day in log.missing
+        ],
     }

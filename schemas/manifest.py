@@ -1,6 +1,7 @@
 """The manifest body: names are the contract, units are in the names."""
+
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
@@ -8,7 +9,7 @@ from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, vali
 from domain.checks import CODES
 from schemas.registry import FULL_DATE, WASTE_TYPES, Day, depth, printable, text
 
-EARLIEST = datetime(2000, 1, 1, tzinfo=timezone.utc)
+EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
 MAX_SERVICE = timedelta(hours=48)
 
 
@@ -29,13 +30,11 @@ class When(fields.AwareDateTime):
         moment = super()._deserialize(value, attr, data, **kwargs)
         if moment < EARLIEST:
             raise ValidationError("Must not be before 2000-01-01.")
-        return moment.astimezone(timezone.utc)
+        return moment.astimezone(UTC)
 
 
 def gallons(maximum=100_000, **kwargs):
     return fields.Integer(strict=True, validate=validate.Range(min=0, max=maximum), **kwargs)
-
-
 
 
 class Flag(fields.Boolean):
@@ -115,7 +114,7 @@ def canonical(data: dict) -> dict:
         if isinstance(value, dict):
             return {k: plain(v) for k, v in value.items()}
         if isinstance(value, datetime):
-            return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+            return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
         if value is None or isinstance(value, (bool, int, float, str)):
             return value
         if isinstance(value, Decimal):

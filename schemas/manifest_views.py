@@ -1,4 +1,5 @@
 """How manifests, their revisions and findings look in responses."""
+
 from domain import checks
 from domain.presets import basis_of
 from schemas.actors import actor_view

@@ -1,4 +1,5 @@
 """Invitations, memberships and the record access log, as asked for and as shown."""
+
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from schemas.manifest import Flag
@@ -29,8 +30,9 @@ class InvitationIn(Schema):
     @validates_schema
     def _role_of_organisation(self, data, **_kwargs):
         if data.get("organisation") in ROLES and data.get("role") and data["role"] not in ROLES[data["organisation"]]:
-            raise ValidationError(f"A {data['organisation']}'s roles are {', '.join(ROLES[data['organisation']])}.",
-                                  "role")
+            raise ValidationError(
+                f"A {data['organisation']}'s roles are {', '.join(ROLES[data['organisation']])}.", "role"
+            )
 
 
 class SignInPolicyIn(Schema):

@@ -1,8 +1,9 @@
 """A disposal site's receipt of a load, and the query of a site's receipts."""
+
 from marshmallow import EXCLUDE, Schema, fields, validate
 
-from schemas.manifest import When, gallons
 from schemas.actors import actor_view
+from schemas.manifest import When, gallons
 from schemas.manifest_views import iso
 from schemas.registry import WASTE_TYPES, text
 

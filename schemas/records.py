@@ -1,4 +1,5 @@
 """Query arguments of the records export."""
+
 from marshmallow import EXCLUDE, Schema, fields, validate
 
 from schemas.registry import Day

@@ -1,4 +1,5 @@
 """Registry bodies: FSEs, permits, devices, haulers, vehicles, disposal sites."""
+
 import re
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
@@ -167,8 +168,11 @@ class DisposalSiteIn(Schema):
     name = text(200, required=True)
     address = text(300, required=True)
     facility_permit_number = text(60, required=True)
-    waste_types = fields.List(fields.String(validate=validate.OneOf(WASTE_TYPES)), required=True,
-                              validate=validate.Length(min=1, max=len(WASTE_TYPES)))
+    waste_types = fields.List(
+        fields.String(validate=validate.OneOf(WASTE_TYPES)),
+        required=True,
+        validate=validate.Length(min=1, max=len(WASTE_TYPES)),
+    )
     approved_from = Day(required=True)
     approved_until = Day(allow_none=True, load_default=None)
     status = fields.String(load_default="approved", validate=validate.OneOf(SITE_STATUSES))
@@ -176,8 +180,10 @@ class DisposalSiteIn(Schema):
 
     @validates_schema
     def _until_after_from(self, data, **kwargs):
-        if data.get("approved_until") and data.get("approved_from") and (
-            data["approved_until"] < data["approved_from"]
+        if (
+            data.get("approved_until")
+            and data.get("approved_from")
+            and (data["approved_until"] < data["approved_from"])
         ):
             raise ValidationError("Must not be before approved_from.", "approved_until")
 

@@ -1,4 +1,5 @@
 """How registry objects look in responses; statuses are given as of a date."""
+
 from datetime import date
 
 from domain import registry as rules
@@ -40,8 +41,12 @@ def permit_view(permit, day: date):
         "issued_on": permit.issued_on.isoformat(),
         "expires_on": permit.expires_on.isoformat(),
         "status_history": [
-            {"status": c.status, "effective_on": c.effective_on.isoformat(), "reason": c.reason,
-             "recorded_at": _iso(c.recorded_at)}
+            {
+                "status": c.status,
+                "effective_on": c.effective_on.isoformat(),
+                "reason": c.reason,
+                "recorded_at": _iso(c.recorded_at),
+            }
             for c in permit.status_changes
         ],
     }
@@ -96,8 +101,12 @@ def _licence_fields(licences, day: date):
         "licence_status": licence.status if licence else None,
         "licence_valid": rules.licence_valid_on(licences, day),
         "licence_history": [
-            {"licence_number": row.licence_number, "expires_on": row.expires_on.isoformat(),
-             "status": row.status, "effective_on": row.effective_on.isoformat()}
+            {
+                "licence_number": row.licence_number,
+                "expires_on": row.expires_on.isoformat(),
+                "status": row.status,
+                "effective_on": row.effective_on.isoformat(),
+            }
             for row in sorted(licences, key=lambda row: row.effective_on)
         ],
     }
@@ -110,13 +119,15 @@ def hauler_view(hauler, day: date, seen_by):
     approvals = []
     for city in sorted(codes.keys() & seen_by.cities, key=codes.get):
         registrations = registrations_of(hauler, city)
-        approvals.append({
-            "jurisdiction": codes[city],
-            "registered_on": min(r.registered_on for r in registrations).isoformat(),
-            "ended_on": _iso(max(registrations, key=lambda r: r.registered_on).ended_on),
-            "registered": rules.registered_on(registrations, city, day),
-            **_licence_fields(licences_of(hauler, city), day),
-        })
+        approvals.append(
+            {
+                "jurisdiction": codes[city],
+                "registered_on": min(r.registered_on for r in registrations).isoformat(),
+                "ended_on": _iso(max(registrations, key=lambda r: r.registered_on).ended_on),
+                "registered": rules.registered_on(registrations, city, day),
+                **_licence_fields(licences_of(hauler, city), day),
+            }
+        )
     home = next((a for a in approvals if a["jurisdiction"] == codes.get(seen_by.home)), None)
     return {
         "id": str(hauler.id),
@@ -124,9 +135,11 @@ def hauler_view(hauler, day: date, seen_by):
         "licence_number": hauler.licence_number,
         "owner_jurisdiction": _code(hauler.owner),
         "jurisdiction": home["jurisdiction"] if home else None,
-        **({key: home[key] for key in ("licence_expires_on", "licence_status", "licence_valid", "licence_history")}
-           if home else {"licence_expires_on": None, "licence_status": None, "licence_valid": None,
-                         "licence_history": []}),
+        **(
+            {key: home[key] for key in ("licence_expires_on", "licence_status", "licence_valid", "licence_history")}
+            if home
+            else {"licence_expires_on": None, "licence_status": None, "licence_valid": None, "licence_history": []}
+        ),
         "status_as_of": day.isoformat(),
         "jurisdictions": [a["jurisdiction"] for a in approvals if a["registered"]],
         "approvals": approvals,
@@ -160,8 +173,7 @@ def _approval_fields(approval, day: date):
 def site_view(site, day: date, seen_by):
     """The shared record, and the approvals of it within the caller's reach: its own city's
     at the top (admins and auditors), each city's under `approvals`."""
-    mine = sorted((a for a in site.approvals if a.jurisdiction_id in seen_by.cities),
-                  key=lambda a: a.jurisdiction.code)
+    mine = sorted((a for a in site.approvals if a.jurisdiction_id in seen_by.cities), key=lambda a: a.jurisdiction.code)
     home = next((a for a in mine if a.jurisdiction_id == seen_by.home), None)
     return {
         "id": str(site.id),
@@ -170,9 +182,17 @@ def site_view(site, day: date, seen_by):
         "facility_permit_number": site.facility_permit_number,
         "owner_jurisdiction": _code(site.owner),
         "jurisdiction": _code(home.jurisdiction) if home else None,
-        **(_approval_fields(home, day) if home else {
-            "waste_types": [], "approved_from": None, "approved_until": None, "status": None,
-            "status_history": []}),
+        **(
+            _approval_fields(home, day)
+            if home
+            else {
+                "waste_types": [],
+                "approved_from": None,
+                "approved_until": None,
+                "status": None,
+                "status_history": [],
+            }
+        ),
         "status_as_of": day.isoformat(),
         "jurisdictions": [a.jurisdiction.code for a in mine],
         "approvals": [{"jurisdiction": a.jurisdiction.code, **_approval_fields(a, day)} for a in mine],

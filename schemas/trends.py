@@ -1,4 +1,5 @@
 """The query of the city's monthly trends."""
+
 from marshmallow import EXCLUDE, Schema, fields, validate
 
 from schemas.registry import Day

@@ -1,4 +1,5 @@
 """A webhook as a client asks for it, and as it is shown."""
+
 from marshmallow import RAISE, Schema, fields, validate
 
 from schemas.manifest_views import iso

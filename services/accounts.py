@@ -4,23 +4,23 @@ whom, and removal, which ends the membership's tokens at once.
 A membership acts through a principal of its own (`storage.people`): an OAuth client of the
 role and subject its organisation gives, holding that role's scopes, with no usable secret.
 """
+
 import secrets
 import uuid
 from datetime import timedelta
 
 from sqlalchemy import and_, or_, select, update
 
-from services.errors import Forbidden, Invalid, NotFound
-from auth.scopes import ROLE_SCOPES
-from schemas.registry import CONTROL
 from auth.credentials import sha256_hex
-from domain.clock import now
-from services import mail
-from services.passwords import LinkInvalid, LinkUnknown, checked, digest, find_person, normal_email, verify_password
+from auth.scopes import ROLE_SCOPES
 from auth.signins import revoke_membership
+from domain.clock import now
+from schemas.registry import CONTROL
+from services import mail
+from services.errors import Forbidden, Invalid, NotFound
+from services.passwords import LinkInvalid, LinkUnknown, checked, digest, find_person, normal_email, verify_password
 from storage import reach
-from storage.models import (DisposalSite, Fse, Hauler, Jurisdiction, OAuthClient, OAuthClientFse, OAuthToken,
-                            new_id)
+from storage.models import DisposalSite, Fse, Hauler, Jurisdiction, OAuthClient, OAuthClientFse, OAuthToken, new_id
 from storage.people import ORGANISATION_ROLES, Invitation, Membership, Person
 
 
@@ -36,32 +36,67 @@ def membership_of(session, principal) -> Membership | None:
     return session.scalar(select(Membership).where(Membership.principal_id == principal.client_pk))
 
 
-def make_membership(session, person, *, organisation, role, hauler_id=None, jurisdiction_id=None,
-                    site_id=None, fse_ids=(), invited_by_client_id=None) -> Membership:
+def make_membership(
+    session,
+    person,
+    *,
+    organisation,
+    role,
+    hauler_id=None,
+    jurisdiction_id=None,
+    site_id=None,
+    fse_ids=(),
+    invited_by_client_id=None,
+) -> Membership:
     """A membership and its principal (added to the session, not committed)."""
     kind = principal_role(organisation, role)
     principal = OAuthClient(
-        client_id=f"person-{new_id().hex}", secret_sha256=sha256_hex(secrets.token_urlsafe(32)),
-        name=f"{person.email} ({organisation} {role})", role=kind, scope=" ".join(ROLE_SCOPES[kind]),
-        hauler_id=hauler_id, jurisdiction_id=jurisdiction_id, site_id=site_id, created_at=now(),
-        fses=[session.get(Fse, fse_id) for fse_id in fse_ids])
-    membership = Membership(person=person, organisation=organisation, role=role, hauler_id=hauler_id,
-                            jurisdiction_id=jurisdiction_id, site_id=site_id, principal=principal,
-                            invited_by_client_id=invited_by_client_id, created_at=now())
+        client_id=f"person-{new_id().hex}",
+        secret_sha256=sha256_hex(secrets.token_urlsafe(32)),
+        name=f"{person.email} ({organisation} {role})",
+        role=kind,
+        scope=" ".join(ROLE_SCOPES[kind]),
+        hauler_id=hauler_id,
+        jurisdiction_id=jurisdiction_id,
+        site_id=site_id,
+        created_at=now(),
+        fses=[session.get(Fse, fse_id) for fse_id in fse_ids],
+    )
+    membership = Membership(
+        person=person,
+        organisation=organisation,
+        role=role,
+        hauler_id=hauler_id,
+        jurisdiction_id=jurisdiction_id,
+        site_id=site_id,
+        principal=principal,
+        invited_by_client_id=invited_by_client_id,
+        created_at=now(),
+    )
     session.add(membership)
     return membership
 
 
 def organisation_name(session, membership) -> str:
-    return _name_of(session, membership.organisation, hauler_id=membership.hauler_id,
-                    jurisdiction_id=membership.jurisdiction_id, site_id=membership.site_id,
-                    fse_ids=[f.id for f in membership.principal.fses])
+    return _name_of(
+        session,
+        membership.organisation,
+        hauler_id=membership.hauler_id,
+        jurisdiction_id=membership.jurisdiction_id,
+        site_id=membership.site_id,
+        fse_ids=[f.id for f in membership.principal.fses],
+    )
 
 
 def name_of_invitation(session, invitation) -> str:
-    return _name_of(session, invitation.organisation, hauler_id=invitation.hauler_id,
-                    jurisdiction_id=invitation.jurisdiction_id, site_id=invitation.site_id,
-                    fse_ids=[uuid.UUID(f) for f in invitation.fse_ids])
+    return _name_of(
+        session,
+        invitation.organisation,
+        hauler_id=invitation.hauler_id,
+        jurisdiction_id=invitation.jurisdiction_id,
+        site_id=invitation.site_id,
+        fse_ids=[uuid.UUID(f) for f in invitation.fse_ids],
+    )
 
 
 def _name_of(session, organisation, *, hauler_id=None, jurisdiction_id=None, site_id=None, fse_ids=()) -> str:
@@ -79,8 +114,11 @@ def certifier_of(session, principal) -> dict | None:
     membership = membership_of(session, principal)
     if membership is None:
         return None
-    return {"person_id": membership.person_id, "name": membership.person.name,
-            "organisation": organisation_name(session, membership)}
+    return {
+        "person_id": membership.person_id,
+        "name": membership.person.name,
+        "organisation": organisation_name(session, membership),
+    }
 
 
 # Who may manage whom --------------------------------------------------------------------------
@@ -118,18 +156,32 @@ def target_of(session, principal, manager, data) -> dict:
     scope = principal.jurisdiction_id
     if organisation == "hauler":
         hauler_id = data.get("hauler_id") or principal.hauler_id
-        if hauler_id is None or session.scalar(select(Hauler.id).where(
-                Hauler.id == hauler_id, Hauler.id.in_(reach.hauler_ids(principal)))) is None:
+        if (
+            hauler_id is None
+            or session.scalar(
+                select(Hauler.id).where(Hauler.id == hauler_id, Hauler.id.in_(reach.hauler_ids(principal)))
+            )
+            is None
+        ):
             raise _within("hauler", "hauler_id", "Not a hauler you manage.")
         return {"hauler_id": hauler_id, "jurisdiction_id": scope}
     if organisation == "site":
         site_id = data.get("site_id")
-        if site_id is None or session.scalar(select(DisposalSite.id).where(
-                DisposalSite.id == site_id, DisposalSite.id.in_(reach.site_ids(principal)))) is None:
+        if (
+            site_id is None
+            or session.scalar(
+                select(DisposalSite.id).where(
+                    DisposalSite.id == site_id, DisposalSite.id.in_(reach.site_ids(principal))
+                )
+            )
+            is None
+        ):
             raise _within("site", "site_id", "Not a disposal site you manage.")
         return {"site_id": site_id, "jurisdiction_id": scope}
     fse_ids = list(dict.fromkeys(data.get("fse_ids") or principal.fse_ids))
-    found = set(session.scalars(select(Fse.id).where(Fse.id.in_(fse_ids or [None]), Fse.id.in_(reach.fse_ids(principal)))))
+    found = set(
+        session.scalars(select(Fse.id).where(Fse.id.in_(fse_ids or [None]), Fse.id.in_(reach.fse_ids(principal))))
+    )
     if not fse_ids or found != set(fse_ids):
         raise _within("restaurant", "fse_ids", "Each must be an FSE you manage.")
     return {"fse_ids": fse_ids}
@@ -140,13 +192,15 @@ def visible(principal):
     (its staff, and the hauler and site memberships it scoped to itself) and of its restaurants;
     a hauler's admin, its hauler's within its own scope; a restaurant's admin, its restaurants'."""
     if principal.role == "admin":
-        return select(Membership.id).where(or_(
-            Membership.jurisdiction_id == principal.jurisdiction_id,
-            _restaurants_within(reach.fse_ids(principal))))
+        return select(Membership.id).where(
+            or_(Membership.jurisdiction_id == principal.jurisdiction_id, _restaurants_within(reach.fse_ids(principal)))
+        )
     if principal.person_id is not None and principal.role == "hauler":
-        return select(Membership.id).where(Membership.organisation == "hauler",
-                                           Membership.hauler_id == principal.hauler_id,
-                                           reach.in_scope(principal, Membership.jurisdiction_id))
+        return select(Membership.id).where(
+            Membership.organisation == "hauler",
+            Membership.hauler_id == principal.hauler_id,
+            reach.in_scope(principal, Membership.jurisdiction_id),
+        )
     if principal.person_id is not None and principal.role == "fse":
         return select(Membership.id).where(_restaurants_within(list(principal.fse_ids) or [None]))
     return select(Membership.id).where(Membership.id.is_(None))
@@ -156,14 +210,17 @@ def _restaurants_within(fse_ids):
     """A restaurant membership every FSE of which is among `fse_ids`: one that also holds
     another city's (or another company's) FSE is not this caller's to show or end."""
     holders = select(OAuthClientFse.client_id)
-    return and_(Membership.principal_id.in_(holders.where(OAuthClientFse.fse_id.in_(fse_ids))),
-                Membership.principal_id.not_in(holders.where(OAuthClientFse.fse_id.not_in(fse_ids))))
+    return and_(
+        Membership.principal_id.in_(holders.where(OAuthClientFse.fse_id.in_(fse_ids))),
+        Membership.principal_id.not_in(holders.where(OAuthClientFse.fse_id.not_in(fse_ids))),
+    )
 
 
 def listing(session, principal) -> list[Membership]:
     standing(session, principal)
-    return session.scalars(select(Membership).where(Membership.id.in_(visible(principal)))
-                           .order_by(Membership.created_at)).all()
+    return session.scalars(
+        select(Membership).where(Membership.id.in_(visible(principal))).order_by(Membership.created_at)
+    ).all()
 
 
 # Invitations ---------------------------------------------------------------------------------
@@ -174,8 +231,15 @@ def invite(session, principal, data, *, config) -> Invitation:
     manager = standing(session, principal)
     _check_role(data["organisation"], data["role"])
     target = target_of(session, principal, manager, data)
-    return _issue(session, email=data["email"], organisation=data["organisation"], role=data["role"],
-                  target=target, by=principal, config=config)
+    return _issue(
+        session,
+        email=data["email"],
+        organisation=data["organisation"],
+        role=data["role"],
+        target=target,
+        by=principal,
+        config=config,
+    )
 
 
 def invite_for_company(session, *, email, role, hauler_id=None, site_id=None, config) -> Invitation:
@@ -192,29 +256,44 @@ def invite_for_company(session, *, email, role, hauler_id=None, site_id=None, co
 
 def _check_role(organisation, role):
     if role not in ORGANISATION_ROLES[organisation]:
-        raise Invalid("No such role in that organisation.", errors={"role": [
-            f"One of {', '.join(ORGANISATION_ROLES[organisation])}."]})
+        raise Invalid(
+            "No such role in that organisation.",
+            errors={"role": [f"One of {', '.join(ORGANISATION_ROLES[organisation])}."]},
+        )
 
 
 def _issue(session, *, email, organisation, role, target, by, config) -> Invitation:
     token = secrets.token_urlsafe(32)
     at = now()
     invitation = Invitation(
-        email=normal_email(email), organisation=organisation, role=role,
-        hauler_id=target.get("hauler_id"), jurisdiction_id=target.get("jurisdiction_id"),
-        site_id=target.get("site_id"), fse_ids=[str(f) for f in target.get("fse_ids", [])],
-        token_sha256=digest(token), invited_by_client_id=by and by.client_pk,
-        invited_by_person_id=by and by.person_id, created_at=at,
-        expires_at=at + timedelta(hours=config["INVITATION_TTL_HOURS"]))
+        email=normal_email(email),
+        organisation=organisation,
+        role=role,
+        hauler_id=target.get("hauler_id"),
+        jurisdiction_id=target.get("jurisdiction_id"),
+        site_id=target.get("site_id"),
+        fse_ids=[str(f) for f in target.get("fse_ids", [])],
+        token_sha256=digest(token),
+        invited_by_client_id=by and by.client_pk,
+        invited_by_person_id=by and by.person_id,
+        created_at=at,
+        expires_at=at + timedelta(hours=config["INVITATION_TTL_HOURS"]),
+    )
     session.add(invitation)
     session.flush()
     link = f"{config['PUBLIC_BASE_URL']}/signin/invitations/{token}"
     where = _name_of(session, invitation.organisation, **target)
-    mail.send(config, to=invitation.email, subject=f"You are invited to fogx: {where}", text=(
-        f"Hello,\n\nYou are invited to fogx, the FOG manifest exchange, as {invitation.role} of {where}.\n"
-        f"To accept, open this link within {config['INVITATION_TTL_HOURS']} hours and choose a password "
-        f"(or, if you have a fogx account, give its password):\n\n{link}\n\n"
-        "If you did not expect this, ignore this message.\n"))
+    mail.send(
+        config,
+        to=invitation.email,
+        subject=f"You are invited to fogx: {where}",
+        text=(
+            f"Hello,\n\nYou are invited to fogx, the FOG manifest exchange, as {invitation.role} of {where}.\n"
+            f"To accept, open this link within {config['INVITATION_TTL_HOURS']} hours and choose a password "
+            f"(or, if you have a fogx account, give its password):\n\n{link}\n\n"
+            "If you did not expect this, ignore this message.\n"
+        ),
+    )
     session.commit()
     return invitation
 
@@ -226,10 +305,15 @@ def invitation_of(session, token) -> Invitation:
     if invitation is None:
         raise LinkUnknown("This link is not one fogx sent. Check that it was copied whole, or ask for a new one.")
     inviter = invitation.invited_by_client_id and session.get(OAuthClient, invitation.invited_by_client_id)
-    if (invitation.accepted_at is not None or invitation.withdrawn_at is not None
-            or invitation.expires_at <= now() or (inviter and inviter.revoked_at is not None)):
-        raise LinkInvalid("This invitation no longer works: it has expired, been withdrawn or been accepted. "
-                          "Ask for a new one.")
+    if (
+        invitation.accepted_at is not None
+        or invitation.withdrawn_at is not None
+        or invitation.expires_at <= now()
+        or (inviter and inviter.revoked_at is not None)
+    ):
+        raise LinkInvalid(
+            "This invitation no longer works: it has expired, been withdrawn or been accepted. Ask for a new one."
+        )
     return invitation
 
 
@@ -245,18 +329,28 @@ def accept(session, token, *, name, password, config) -> Membership:
             raise Invalid("Give your name.", errors={"name": ["Required, in printable characters."]})
         hashed = checked(password, invitation.email)
         if person is None:
-            person = Person(email=invitation.email, name=name.strip()[:200], status="active", failed_sign_ins=0,
-                            created_at=now())
+            person = Person(
+                email=invitation.email, name=name.strip()[:200], status="active", failed_sign_ins=0, created_at=now()
+            )
             session.add(person)
         person.password_hash, person.password_changed_at = hashed, now()
     membership = make_membership(
-        session, person, organisation=invitation.organisation, role=invitation.role,
-        hauler_id=invitation.hauler_id, jurisdiction_id=invitation.jurisdiction_id, site_id=invitation.site_id,
+        session,
+        person,
+        organisation=invitation.organisation,
+        role=invitation.role,
+        hauler_id=invitation.hauler_id,
+        jurisdiction_id=invitation.jurisdiction_id,
+        site_id=invitation.site_id,
         fse_ids=[uuid.UUID(f) for f in invitation.fse_ids],
-        invited_by_client_id=invitation.invited_by_client_id)
+        invited_by_client_id=invitation.invited_by_client_id,
+    )
     session.flush()
-    taken = session.execute(update(Invitation).where(Invitation.id == invitation.id, Invitation.accepted_at.is_(None))
-                            .values(accepted_at=now(), membership_id=membership.id))
+    taken = session.execute(
+        update(Invitation)
+        .where(Invitation.id == invitation.id, Invitation.accepted_at.is_(None))
+        .values(accepted_at=now(), membership_id=membership.id)
+    )
     if taken.rowcount != 1:
         session.rollback()
         raise LinkInvalid("This invitation has been accepted already.")
@@ -271,8 +365,9 @@ def remove(session, principal, membership_id) -> Membership:
     """Take a person out of an organisation: its principal is revoked with every token and
     sign-in it has, so the very next call with one of them is refused."""
     standing(session, principal)
-    membership = session.scalar(select(Membership).where(Membership.id == _uuid(membership_id),
-                                                         Membership.id.in_(visible(principal))))
+    membership = session.scalar(
+        select(Membership).where(Membership.id == _uuid(membership_id), Membership.id.in_(visible(principal)))
+    )
     if membership is None:
         raise NotFound("No such membership within your reach.")
     return _end(session, membership, by_client_id=principal.client_pk)
@@ -292,8 +387,11 @@ def _end(session, membership, *, by_client_id) -> Membership:
         at = now()
         membership.removed_at, membership.removed_by_client_id = at, by_client_id
         membership.principal.revoked_at = at
-        session.execute(update(OAuthToken).where(OAuthToken.client_id == membership.principal_id,
-                                                 OAuthToken.revoked_at.is_(None)).values(revoked_at=at))
+        session.execute(
+            update(OAuthToken)
+            .where(OAuthToken.client_id == membership.principal_id, OAuthToken.revoked_at.is_(None))
+            .values(revoked_at=at)
+        )
         revoke_membership(session, membership.id, reason="removed")
         session.commit()
     return membership

@@ -1,13 +1,14 @@
 """Apps people sign in through (the authorization code grant): registered with their exact
 redirect URIs, public (PKCE alone) or confidential (a secret, shown once and kept hashed)."""
+
 import secrets
 from urllib.parse import urlsplit
 
 from sqlalchemy import select
 
+from auth.credentials import sha256_hex
 from auth.people import OIDC_SCOPES
 from auth.scopes import ALL_SCOPES
-from auth.credentials import sha256_hex
 from domain.clock import now
 from services.clients import ClientError
 from storage.models import OAuthClient
@@ -23,8 +24,9 @@ def _checked_uri(uri: str) -> str:
     return uri
 
 
-def create_app(session, *, name, redirect_uris, public=False, first_party=False, scopes=None, client_id=None,
-               client_secret=None):
+def create_app(
+    session, *, name, redirect_uris, public=False, first_party=False, scopes=None, client_id=None, client_secret=None
+):
     """A new app; returns (row, plain secret or None for a public app)."""
     uris = [_checked_uri(uri) for uri in redirect_uris]
     if not uris:
@@ -36,17 +38,31 @@ def create_app(session, *, name, redirect_uris, public=False, first_party=False,
         raise ClientError(f"no such scope: {' '.join(unknown)}")
     client_id = client_id or f"app-{secrets.token_urlsafe(12)}"
     if session.scalar(select(OAuthApp.id).where(OAuthApp.client_id == client_id)) or session.scalar(
-            select(OAuthClient.id).where(OAuthClient.client_id == client_id)):
+        select(OAuthClient.id).where(OAuthClient.client_id == client_id)
+    ):
         raise ClientError(f"client {client_id!r} exists")
     secret = None if public else (client_secret or secrets.token_urlsafe(32))
-    row = OAuthApp(client_id=client_id, secret_sha256=sha256_hex(secret) if secret else None, name=name or client_id,
-                   redirect_uris=uris, first_party=first_party, scope=" ".join(scopes), created_at=now())
+    row = OAuthApp(
+        client_id=client_id,
+        secret_sha256=sha256_hex(secret) if secret else None,
+        name=name or client_id,
+        redirect_uris=uris,
+        first_party=first_party,
+        scope=" ".join(scopes),
+        created_at=now(),
+    )
     session.add(row)
     session.commit()
     return row, secret
 
 
 def describe(row: OAuthApp) -> dict:
-    return {"client_id": row.client_id, "name": row.name, "type": "public" if row.secret_sha256 is None else
-            "confidential", "first_party": row.first_party, "redirect_uris": list(row.redirect_uris),
-            "scope": row.scope, "created_at": row.created_at.isoformat()}
+    return {
+        "client_id": row.client_id,
+        "name": row.name,
+        "type": "public" if row.secret_sha256 is None else "confidential",
+        "first_party": row.first_party,
+        "redirect_uris": list(row.redirect_uris),
+        "scope": row.scope,
+        "created_at": row.created_at.isoformat(),
+    }

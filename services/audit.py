@@ -1,23 +1,26 @@
 """Audit use cases: each answers with rows from one set-based query in `storage.audit`."""
+
 import functools
 import itertools
 import re
 import uuid
 from datetime import date, datetime, timedelta
 
-from services.errors import Invalid, NotFound
+from sqlalchemy import exists, func, select
+
 from domain import frequency
 from domain.amounts import number
 from domain.clock import now as clock_now
 from domain.dates import local_date
 from domain.device_rules import longest_interval_days
 from reports import table_csv
-from storage import accumulation, audit as queries, missed, reach, sheets
+from services.errors import Invalid, NotFound
+from storage import accumulation, missed, reach, sheets
+from storage import audit as queries
 from storage.audit import from_day_number
-from storage.models import Fse, Hauler, HaulerRegistration, Jurisdiction, Manifest
 from storage.db import streamed
+from storage.models import Fse, Hauler, HaulerRegistration, Jurisdiction, Manifest
 from storage.prebuilt import fetch_all
-from sqlalchemy import exists, func, select
 
 DAY_COLUMNS = ("last_service_day", "due_day", "from_day", "missed_day", "serviced_day")
 
@@ -107,9 +110,11 @@ def zone_of(session, jurisdiction_id) -> str:
 
 def hauler_zone(session, hauler_id) -> str | None:
     """The time zone of the cities the hauler is registered in (the first, should they differ)."""
-    return session.scalar(select(func.min(Jurisdiction.time_zone)).join(
-        HaulerRegistration, HaulerRegistration.jurisdiction_id == Jurisdiction.id).where(
-        HaulerRegistration.hauler_id == hauler_id))
+    return session.scalar(
+        select(func.min(Jurisdiction.time_zone))
+        .join(HaulerRegistration, HaulerRegistration.jurisdiction_id == Jurisdiction.id)
+        .where(HaulerRegistration.hauler_id == hauler_id)
+    )
 
 
 def missed_services(session, principal, *, as_of=None, period_from=None, period_to=None, **filters):
@@ -123,12 +128,24 @@ def missed_services(session, principal, *, as_of=None, period_from=None, period_
             raise Invalid("The period ends before it starts.", errors={"to": ["Must not be before from."]})
         filters.pop("status", None)
         period = {"from": period_from.isoformat(), "to": period_to.isoformat()}
-        return "intervals", period, missed.missed_intervals(period_from, period_to, principal.jurisdiction_id,
-                                                             dialect=_dialect(session),
-                                                             zone=zone_of(session, principal.jurisdiction_id), **filters)
+        return (
+            "intervals",
+            period,
+            missed.missed_intervals(
+                period_from,
+                period_to,
+                principal.jurisdiction_id,
+                dialect=_dialect(session),
+                zone=zone_of(session, principal.jurisdiction_id),
+                **filters,
+            ),
+        )
     as_of = as_of or today(zone_of(session, principal.jurisdiction_id))
-    return "as_of", {"as_of": as_of.isoformat()}, queries.missed_as_of(
-        as_of, principal.jurisdiction_id, dialect=_dialect(session), **filters)
+    return (
+        "as_of",
+        {"as_of": as_of.isoformat()},
+        queries.missed_as_of(as_of, principal.jurisdiction_id, dialect=_dialect(session), **filters),
+    )
 
 
 def findings(session, principal, **filters):
@@ -138,16 +155,30 @@ def findings(session, principal, **filters):
 def scorecard(session, principal, hauler_id, *, period_from=None, period_to=None) -> dict:
     period_to = period_to or today(zone_of(session, principal.jurisdiction_id))
     period_from = period_from or period_to - timedelta(days=365)
-    known = session.scalar(select(Hauler.id).where(Hauler.id == hauler_id, (
-        exists().where(HaulerRegistration.hauler_id == Hauler.id,
-                       HaulerRegistration.jurisdiction_id == principal.jurisdiction_id)
-        | exists().where(Manifest.hauler_id == Hauler.id,
-                         Manifest.jurisdiction_id == principal.jurisdiction_id))))
+    known = session.scalar(
+        select(Hauler.id).where(
+            Hauler.id == hauler_id,
+            (
+                exists().where(
+                    HaulerRegistration.hauler_id == Hauler.id,
+                    HaulerRegistration.jurisdiction_id == principal.jurisdiction_id,
+                )
+                | exists().where(Manifest.hauler_id == Hauler.id, Manifest.jurisdiction_id == principal.jurisdiction_id)
+            ),
+        )
+    )
     if known is None:
         raise NotFound("No such hauler within your reach.")
     hauler = session.get(Hauler, hauler_id)
-    row = session.execute(queries.scorecard(principal.jurisdiction_id, hauler_id, period_from, period_to,
-                                            zone=zone_of(session, principal.jurisdiction_id))).one()
+    row = session.execute(
+        queries.scorecard(
+            principal.jurisdiction_id,
+            hauler_id,
+            period_from,
+            period_to,
+            zone=zone_of(session, principal.jurisdiction_id),
+        )
+    ).one()
     figures = dict(row._mapping)
     filed = figures["manifests"]
     return {
@@ -162,8 +193,9 @@ def scorecard(session, principal, hauler_id, *, period_from=None, period_to=None
 
 def due_for_hauler(session, principal, *, within_days, as_of=None):
     as_of = as_of or today(hauler_zone(session, principal.hauler_id))
-    return queries.due_for_hauler(as_of, principal.hauler_id, within_days, dialect=_dialect(session),
-                                  jurisdiction_id=reach.city_scope(principal))
+    return queries.due_for_hauler(
+        as_of, principal.hauler_id, within_days, dialect=_dialect(session), jurisdiction_id=reach.city_scope(principal)
+    )
 
 
 def fse_status(session, fse: Fse, *, as_of=None):
@@ -172,24 +204,30 @@ def fse_status(session, fse: Fse, *, as_of=None):
     return as_of, queries.fse_status(as_of, fse.id, dialect=_dialect(session))
 
 
-def frequency_recommendations(session, principal, *, as_of=None, min_intervals=frequency.ENOUGH_INTERVALS,
-                              fse_id=None, change=None):
+def frequency_recommendations(
+    session, principal, *, as_of=None, min_intervals=frequency.ENOUGH_INTERVALS, fse_id=None, change=None
+):
     """({as_of, min_intervals}, the rows, one per interceptor with enough measured intervals:
     its average accumulation and the frequency it supports (domain.frequency)), the rows as
     they are read, so that a page or a sheet starts before the city's last device is read."""
     city = session.get(Jurisdiction, principal.jurisdiction_id)
     as_of = as_of or today(city.time_zone)
     cited = frequency.citation(city.code, city.citations)
-    query = accumulation.measured_accumulation(as_of, principal.jurisdiction_id, min_intervals=min_intervals,
-                                               dialect=_dialect(session), fse_id=fse_id)
+    query = accumulation.measured_accumulation(
+        as_of, principal.jurisdiction_id, min_intervals=min_intervals, dialect=_dialect(session), fse_id=fse_id
+    )
 
     def rows():
         for row in streamed(session, query):
             measured = frequency.Accumulation(intervals=row.intervals, inches=row.inches, days=row.days)
             advice = frequency.recommend(
-                measured, liquid_depth_in=row.liquid_depth_in, limit_share=city.twenty_five_percent_rule,
-                current_days=row.frequency_days, allowed=city.allowed_frequencies,
-                max_interval_days=longest_interval_days(city))
+                measured,
+                liquid_depth_in=row.liquid_depth_in,
+                limit_share=city.twenty_five_percent_rule,
+                current_days=row.frequency_days,
+                allowed=city.allowed_frequencies,
+                max_interval_days=longest_interval_days(city),
+            )
             if not change or advice.change == change:
                 yield _recommendation(row, city, measured, advice, cited)
 
@@ -198,14 +236,23 @@ def frequency_recommendations(session, principal, *, as_of=None, min_intervals=f
 
 def _recommendation(row, city, measured, advice, cited) -> dict:
     return {
-        "fse_id": str(row.fse_id), "fse_name": row.fse_name, "address": row.address,
-        "permit_number": row.permit_number, "device_id": str(row.device_id), "device_tag": row.device_tag,
-        "liquid_depth_in": number(row.liquid_depth_in), "frequency_days": row.frequency_days,
-        "measured_intervals": row.intervals, "measured_from": _iso_day(row.from_day),
-        "measured_to": _iso_day(row.to_day), "accumulation_in_per_day": round(measured.inches_per_day, 4),
+        "fse_id": str(row.fse_id),
+        "fse_name": row.fse_name,
+        "address": row.address,
+        "permit_number": row.permit_number,
+        "device_id": str(row.device_id),
+        "device_tag": row.device_tag,
+        "liquid_depth_in": number(row.liquid_depth_in),
+        "frequency_days": row.frequency_days,
+        "measured_intervals": row.intervals,
+        "measured_from": _iso_day(row.from_day),
+        "measured_to": _iso_day(row.to_day),
+        "accumulation_in_per_day": round(measured.inches_per_day, 4),
         "days_to_limit": measured.days_to(city.twenty_five_percent_rule, row.liquid_depth_in),
         "share_at_frequency": round(measured.share_after(row.frequency_days, row.liquid_depth_in), 3),
-        "recommended_frequency_days": advice.frequency_days, "change": advice.change, "citation": cited,
+        "recommended_frequency_days": advice.frequency_days,
+        "change": advice.change,
+        "citation": cited,
     }
 
 
@@ -222,5 +269,3 @@ def page_of(rows, *, cursor=None, limit=100):
 
 def _dialect(session):
     return session.get_bind().dialect.name
-
-

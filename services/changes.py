@@ -12,6 +12,7 @@ other databases on the same server (another city system, a `pg_dump` elsewhere) 
 (a long report) hold no id the feed waits on. On SQLite writers take turns: the counter alone
 orders them.
 """
+
 import base64
 import struct
 
@@ -33,9 +34,17 @@ START = (-1, -1)  # before every change
 
 
 def _columns(manifest, kind, *, at, revision, detail) -> dict:
-    return dict(kind=kind, at=at, manifest_id=manifest.id, manifest_number=manifest.manifest_number,
-                revision=revision, hauler_id=manifest.hauler_id, fse_id=manifest.fse_id,
-                jurisdiction_id=manifest.jurisdiction_id, detail=detail)
+    return dict(
+        kind=kind,
+        at=at,
+        manifest_id=manifest.id,
+        manifest_number=manifest.manifest_number,
+        revision=revision,
+        hauler_id=manifest.hauler_id,
+        fse_id=manifest.fse_id,
+        jurisdiction_id=manifest.jurisdiction_id,
+        detail=detail,
+    )
 
 
 def entry(manifest, kind, *, at, revision=None, **detail) -> Change:
@@ -75,19 +84,21 @@ def decode_cursor(cursor: str) -> tuple[int, int]:
     try:
         return _CURSOR.unpack(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
     except (ValueError, struct.error):
-        raise Invalid("The cursor is not one this API gave out.",
-                      errors={"cursor": ["Not a valid cursor."]}) from None
+        raise Invalid("The cursor is not one this API gave out.", errors={"cursor": ["Not a valid cursor."]}) from None
 
 
 # The oldest transaction id still open that may be fogx's: the snapshot's open ids, less those
 # a backend of another database holds. An id not found (its transaction just ended) is kept.
-_HORIZON = literal_column("""(
+_HORIZON = literal_column(
+    """(
     SELECT coalesce(
         (SELECT min(x::text::bigint) FROM pg_snapshot_xip(snapshot.s) AS x
          WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity AS a
                            WHERE a.backend_xid = xid(x) AND a.datname <> current_database())),
         pg_snapshot_xmax(snapshot.s)::text::bigint)
-    FROM (SELECT pg_current_snapshot() AS s) AS snapshot)""", BigInteger)
+    FROM (SELECT pg_current_snapshot() AS s) AS snapshot)""",
+    BigInteger,
+)
 
 
 def _settled(session, principal):

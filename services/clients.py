@@ -1,11 +1,12 @@
 """OAuth clients: created for one principal, listed, revoked, their secrets rotated."""
+
 import secrets
 
 from sqlalchemy import select
 
+from auth.credentials import sha256_hex
 from auth.principal import Principal
 from auth.scopes import ROLE_SCOPES
-from auth.credentials import sha256_hex
 from domain.clock import now
 from storage.models import DisposalSite, Fse, Hauler, Jurisdiction, OAuthClient, OAuthToken
 
@@ -42,16 +43,15 @@ def _subject(session, role, subject):
         return {"fses": fses}
     if len(subject) != 1:
         raise ClientError(f"an {role} client needs exactly one jurisdiction")
-    jurisdiction = session.scalar(
-        select(Jurisdiction).where(Jurisdiction.code == subject[0])
-    ) or session.get(Jurisdiction, parse(subject[0]))
+    jurisdiction = session.scalar(select(Jurisdiction).where(Jurisdiction.code == subject[0])) or session.get(
+        Jurisdiction, parse(subject[0])
+    )
     if jurisdiction is None:
         raise ClientError(f"unknown jurisdiction {subject[0]!r}")
     return {"jurisdiction_id": jurisdiction.id}
 
 
-def create_client(session, *, role, subject, scopes=None, name=None, client_id=None,
-                  client_secret=None):
+def create_client(session, *, role, subject, scopes=None, name=None, client_id=None, client_secret=None):
     """A new client; returns (row, plain secret). The secret is shown once and kept hashed."""
     if role not in ROLE_SCOPES:
         raise ClientError(f"role must be one of {', '.join(ROLE_SCOPES)}")
@@ -82,10 +82,16 @@ def create_client(session, *, role, subject, scopes=None, name=None, client_id=N
 def principal_of(client: OAuthClient) -> Principal:
     """The principal a client acts as, as its tokens make it (`auth.protect.principal_of`), for
     work done for it outside a request: its webhooks, the demo's history."""
-    return Principal(client_pk=client.id, client_id=client.client_id, role=client.role,
-                     scopes=frozenset(client.scope.split()), hauler_id=client.hauler_id,
-                     jurisdiction_id=client.jurisdiction_id, site_id=client.site_id,
-                     fse_ids=frozenset(f.id for f in client.fses))
+    return Principal(
+        client_pk=client.id,
+        client_id=client.client_id,
+        role=client.role,
+        scopes=frozenset(client.scope.split()),
+        hauler_id=client.hauler_id,
+        jurisdiction_id=client.jurisdiction_id,
+        site_id=client.site_id,
+        fse_ids=frozenset(f.id for f in client.fses),
+    )
 
 
 def find_client(session, client_id) -> OAuthClient:

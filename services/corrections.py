@@ -6,6 +6,7 @@ not a revision until the city's auditor or admin approves it (exchange policy): 
 hashed, as a pending correction, and the manifest stays as it was. Nobody decides a correction
 they submitted.
 """
+
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -55,8 +56,10 @@ def _correct(session, principal, manifest_id, data, reason) -> Outcome:
     if principal.role != "hauler" or manifest.hauler_id != principal.hauler_id:
         raise NotFound("No such manifest within your reach.")
     if data["manifest_number"] != manifest.manifest_number:
-        raise Invalid("A correction keeps the manifest number.",
-                               errors={"manifest_number": [f"Must be {manifest.manifest_number}."]})
+        raise Invalid(
+            "A correction keeps the manifest number.",
+            errors={"manifest_number": [f"Must be {manifest.manifest_number}."]},
+        )
     manifests.refuse_the_future(data, now)
     # The device it is on and the one it names come in turn with the filings on them.
     turns.hold_permit(session.connection(), manifest.permit_id)
@@ -66,15 +69,34 @@ def _correct(session, principal, manifest_id, data, reason) -> Outcome:
     if latest.body["manifest"] == body:
         return Outcome(manifest, False)
     if named.jurisdiction_id != manifest.jurisdiction_id:
-        raise Invalid("A correction cannot move a manifest to another city; file it there.",
-                               errors={"permit_number": ["A permit of another jurisdiction."]})
+        raise Invalid(
+            "A correction cannot move a manifest to another city; file it there.",
+            errors={"permit_number": ["A permit of another jurisdiction."]},
+        )
     jurisdiction = session.get(Jurisdiction, manifest.jurisdiction_id)
-    moves = what_it_moves(manifest, latest, _accepted(session, manifest), data, named,
-                          deadline=timedelta(hours=jurisdiction.manifest_deadline_hours))
+    moves = what_it_moves(
+        manifest,
+        latest,
+        _accepted(session, manifest),
+        data,
+        named,
+        deadline=timedelta(hours=jurisdiction.manifest_deadline_hours),
+    )
     if moves:
         return Outcome(manifest, *_propose(session, principal, manifest, latest, body, reason, moves, now))
-    _revise(session, manifest, latest, data, named, jurisdiction, reason=reason, received_at=now,
-            client_pk=principal.client_pk, now=now, certifier=certifier_of(session, principal))
+    _revise(
+        session,
+        manifest,
+        latest,
+        data,
+        named,
+        jurisdiction,
+        reason=reason,
+        received_at=now,
+        client_pk=principal.client_pk,
+        now=now,
+        certifier=certifier_of(session, principal),
+    )
     session.commit()
     return Outcome(manifest, True)
 
@@ -90,24 +112,35 @@ def what_it_moves(manifest, latest, accepted, data, named, *, deadline) -> list[
         moves.append(PERMIT)
     if named.device_id != latest.device_id:
         moves.append(DEVICE)
-    if (abs(data["service_completed_at"] - accepted.service_completed_at) > deadline
-            or abs(data["service_started_at"] - accepted.service_started_at) > deadline):
+    if (
+        abs(data["service_completed_at"] - accepted.service_completed_at) > deadline
+        or abs(data["service_started_at"] - accepted.service_started_at) > deadline
+    ):
         moves.append(SERVICE_TIME)
     return moves
 
 
 def _accepted(session, manifest) -> ManifestRevision:
     """The revision the city last accepted: the last one an approval made, else the first."""
-    number = session.scalar(select(func.max(PendingCorrection.revision)).where(
-        PendingCorrection.manifest_id == manifest.id, PendingCorrection.status == APPROVED)) or 1
+    number = (
+        session.scalar(
+            select(func.max(PendingCorrection.revision)).where(
+                PendingCorrection.manifest_id == manifest.id, PendingCorrection.status == APPROVED
+            )
+        )
+        or 1
+    )
     return manifest.revisions[number - 1]
 
 
 def _propose(session, principal, manifest, latest, body, reason, moves, now):
     """The pending correction (a new one, or the same one sent again): (created, row)."""
     for waiting in pending_of(session, manifest):
-        if (waiting.based_on_revision == latest.revision and waiting.document["manifest"] == body
-                and waiting.document["reason"] == reason):
+        if (
+            waiting.based_on_revision == latest.revision
+            and waiting.document["manifest"] == body
+            and waiting.document["reason"] == reason
+        ):
             return False, waiting
     document = {
         "manifest_id": str(manifest.id),
@@ -118,25 +151,47 @@ def _propose(session, principal, manifest, latest, body, reason, moves, now):
         "reason": reason,
         "manifest": body,
     }
-    row = PendingCorrection(id=new_id(), manifest_id=manifest.id, jurisdiction_id=manifest.jurisdiction_id,
-                            hauler_id=manifest.hauler_id, based_on_revision=latest.revision, document=document,
-                            sha256=chain.seal(document), moves=moves, submitted_at=now,
-                            submitted_by_client_id=principal.client_pk, submitted_by_person_id=principal.person_id,
-                            status=PENDING)
+    row = PendingCorrection(
+        id=new_id(),
+        manifest_id=manifest.id,
+        jurisdiction_id=manifest.jurisdiction_id,
+        hauler_id=manifest.hauler_id,
+        based_on_revision=latest.revision,
+        document=document,
+        sha256=chain.seal(document),
+        moves=moves,
+        submitted_at=now,
+        submitted_by_client_id=principal.client_pk,
+        submitted_by_person_id=principal.person_id,
+        status=PENDING,
+    )
     session.add(row)
     session.commit()
     return True, row
 
 
-def _revise(session, manifest, latest, data, named, jurisdiction, *, reason, received_at, client_pk, now,
-            certifier=None):
+def _revise(
+    session, manifest, latest, data, named, jurisdiction, *, reason, received_at, client_pk, now, certifier=None
+):
     """The new revision, chained to the latest, judged, its neighbours re-judged; the scans'
     locks lengthened where the record is now kept longer. The caller commits."""
     kept_before = retention.record_kept_until(jurisdiction, manifest)
-    revision = ManifestRevision(findings=[], **manifests.revision_columns(
-        manifest, latest.revision + 1, canonical(data), data, named, received_at=received_at, reason=reason,
-        previous=latest.sha256, client_pk=client_pk,
-        names=manifests.named_at_filing(session, manifest.hauler_id, data, named), certifier=certifier))
+    revision = ManifestRevision(
+        findings=[],
+        **manifests.revision_columns(
+            manifest,
+            latest.revision + 1,
+            canonical(data),
+            data,
+            named,
+            received_at=received_at,
+            reason=reason,
+            previous=latest.sha256,
+            client_pk=client_pk,
+            names=manifests.named_at_filing(session, manifest.hauler_id, data, named),
+            certifier=certifier,
+        ),
+    )
     session.add(revision)
     manifest.current_revision = revision.revision
     latest.in_force = False
@@ -149,8 +204,14 @@ def _revise(session, manifest, latest, data, named, jurisdiction, *, reason, rec
         raise Conflict("Another correction of this manifest arrived at the same time; read it and retry.") from None
     session.refresh(manifest)
     judging.refresh(session, revision, now)
-    changes.record(session, manifest, changes.CORRECTED, at=now, revision=revision.revision,
-                   findings=changes.active_codes(revision))
+    changes.record(
+        session,
+        manifest,
+        changes.CORRECTED,
+        at=now,
+        revision=revision.revision,
+        findings=changes.active_codes(revision),
+    )
     judging.refresh_neighbours(session, latest, now)
     judging.refresh_neighbours(session, revision, now)
     kept_after = retention.record_kept_until(jurisdiction, manifest)
@@ -164,9 +225,11 @@ def _revise(session, manifest, latest, data, named, jurisdiction, *, reason, rec
 
 
 def pending_of(session, manifest) -> list[PendingCorrection]:
-    return session.scalars(select(PendingCorrection).where(
-        PendingCorrection.manifest_id == manifest.id, PendingCorrection.status == PENDING)
-        .order_by(PendingCorrection.id)).all()
+    return session.scalars(
+        select(PendingCorrection)
+        .where(PendingCorrection.manifest_id == manifest.id, PendingCorrection.status == PENDING)
+        .order_by(PendingCorrection.id)
+    ).all()
 
 
 def _uuid(value):
@@ -188,17 +251,18 @@ def of_manifest(session, principal, manifest_id, correction_id) -> tuple[Manifes
 def for_review(session, principal, correction_id) -> PendingCorrection:
     """A correction of the reviewer's city; 404 for any other."""
     row = session.get(PendingCorrection, _uuid(correction_id)) if _uuid(correction_id) else None
-    if (row is None or principal.role not in ("auditor", "admin")
-            or row.jurisdiction_id != principal.jurisdiction_id):
+    if row is None or principal.role not in ("auditor", "admin") or row.jurisdiction_id != principal.jurisdiction_id:
         raise NotFound("No such correction within your reach.")
     return row
 
 
 def review_list(session, principal, *, status=PENDING, cursor=None, limit=50):
     """The city's corrections of one status, oldest first: [(correction, manifest)], next cursor."""
-    query = (select(PendingCorrection, Manifest).join(Manifest, Manifest.id == PendingCorrection.manifest_id)
-             .where(PendingCorrection.jurisdiction_id == principal.jurisdiction_id,
-                    PendingCorrection.status == status))
+    query = (
+        select(PendingCorrection, Manifest)
+        .join(Manifest, Manifest.id == PendingCorrection.manifest_id)
+        .where(PendingCorrection.jurisdiction_id == principal.jurisdiction_id, PendingCorrection.status == status)
+    )
     if principal.role not in ("auditor", "admin"):
         query = query.where(false())
     if cursor:
@@ -221,7 +285,8 @@ def _not_their_own(row: PendingCorrection, principal):
     """Nobody decides what they submitted (exchange policy): not the client that sent it, nor the
     person who sent it, through whichever of their memberships they act."""
     if principal.client_pk == row.submitted_by_client_id or (
-            principal.person_id is not None and principal.person_id == row.submitted_by_person_id):
+        principal.person_id is not None and principal.person_id == row.submitted_by_person_id
+    ):
         raise Forbidden("You submitted this correction; another of the city's reviewers decides it.")
 
 
@@ -240,8 +305,10 @@ def _approve(session, principal, row: PendingCorrection, note) -> tuple[Manifest
     manifest = session.get(Manifest, row.manifest_id)
     latest = manifests.current(manifest)
     if latest.revision != row.based_on_revision:
-        raise Conflict(f"The manifest has changed since (revision {latest.revision}); "
-                       "reject this correction and ask the hauler for a new one.")
+        raise Conflict(
+            f"The manifest has changed since (revision {latest.revision}); "
+            "reject this correction and ask the hauler for a new one."
+        )
     try:
         data = ManifestIn().load(row.document["manifest"])
     except ValidationError:
@@ -251,10 +318,21 @@ def _approve(session, principal, row: PendingCorrection, note) -> tuple[Manifest
     if named.jurisdiction_id != manifest.jurisdiction_id:
         raise Conflict("The permit it names is now another city's; reject it.")
     jurisdiction = session.get(Jurisdiction, manifest.jurisdiction_id)
-    revision = _revise(session, manifest, latest, data, named, jurisdiction, reason=row.document["reason"],
-                       received_at=row.submitted_at, client_pk=row.submitted_by_client_id, now=now,
-                       certifier=certifier_of(session, SimpleNamespace(person_id=row.submitted_by_person_id,
-                                                                       client_pk=row.submitted_by_client_id)))
+    revision = _revise(
+        session,
+        manifest,
+        latest,
+        data,
+        named,
+        jurisdiction,
+        reason=row.document["reason"],
+        received_at=row.submitted_at,
+        client_pk=row.submitted_by_client_id,
+        now=now,
+        certifier=certifier_of(
+            session, SimpleNamespace(person_id=row.submitted_by_person_id, client_pk=row.submitted_by_client_id)
+        ),
+    )
     _decide(row, principal, APPROVED, note, now)
     row.revision = revision.revision
     session.commit()
@@ -273,5 +351,9 @@ def reject(session, principal, row: PendingCorrection, *, reason) -> tuple[Manif
 
 def _decide(row, principal, status, reason, now):
     row.status, row.decided_at, row.decided_by_client_id, row.decision_reason = (
-        status, now, principal.client_pk, reason)
+        status,
+        now,
+        principal.client_pk,
+        reason,
+    )
     row.decided_by_person_id = principal.person_id

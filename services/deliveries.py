@@ -1,6 +1,7 @@
 """A disposal site's clerk and the deliveries haulers say they brought: each manifest naming
 the site, with whether the site has received it (a receipt of its ticket that local day) or
 disputes it. A dispute is kept as sent, never changed; the city's reconciliation shows it."""
+
 import uuid
 
 from sqlalchemy import String, and_, literal, select, true
@@ -22,15 +23,20 @@ def _receipt_of(zone, principal):
     city scoped, one that speaks for that city)."""
     revision = ManifestRevision
     city = reach.city_scope(principal)
-    return and_(DisposalReceipt.site_id == revision.disposal_site_id,
-                DisposalReceipt.ticket_number == revision.disposal_ticket_number,
-                DisposalReceipt.received_on == sql_local_date(revision.disposal_delivered_at, zone),
-                true() if city is None else DisposalReceipt.submitted_by_client_id.in_(speaking_for(city)))
+    return and_(
+        DisposalReceipt.site_id == revision.disposal_site_id,
+        DisposalReceipt.ticket_number == revision.disposal_ticket_number,
+        DisposalReceipt.received_on == sql_local_date(revision.disposal_delivered_at, zone),
+        true() if city is None else DisposalReceipt.submitted_by_client_id.in_(speaking_for(city)),
+    )
 
 
 def _disputed():
-    return select(DeliveryDispute.id).where(DeliveryDispute.manifest_id == Manifest.id,
-                                            DeliveryDispute.site_id == ManifestRevision.disposal_site_id).exists()
+    return (
+        select(DeliveryDispute.id)
+        .where(DeliveryDispute.manifest_id == Manifest.id, DeliveryDispute.site_id == ManifestRevision.disposal_site_id)
+        .exists()
+    )
 
 
 def listing(session, principal, *, state=None, cursor=None, limit=50):
@@ -38,11 +44,12 @@ def listing(session, principal, *, state=None, cursor=None, limit=50):
     with the site's receipt (if any), its disputes and its state; and the next cursor."""
     zone = literal(site_zone(session, principal.site_id) or "UTC", String)
     revision = ManifestRevision
-    query = (select(Manifest, revision, DisposalReceipt)
-             .join(revision, and_(revision.manifest_id == Manifest.id, revision.revision == Manifest.current_revision))
-             .outerjoin(DisposalReceipt, _receipt_of(zone, principal))
-             .where(revision.disposal_site_id == principal.site_id,
-                    reach.in_scope(principal, Manifest.jurisdiction_id)))
+    query = (
+        select(Manifest, revision, DisposalReceipt)
+        .join(revision, and_(revision.manifest_id == Manifest.id, revision.revision == Manifest.current_revision))
+        .outerjoin(DisposalReceipt, _receipt_of(zone, principal))
+        .where(revision.disposal_site_id == principal.site_id, reach.in_scope(principal, Manifest.jurisdiction_id))
+    )
     if state == DISPUTED:
         query = query.where(_disputed())
     elif state == RECEIVED:
@@ -55,9 +62,14 @@ def listing(session, principal, *, state=None, cursor=None, limit=50):
     more, rows = len(rows) > limit, rows[:limit]
     disputes = {}
     if rows:
-        for dispute in session.scalars(select(DeliveryDispute).where(
+        for dispute in session.scalars(
+            select(DeliveryDispute)
+            .where(
                 DeliveryDispute.site_id == principal.site_id,
-                DeliveryDispute.manifest_id.in_([row[0].id for row in rows])).order_by(DeliveryDispute.id)):
+                DeliveryDispute.manifest_id.in_([row[0].id for row in rows]),
+            )
+            .order_by(DeliveryDispute.id)
+        ):
             disputes.setdefault(dispute.manifest_id, []).append(dispute)
     items = [(manifest, revision, receipt, disputes.get(manifest.id, [])) for manifest, revision, receipt in rows]
     return items, encode_cursor(rows[-1][0].id) if more else None
@@ -72,20 +84,25 @@ def state_of(receipt, disputes) -> str:
 def dispute(session, principal, manifest_id, reason) -> DeliveryDispute:
     """The site's dispute of a delivery a manifest names to it; a manifest naming another site
     (or none) is not within its reach."""
-    named = (select(Manifest.id)
-             .join(ManifestRevision, and_(ManifestRevision.manifest_id == Manifest.id,
-                                          ManifestRevision.revision == Manifest.current_revision))
-             .where(ManifestRevision.disposal_site_id == principal.site_id,
-                    reach.in_scope(principal, Manifest.jurisdiction_id)))
+    named = (
+        select(Manifest.id)
+        .join(
+            ManifestRevision,
+            and_(ManifestRevision.manifest_id == Manifest.id, ManifestRevision.revision == Manifest.current_revision),
+        )
+        .where(
+            ManifestRevision.disposal_site_id == principal.site_id, reach.in_scope(principal, Manifest.jurisdiction_id)
+        )
+    )
     try:
         found = session.scalar(named.where(Manifest.id == uuid.UUID(str(manifest_id))))
     except ValueError:
         found = None
     if found is None:
         raise NotFound("No such delivery to your site.")
-    row = DeliveryDispute(manifest_id=found, site_id=principal.site_id, reason=reason,
-                          submitted_by_client_id=principal.client_pk)
+    row = DeliveryDispute(
+        manifest_id=found, site_id=principal.site_id, reason=reason, submitted_by_client_id=principal.client_pk
+    )
     session.add(row)
     session.commit()
     return row
-

@@ -8,8 +8,9 @@ measurements say to change, permits and licences in force.
 The demo clients have fixed, documented credentials, and so do the demo's people
 (`services.demo_people`); nothing else creates fixed secrets.
 """
+
 import uuid
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 
 from sqlalchemy import select
 
@@ -49,12 +50,30 @@ DEMO_CLIENTS = {
 
 FSES = [
     # name, address, apn, city, permit number, devices [(tag, kind, gallons, depth, days)]
-    ("Mesa Grill", "14500 Bear Valley Rd, Victorville, CA 92392", "3087-211-05",
-     "victorville", "VV-FOG-0001", [("GI-1", "interceptor", 1500, 48, 90)]),
-    ("Golden Wok", "12120 Hesperia Rd, Victorville, CA 92395", "0479-031-22",
-     "victorville", "VV-FOG-0002", [("GT-1", "trap", 50, 12, 30), ("GI-1", "interceptor", 1000, 48, 60)]),
-    ("Taqueria El Sol", "1015 W 11th St, Tracy, CA 95376", "235-110-07",
-     "tracy", "TR-FOG-0101", [("GI-1", "interceptor", 2000, 54, 90)]),
+    (
+        "Mesa Grill",
+        "14500 Bear Valley Rd, Victorville, CA 92392",
+        "3087-211-05",
+        "victorville",
+        "VV-FOG-0001",
+        [("GI-1", "interceptor", 1500, 48, 90)],
+    ),
+    (
+        "Golden Wok",
+        "12120 Hesperia Rd, Victorville, CA 92395",
+        "0479-031-22",
+        "victorville",
+        "VV-FOG-0002",
+        [("GT-1", "trap", 50, 12, 30), ("GI-1", "interceptor", 1000, 48, 60)],
+    ),
+    (
+        "Taqueria El Sol",
+        "1015 W 11th St, Tracy, CA 95376",
+        "235-110-07",
+        "tracy",
+        "TR-FOG-0101",
+        [("GI-1", "interceptor", 2000, 54, 90)],
+    ),
 ]
 
 # The hauler's services of the year before the demo is loaded, each filed three hours after it
@@ -85,40 +104,68 @@ def load(session, base_url="http://127.0.0.1:8000"):
     fses, devices_by_name = [], {}
     for name, address, apn, city, permit_number, devices in FSES:
         fse = Fse(
-            jurisdiction_id=jurisdictions[city].id, name=name, address=address, apn=apn,
-            operator_name=f"{name} manager", operator_email="manager@example.com",
+            jurisdiction_id=jurisdictions[city].id,
+            name=name,
+            address=address,
+            apn=apn,
+            operator_name=f"{name} manager",
+            operator_email="manager@example.com",
         )
         permit = Permit(
-            jurisdiction_id=fse.jurisdiction_id, fse=fse, permit_number=permit_number,
-            kind="regular", issued_on=date(today.year - 2, 1, 1), expires_on=date(today.year + 1, 12, 31),
+            jurisdiction_id=fse.jurisdiction_id,
+            fse=fse,
+            permit_number=permit_number,
+            kind="regular",
+            issued_on=date(today.year - 2, 1, 1),
+            expires_on=date(today.year + 1, 12, 31),
         )
         permit.status_changes.append(PermitStatusChange(status="active", effective_on=permit.issued_on))
         session.add_all([fse, permit])
         for tag, kind, gallons, depth, days in devices:
             device = devices_by_name[(name, tag)] = Device(
-                fse=fse, permit=permit, tag=tag, kind=kind, capacity_gallons=gallons,
-                liquid_depth_in=depth, frequency_days=days)
+                fse=fse,
+                permit=permit,
+                tag=tag,
+                kind=kind,
+                capacity_gallons=gallons,
+                liquid_depth_in=depth,
+                frequency_days=days,
+            )
             session.add(device)
         fses.append(fse)
 
     cities = [jurisdictions[city].id for city in ("victorville", "tracy")]
     hauler = Hauler(name="Inland Grease Services", licence_number="IGS-44812", owner_jurisdiction_id=cities[0])
     for city_id in cities:
-        hauler.licences.append(HaulerLicence(jurisdiction_id=city_id, licence_number=hauler.licence_number,
-                                             expires_on=date(today.year + 2, 6, 30),
-                                             effective_on=date(today.year - 2, 7, 1)))
-        hauler.registrations.append(HaulerRegistration(jurisdiction_id=city_id,
-                                                       registered_on=date(today.year - 2, 7, 1)))
+        hauler.licences.append(
+            HaulerLicence(
+                jurisdiction_id=city_id,
+                licence_number=hauler.licence_number,
+                expires_on=date(today.year + 2, 6, 30),
+                effective_on=date(today.year - 2, 7, 1),
+            )
+        )
+        hauler.registrations.append(
+            HaulerRegistration(jurisdiction_id=city_id, registered_on=date(today.year - 2, 7, 1))
+        )
         hauler.vehicles.append(Vehicle(jurisdiction_id=city_id, vehicle_id="TRK-7", tank_capacity_gallons=3000))
     approved_from = date(today.year - 3, 1, 1)
     site = DisposalSite(
-        id=DEMO_SITE_ID, name="High Desert Renewables", address="17150 Smoke Tree St, Hesperia, CA 92345",
-        facility_permit_number="HDR-22-0091", owner_jurisdiction_id=cities[0],
-        approvals=[DisposalSiteJurisdiction(
-            jurisdiction_id=city_id, waste_types=["grease_interceptor_waste", "grease_trap_waste"],
-            approved_from=approved_from, approved_until=None,
-            status_changes=[DisposalSiteStatusChange(status="approved", effective_on=approved_from)])
-            for city_id in cities],
+        id=DEMO_SITE_ID,
+        name="High Desert Renewables",
+        address="17150 Smoke Tree St, Hesperia, CA 92345",
+        facility_permit_number="HDR-22-0091",
+        owner_jurisdiction_id=cities[0],
+        approvals=[
+            DisposalSiteJurisdiction(
+                jurisdiction_id=city_id,
+                waste_types=["grease_interceptor_waste", "grease_trap_waste"],
+                approved_from=approved_from,
+                approved_until=None,
+                status_changes=[DisposalSiteStatusChange(status="approved", effective_on=approved_from)],
+            )
+            for city_id in cities
+        ],
     )
     session.add_all([hauler, site])
     session.commit()
@@ -132,12 +179,19 @@ def load(session, base_url="http://127.0.0.1:8000"):
     }
     clients = {}
     # The site has reported its loads since before the history began.
-    with clock.frozen_at(datetime.combine(today - timedelta(days=365), time(8), tzinfo=timezone.utc)):
+    with clock.frozen_at(datetime.combine(today - timedelta(days=365), time(8), tzinfo=UTC)):
         for client_id, (role, secret) in DEMO_CLIENTS.items():
-            clients[role], _ = create_client(session, role=role, subject=subjects[role], client_id=client_id,
-                                             client_secret=secret, name=f"Demo {role}")
-    demo_people.load(session, hauler=hauler, fses=fses[:2], city=jurisdictions["victorville"], site=site,
-                     base_url=base_url)
+            clients[role], _ = create_client(
+                session,
+                role=role,
+                subject=subjects[role],
+                client_id=client_id,
+                client_secret=secret,
+                name=f"Demo {role}",
+            )
+    demo_people.load(
+        session, hauler=hauler, fses=fses[:2], city=jurisdictions["victorville"], site=site, base_url=base_url
+    )
     loads = _file_history(session, principal_of(clients["hauler"]), devices_by_name, today)
     _receive(session, principal_of(clients["site"]), loads, today)
     return "demo data loaded"
@@ -160,13 +214,26 @@ def _receive(session, principal, loads, today):
         received = gallons * 5 // 6 if (fse_name, tag, days_ago) == LIGHTER else gallons
         _receipt(session, principal, schema, ticket, waste, received, delivered + timedelta(minutes=10))
     ticket, days_ago, gallons = UNFILED
-    _receipt(session, principal, schema, ticket, "grease_interceptor_waste", gallons,
-             datetime.combine(today - timedelta(days=days_ago), time(18), tzinfo=timezone.utc))
+    _receipt(
+        session,
+        principal,
+        schema,
+        ticket,
+        "grease_interceptor_waste",
+        gallons,
+        datetime.combine(today - timedelta(days=days_ago), time(18), tzinfo=UTC),
+    )
 
 
 def _receipt(session, principal, schema, ticket, waste, gallons, at):
-    body = {"ticket_number": ticket, "hauler_licence_number": "IGS-44812", "vehicle_id": "TRK 7",
-            "waste_type": waste, "gallons_received": gallons, "received_at": at.isoformat()}
+    body = {
+        "ticket_number": ticket,
+        "hauler_licence_number": "IGS-44812",
+        "vehicle_id": "TRK 7",
+        "waste_type": waste,
+        "gallons_received": gallons,
+        "received_at": at.isoformat(),
+    }
     with clock.frozen_at(at + timedelta(minutes=1)):
         receipts.submit(session, principal, schema.load(body))
 
@@ -181,25 +248,45 @@ def _file_history(session, principal, devices, today) -> list[tuple]:
         first = today - timedelta(days=days_ago)
         for n in range(services):
             number += 1
-            completed = datetime.combine(first + timedelta(days=every * n), time(16), tzinfo=timezone.utc)
+            completed = datetime.combine(first + timedelta(days=every * n), time(16), tzinfo=UTC)
             gallons = round(device.capacity_gallons * 0.97)
             spread = 1 + 0.05 * (n % 3 - 1)  # depths a little apart from one service to the next
             body = {
-                "manifest_number": f"IGS-{number:04d}", "permit_number": device.permit.permit_number,
-                "device_tag": tag, "vehicle_id": "TRK-7", "driver_name": "Sam Ortiz",
+                "manifest_number": f"IGS-{number:04d}",
+                "permit_number": device.permit.permit_number,
+                "device_tag": tag,
+                "vehicle_id": "TRK-7",
+                "driver_name": "Sam Ortiz",
                 "fse_signer_name": f"{fse_name} manager",
                 "service_started_at": (completed - timedelta(hours=1)).isoformat(),
                 "service_completed_at": completed.isoformat(),
                 "waste_type": "grease_interceptor_waste" if device.kind == "interceptor" else "grease_trap_waste",
-                "gallons_removed": gallons, "decant_returned_gallons": 0, "full_pump_down": True,
-                "measurements": ({"fog_depth_in": round(depths[0] * spread, 1),
-                                  "solids_depth_in": round(depths[1] * spread, 1)} if depths else None),
-                "disposal": {"site_id": str(DEMO_SITE_ID), "ticket_number": f"HDR-{number:05d}",
-                             "delivered_at": (completed + timedelta(hours=2)).isoformat(),
-                             "gallons_delivered": gallons},
+                "gallons_removed": gallons,
+                "decant_returned_gallons": 0,
+                "full_pump_down": True,
+                "measurements": (
+                    {"fog_depth_in": round(depths[0] * spread, 1), "solids_depth_in": round(depths[1] * spread, 1)}
+                    if depths
+                    else None
+                ),
+                "disposal": {
+                    "site_id": str(DEMO_SITE_ID),
+                    "ticket_number": f"HDR-{number:05d}",
+                    "delivered_at": (completed + timedelta(hours=2)).isoformat(),
+                    "gallons_delivered": gallons,
+                },
             }
             with clock.frozen_at(completed + timedelta(hours=3)):
                 manifests.submit(session, principal, schema.load(body))
-            loads.append((fse_name, tag, (today - completed.date()).days, body["disposal"]["ticket_number"],
-                           body["waste_type"], gallons, completed + timedelta(hours=2)))
+            loads.append(
+                (
+                    fse_name,
+                    tag,
+                    (today - completed.date()).days,
+                    body["disposal"]["ticket_number"],
+                    body["waste_type"],
+                    gallons,
+                    completed + timedelta(hours=2),
+                )
+            )
     return loads

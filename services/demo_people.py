@@ -1,5 +1,6 @@
 """The demo's people: one per role of each kind of organisation, with one documented
 password, and the app they sign in through. Nothing else creates a fixed password."""
+
 from services import apps
 from services.accounts import make_membership
 from services.passwords import checked
@@ -16,6 +17,8 @@ def demo_redirects(base_url: str) -> list[str]:
     if base_url.startswith("http://127.0.0.1:"):
         redirects.append(base_url.replace("127.0.0.1", "localhost", 1) + "/portal/")
     return redirects
+
+
 # email: (name, organisation, role)
 DEMO_PEOPLE = {
     "dispatcher@demo.fogx.test": ("Dana Dispatch", "hauler", "dispatcher"),
@@ -30,13 +33,23 @@ DEMO_PEOPLE = {
 
 def load(session, *, hauler, fses, city, site, base_url):
     """The people (the restaurant's operator runs both Victorville restaurants) and the app."""
-    subjects = {"hauler": {"hauler_id": hauler.id}, "restaurant": {"fse_ids": [f.id for f in fses]},
-                "city": {"jurisdiction_id": city.id}, "site": {"site_id": site.id}}
+    subjects = {
+        "hauler": {"hauler_id": hauler.id},
+        "restaurant": {"fse_ids": [f.id for f in fses]},
+        "city": {"jurisdiction_id": city.id},
+        "site": {"site_id": site.id},
+    }
     hashed = checked(DEMO_PASSWORD, "")
     for email, (name, organisation, role) in DEMO_PEOPLE.items():
         person = Person(email=email, name=name, password_hash=hashed, status="active", failed_sign_ins=0)
         session.add(person)
         make_membership(session, person, organisation=organisation, role=role, **subjects[organisation])
     session.commit()
-    apps.create_app(session, name="fogx portal", redirect_uris=demo_redirects(base_url), public=True, first_party=True,
-                    client_id=DEMO_APP)
+    apps.create_app(
+        session,
+        name="fogx portal",
+        redirect_uris=demo_redirects(base_url),
+        public=True,
+        first_party=True,
+        client_id=DEMO_APP,
+    )

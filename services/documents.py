@@ -1,5 +1,6 @@
 """Scans: checked by their bytes, stored content-addressed, attached, locked via the outbox,
 and read back as the version stored, checked against their SHA-256."""
+
 import logging
 import re
 import uuid
@@ -9,10 +10,10 @@ from datetime import date
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.exc import IntegrityError
 
-from services.errors import Altered, Incomplete, Invalid, NotFound, Unavailable, Unsupported
 from domain.clock import now as clock_now
 from domain.dates import add_years, local_date
 from services import changes, outbox, retention
+from services.errors import Altered, Incomplete, Invalid, NotFound, Unavailable, Unsupported
 from storage import reach
 from storage.db import threads
 from storage.models import Document, Jurisdiction, Manifest, ManifestRevision, new_id, unflushed
@@ -47,18 +48,15 @@ def check(uploads: list[Upload]):
         upload.content_type = upload.spool.sniff()
         if upload.content_type is None:
             raise Unsupported(
-                f"documents[{index}] ({upload.filename or 'unnamed'}) is not a PDF, JPEG, PNG or "
-                "TIFF file.")
+                f"documents[{index}] ({upload.filename or 'unnamed'}) is not a PDF, JPEG, PNG or TIFF file."
+            )
         defect = upload.spool.defect(upload.content_type)
         if defect:
-            raise Invalid(f"documents[{index}] is not a sound scan: {defect}.",
-                          errors={f"documents.{index}": [defect]})
+            raise Invalid(f"documents[{index}] is not a sound scan: {defect}.", errors={f"documents.{index}": [defect]})
         if upload.declared_sha256 and upload.declared_sha256.lower() != upload.spool.sha256:
-            mismatched[f"documents.{index}"] = [
-                f"The SHA-256 is {upload.spool.sha256}, not {upload.declared_sha256}."]
+            mismatched[f"documents.{index}"] = [f"The SHA-256 is {upload.spool.sha256}, not {upload.declared_sha256}."]
     if mismatched:
-        raise Invalid("A document does not match the SHA-256 declared for it.",
-                      errors=mismatched)
+        raise Invalid("A document does not match the SHA-256 declared for it.", errors=mismatched)
 
 
 def put_objects(store, uploads: list[Upload]):
@@ -76,17 +74,28 @@ def _store_down():
 
 def _document_columns(manifest_id, *, key, size, content_type, filename, version_id, by) -> dict:
     """A document's row; `by`, the principal who sent it (its client, and person if any)."""
-    return dict(id=new_id(), manifest_id=manifest_id, sha256=key, size_bytes=size, content_type=content_type,
-                object_key=key, object_version_id=version_id, filename=(filename or None) and filename[:255],
-                uploaded_at=clock_now(), uploaded_by_client_id=by.client_pk, uploaded_by_person_id=by.person_id)
+    return dict(
+        id=new_id(),
+        manifest_id=manifest_id,
+        sha256=key,
+        size_bytes=size,
+        content_type=content_type,
+        object_key=key,
+        object_version_id=version_id,
+        filename=(filename or None) and filename[:255],
+        uploaded_at=clock_now(),
+        uploaded_by_client_id=by.client_pk,
+        uploaded_by_person_id=by.person_id,
+    )
 
 
 def attach(session, manifest: Manifest, uploads: list[Upload], *, service_day: date, by):
     """Document rows and their lock entries, in the caller's transaction."""
     jurisdiction = session.get(Jurisdiction, manifest.jurisdiction_id)
     # Never shorter than the record is kept: a correction may have dated the service earlier.
-    until = add_years(max(service_day, retention.record_kept_from(jurisdiction, manifest)),
-                      jurisdiction.retention_years)
+    until = add_years(
+        max(service_day, retention.record_kept_from(jurisdiction, manifest)), jurisdiction.retention_years
+    )
     have = {d.sha256 for d in manifest.documents}
     attached = []
     for upload in uploads:
@@ -94,13 +103,29 @@ def attach(session, manifest: Manifest, uploads: list[Upload], *, service_day: d
             continue
         have.add(upload.key)
         attached.append(upload.key)
-        manifest.documents.append(Document(**_document_columns(
-            manifest.id, key=upload.key, size=upload.spool.size, content_type=upload.content_type,
-            filename=upload.filename, version_id=upload.version_id, by=by)))
+        manifest.documents.append(
+            Document(
+                **_document_columns(
+                    manifest.id,
+                    key=upload.key,
+                    size=upload.spool.size,
+                    content_type=upload.content_type,
+                    filename=upload.filename,
+                    version_id=upload.version_id,
+                    by=by,
+                )
+            )
+        )
         outbox.enqueue_lock(session, key=upload.key, retain_until=until)
     if attached:
-        changes.record(session, manifest, changes.DOCUMENTS_ATTACHED, at=clock_now(),
-                       revision=manifest.current_revision, documents=attached)
+        changes.record(
+            session,
+            manifest,
+            changes.DOCUMENTS_ATTACHED,
+            at=clock_now(),
+            revision=manifest.current_revision,
+            documents=attached,
+        )
 
 
 def add(session, principal, store, manifest, uploads: list[Upload]):
@@ -141,8 +166,7 @@ def receive(session, principal, store, manifest_id, key, body, *, length, filena
         upload = Upload(spool=spool, filename=filename, declared_sha256=key)
         head = body.read(HEAD if length is None else min(HEAD, length))
         if not head:
-            raise Invalid("The body is empty: send the scan's bytes.",
-                          errors={"body": ["Empty."]})
+            raise Invalid("The body is empty: send the scan's bytes.", errors={"body": ["Empty."]})
         upload.content_type = sniff(head)
         if upload.content_type is None:
             raise Unsupported("The body is not a PDF, JPEG, PNG or TIFF file.")
@@ -155,8 +179,7 @@ def receive(session, principal, store, manifest_id, key, body, *, length, filena
         return document, True
     except IntegrityError:  # the same scan, attached by another request meanwhile
         session.rollback()
-        existing = session.scalar(select(Document).where(Document.manifest_id == target.id,
-                                                         Document.sha256 == key))
+        existing = session.scalar(select(Document).where(Document.manifest_id == target.id, Document.sha256 == key))
         if existing is None:
             raise
         return existing, False
@@ -227,12 +250,27 @@ def _add_rows(connection, target, upload: Upload, *, size) -> Document:
 
 def _rows(target, upload: Upload, *, size) -> tuple:
     """`(document, lock entry, change)` of a scan, unflushed."""
-    document = unflushed(Document, retained_until=None, **_document_columns(
-        target.id, key=upload.declared_sha256, size=size, content_type=upload.content_type, filename=upload.filename,
-        version_id=upload.version_id, by=target.by))
+    document = unflushed(
+        Document,
+        retained_until=None,
+        **_document_columns(
+            target.id,
+            key=upload.declared_sha256,
+            size=size,
+            content_type=upload.content_type,
+            filename=upload.filename,
+            version_id=upload.version_id,
+            by=target.by,
+        ),
+    )
     lock = outbox.lock_row(key=document.sha256, retain_until=add_years(target.service_day, target.retention_years))
-    change = changes.entry(target, changes.DOCUMENTS_ATTACHED, at=document.uploaded_at,
-                           revision=target.current_revision, documents=[document.sha256])
+    change = changes.entry(
+        target,
+        changes.DOCUMENTS_ATTACHED,
+        at=document.uploaded_at,
+        revision=target.current_revision,
+        documents=[document.sha256],
+    )
     return document, lock, change
 
 
@@ -262,32 +300,51 @@ def _verdict(upload: Upload) -> Invalid | None:
     if defect:
         return Invalid(f"The body is not a sound scan: {defect}.", errors={"body": [defect]})
     if upload.declared_sha256 != upload.spool.sha256:
-        return Invalid("The body does not match the SHA-256 it was sent to.",
-                       errors={"sha256": [f"The body's SHA-256 is {upload.spool.sha256}."]})
+        return Invalid(
+            "The body does not match the SHA-256 it was sent to.",
+            errors={"sha256": [f"The body's SHA-256 is {upload.spool.sha256}."]},
+        )
     return None
 
 
 def _latest_service():
     """The latest service any revision of the manifest had: a scan is locked at least as long
     as its record is kept."""
-    return (select(func.max(ManifestRevision.service_completed_at))
-            .where(ManifestRevision.manifest_id == Manifest.id).correlate(Manifest).scalar_subquery())
+    return (
+        select(func.max(ManifestRevision.service_completed_at))
+        .where(ManifestRevision.manifest_id == Manifest.id)
+        .correlate(Manifest)
+        .scalar_subquery()
+    )
 
 
 # The hauler's own manifest, what a new scan's lock needs, and the scan if it is attached.
 def _target(hauler_id):
     """The manifest a scan is sent to, if it is the hauler's, and its document of that key."""
     return (
-        select(Manifest.id, Manifest.manifest_number, Manifest.current_revision, Manifest.hauler_id,
-               Manifest.fse_id, Manifest.jurisdiction_id, Jurisdiction.retention_years,
-               ManifestRevision.service_completed_at, Document.id.label("document_id"),
-               Manifest.created_at, Jurisdiction.time_zone, _latest_service().label("latest_service_at"))
+        select(
+            Manifest.id,
+            Manifest.manifest_number,
+            Manifest.current_revision,
+            Manifest.hauler_id,
+            Manifest.fse_id,
+            Manifest.jurisdiction_id,
+            Jurisdiction.retention_years,
+            ManifestRevision.service_completed_at,
+            Document.id.label("document_id"),
+            Manifest.created_at,
+            Jurisdiction.time_zone,
+            _latest_service().label("latest_service_at"),
+        )
         .join(Jurisdiction, Jurisdiction.id == Manifest.jurisdiction_id)
-        .join(ManifestRevision, (ManifestRevision.manifest_id == Manifest.id)
-              & (ManifestRevision.revision == Manifest.current_revision))
+        .join(
+            ManifestRevision,
+            (ManifestRevision.manifest_id == Manifest.id) & (ManifestRevision.revision == Manifest.current_revision),
+        )
         .outerjoin(Document, (Document.manifest_id == Manifest.id) & (Document.sha256 == bindparam("key")))
         .where(Manifest.id == bindparam("manifest_id"), Manifest.hauler_id == hauler_id)
-        .limit(1))
+        .limit(1)
+    )
 
 
 def _target_params(manifest_id, document_id):
@@ -327,12 +384,24 @@ def _own_manifest(session, principal, manifest_id, key) -> _Target:
     if row is None:
         raise NotFound("No such manifest within your reach.")
     if not SHA256.fullmatch(key):
-        raise Invalid("The document is named by its SHA-256: 64 lowercase hex digits.",
-                      errors={"sha256": ["Must be 64 lowercase hex digits."]})
+        raise Invalid(
+            "The document is named by its SHA-256: 64 lowercase hex digits.",
+            errors={"sha256": ["Must be 64 lowercase hex digits."]},
+        )
     # The city's days: the latest service it ever had is on or after the current one's.
     service_day = retention.kept_from(row.created_at, row.latest_service_at, row.time_zone)
-    return _Target(row.id, row.manifest_number, row.current_revision, row.hauler_id, row.fse_id,
-                   row.jurisdiction_id, row.retention_years, service_day, row.document_id, principal)
+    return _Target(
+        row.id,
+        row.manifest_number,
+        row.current_revision,
+        row.hauler_id,
+        row.fse_id,
+        row.jurisdiction_id,
+        row.retention_years,
+        service_day,
+        row.document_id,
+        principal,
+    )
 
 
 def open_scan(store, document: Document):
@@ -340,14 +409,24 @@ def open_scan(store, document: Document):
     checked against its SHA-256 before any is served: a readable, rewound file to close. Bytes
     that are not the scan's are never given out: a 502, and an error in the log."""
     try:
-        return read_verified(store, document.object_key, sha256=document.sha256, size=document.size_bytes,
-                             version_id=document.object_version_id)
+        return read_verified(
+            store,
+            document.object_key,
+            sha256=document.sha256,
+            size=document.size_bytes,
+            version_id=document.object_version_id,
+        )
     except ScanAltered as altered:
-        log.error("STORED SCAN FAILED ITS INTEGRITY CHECK: document %s of manifest %s: %s",
-                  document.id, document.manifest_id, altered)
+        log.error(
+            "STORED SCAN FAILED ITS INTEGRITY CHECK: document %s of manifest %s: %s",
+            document.id,
+            document.manifest_id,
+            altered,
+        )
         raise Altered(
             f"The stored scan {document.id} failed its integrity check: the store holds other bytes than "
-            "those received, and they are not served.") from None
+            "those received, and they are not served."
+        ) from None
     except (StoreUnavailable, KeyError, FileNotFoundError):
         raise Unavailable("The document store is unavailable.", retry_after=30) from None
 

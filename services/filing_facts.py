@@ -1,4 +1,5 @@
 """The registry's facts a filing is judged by, and their cache for the request and the process."""
+
 import weakref
 from datetime import date
 
@@ -8,8 +9,8 @@ from sqlalchemy.orm import joinedload, selectinload
 from domain import checks
 from domain import registry as reg
 from domain.amounts import exact
-from domain.status import frequency_history
 from domain.registry_rows import approval_of, licences_of, registrations_of
+from domain.status import frequency_history
 from storage.models import (
     Device,
     DisposalSite,
@@ -22,10 +23,18 @@ from storage.models import (
 )
 
 # The jurisdiction's columns the checks read.
-RULE_COLUMNS = ("manifest_deadline_hours", "twenty_five_percent_rule", "full_pump_min_ratio", "grace_days",
-                "decant_return_allowed", "interceptor_max_interval_days", "interceptor_max_interval_months",
-                "min_outlet_clearance_in",
-                "time_zone", "citations")
+RULE_COLUMNS = (
+    "manifest_deadline_hours",
+    "twenty_five_percent_rule",
+    "full_pump_min_ratio",
+    "grace_days",
+    "decant_return_allowed",
+    "interceptor_max_interval_days",
+    "interceptor_max_interval_months",
+    "min_outlet_clearance_in",
+    "time_zone",
+    "citations",
+)
 
 
 def rules_of(jurisdiction: Jurisdiction) -> checks.Rules:
@@ -49,16 +58,20 @@ def device_facts(device: Device, changes=None) -> checks.DeviceFacts:
     took effect, where `device` is a row of columns (a stored device brings its own)."""
     if changes is None:
         changes = getattr(device, "frequency_changes", ())
-    return checks.DeviceFacts(kind=device.kind, capacity_gallons=device.capacity_gallons,
-                              liquid_depth_in=device.liquid_depth_in,
-                              frequency_days=device.frequency_days,
-                              frequency_source=device.frequency_source,
-                              frequencies=frequency_history(changes))
+    return checks.DeviceFacts(
+        kind=device.kind,
+        capacity_gallons=device.capacity_gallons,
+        liquid_depth_in=device.liquid_depth_in,
+        frequency_days=device.frequency_days,
+        frequency_source=device.frequency_source,
+        frequencies=frequency_history(changes),
+    )
 
 
 def permit_facts(permit: Permit) -> checks.PermitFacts:
     return checks.PermitFacts(
-        permit_number=permit.permit_number, issued_on=permit.issued_on,
+        permit_number=permit.permit_number,
+        issued_on=permit.issued_on,
         expires_on=permit.expires_on,
         changes=tuple(reg.Dated(c.effective_on, c.status) for c in permit.status_changes),
     )
@@ -69,8 +82,9 @@ def hauler_facts(hauler: Hauler, jurisdiction_id) -> checks.HaulerFacts:
     return checks.HaulerFacts(
         licences=tuple(licences_of(hauler, jurisdiction_id)),
         registrations=tuple(registrations_of(hauler, jurisdiction_id)),
-        vehicles={v.vehicle_id: v.tank_capacity_gallons for v in hauler.vehicles
-                  if v.jurisdiction_id == jurisdiction_id},
+        vehicles={
+            v.vehicle_id: v.tank_capacity_gallons for v in hauler.vehicles if v.jurisdiction_id == jurisdiction_id
+        },
     )
 
 
@@ -81,14 +95,17 @@ def site_facts(site: DisposalSite | None, jurisdiction_id) -> checks.SiteFacts |
         return None
     approval = approval_of(site, jurisdiction_id)
     if approval is None:
-        return checks.SiteFacts(approved_from=date.max, approved_until=None, changes=(), waste_types=(),
-                                jurisdiction_ids=frozenset())
+        return checks.SiteFacts(
+            approved_from=date.max, approved_until=None, changes=(), waste_types=(), jurisdiction_ids=frozenset()
+        )
     return checks.SiteFacts(
-        approved_from=approval.approved_from, approved_until=approval.approved_until,
+        approved_from=approval.approved_from,
+        approved_until=approval.approved_until,
         changes=tuple(reg.Dated(c.effective_on, c.status) for c in approval.status_changes),
         waste_types=tuple(approval.waste_types),
         jurisdiction_ids=frozenset({jurisdiction_id}),
     )
+
 
 def cached(session, kind, key, build):
     """Registry facts are loaded once per session (one request, one transaction); a hauler's
@@ -130,37 +147,60 @@ def registry_generation():
 def load_hauler_facts(session, hauler_id, jurisdiction_id):
     # Each collection by a query of its own: joined together, a hauler working in forty cities
     # would come back as the product of its licences, registrations and vehicles.
-    hauler = session.scalars(select(Hauler).where(Hauler.id == hauler_id).options(
-        selectinload(Hauler.licences), selectinload(Hauler.registrations), selectinload(Hauler.vehicles))).one()
+    hauler = session.scalars(
+        select(Hauler)
+        .where(Hauler.id == hauler_id)
+        .options(selectinload(Hauler.licences), selectinload(Hauler.registrations), selectinload(Hauler.vehicles))
+    ).one()
     return hauler_facts(hauler, jurisdiction_id)
 
 
 def registered_in(session, hauler_id):
-    return frozenset(session.scalars(select(HaulerRegistration.jurisdiction_id).where(
-        HaulerRegistration.hauler_id == hauler_id)))
+    return frozenset(
+        session.scalars(select(HaulerRegistration.jurisdiction_id).where(HaulerRegistration.hauler_id == hauler_id))
+    )
 
 
 def load_device_facts(session, device_id):
-    device = session.scalars(select(Device).where(Device.id == device_id).options(
-        joinedload(Device.permit).joinedload(Permit.status_changes))).unique().one()
+    device = (
+        session.scalars(
+            select(Device)
+            .where(Device.id == device_id)
+            .options(joinedload(Device.permit).joinedload(Permit.status_changes))
+        )
+        .unique()
+        .one()
+    )
     facts = permit_facts(device.permit)
     session.info.setdefault("fogx.facts", {}).setdefault(("permit", device.permit_id), facts)
     return device_facts(device), facts
 
 
 def load_permit_facts(session, permit_id):
-    permit = session.scalars(select(Permit).where(Permit.id == permit_id).options(
-        selectinload(Permit.status_changes))).one()
+    permit = session.scalars(
+        select(Permit).where(Permit.id == permit_id).options(selectinload(Permit.status_changes))
+    ).one()
     return permit_facts(permit)
 
 
 def zone_of(session, jurisdiction_id) -> str:
     """The city's time zone: its local dates are the ones its rules speak of."""
-    return cached(session, "zone", jurisdiction_id, lambda: session.scalar(
-        select(Jurisdiction.time_zone).where(Jurisdiction.id == jurisdiction_id)))
+    return cached(
+        session,
+        "zone",
+        jurisdiction_id,
+        lambda: session.scalar(select(Jurisdiction.time_zone).where(Jurisdiction.id == jurisdiction_id)),
+    )
 
 
 def load_site_facts(session, site_id, jurisdiction_id):
-    site = session.scalars(select(DisposalSite).where(DisposalSite.id == site_id).options(
-        joinedload(DisposalSite.approvals).joinedload(DisposalSiteJurisdiction.status_changes))).unique().one_or_none()
+    site = (
+        session.scalars(
+            select(DisposalSite)
+            .where(DisposalSite.id == site_id)
+            .options(joinedload(DisposalSite.approvals).joinedload(DisposalSiteJurisdiction.status_changes))
+        )
+        .unique()
+        .one_or_none()
+    )
     return site_facts(site, jurisdiction_id)

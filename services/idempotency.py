@@ -4,6 +4,7 @@ A key belongs to an OAuth client. Its first request claims it; a repeat is serve
 response, a repeat with another request is refused, and a repeat while the first still works
 waits (409) unless the first one's process died.
 """
+
 import fcntl
 import hashlib
 import os
@@ -12,8 +13,8 @@ from pathlib import Path
 from sqlalchemy import delete, select, text
 from sqlalchemy.exc import IntegrityError
 
-from services.errors import Conflict, Invalid
 from domain.clock import now
+from services.errors import Conflict, Invalid
 from storage.models import IdempotencyRecord
 
 
@@ -76,17 +77,19 @@ def claim(session, lease: Lease, *, client_pk, key, fingerprint):
         return None, record.id
     except IntegrityError:
         session.rollback()
-    stored = session.scalar(select(IdempotencyRecord).where(
-        IdempotencyRecord.client_id == client_pk, IdempotencyRecord.key == key))
+    stored = session.scalar(
+        select(IdempotencyRecord).where(IdempotencyRecord.client_id == client_pk, IdempotencyRecord.key == key)
+    )
     if stored is None:  # released between our insert and this read
         return claim(session, lease, client_pk=client_pk, key=key, fingerprint=fingerprint)
     if stored.request_sha256 != fingerprint:
-        raise Invalid("This Idempotency-Key was used with a different request.",
-                      errors={"Idempotency-Key": ["Reused with a different body."]})
+        raise Invalid(
+            "This Idempotency-Key was used with a different request.",
+            errors={"Idempotency-Key": ["Reused with a different body."]},
+        )
     if stored.state == "in_flight":
         if not lease.try_acquire():
-            raise Conflict("A request with this Idempotency-Key is still being processed.",
-                           retry_after=1)
+            raise Conflict("A request with this Idempotency-Key is still being processed.", retry_after=1)
         # Its lease is free: the request that held the key died. Take the work over.
         stored.created_at = now()
         session.commit()

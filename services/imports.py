@@ -7,6 +7,7 @@ that city registered it first. Rows are matched on their natural key (an FSE's A
 name, a permit number, a device tag, a licence number, a vehicle id, a facility permit
 number), so running the same file twice changes nothing the second time.
 """
+
 import csv
 import io
 import re
@@ -15,12 +16,12 @@ from dataclasses import dataclass, field
 from marshmallow import Schema, ValidationError, fields
 from sqlalchemy import select
 
-from schemas import registry as schemas
-from schemas.field_errors import flatten_errors
 from domain import registry as rules
-from domain.registry_rows import approval_of, licences_of, registrations_of
 from domain.checks import CITY_DEFAULT
 from domain.device_rules import default_frequency, frequency_refusal
+from domain.registry_rows import approval_of, licences_of, registrations_of
+from schemas import registry as schemas
+from schemas.field_errors import flatten_errors
 from services import device_frequency, device_permit, registry_log
 from services.registry import device_warnings, judge_permit_term, today
 from services.registry_haulers import (
@@ -54,8 +55,15 @@ COLUMNS = {
     "devices": ["permit_number", "tag", "kind", "capacity_gallons", "liquid_depth_in", "frequency_days"],
     "haulers": ["name", "licence_number", "licence_expires_on"],
     "vehicles": ["licence_number", "vehicle_id", "tank_capacity_gallons"],
-    "disposal-sites": ["name", "address", "facility_permit_number", "waste_types", "approved_from",
-                       "approved_until", "status"],
+    "disposal-sites": [
+        "name",
+        "address",
+        "facility_permit_number",
+        "waste_types",
+        "approved_from",
+        "approved_until",
+        "status",
+    ],
 }
 KINDS = tuple(COLUMNS)
 # Columns a file may add: for a device, the day a new frequency or permit takes effect (the
@@ -129,8 +137,12 @@ class DeviceRow(schemas.DeviceIn):
 
 
 ROW_SCHEMAS = {
-    "fses": FseRow(), "permits": PermitRow(), "devices": DeviceRow(),
-    "haulers": HaulerRow(), "vehicles": VehicleRow(), "disposal-sites": SiteRow(),
+    "fses": FseRow(),
+    "permits": PermitRow(),
+    "devices": DeviceRow(),
+    "haulers": HaulerRow(),
+    "vehicles": VehicleRow(),
+    "disposal-sites": SiteRow(),
 }
 
 
@@ -169,8 +181,7 @@ class Importer:
         self.warnings = []
         j = jurisdiction.id
         self.fses = {(f.apn, f.name): f for f in session.scalars(select(Fse).where(Fse.jurisdiction_id == j))}
-        self.permits = {p.permit_number: p for p in session.scalars(
-            select(Permit).where(Permit.jurisdiction_id == j))}
+        self.permits = {p.permit_number: p for p in session.scalars(select(Permit).where(Permit.jurisdiction_id == j))}
 
     @staticmethod
     def _set(row, values):
@@ -197,27 +208,31 @@ class Importer:
         if fse is None:
             raise Rejected("no FSE with this APN and name", {"fse_apn": ["No such FSE."]})
         status = data.pop("status")
-        refusal, self.warnings = judge_permit_term(self.jurisdiction, issued_on=data["issued_on"],
-                                                   expires_on=data["expires_on"])
+        refusal, self.warnings = judge_permit_term(
+            self.jurisdiction, issued_on=data["issued_on"], expires_on=data["expires_on"]
+        )
         if refusal:
             raise Rejected("the permit runs past the city's term", {"expires_on": [refusal]})
         permit = self.permits.get(data["permit_number"])
         if permit is None:
             permit = Permit(jurisdiction_id=self.jurisdiction.id, fse=fse, **data)
-            permit.status_changes.append(PermitStatusChange(status=status, effective_on=data["issued_on"],
-                                                            reason="imported"))
+            permit.status_changes.append(
+                PermitStatusChange(status=status, effective_on=data["issued_on"], reason="imported")
+            )
             self.session.add(permit)
             self.permits[data["permit_number"]] = permit
             return "created"
         if permit.fse_id != fse.id:
-            raise Rejected("the permit belongs to another FSE; permits are not transferable",
-                           {"permit_number": ["Issued to another FSE."]})
+            raise Rejected(
+                "the permit belongs to another FSE; permits are not transferable",
+                {"permit_number": ["Issued to another FSE."]},
+            )
         changed = self._set(permit, data)
-        recorded = rules.value_on([rules.Dated(c.effective_on, c.status) for c in permit.status_changes],
-                                  today(), default="active")
+        recorded = rules.value_on(
+            [rules.Dated(c.effective_on, c.status) for c in permit.status_changes], today(), default="active"
+        )
         if recorded != status:
-            permit.status_changes.append(PermitStatusChange(status=status, effective_on=today(),
-                                                            reason="imported"))
+            permit.status_changes.append(PermitStatusChange(status=status, effective_on=today(), reason="imported"))
             changed = True
         return "updated" if changed else "unchanged"
 
@@ -226,13 +241,13 @@ class Importer:
         if permit is None:
             raise Rejected("no such permit", {"permit_number": ["No such permit."]})
         dated = {name: data.pop(name) for name in ("effective_on", "reason", "noticed_on", "sooner_because")}
-        device = self.session.scalar(select(Device).where(Device.fse_id == permit.fse_id,
-                                                          Device.tag == data["tag"]))
+        device = self.session.scalar(select(Device).where(Device.fse_id == permit.fse_id, Device.tag == data["tag"]))
         if device is not None:
             return self._device_changes(device, permit, data, **dated)
         if data.get("frequency_days") is None:
-            data.update(frequency_days=default_frequency(data["kind"], self.jurisdiction),
-                        frequency_source=CITY_DEFAULT)
+            data.update(
+                frequency_days=default_frequency(data["kind"], self.jurisdiction), frequency_source=CITY_DEFAULT
+            )
         else:
             data["frequency_source"] = "assigned"
         refusal = frequency_refusal(data["kind"], data["frequency_days"], self.jurisdiction)
@@ -252,21 +267,40 @@ class Importer:
         refreq = frequency is not None and frequency != device.frequency_days
         moves = permit.id != device.permit_id
         if (refreq or moves) and effective_on is None:
-            raise Rejected("a new frequency or permit takes effect from effective_on; the past stays as it was",
-                           {"effective_on": ["Required where the frequency or the permit changes."]})
+            raise Rejected(
+                "a new frequency or permit takes effect from effective_on; the past stays as it was",
+                {"effective_on": ["Required where the frequency or the permit changes."]},
+            )
         refusals = [
-            device_frequency.refusal(device, city, frequency_days=frequency, effective_on=effective_on,
-                                     noticed_on=noticed_on, sooner_because=sooner_because) if refreq else {},
-            device_permit.refusal(device, permit, city, effective_on=effective_on)[1] if moves else {}]
+            device_frequency.refusal(
+                device,
+                city,
+                frequency_days=frequency,
+                effective_on=effective_on,
+                noticed_on=noticed_on,
+                sooner_because=sooner_because,
+            )
+            if refreq
+            else {},
+            device_permit.refusal(device, permit, city, effective_on=effective_on)[1] if moves else {},
+        ]
         for refused in refusals:
             for name, messages in refused.items():
                 errors.setdefault(name, []).extend(messages)
         if errors:
             raise Rejected("the change cannot take effect on that day", errors)
         if refreq:
-            device_frequency.record(self.session, self.by, device, city, frequency_days=frequency,
-                                    effective_on=effective_on, reason=reason, noticed_on=noticed_on,
-                                    sooner_because=sooner_because)
+            device_frequency.record(
+                self.session,
+                self.by,
+                device,
+                city,
+                frequency_days=frequency,
+                effective_on=effective_on,
+                reason=reason,
+                noticed_on=noticed_on,
+                sooner_because=sooner_because,
+            )
         if moves:
             device_permit.record(self.session, self.by, device, permit, effective_on=effective_on, reason=reason)
         return "updated" if self._set(device, data) or refreq or moves else "unchanged"
@@ -278,8 +312,7 @@ class Importer:
         city, day = self.jurisdiction, local_today(self.jurisdiction)
         hauler = hauler_by_licence(self.session, data["licence_number"])
         if hauler is None:
-            hauler = Hauler(name=data["name"], licence_number=data["licence_number"],
-                            owner_jurisdiction_id=city.id)
+            hauler = Hauler(name=data["name"], licence_number=data["licence_number"], owner_jurisdiction_id=city.id)
             approve_hauler(hauler, city, expires_on=data["licence_expires_on"], licence_from=day, registered_on=day)
             self.session.add(hauler)
             self.session.flush()
@@ -291,8 +324,14 @@ class Importer:
             return outcome
         mine = licences_of(hauler, city.id)
         if not mine or mine[-1].expires_on != data["licence_expires_on"]:
-            hauler.licences.append(HaulerLicence(jurisdiction_id=city.id, licence_number=hauler.licence_number,
-                                                 expires_on=data["licence_expires_on"], effective_on=day))
+            hauler.licences.append(
+                HaulerLicence(
+                    jurisdiction_id=city.id,
+                    licence_number=hauler.licence_number,
+                    expires_on=data["licence_expires_on"],
+                    effective_on=day,
+                )
+            )
             outcome = "updated"
         return outcome
 
@@ -308,15 +347,26 @@ class Importer:
         return "updated"
 
     def _vehicles(self, data):
-        hauler = self.session.scalar(select(Hauler).where(
-            Hauler.licence_number == data.pop("licence_number"),
-            Hauler.id.in_(select(HaulerRegistration.hauler_id).where(
-                HaulerRegistration.jurisdiction_id == self.jurisdiction.id))))
+        hauler = self.session.scalar(
+            select(Hauler).where(
+                Hauler.licence_number == data.pop("licence_number"),
+                Hauler.id.in_(
+                    select(HaulerRegistration.hauler_id).where(
+                        HaulerRegistration.jurisdiction_id == self.jurisdiction.id
+                    )
+                ),
+            )
+        )
         if hauler is None:
-            raise Rejected("no hauler with this licence registered here",
-                           {"licence_number": ["No such hauler here."]})
-        vehicle = next((v for v in hauler.vehicles if v.jurisdiction_id == self.jurisdiction.id
-                        and v.vehicle_id == data["vehicle_id"]), None)
+            raise Rejected("no hauler with this licence registered here", {"licence_number": ["No such hauler here."]})
+        vehicle = next(
+            (
+                v
+                for v in hauler.vehicles
+                if v.jurisdiction_id == self.jurisdiction.id and v.vehicle_id == data["vehicle_id"]
+            ),
+            None,
+        )
         if vehicle is None:
             hauler.vehicles.append(Vehicle(jurisdiction_id=self.jurisdiction.id, **data))
             return "created"
@@ -328,9 +378,13 @@ class Importer:
         own = {name: data[name] for name in ("waste_types", "approved_from", "approved_until")}
         site = site_by_permit(self.session, data["facility_permit_number"])
         if site is None:
-            site = DisposalSite(name=data["name"], address=data["address"],
-                                facility_permit_number=data["facility_permit_number"],
-                                owner_jurisdiction_id=city.id, approvals=[site_approval(city.id, status=status, **own)])
+            site = DisposalSite(
+                name=data["name"],
+                address=data["address"],
+                facility_permit_number=data["facility_permit_number"],
+                owner_jurisdiction_id=city.id,
+                approvals=[site_approval(city.id, status=status, **own)],
+            )
             self.session.add(site)
             self.session.flush()
             return "created"
@@ -343,8 +397,9 @@ class Importer:
             outcome = "updated"
         current = approval.status_changes[-1].status if approval.status_changes else "approved"
         if current != status:
-            approval.status_changes.append(DisposalSiteStatusChange(status=status, effective_on=local_today(city),
-                                                                    reason="imported"))
+            approval.status_changes.append(
+                DisposalSiteStatusChange(status=status, effective_on=local_today(city), reason="imported")
+            )
             outcome = "updated"
         return outcome
 
@@ -353,8 +408,9 @@ def read_rows(stream, kind):
     """(line number, row) pairs of a CSV file, after checking its header."""
     if kind not in COLUMNS:
         raise ImportError_(f"unknown kind {kind!r}; one of {', '.join(KINDS)}")
-    text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline="") if not isinstance(
-        stream, io.TextIOBase) else stream
+    text = (
+        io.TextIOWrapper(stream, encoding="utf-8-sig", newline="") if not isinstance(stream, io.TextIOBase) else stream
+    )
     reader = csv.DictReader(text)
     try:
         header = reader.fieldnames or []
@@ -363,8 +419,9 @@ def read_rows(stream, kind):
     missing = [c for c in COLUMNS[kind] if c not in header]
     extra = [c for c in header if c not in COLUMNS[kind] + OPTIONAL.get(kind, [])]
     if missing or extra:
-        raise ImportError_(f"the header must be {','.join(COLUMNS[kind])}"
-                           f" (missing: {missing or 'none'}; unknown: {extra or 'none'})")
+        raise ImportError_(
+            f"the header must be {','.join(COLUMNS[kind])} (missing: {missing or 'none'}; unknown: {extra or 'none'})"
+        )
 
     def rows():
         try:
@@ -397,15 +454,21 @@ def run_import(session, *, jurisdiction, kind, rows, progress=None, by=None):
         except ValidationError as error:
             errors = flatten_errors(error.messages)
             report.rejected += 1
-            report.rejections.append({"row": line, "reason": "; ".join(
-                f"{k}: {' '.join(v)}" for k, v in errors.items()), "errors": errors})
+            report.rejections.append(
+                {"row": line, "reason": "; ".join(f"{k}: {' '.join(v)}" for k, v in errors.items()), "errors": errors}
+            )
         except Rejected as error:
             report.rejected += 1
             report.rejections.append({"row": line, "reason": error.reason, "errors": error.errors})
         if progress:
             progress(1)
     if by is not None:
-        registry_log.note(session, by, f"import.{kind}", jurisdiction_id=jurisdiction.id, detail={
-            name: getattr(report, name) for name in ("rows", "created", "updated", "unchanged", "rejected")})
+        registry_log.note(
+            session,
+            by,
+            f"import.{kind}",
+            jurisdiction_id=jurisdiction.id,
+            detail={name: getattr(report, name) for name in ("rows", "created", "updated", "unchanged", "rejected")},
+        )
     session.commit()
     return report

@@ -5,6 +5,7 @@ admin those to its city, to the hauler and site memberships scoped to it and to 
 restaurants; a hauler's admin those to its hauler within its scope; a restaurant's admin those
 to its restaurants. Another city's invitation is answered as one that does not exist.
 """
+
 import uuid
 
 from sqlalchemy import false, or_, select
@@ -20,9 +21,11 @@ from storage.people import Invitation
 def pending(session, principal) -> list[Invitation]:
     """The caller's pending invitations (not accepted, withdrawn or expired), oldest first."""
     standing(session, principal)
-    rows = session.scalars(_candidates(principal).where(
-        Invitation.accepted_at.is_(None), Invitation.withdrawn_at.is_(None), Invitation.expires_at > now())
-        .order_by(Invitation.created_at, Invitation.id)).all()
+    rows = session.scalars(
+        _candidates(principal)
+        .where(Invitation.accepted_at.is_(None), Invitation.withdrawn_at.is_(None), Invitation.expires_at > now())
+        .order_by(Invitation.created_at, Invitation.id)
+    ).all()
     return _managed(session, principal, rows)
 
 
@@ -63,12 +66,15 @@ def withdraw_for_company(session, invitation_id) -> Invitation:
 def _candidates(principal):
     """Invitations the caller may manage; a restaurant's are checked FSE by FSE (`_managed`)."""
     if principal.role == "admin":
-        return select(Invitation).where(or_(Invitation.jurisdiction_id == principal.jurisdiction_id,
-                                            Invitation.organisation == "restaurant"))
+        return select(Invitation).where(
+            or_(Invitation.jurisdiction_id == principal.jurisdiction_id, Invitation.organisation == "restaurant")
+        )
     if principal.role == "hauler":
-        return select(Invitation).where(Invitation.organisation == "hauler",
-                                        Invitation.hauler_id == principal.hauler_id,
-                                        reach.in_scope(principal, Invitation.jurisdiction_id))
+        return select(Invitation).where(
+            Invitation.organisation == "hauler",
+            Invitation.hauler_id == principal.hauler_id,
+            reach.in_scope(principal, Invitation.jurisdiction_id),
+        )
     if principal.role == "fse":
         return select(Invitation).where(Invitation.organisation == "restaurant")
     return select(Invitation).where(false())
@@ -78,5 +84,4 @@ def _managed(session, principal, rows) -> list[Invitation]:
     """`rows` less the restaurant invitations naming an FSE outside the caller's reach."""
     named = {uuid.UUID(f) for row in rows if row.organisation == "restaurant" for f in row.fse_ids}
     within = set(session.scalars(select(Fse.id).where(Fse.id.in_(named), Fse.id.in_(reach.fse_ids(principal)))))
-    return [row for row in rows
-            if row.organisation != "restaurant" or {uuid.UUID(f) for f in row.fse_ids} <= within]
+    return [row for row in rows if row.organisation != "restaurant" or {uuid.UUID(f) for f in row.fse_ids} <= within]

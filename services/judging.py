@@ -1,4 +1,5 @@
 """Judging a revision against its neighbours and keeping their findings current as later loads arrive."""
+
 from collections import deque
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -10,8 +11,15 @@ from sqlalchemy.orm.util import identity_key
 from domain import checks
 from domain.dates import local_date, start_of_day
 from services import changes
-from services.filing_facts import (cached, load_device_facts, load_hauler_facts, load_permit_facts, load_site_facts,
-                                   rules_of, zone_of)
+from services.filing_facts import (
+    cached,
+    load_device_facts,
+    load_hauler_facts,
+    load_permit_facts,
+    load_site_facts,
+    rules_of,
+    zone_of,
+)
 from storage import turns
 from storage.models import Finding, Jurisdiction, Manifest, ManifestRevision, new_id
 from storage.prebuilt import Prebuilt
@@ -39,8 +47,12 @@ def load_of(revision: ManifestRevision) -> checks.Load:
 
 def current_revisions():
     """Revisions now in force (the latest of each manifest), beside their manifests."""
-    return (select(ManifestRevision).join(Manifest, Manifest.id == ManifestRevision.manifest_id)
-            .where(ManifestRevision.in_force))
+    return (
+        select(ManifestRevision)
+        .join(Manifest, Manifest.id == ManifestRevision.manifest_id)
+        .where(ManifestRevision.in_force)
+    )
+
 
 @dataclass(frozen=True)
 class Surroundings:
@@ -59,22 +71,34 @@ def _surroundings_statement():
     here = select(ManifestRevision.id, ManifestRevision.service_completed_at).where(ManifestRevision.in_force)
     # Only the moment of the previous and latest qualifying services is needed: those probes
     # stay inside the partial index of the services that count, off the revisions' heap.
-    when = select(cast(null(), Uuid).label("id"), ManifestRevision.service_completed_at).where(ManifestRevision.in_force)
+    when = select(cast(null(), Uuid).label("id"), ManifestRevision.service_completed_at).where(
+        ManifestRevision.in_force
+    )
     completed = ManifestRevision.service_completed_at
     device = ManifestRevision.device_id == bindparam("device_id")
     others = ManifestRevision.manifest_id != bindparam("manifest_id")
     parts = [
         ("service", here.where(device, others, completed.between(bindparam("lo"), bindparam("hi")))),
-        ("previous", when.where(device, others, ManifestRevision.qualifying, completed < bindparam("lo"))
-         .order_by(completed.desc()).limit(1)),
+        (
+            "previous",
+            when.where(device, others, ManifestRevision.qualifying, completed < bindparam("lo"))
+            .order_by(completed.desc())
+            .limit(1),
+        ),
         ("following", here.where(device, completed > bindparam("hi")).order_by(completed).limit(1)),
         ("latest", when.where(device, others, ManifestRevision.qualifying).order_by(completed.desc()).limit(1)),
         # One load: a site's ticket on one local day (a site may use a number again another
         # day). No ticket binds NULL, which matches nothing.
-        ("ticket", here.where(others, ManifestRevision.disposal_site_id == bindparam("site_id"),
-                              ManifestRevision.disposal_ticket_number == bindparam("ticket"),
-                              ManifestRevision.disposal_delivered_at >= bindparam("delivered_from"),
-                              ManifestRevision.disposal_delivered_at < bindparam("delivered_to"))),
+        (
+            "ticket",
+            here.where(
+                others,
+                ManifestRevision.disposal_site_id == bindparam("site_id"),
+                ManifestRevision.disposal_ticket_number == bindparam("ticket"),
+                ManifestRevision.disposal_delivered_at >= bindparam("delivered_from"),
+                ManifestRevision.disposal_delivered_at < bindparam("delivered_to"),
+            ),
+        ),
     ]
     return union_all(*(select(literal(role).label("role"), part.subquery()) for role, part in parts))
 
@@ -94,12 +118,20 @@ def surroundings(session, revision: ManifestRevision) -> Surroundings:
     connection = session.connection()
     # The other loads on its ticket are read once every filing on the ticket before it committed.
     ahead = turns.ticket_holds(connection, revision.disposal_site_id, revision.disposal_ticket_number)
-    found = SURROUNDINGS.all(connection, {
-        "device_id": revision.device_id, "manifest_id": revision.manifest_id,
-        "lo": completed - window, "hi": completed + window,
-        "site_id": revision.disposal_site_id, "ticket": revision.disposal_ticket_number,
-        "delivered_from": delivered_from, "delivered_to": delivered_to,
-    }, ahead=ahead)
+    found = SURROUNDINGS.all(
+        connection,
+        {
+            "device_id": revision.device_id,
+            "manifest_id": revision.manifest_id,
+            "lo": completed - window,
+            "hi": completed + window,
+            "site_id": revision.disposal_site_id,
+            "ticket": revision.disposal_ticket_number,
+            "delivered_from": delivered_from,
+            "delivered_to": delivered_to,
+        },
+        ahead=ahead,
+    )
     rows = _revisions(session, {row.id for row in found if row.role in ("service", "ticket", "following")})
 
     def moment(role):
@@ -130,8 +162,15 @@ def _revisions(session, ids) -> dict:
         else:
             rows[revision_id] = held
     if missing:
-        loaded = session.scalars(select(ManifestRevision).where(ManifestRevision.id.in_(missing)).options(
-            joinedload(ManifestRevision.manifest), selectinload(ManifestRevision.findings))).unique().all()
+        loaded = (
+            session.scalars(
+                select(ManifestRevision)
+                .where(ManifestRevision.id.in_(missing))
+                .options(joinedload(ManifestRevision.manifest), selectinload(ManifestRevision.findings))
+            )
+            .unique()
+            .all()
+        )
         session.info.setdefault("fogx.held_revisions", deque(maxlen=_HELD_REVISIONS)).extend(loaded)
         rows.update((r.id, r) for r in loaded)
     return rows
@@ -143,20 +182,35 @@ def evaluate(session, revision: ManifestRevision, now, around: Surroundings | No
     device, _ = cached(session, "device", revision.device_id, lambda: load_device_facts(session, revision.device_id))
     # The permit the manifest is on: the one the device was listed on on its service day.
     permit = cached(session, "permit", manifest.permit_id, lambda: load_permit_facts(session, manifest.permit_id))
-    rules = cached(session, "rules", manifest.jurisdiction_id,
-                    lambda: rules_of(session.get(Jurisdiction, manifest.jurisdiction_id)))
+    rules = cached(
+        session,
+        "rules",
+        manifest.jurisdiction_id,
+        lambda: rules_of(session.get(Jurisdiction, manifest.jurisdiction_id)),
+    )
     city = manifest.jurisdiction_id
-    hauler = cached(session, "hauler", (manifest.hauler_id, city),
-                     lambda: load_hauler_facts(session, manifest.hauler_id, city))
+    hauler = cached(
+        session, "hauler", (manifest.hauler_id, city), lambda: load_hauler_facts(session, manifest.hauler_id, city)
+    )
     site = None
     if revision.disposal_site_id:
-        site = cached(session, "site", (revision.disposal_site_id, city),
-                       lambda: load_site_facts(session, revision.disposal_site_id, city))
+        site = cached(
+            session,
+            "site",
+            (revision.disposal_site_id, city),
+            lambda: load_site_facts(session, revision.disposal_site_id, city),
+        )
     around = around or surroundings(session, revision)
     return checks.check(
-        load=load_of(revision), received_at=first_received(manifest), now=now,
-        rules=rules, jurisdiction_id=manifest.jurisdiction_id,
-        device=device, permit=permit, hauler=hauler, site=site,
+        load=load_of(revision),
+        received_at=first_received(manifest),
+        now=now,
+        rules=rules,
+        jurisdiction_id=manifest.jurisdiction_id,
+        device=device,
+        permit=permit,
+        hauler=hauler,
+        site=site,
         device_loads=[load_of(o) for o in around.same_service],
         ticket_loads=[load_of(t) for t in around.same_ticket],
         previous_qualifying=around.previous_qualifying,
@@ -181,9 +235,18 @@ def refresh(session, revision: ManifestRevision, now, around: Surroundings | Non
     active = {f.code: f for f in revision.findings if f.cleared_at is None}
     for code, finding in raised.items():
         if code not in active:
-            revision.findings.append(Finding(
-                id=new_id(), revision_id=revision.id, code=code, severity=finding.severity,
-                message=finding.message, citation=finding.citation, raised_at=now, cleared_at=None))
+            revision.findings.append(
+                Finding(
+                    id=new_id(),
+                    revision_id=revision.id,
+                    code=code,
+                    severity=finding.severity,
+                    message=finding.message,
+                    citation=finding.citation,
+                    raised_at=now,
+                    cleared_at=None,
+                )
+            )
     for code, stored in active.items():
         if code not in raised:
             stored.cleared_at = now
@@ -195,8 +258,15 @@ def refresh_told(session, revision: ManifestRevision, now):
     """`refresh` a stored revision; what changed goes in the change feed."""
     raised, cleared = refresh(session, revision, now)
     if raised or cleared:
-        changes.record(session, revision.manifest, changes.FINDINGS_CHANGED, at=now,
-                       revision=revision.revision, raised=raised, cleared=cleared)
+        changes.record(
+            session,
+            revision.manifest,
+            changes.FINDINGS_CHANGED,
+            at=now,
+            revision=revision.revision,
+            raised=raised,
+            cleared=cleared,
+        )
 
 
 def neighbours(revision: ManifestRevision, around: Surroundings) -> set:

@@ -1,4 +1,5 @@
 """Jurisdictions: created from the shipped presets, listed."""
+
 from sqlalchemy import select
 
 from domain.presets import PRESETS, preset_rows

@@ -1,5 +1,6 @@
 """Mail to people (invitations, password resets): a file per message in `MAIL_DIR`, or
 through the SMTP server `SMTP_URL` names (smtp://, smtp+starttls:// or smtps://)."""
+
 import os
 import smtplib
 import ssl
@@ -9,8 +10,8 @@ from email.utils import format_datetime, make_msgid
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from services.errors import Unavailable
 from domain.clock import now
+from services.errors import Unavailable
 
 
 def message(*, sender, to, subject, text) -> EmailMessage:
@@ -54,5 +55,7 @@ def _smtp(url: str, mail: EmailMessage):
                 server.login(unquote(parts.username), unquote(parts.password or ""))
             server.send_message(mail)
     except (OSError, smtplib.SMTPException) as error:
-        raise Unavailable(f"The mail server did not take the message ({type(error).__name__}); "
-                          "nothing was sent. Retry.", retry_after=30) from error
+        raise Unavailable(
+            f"The mail server did not take the message ({type(error).__name__}); nothing was sent. Retry.",
+            retry_after=30,
+        ) from error

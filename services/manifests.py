@@ -5,6 +5,7 @@ A manifest is rejected only when it cannot be filed (schema errors, an unknown p
 device). Everything else is stored and flagged: a late or non-compliant manifest is
 evidence the city needs.
 """
+
 import functools
 import uuid
 from datetime import date, timedelta
@@ -14,25 +15,48 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import joinedload, make_transient_to_detached, selectinload
 from sqlalchemy.orm.attributes import set_committed_value
 
-from services.errors import Conflict, Invalid, NotFound
-from services.accounts import certifier_of
 from domain import chain, checks
 from domain.clock import now as clock_now
 from domain.dates import local_date
 from schemas.manifest import canonical
 from services import changes, documents, filing_names
-from services.filing_facts import (cached, device_facts, load_device_facts, load_hauler_facts, permit_facts, rules_of,
-                                   zone_of)
-from services.judging import (Surroundings, current_revisions, neighbours, refresh, refresh_neighbours, refresh_told,
-                              surroundings)
-from services.resolving import Named, resolve
+from services.accounts import certifier_of
+from services.errors import Conflict, Invalid, NotFound
+from services.filing_facts import (
+    cached,
+    device_facts,
+    load_device_facts,
+    load_hauler_facts,
+    permit_facts,
+    rules_of,
+    zone_of,
+)
+from services.judging import (
+    Surroundings,
+    current_revisions,
+    neighbours,
+    refresh,
+    refresh_neighbours,
+    refresh_told,
+    surroundings,
+)
 from services.registry import decode_cursor, encode_cursor
-from storage.localtime import local_date as sql_local_date
+from services.resolving import Named, resolve
+from storage import reach, service_chain, turns
 from storage.audit import frequency_changed
 from storage.intervals import ever_paused
-from storage.models import (Device, DeviceFrequencyChange, Finding, Jurisdiction, Manifest, ManifestRevision, Permit,
-                            new_id, unflushed)
-from storage import reach, service_chain, turns
+from storage.localtime import local_date as sql_local_date
+from storage.models import (
+    Device,
+    DeviceFrequencyChange,
+    Finding,
+    Jurisdiction,
+    Manifest,
+    ManifestRevision,
+    Permit,
+    new_id,
+    unflushed,
+)
 from storage.prebuilt import insert_rows
 
 # Submitting ---------------------------------------------------------------------------------
@@ -77,13 +101,18 @@ def named_at_filing(session, hauler_id, data, named: Named) -> dict:
     city = named.jurisdiction_id
     hauler = cached(session, "hauler", (hauler_id, city), lambda: load_hauler_facts(session, hauler_id, city))
     return filing_names.at_filing(
-        session, functools.partial(cached, session), hauler_id=hauler_id, licences=hauler.licences,
+        session,
+        functools.partial(cached, session),
+        hauler_id=hauler_id,
+        licences=hauler.licences,
         site_id=(data.get("disposal") or {}).get("site_id"),
-        service_day=local_date(data["service_completed_at"], zone_of(session, named.jurisdiction_id)))
+        service_day=local_date(data["service_completed_at"], zone_of(session, named.jurisdiction_id)),
+    )
 
 
-def revision_columns(manifest, number, body, data, named, *, received_at, reason, previous, client_pk, names,
-              certifier=None) -> dict:
+def revision_columns(
+    manifest, number, body, data, named, *, received_at, reason, previous, client_pk, names, certifier=None
+) -> dict:
     """A new revision's columns: the canonical document and its chained hash among them, and
     the names of its hauler and disposal site at filing (`services.filing_names`), and the
     filing person's certification of that hash (`certifier`: their name and organisation)."""
@@ -97,26 +126,44 @@ def revision_columns(manifest, number, body, data, named, *, received_at, reason
         "manifest": body,
     }
     sha256 = chain.seal(document)
-    certification = None if certifier is None else {
-        "name": certifier["name"], "organisation": certifier["organisation"],
-        "certified_at": document["received_at"], "sha256": sha256}
+    certification = (
+        None
+        if certifier is None
+        else {
+            "name": certifier["name"],
+            "organisation": certifier["organisation"],
+            "certified_at": document["received_at"],
+            "sha256": sha256,
+        }
+    )
     return dict(
-        id=new_id(), manifest_id=manifest.id, revision=number, body=document, sha256=sha256,
-        previous_sha256=previous, reason=reason, received_at=received_at,
-        submitted_by_client_id=client_pk, submitted_by_person_id=certifier and certifier["person_id"],
-        certification=certification, **_columns(data, named), **names,
+        id=new_id(),
+        manifest_id=manifest.id,
+        revision=number,
+        body=document,
+        sha256=sha256,
+        previous_sha256=previous,
+        reason=reason,
+        received_at=received_at,
+        submitted_by_client_id=client_pk,
+        submitted_by_person_id=certifier and certifier["person_id"],
+        certification=certification,
+        **_columns(data, named),
+        **names,
     )
 
 
 def _find(session, hauler_id, manifest_number):
-    return session.scalar(select(Manifest).where(Manifest.hauler_id == hauler_id,
-                                                 Manifest.manifest_number == manifest_number))
+    return session.scalar(
+        select(Manifest).where(Manifest.hauler_id == hauler_id, Manifest.manifest_number == manifest_number)
+    )
 
 
 def _same_or_conflict(manifest: Manifest, body: dict):
     if current(manifest).body["manifest"] != body:
-        raise Conflict(f"Manifest {manifest.manifest_number} was filed with a different body; "
-                       "send a correction to change it.")
+        raise Conflict(
+            f"Manifest {manifest.manifest_number} was filed with a different body; send a correction to change it."
+        )
     return manifest
 
 
@@ -146,14 +193,38 @@ def _file(session, principal, data, now, store, uploads, stored) -> tuple[Manife
         documents.check(uploads)
         documents.put_objects(store, uploads)
         stored.append(True)
-    manifest = unflushed(Manifest, id=new_id(), hauler_id=principal.hauler_id,
-                         manifest_number=data["manifest_number"], jurisdiction_id=named.jurisdiction_id,
-                         fse_id=named.fse_id, device_id=named.device_id, permit_id=named.permit_id,
-                         current_revision=1, created_at=now, documents=[], revisions=[])
-    revision = unflushed(ManifestRevision, manifest=manifest, findings=[], **revision_columns(
-        manifest, 1, body, data, named, received_at=now, reason=None, previous=None,
-        client_pk=principal.client_pk, names=named_at_filing(session, principal.hauler_id, data, named),
-        certifier=certifier_of(session, principal)))
+    manifest = unflushed(
+        Manifest,
+        id=new_id(),
+        hauler_id=principal.hauler_id,
+        manifest_number=data["manifest_number"],
+        jurisdiction_id=named.jurisdiction_id,
+        fse_id=named.fse_id,
+        device_id=named.device_id,
+        permit_id=named.permit_id,
+        current_revision=1,
+        created_at=now,
+        documents=[],
+        revisions=[],
+    )
+    revision = unflushed(
+        ManifestRevision,
+        manifest=manifest,
+        findings=[],
+        **revision_columns(
+            manifest,
+            1,
+            body,
+            data,
+            named,
+            received_at=now,
+            reason=None,
+            previous=None,
+            client_pk=principal.client_pk,
+            names=named_at_filing(session, principal.hauler_id, data, named),
+            certifier=certifier_of(session, principal),
+        ),
+    )
     manifest.revisions.append(revision)
     try:
         # The new rows are not in the database yet: nothing a neighbour query returns is them.
@@ -172,8 +243,9 @@ def _file(session, principal, data, now, store, uploads, stored) -> tuple[Manife
         refresh_neighbours(session, revision, now, around)
         due = _due_after(session, revision, around)
         if uploads:
-            documents.attach(session, manifest, list(uploads), service_day=_service_day(session, revision),
-                             by=principal)
+            documents.attach(
+                session, manifest, list(uploads), service_day=_service_day(session, revision), by=principal
+            )
         session.commit()
     except IntegrityError:
         # The hauler filed this number before (or another request just did): a repeat.
@@ -213,14 +285,20 @@ def _due_after(session, revision, around: Surroundings):
     of the other manifests' or one of the loads just refreshed.
     """
     loads = (revision, *around.same_service, *around.same_ticket, around.following)
-    times = [r.service_completed_at for r in loads
-             if r is not None and r.device_id == revision.device_id and r.qualifying]
+    times = [
+        r.service_completed_at for r in loads if r is not None and r.device_id == revision.device_id and r.qualifying
+    ]
     if around.latest_qualifying is not None:
         times.append(around.latest_qualifying)
-    device, permit = cached(session, "device", revision.device_id,
-                            lambda: load_device_facts(session, revision.device_id))
-    rules = cached(session, "rules", revision.manifest.jurisdiction_id,
-                    lambda: rules_of(session.get(Jurisdiction, revision.manifest.jurisdiction_id)))
+    device, permit = cached(
+        session, "device", revision.device_id, lambda: load_device_facts(session, revision.device_id)
+    )
+    rules = cached(
+        session,
+        "rules",
+        revision.manifest.jurisdiction_id,
+        lambda: rules_of(session.get(Jurisdiction, revision.manifest.jurisdiction_id)),
+    )
     return device, checks.due_by(max(times, default=None), device, rules, permit)
 
 
@@ -232,8 +310,9 @@ def _repeat(session, manifest, body, uploads, principal):
     """The stored manifest for a repeated filing; scans it lacks (already written) are attached."""
     _same_or_conflict(manifest, body)
     if uploads:
-        documents.attach(session, manifest, list(uploads), service_day=_service_day(session, current(manifest)),
-                         by=principal)
+        documents.attach(
+            session, manifest, list(uploads), service_day=_service_day(session, current(manifest)), by=principal
+        )
         session.commit()
     return manifest
 
@@ -244,8 +323,9 @@ def _repeat(session, manifest, body, uploads, principal):
 def visible(principal):
     """A select of the manifest ids within the caller's reach."""
     if principal.role == "hauler":
-        return select(Manifest.id).where(Manifest.hauler_id == principal.hauler_id,
-                                         reach.in_scope(principal, Manifest.jurisdiction_id))
+        return select(Manifest.id).where(
+            Manifest.hauler_id == principal.hauler_id, reach.in_scope(principal, Manifest.jurisdiction_id)
+        )
     if principal.role == "fse":
         return select(Manifest.id).where(Manifest.fse_id.in_(principal.fse_ids or [None]))
     if principal.role == "site":
@@ -259,10 +339,18 @@ def get(session, principal, manifest_id) -> Manifest:
     except ValueError:
         manifest_id = None
     # Every caller renders the receipt: revisions, their findings and the scans come along.
-    manifest = manifest_id and session.scalars(select(Manifest).where(
-        Manifest.id == manifest_id, Manifest.id.in_(visible(principal))).options(
-        joinedload(Manifest.revisions).joinedload(ManifestRevision.findings),
-        joinedload(Manifest.documents))).unique().one_or_none()
+    manifest = (
+        manifest_id
+        and session.scalars(
+            select(Manifest)
+            .where(Manifest.id == manifest_id, Manifest.id.in_(visible(principal)))
+            .options(
+                joinedload(Manifest.revisions).joinedload(ManifestRevision.findings), joinedload(Manifest.documents)
+            )
+        )
+        .unique()
+        .one_or_none()
+    )
     if manifest is None:
         raise NotFound("No such manifest within your reach.")
     return manifest
@@ -270,17 +358,22 @@ def get(session, principal, manifest_id) -> Manifest:
 
 def confirm_disposals(session, *, now, manifest_ids=None) -> int:
     """Raise `disposal_unconfirmed` on current revisions whose deadline passed with no disposal."""
-    query = (current_revisions()
-             .join(Jurisdiction, Jurisdiction.id == Manifest.jurisdiction_id)
-             .where(ManifestRevision.disposal_site_id.is_(None))
-             .where(~exists().where(Finding.revision_id == ManifestRevision.id,
-                                    Finding.code == "disposal_unconfirmed",
-                                    Finding.cleared_at.is_(None))))
+    query = (
+        current_revisions()
+        .join(Jurisdiction, Jurisdiction.id == Manifest.jurisdiction_id)
+        .where(ManifestRevision.disposal_site_id.is_(None))
+        .where(
+            ~exists().where(
+                Finding.revision_id == ManifestRevision.id,
+                Finding.code == "disposal_unconfirmed",
+                Finding.cleared_at.is_(None),
+            )
+        )
+    )
     if manifest_ids is not None:
         query = query.where(ManifestRevision.manifest_id.in_(manifest_ids))
     raised = 0
-    for revision, deadline_hours in session.execute(
-            query.add_columns(Jurisdiction.manifest_deadline_hours)).all():
+    for revision, deadline_hours in session.execute(query.add_columns(Jurisdiction.manifest_deadline_hours)).all():
         if now > revision.service_completed_at + timedelta(hours=deadline_hours):
             refresh_told(session, revision, now)
             raised += 1
@@ -288,23 +381,38 @@ def confirm_disposals(session, *, now, manifest_ids=None) -> int:
     return raised
 
 
-def listing(session, principal, *, fse_id=None, permit_number=None, device_id=None, finding=None,
-            status=None, service_from=None, service_to=None, cursor=None, limit=50):
-    query = (select(Manifest).join(ManifestRevision, and_(
-        ManifestRevision.manifest_id == Manifest.id,
-        ManifestRevision.revision == Manifest.current_revision))
+def listing(
+    session,
+    principal,
+    *,
+    fse_id=None,
+    permit_number=None,
+    device_id=None,
+    finding=None,
+    status=None,
+    service_from=None,
+    service_to=None,
+    cursor=None,
+    limit=50,
+):
+    query = (
+        select(Manifest)
+        .join(
+            ManifestRevision,
+            and_(ManifestRevision.manifest_id == Manifest.id, ManifestRevision.revision == Manifest.current_revision),
+        )
         .where(Manifest.id.in_(visible(principal)))
-        .options(selectinload(Manifest.revisions).selectinload(ManifestRevision.findings),
-                 selectinload(Manifest.documents)))
+        .options(
+            selectinload(Manifest.revisions).selectinload(ManifestRevision.findings), selectinload(Manifest.documents)
+        )
+    )
     if fse_id:
         query = query.where(Manifest.fse_id == fse_id)
     if device_id:
         query = query.where(Manifest.device_id == device_id)
     if permit_number:
-        query = query.join(Permit, Permit.id == Manifest.permit_id).where(
-            Permit.permit_number == permit_number)
-    active_finding = exists().where(Finding.revision_id == ManifestRevision.id,
-                                    Finding.cleared_at.is_(None))
+        query = query.join(Permit, Permit.id == Manifest.permit_id).where(Permit.permit_number == permit_number)
+    active_finding = exists().where(Finding.revision_id == ManifestRevision.id, Finding.cleared_at.is_(None))
     if finding:
         query = query.where(active_finding.where(Finding.code == finding))
     if status == "accepted":
@@ -339,25 +447,42 @@ def dues(session, device_ids) -> dict:
     found = {device_id: known[device_id] for device_id in device_ids if device_id in known}
     missing = set(device_ids) - found.keys()
     if missing:
-        last = select(func.max(ManifestRevision.service_completed_at)).where(
-            ManifestRevision.device_id == Device.id, ManifestRevision.in_force, ManifestRevision.qualifying,
-        ).scalar_subquery()
+        last = (
+            select(func.max(ManifestRevision.service_completed_at))
+            .where(ManifestRevision.device_id == Device.id, ManifestRevision.in_force, ManifestRevision.qualifying)
+            .scalar_subquery()
+        )
         rows = session.execute(
             select(Device, last, Jurisdiction, frequency_changed(Device.id), ever_paused(Permit.id))
             .join(Permit, Permit.id == Device.permit_id)
-            .join(Jurisdiction, Jurisdiction.id == Permit.jurisdiction_id).where(Device.id.in_(missing))).all()
+            .join(Jurisdiction, Jurisdiction.id == Permit.jurisdiction_id)
+            .where(Device.id.in_(missing))
+        ).all()
         # The frequency histories of the devices whose frequency changed, and the status
         # histories of the permits ever suspended or revoked, in one more statement each.
         changed = [row[0].id for row in rows if row[3]]
         histories = {}
-        for change in session.scalars(select(DeviceFrequencyChange).where(
-                DeviceFrequencyChange.device_id.in_(changed)).order_by(DeviceFrequencyChange.effective_on)
-                ) if changed else ():
+        for change in (
+            session.scalars(
+                select(DeviceFrequencyChange)
+                .where(DeviceFrequencyChange.device_id.in_(changed))
+                .order_by(DeviceFrequencyChange.effective_on)
+            )
+            if changed
+            else ()
+        ):
             histories.setdefault(change.device_id, []).append(change)
         paused = {row[0].permit_id for row in rows if row[4]}
-        permits = {permit.id: permit_facts(permit) for permit in session.scalars(
-            select(Permit).where(Permit.id.in_(paused)).options(selectinload(Permit.status_changes)))} \
-            if paused else {}
+        permits = (
+            {
+                permit.id: permit_facts(permit)
+                for permit in session.scalars(
+                    select(Permit).where(Permit.id.in_(paused)).options(selectinload(Permit.status_changes))
+                )
+            }
+            if paused
+            else {}
+        )
         for device, completed, city, _changed, _paused in rows:
             facts = device_facts(device, histories.get(device.id, ()))
             rules = cached(session, "rules", city.id, lambda city=city: rules_of(city))

@@ -5,6 +5,7 @@ first; the rows that reference them commit with an outbox entry; the lock is app
 the outbox. Rows are claimed with FOR UPDATE SKIP LOCKED on PostgreSQL, so several workers
 drain one outbox without applying a lock twice or skipping one.
 """
+
 from datetime import date, timedelta
 
 from sqlalchemy import select, text
@@ -23,20 +24,32 @@ def enqueue_lock(session, *, key: str, retain_until: date):
 
 def lock_row(*, key: str, retain_until: date) -> OutboxEntry:
     """The same entry as a new row for `storage.prebuilt.insert_rows`, every column set."""
-    return unflushed(OutboxEntry, id=new_id(), created_at=clock_now(), attempts=0, done_at=None, last_error=None,
-                     **_lock(key, retain_until))
+    return unflushed(
+        OutboxEntry,
+        id=new_id(),
+        created_at=clock_now(),
+        attempts=0,
+        done_at=None,
+        last_error=None,
+        **_lock(key, retain_until),
+    )
 
 
 def _lock(key, retain_until):
-    return {"kind": LOCK_OBJECT, "payload": {"key": key, "retain_until": retain_until.isoformat()},
-            "next_attempt_at": clock_now()}
+    return {
+        "kind": LOCK_OBJECT,
+        "payload": {"key": key, "retain_until": retain_until.isoformat()},
+        "next_attempt_at": clock_now(),
+    }
 
 
 def _claim(session, limit, at):
-    query = (select(OutboxEntry)
-             .where(OutboxEntry.done_at.is_(None), OutboxEntry.next_attempt_at <= at)
-             .order_by(OutboxEntry.created_at)
-             .limit(limit))
+    query = (
+        select(OutboxEntry)
+        .where(OutboxEntry.done_at.is_(None), OutboxEntry.next_attempt_at <= at)
+        .order_by(OutboxEntry.created_at)
+        .limit(limit)
+    )
     if session.get_bind().dialect.name == "postgresql":
         query = query.with_for_update(skip_locked=True)
     else:
@@ -54,8 +67,7 @@ def drain(session, store, *, limit=100, progress=None) -> dict:
         try:
             if entry.kind == LOCK_OBJECT:
                 retain_until = date.fromisoformat(entry.payload["retain_until"])
-                documents = session.scalars(select(Document).where(
-                    Document.object_key == entry.payload["key"])).all()
+                documents = session.scalars(select(Document).where(Document.object_key == entry.payload["key"])).all()
                 # The version each scan was stored as, not whatever was written under its key since.
                 for version_id in {document.object_version_id for document in documents} or {None}:
                     store.set_retention(entry.payload["key"], retain_until, version_id=version_id)
@@ -67,7 +79,7 @@ def drain(session, store, *, limit=100, progress=None) -> dict:
         except (StoreUnavailable, KeyError) as error:
             entry.attempts += 1
             entry.last_error = str(error)[:2000]
-            entry.next_attempt_at = at + min(timedelta(seconds=2 ** entry.attempts), MAX_BACKOFF)
+            entry.next_attempt_at = at + min(timedelta(seconds=2**entry.attempts), MAX_BACKOFF)
             failed += 1
         if progress:
             progress(1)

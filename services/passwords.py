@@ -1,5 +1,6 @@
 """Passwords: Argon2id hashes, the sign-in check, the lockout that wrong second-factor codes
 bring, and reset by email link."""
+
 import hashlib
 import math
 import secrets
@@ -9,10 +10,10 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import func, or_, select, update
 
-from services.errors import Gone, Invalid, Locked, NotFound, Refused
-from schemas.registry import CONTROL
 from domain.clock import now
+from schemas.registry import CONTROL
 from services import mail
+from services.errors import Gone, Invalid, Locked, NotFound, Refused
 from storage.people import PasswordReset, Person
 
 # Argon2id at OWASP's recommended floor (19 MiB, 2 passes, 1 lane): a sign-in costs a worker
@@ -94,8 +95,10 @@ def refuse_if_locked(person, *, at=None):
     """A locked account is refused, saying for how long, before any code of it is tried."""
     left = (person.locked_until - (at or now())).total_seconds() if person.locked_until else 0
     if left > 0:
-        raise AccountLocked(f"Too many wrong codes: this account is locked for {for_how_long(left)}. If they were "
-                            "not yours, someone knows your password: reset it by email.")
+        raise AccountLocked(
+            f"Too many wrong codes: this account is locked for {for_how_long(left)}. If they were "
+            "not yours, someone knows your password: reset it by email."
+        )
 
 
 def for_how_long(seconds) -> str:
@@ -112,9 +115,11 @@ def count_try(session, person, *, config):
     a right password alone does not clear it. Every `SIGN_IN_FAILURE_LIMIT` tries lock the
     account, each lock twice as long as the one before, up to `MAX_LOCK`; a right code lifts it."""
     at = now()
-    counted = session.execute(update(Person).where(
-        Person.id == person.id, or_(Person.locked_until.is_(None), Person.locked_until <= at))
-        .values(failed_sign_ins=Person.failed_sign_ins + 1))
+    counted = session.execute(
+        update(Person)
+        .where(Person.id == person.id, or_(Person.locked_until.is_(None), Person.locked_until <= at))
+        .values(failed_sign_ins=Person.failed_sign_ins + 1)
+    )
     session.refresh(person)
     if counted.rowcount != 1:
         session.rollback()
@@ -145,9 +150,15 @@ def set_password(session, person, password):
     if person.totp_enabled_at is None:
         person.totp_secret = None  # a key shown to an enrolment not confirmed may have been shown to a thief
     revoke_all(session, person.id, reason="password_changed")
-    session.execute(update(PasswordReset).where(PasswordReset.person_id == person.id, PasswordReset.used_at.is_(None),
-                                                PasswordReset.expires_at > person.password_changed_at)
-                    .values(expires_at=person.password_changed_at))
+    session.execute(
+        update(PasswordReset)
+        .where(
+            PasswordReset.person_id == person.id,
+            PasswordReset.used_at.is_(None),
+            PasswordReset.expires_at > person.password_changed_at,
+        )
+        .values(expires_at=person.password_changed_at)
+    )
     disable_of_person(session, person_id=person.id, reason="its person's password was changed")
 
 
@@ -166,23 +177,33 @@ def request_reset(session, email, *, config):
     if person is None or person.status != "active" or _resets_in_the_hour(session, person) >= RESETS_PER_HOUR:
         return None
     token = secrets.token_urlsafe(32)
-    reset = PasswordReset(person_id=person.id, token_sha256=digest(token), created_at=now(),
-                          expires_at=now() + RESET_TTL)
+    reset = PasswordReset(
+        person_id=person.id, token_sha256=digest(token), created_at=now(), expires_at=now() + RESET_TTL
+    )
     session.add(reset)
     # Committed before it is mailed (after the page has answered): the link works by the time
     # anyone can open it; one whose mail failed is never known, and counts as asked for.
     session.commit()
     link = f"{config['PUBLIC_BASE_URL']}/signin/reset/{token}"
-    mail.send(config, to=person.email, subject="Reset your fogx password", text=(
-        f"Hello {person.name},\n\nSomeone asked to reset the password of your fogx account. To choose a new "
-        f"one, open this link within {int(RESET_TTL.total_seconds() // 3600)} hours:\n\n{link}\n\n"
-        "If it was not you, ignore this message: your password stays as it is.\n"))
+    mail.send(
+        config,
+        to=person.email,
+        subject="Reset your fogx password",
+        text=(
+            f"Hello {person.name},\n\nSomeone asked to reset the password of your fogx account. To choose a new "
+            f"one, open this link within {int(RESET_TTL.total_seconds() // 3600)} hours:\n\n{link}\n\n"
+            "If it was not you, ignore this message: your password stays as it is.\n"
+        ),
+    )
     return reset
 
 
 def _resets_in_the_hour(session, person) -> int:
-    return session.scalar(select(func.count()).select_from(PasswordReset).where(
-        PasswordReset.person_id == person.id, PasswordReset.created_at > now() - timedelta(hours=1)))
+    return session.scalar(
+        select(func.count())
+        .select_from(PasswordReset)
+        .where(PasswordReset.person_id == person.id, PasswordReset.created_at > now() - timedelta(hours=1))
+    )
 
 
 def reset_of(session, token) -> PasswordReset:
@@ -199,9 +220,11 @@ def reset_password(session, token, password) -> Person:
     reset = reset_of(session, token)
     person = session.get(Person, reset.person_id)
     # Used once: of two uses at the same time, one finds it used.
-    used = session.execute(update(PasswordReset).where(PasswordReset.id == reset.id, PasswordReset.used_at.is_(None),
-                                                       PasswordReset.expires_at > now())
-                           .values(used_at=now()))
+    used = session.execute(
+        update(PasswordReset)
+        .where(PasswordReset.id == reset.id, PasswordReset.used_at.is_(None), PasswordReset.expires_at > now())
+        .values(used_at=now())
+    )
     if used.rowcount != 1:
         session.rollback()
         raise LinkInvalid("This reset link has expired or has been used. Ask for a new one.")

@@ -8,6 +8,7 @@ has touched is served as the copy already made, with no PDF built again. Copies 
 of their own: `storage sweep` removes them like any object no row names, once they are older
 than `SWEEP_DELAY_MINUTES`.
 """
+
 import hashlib
 import json
 import os

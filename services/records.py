@@ -2,6 +2,7 @@
 
 Every day in it is the FSE's city's local day: the period, the services, the due dates.
 """
+
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -10,25 +11,15 @@ from decimal import Decimal
 from sqlalchemy import and_, func, select
 from sqlalchemy.orm import selectinload
 
-from services.errors import Invalid
 from domain import chain, frequency, reconcile
 from domain import registry as reg
 from domain.clock import now as clock_now
 from domain.dates import add_years, local_date, start_of_day
 from domain.device_rules import longest_interval_days
-from domain.status import (Interval, device_status, effective_frequency, frequency_history, paused_spans,
-                           permit_ended_on)
+from domain.status import Interval, device_status, effective_frequency, frequency_history, paused_spans, permit_ended_on
 from services import integrity, registry
-from storage.models import (
-    Device,
-    DisposalReceipt,
-    Document,
-    Fse,
-    Jurisdiction,
-    Manifest,
-    ManifestRevision,
-    Permit,
-)
+from services.errors import Invalid
+from storage.models import Device, DisposalReceipt, Document, Fse, Jurisdiction, Manifest, ManifestRevision, Permit
 
 
 @dataclass
@@ -78,18 +69,21 @@ class Record:
     @property
     def summary(self):
         findings = Counter(f.code for m in self.manifests for f in self.active_findings(m))
-        late = sum(1 for m in self.manifests
-                   if any(f.code == "late_submission" for f in self.active_findings(m)))
+        late = sum(1 for m in self.manifests if any(f.code == "late_submission" for f in self.active_findings(m)))
         total = len(self.manifests)
         return {
             "manifests": total,
             "qualifying_services": sum(1 for m in self.manifests if self.current(m).qualifying),
             "on_time_share": round((total - late) / total, 4) if total else None,
             "findings_by_code": dict(sorted(findings.items())),
-            "devices": {line.device.tag: {"status": line.status,
-                                          "next_due_on": line.due_on.isoformat() if line.due_on else None,
-                                          "days_overdue": line.days_overdue}
-                        for line in self.devices},
+            "devices": {
+                line.device.tag: {
+                    "status": line.status,
+                    "next_due_on": line.due_on.isoformat() if line.due_on else None,
+                    "days_overdue": line.days_overdue,
+                }
+                for line in self.devices
+            },
         }
 
     def documents(self):
@@ -110,58 +104,100 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
     devices = session.scalars(select(Device).where(Device.fse_id == fse.id).order_by(Device.tag)).all()
     manifests = session.scalars(
         select(Manifest)
-        .join(ManifestRevision, and_(ManifestRevision.manifest_id == Manifest.id,
-                                     ManifestRevision.revision == Manifest.current_revision))
-        .where(Manifest.fse_id == fse.id,
-               ManifestRevision.service_completed_at >= begins,
-               ManifestRevision.service_completed_at < ends)
+        .join(
+            ManifestRevision,
+            and_(ManifestRevision.manifest_id == Manifest.id, ManifestRevision.revision == Manifest.current_revision),
+        )
+        .where(
+            Manifest.fse_id == fse.id,
+            ManifestRevision.service_completed_at >= begins,
+            ManifestRevision.service_completed_at < ends,
+        )
         .order_by(ManifestRevision.service_completed_at, Manifest.id)
-        .options(selectinload(Manifest.revisions).selectinload(ManifestRevision.findings),
-                 selectinload(Manifest.documents))
+        .options(
+            selectinload(Manifest.revisions).selectinload(ManifestRevision.findings), selectinload(Manifest.documents)
+        )
     ).all()
     lines = []
     for device in devices:
         last = session.scalar(
-            select(func.max(ManifestRevision.service_completed_at))
-            .where(ManifestRevision.device_id == device.id, ManifestRevision.in_force, ManifestRevision.qualifying,
-                   ManifestRevision.service_completed_at < ends))
+            select(func.max(ManifestRevision.service_completed_at)).where(
+                ManifestRevision.device_id == device.id,
+                ManifestRevision.in_force,
+                ManifestRevision.qualifying,
+                ManifestRevision.service_completed_at < ends,
+            )
+        )
         last_day = local_date(last, zone) if last else None
-        interval = Interval.of(device.kind, device.frequency_days, grace_days=jurisdiction.grace_days,
-                               longest_days=jurisdiction.interceptor_max_interval_days,
-                               longest_months=jurisdiction.interceptor_max_interval_months,
-                               frequencies=frequency_history(device.frequency_changes),
-                               pauses=paused_spans([reg.Dated(c.effective_on, c.status)
-                                                    for c in device.permit.status_changes]))
+        interval = Interval.of(
+            device.kind,
+            device.frequency_days,
+            grace_days=jurisdiction.grace_days,
+            longest_days=jurisdiction.interceptor_max_interval_days,
+            longest_months=jurisdiction.interceptor_max_interval_months,
+            frequencies=frequency_history(device.frequency_changes),
+            pauses=paused_spans([reg.Dated(c.effective_on, c.status) for c in device.permit.status_changes]),
+        )
         as_of = min(period_to, today)
-        frequency_days = effective_frequency(device.kind, interval.frequency_on(as_of),
-                                             longest_interval_days(jurisdiction))
+        frequency_days = effective_frequency(
+            device.kind, interval.frequency_on(as_of), longest_interval_days(jurisdiction)
+        )
         permit = device.permit
-        ended = permit_ended_on(expires_on=permit.expires_on, day=as_of, changes=[
-            reg.Dated(c.effective_on, c.status) for c in permit.status_changes])
+        ended = permit_ended_on(
+            expires_on=permit.expires_on,
+            day=as_of,
+            changes=[reg.Dated(c.effective_on, c.status) for c in permit.status_changes],
+        )
         # A device renewed onto a new permit counts from its first permit's issue.
-        counted_from = min([permit.issued_on, *(p.issued_on for p in permits
-                                                 if p.id in {m.from_permit_id for m in device.permit_moves})])
-        status = device_status(as_of=as_of, last_qualifying=last_day, counted_from=counted_from,
-                               interval=interval, permit_ended=ended)
+        counted_from = min(
+            [
+                permit.issued_on,
+                *(p.issued_on for p in permits if p.id in {m.from_permit_id for m in device.permit_moves}),
+            ]
+        )
+        status = device_status(
+            as_of=as_of, last_qualifying=last_day, counted_from=counted_from, interval=interval, permit_ended=ended
+        )
         revisions = [m.revisions[m.current_revision - 1] for m in manifests if m.device_id == device.id]
         accumulation = advice = None
         if device.kind == "interceptor":
-            accumulation = frequency.measured((local_date(r.service_completed_at, zone), r.qualifying, _depth(r))
-                                              for r in revisions)
+            accumulation = frequency.measured(
+                (local_date(r.service_completed_at, zone), r.qualifying, _depth(r)) for r in revisions
+            )
         if accumulation and accumulation.intervals >= frequency.ENOUGH_INTERVALS:
             advice = frequency.recommend(
-                accumulation, liquid_depth_in=device.liquid_depth_in,
-                limit_share=jurisdiction.twenty_five_percent_rule, current_days=frequency_days,
+                accumulation,
+                liquid_depth_in=device.liquid_depth_in,
+                limit_share=jurisdiction.twenty_five_percent_rule,
+                current_days=frequency_days,
                 allowed=jurisdiction.allowed_frequencies,
-                max_interval_days=longest_interval_days(jurisdiction))
-        lines.append(DeviceLine(device=device, permit=device.permit, frequency_days=frequency_days,
-                                status=status.status, due_on=status.due_on,
-                                days_overdue=status.days_overdue, last_qualifying=last_day,
-                                services=[local_date(r.service_completed_at, zone) for r in revisions],
-                                accumulation=accumulation, advice=advice))
-    return Record(fse=fse, jurisdiction=jurisdiction, period_from=period_from, period_to=period_to,
-                  generated_at=now, permits=permits, devices=lines, manifests=manifests,
-                  receipts=_receipts(session, manifests, zone))
+                max_interval_days=longest_interval_days(jurisdiction),
+            )
+        lines.append(
+            DeviceLine(
+                device=device,
+                permit=device.permit,
+                frequency_days=frequency_days,
+                status=status.status,
+                due_on=status.due_on,
+                days_overdue=status.days_overdue,
+                last_qualifying=last_day,
+                services=[local_date(r.service_completed_at, zone) for r in revisions],
+                accumulation=accumulation,
+                advice=advice,
+            )
+        )
+    return Record(
+        fse=fse,
+        jurisdiction=jurisdiction,
+        period_from=period_from,
+        period_to=period_to,
+        generated_at=now,
+        permits=permits,
+        devices=lines,
+        manifests=manifests,
+        receipts=_receipts(session, manifests, zone),
+    )
 
 
 def _receipts(session, manifests, zone) -> dict:
@@ -172,15 +208,24 @@ def _receipts(session, manifests, zone) -> dict:
     for manifest in manifests:
         revision = manifest.revisions[manifest.current_revision - 1]
         if revision.disposal_site_id and revision.disposal_ticket_number and revision.disposal_delivered_at:
-            tickets[reconcile.load_key(revision.disposal_site_id, revision.disposal_ticket_number,
-                                       revision.disposal_delivered_at, zone)] = manifest.id
+            tickets[
+                reconcile.load_key(
+                    revision.disposal_site_id, revision.disposal_ticket_number, revision.disposal_delivered_at, zone
+                )
+            ] = manifest.id
     if not tickets:
         return {}
-    found = session.scalars(select(DisposalReceipt).where(
-        DisposalReceipt.site_id.in_({site for site, _, _ in tickets}),
-        DisposalReceipt.ticket_number.in_({ticket for _, ticket, _ in tickets})))
-    return {tickets[key]: receipt for receipt in found
-            if (key := (receipt.site_id, receipt.ticket_number, receipt.received_on)) in tickets}
+    found = session.scalars(
+        select(DisposalReceipt).where(
+            DisposalReceipt.site_id.in_({site for site, _, _ in tickets}),
+            DisposalReceipt.ticket_number.in_({ticket for _, ticket, _ in tickets}),
+        )
+    )
+    return {
+        tickets[key]: receipt
+        for receipt in found
+        if (key := (receipt.site_id, receipt.ticket_number, receipt.received_on)) in tickets
+    }
 
 
 def _depth(revision: ManifestRevision) -> Decimal | None:
@@ -215,6 +260,7 @@ def verify(session, store, fse: Fse) -> list[str]:
                 problems.append(f"manifest {manifest.manifest_number}: document {document.id} is missing")
                 continue
             if digest.hexdigest() != document.sha256:
-                problems.append(f"manifest {manifest.manifest_number}: document {document.id} does not "
-                                f"match its SHA-256")
+                problems.append(
+                    f"manifest {manifest.manifest_number}: document {document.id} does not match its SHA-256"
+                )
     return problems

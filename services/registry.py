@@ -4,6 +4,7 @@ disposal sites, shared by the cities, in `services.registry_haulers`).
 Writes need an admin of the object's jurisdiction. Status changes add dated rows; nothing
 is deleted or overwritten, so any past date can be answered as it stood then.
 """
+
 import base64
 import uuid
 
@@ -11,22 +12,16 @@ from sqlalchemy import func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
-from services import registry_log
-from services.errors import Conflict, Invalid, NotFound
 from domain.checks import CITY_DEFAULT
+from domain.clock import now
 from domain.device_rules import default_frequency, frequency_refusal
 from domain.permit_rules import REFUSED, term_exceeded
 from domain.presets import POLICY
-from domain.clock import now
+from services import registry_log
+from services.errors import Conflict, Invalid, NotFound
 from storage import reach
+from storage.models import Device, Fse, Jurisdiction, Permit, PermitStatusChange
 from storage.permit_status import permit_status_sql
-from storage.models import (
-    Device,
-    Fse,
-    Jurisdiction,
-    Permit,
-    PermitStatusChange,
-)
 
 
 def today():
@@ -42,8 +37,7 @@ def within_reach(session, model, object_id, visible_ids, what):
         object_id = uuid.UUID(str(object_id))
     except ValueError:
         object_id = None
-    row = object_id and session.scalar(
-        select(model).where(model.id == object_id, model.id.in_(visible_ids)))
+    row = object_id and session.scalar(select(model).where(model.id == object_id, model.id.in_(visible_ids)))
     if row is None:
         raise NotFound(f"No such {what} within your reach.")
     return row
@@ -79,8 +73,7 @@ def decode_cursor(cursor: str) -> uuid.UUID:
     try:
         return uuid.UUID(bytes=base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
     except ValueError:
-        raise Invalid("The cursor is not one this API gave out.",
-                      errors={"cursor": ["Not a valid cursor."]}) from None
+        raise Invalid("The cursor is not one this API gave out.", errors={"cursor": ["Not a valid cursor."]}) from None
 
 
 def page(session, query, model, *, cursor=None, limit=50, shown=()):
@@ -108,16 +101,13 @@ def _by_jurisdiction(query, column, code):
     return query.where(column.in_(select(Jurisdiction.id).where(Jurisdiction.code == code)))
 
 
-def list_fses(session, principal, *, q=None, jurisdiction=None, status=None, cursor=None, limit=50,
-              as_of=None):
+def list_fses(session, principal, *, q=None, jurisdiction=None, status=None, cursor=None, limit=50, as_of=None):
     query = select(Fse).where(Fse.id.in_(reach.fse_ids(principal)))
-    query = _search(_by_jurisdiction(query, Fse.jurisdiction_id, jurisdiction), q,
-                    Fse.name, Fse.address, Fse.apn)
+    query = _search(_by_jurisdiction(query, Fse.jurisdiction_id, jurisdiction), q, Fse.name, Fse.address, Fse.apn)
     return page(session, query, Fse, cursor=cursor, limit=limit)
 
 
-def list_permits(session, principal, *, q=None, jurisdiction=None, status=None, cursor=None,
-                 limit=50, as_of=None):
+def list_permits(session, principal, *, q=None, jurisdiction=None, status=None, cursor=None, limit=50, as_of=None):
     query = select(Permit).where(Permit.fse_id.in_(reach.fse_ids(principal)))
     query = _by_jurisdiction(query, Permit.jurisdiction_id, jurisdiction)
     if q:
@@ -125,16 +115,26 @@ def list_permits(session, principal, *, q=None, jurisdiction=None, status=None, 
         query = _search(query, q, Permit.permit_number, Fse.name, Fse.address)
     if status:
         query = query.where(permit_status_sql(as_of or today()) == status)
-    return page(session, query, Permit, cursor=cursor, limit=limit, shown=(
-        selectinload(Permit.fse).joinedload(Fse.jurisdiction), selectinload(Permit.status_changes)))
+    return page(
+        session,
+        query,
+        Permit,
+        cursor=cursor,
+        limit=limit,
+        shown=(selectinload(Permit.fse).joinedload(Fse.jurisdiction), selectinload(Permit.status_changes)),
+    )
 
 
 def list_devices(session, principal, fse_id, *, cursor=None, limit=50, **_filters):
     fse = get_fse(session, principal, fse_id)
-    return page(session, select(Device).where(Device.fse_id == fse.id), Device, cursor=cursor,
-                limit=limit, shown=(selectinload(Device.permit),))
-
-
+    return page(
+        session,
+        select(Device).where(Device.fse_id == fse.id),
+        Device,
+        cursor=cursor,
+        limit=limit,
+        shown=(selectinload(Device.permit),),
+    )
 
 
 # Writing ----------------------------------------------------------------------------------
@@ -190,8 +190,9 @@ def judge_permit_term(jurisdiction: Jurisdiction, *, issued_on, expires_on) -> t
     term: refused where its text sets the term (Victorville 10.03.080(a), San Clemente
     13.30.050(E)), a warning where it says permits are issued annually (Placentia (f))."""
     citation = (jurisdiction.citations or {}).get("permit_term") or POLICY
-    exceeded = term_exceeded(issued_on=issued_on, expires_on=expires_on, term=jurisdiction.permit_term,
-                             citation=citation)
+    exceeded = term_exceeded(
+        issued_on=issued_on, expires_on=expires_on, term=jurisdiction.permit_term, citation=citation
+    )
     if exceeded is None:
         return None, []
     outcome, why = exceeded
@@ -202,21 +203,23 @@ def judge_permit_term(jurisdiction: Jurisdiction, *, issued_on, expires_on) -> t
 
 def create_permit(session, principal, data) -> tuple[Permit, list]:
     """A permit for one of the city's FSEs; returns (permit, warnings)."""
-    fse = session.scalar(select(Fse).where(
-        Fse.id == data["fse_id"], Fse.jurisdiction_id == principal.jurisdiction_id))
+    fse = session.scalar(select(Fse).where(Fse.id == data["fse_id"], Fse.jurisdiction_id == principal.jurisdiction_id))
     if fse is None:
         raise Invalid("Unknown FSE.", errors={"fse_id": ["No such FSE in your jurisdiction."]})
-    refusal, warnings = judge_permit_term(session.get(Jurisdiction, fse.jurisdiction_id),
-                                          issued_on=data["issued_on"], expires_on=data["expires_on"])
+    refusal, warnings = judge_permit_term(
+        session.get(Jurisdiction, fse.jurisdiction_id), issued_on=data["issued_on"], expires_on=data["expires_on"]
+    )
     if refusal:
         raise Invalid("The permit runs past the city's term.", errors={"expires_on": [refusal]})
-    if session.scalar(select(Permit.id).where(Permit.jurisdiction_id == fse.jurisdiction_id,
-                                               Permit.permit_number == data["permit_number"])):
+    if session.scalar(
+        select(Permit.id).where(
+            Permit.jurisdiction_id == fse.jurisdiction_id, Permit.permit_number == data["permit_number"]
+        )
+    ):
         raise Conflict(f"Permit number {data['permit_number']!r} exists in this jurisdiction.")
     status = data.pop("status")
     permit = Permit(jurisdiction_id=fse.jurisdiction_id, **data)
-    permit.status_changes.append(PermitStatusChange(status=status, effective_on=permit.issued_on,
-                                                    reason="issued"))
+    permit.status_changes.append(PermitStatusChange(status=status, effective_on=permit.issued_on, reason="issued"))
     session.add(permit)
     registry_log.note(session, principal, "permit.created", permit, fields=[*data, "status"])
     _commit(session, f"Permit number {data['permit_number']!r} exists in this jurisdiction.")
@@ -237,12 +240,14 @@ def device_warnings(jurisdiction: Jurisdiction, device: Device):
     warnings = []
     minimum = jurisdiction.min_interceptor_gallons
     if device.kind == "interceptor" and minimum and device.capacity_gallons < minimum:
-        warnings.append({
-            "code": "below_minimum_size",
-            "message": f"{device.capacity_gallons} gallons is below the {minimum}-gallon minimum "
-                       f"for interceptors in {jurisdiction.name}.",
-            "citation": jurisdiction.citations.get("min_interceptor_gallons", ""),
-        })
+        warnings.append(
+            {
+                "code": "below_minimum_size",
+                "message": f"{device.capacity_gallons} gallons is below the {minimum}-gallon minimum "
+                f"for interceptors in {jurisdiction.name}.",
+                "citation": jurisdiction.citations.get("min_interceptor_gallons", ""),
+            }
+        )
     return warnings
 
 
@@ -251,14 +256,18 @@ def create_device(session, principal, fse_id, data):
     fse = get_fse(session, principal, fse_id)
     _own(principal, fse.jurisdiction_id)
     jurisdiction = session.get(Jurisdiction, fse.jurisdiction_id)
-    permit = session.scalar(select(Permit).where(Permit.fse_id == fse.id,
-                                                 Permit.permit_number == data["permit_number"]))
+    permit = session.scalar(
+        select(Permit).where(Permit.fse_id == fse.id, Permit.permit_number == data["permit_number"])
+    )
     errors = {}
     if permit is None:
         errors["permit_number"] = ["No such permit for this FSE."]
     if data.get("frequency_days") is None:
-        data = {**data, "frequency_days": default_frequency(data["kind"], jurisdiction),
-                "frequency_source": CITY_DEFAULT}
+        data = {
+            **data,
+            "frequency_days": default_frequency(data["kind"], jurisdiction),
+            "frequency_source": CITY_DEFAULT,
+        }
     else:
         data = {**data, "frequency_source": "assigned"}
     refusal = frequency_refusal(data["kind"], data["frequency_days"], jurisdiction)

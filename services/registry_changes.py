@@ -1,4 +1,5 @@
 """A city's registry changes, as its auditors and admins read them: who, what and when."""
+
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
@@ -7,15 +8,17 @@ from services.registry import page
 from storage import reach
 from storage.models import Jurisdiction, RegistryChange
 
-
 SHOWN = (selectinload(RegistryChange.client), selectinload(RegistryChange.person))
 
 
 def _city(session, principal, code) -> Jurisdiction:
     """Only the city's own auditors and admins read its changes; for anyone else it is not there."""
     jurisdiction = session.scalar(reach.jurisdiction_by_code(principal, code))
-    if (jurisdiction is None or principal.role not in ("auditor", "admin")
-            or jurisdiction.id != principal.jurisdiction_id):
+    if (
+        jurisdiction is None
+        or principal.role not in ("auditor", "admin")
+        or jurisdiction.id != principal.jurisdiction_id
+    ):
         raise NotFound("No such jurisdiction within your reach.")
     return jurisdiction
 
@@ -31,6 +34,10 @@ def listing(session, principal, code, *, cursor=None, limit=50) -> tuple[Jurisdi
 def every(session, principal, code):
     """(the city, all its changes oldest first) for a sheet."""
     jurisdiction = _city(session, principal, code)
-    query = (select(RegistryChange).where(RegistryChange.jurisdiction_id == jurisdiction.id)
-             .options(*SHOWN).order_by(RegistryChange.id))
+    query = (
+        select(RegistryChange)
+        .where(RegistryChange.jurisdiction_id == jurisdiction.id)
+        .options(*SHOWN)
+        .order_by(RegistryChange.id)
+    )
     return jurisdiction, session.scalars(query).all()

@@ -7,6 +7,7 @@ filings by its own approval alone: the licence as it records it, its registratio
 vehicles it accepts; a site's approval dates, waste types and status. So no city's admin can
 change what another city relies on.
 """
+
 import uuid
 from dataclasses import dataclass
 from datetime import date
@@ -66,7 +67,7 @@ def shared_field_kept(kind, record, fields) -> dict:
     return {
         "code": "shared_field_kept",
         "message": f"The {kind}'s {' and '.join(fields)} stay as {owner} registered them: only the "
-                   f"city that registered it first changes them. Your city's own approval is recorded.",
+        f"city that registered it first changes them. Your city's own approval is recorded.",
         "citation": "exchange policy",
     }
 
@@ -81,18 +82,27 @@ def _owner_only(record, jurisdiction_id, data, fields, kind):
     if changed and record.owner_jurisdiction_id != jurisdiction_id:
         owner = record.owner.name if record.owner is not None else "no city"
         verb = "is" if len(changed) == 1 else "are"
-        raise Conflict(f"The {kind}'s {' and '.join(changed)} {verb} kept by {owner}, the city that "
-                       f"registered it; your city changes only its own approval of it.",
-                       errors={name: ["Kept by the city that registered the record."] for name in changed})
+        raise Conflict(
+            f"The {kind}'s {' and '.join(changed)} {verb} kept by {owner}, the city that "
+            f"registered it; your city changes only its own approval of it.",
+            errors={name: ["Kept by the city that registered the record."] for name in changed},
+        )
     return changed
 
 
 # Reading ----------------------------------------------------------------------------------
 
-HAULER_SHOWN = (joinedload(Hauler.owner), selectinload(Hauler.licences),
-                selectinload(Hauler.registrations).joinedload(HaulerRegistration.jurisdiction))
-SITE_SHOWN = (joinedload(DisposalSite.owner), selectinload(DisposalSite.approvals).options(
-    joinedload(DisposalSiteJurisdiction.jurisdiction), selectinload(DisposalSiteJurisdiction.status_changes)))
+HAULER_SHOWN = (
+    joinedload(Hauler.owner),
+    selectinload(Hauler.licences),
+    selectinload(Hauler.registrations).joinedload(HaulerRegistration.jurisdiction),
+)
+SITE_SHOWN = (
+    joinedload(DisposalSite.owner),
+    selectinload(DisposalSite.approvals).options(
+        joinedload(DisposalSiteJurisdiction.jurisdiction), selectinload(DisposalSiteJurisdiction.status_changes)
+    ),
+)
 
 
 def get_hauler(session, principal, hauler_id) -> Hauler:
@@ -107,40 +117,57 @@ def _like(text):
     return f"%{text.lower()}%"
 
 
-def list_haulers(session, principal, *, q=None, jurisdiction=None, status=None, cursor=None,
-                 limit=50, as_of=None):
+def list_haulers(session, principal, *, q=None, jurisdiction=None, status=None, cursor=None, limit=50, as_of=None):
     query = select(Hauler).where(Hauler.id.in_(reach.hauler_ids(principal)))
     if jurisdiction:
-        query = query.where(Hauler.id.in_(
-            select(HaulerRegistration.hauler_id).join(Jurisdiction).where(Jurisdiction.code == jurisdiction)))
+        query = query.where(
+            Hauler.id.in_(
+                select(HaulerRegistration.hauler_id).join(Jurisdiction).where(Jurisdiction.code == jurisdiction)
+            )
+        )
     if q:
-        query = query.where(or_(func.lower(Hauler.name).like(_like(q)),
-                                func.lower(Hauler.licence_number).like(_like(q))))
+        query = query.where(
+            or_(func.lower(Hauler.name).like(_like(q)), func.lower(Hauler.licence_number).like(_like(q)))
+        )
     return page(session, query, Hauler, cursor=cursor, limit=limit, shown=HAULER_SHOWN)
 
 
 def list_vehicles(session, principal, hauler_id, *, cursor=None, limit=50, **_filters):
     """The vehicles the cities within the caller's reach accept for the hauler."""
     hauler = get_hauler(session, principal, hauler_id)
-    query = select(Vehicle).where(Vehicle.hauler_id == hauler.id,
-                                  Vehicle.jurisdiction_id.in_(reach.jurisdiction_ids(principal)))
+    query = select(Vehicle).where(
+        Vehicle.hauler_id == hauler.id, Vehicle.jurisdiction_id.in_(reach.jurisdiction_ids(principal))
+    )
     return page(session, query, Vehicle, cursor=cursor, limit=limit, shown=(joinedload(Vehicle.jurisdiction),))
 
 
-def list_sites(session, principal, *, q=None, jurisdiction=None, status=None, cursor=None, limit=50,
-               as_of=None, seen_by: Viewer):
+def list_sites(
+    session, principal, *, q=None, jurisdiction=None, status=None, cursor=None, limit=50, as_of=None, seen_by: Viewer
+):
     query = select(DisposalSite).where(DisposalSite.id.in_(reach.site_ids(principal)))
     if jurisdiction:
-        query = query.where(DisposalSite.id.in_(
-            select(DisposalSiteJurisdiction.site_id).join(Jurisdiction).where(Jurisdiction.code == jurisdiction)))
+        query = query.where(
+            DisposalSite.id.in_(
+                select(DisposalSiteJurisdiction.site_id).join(Jurisdiction).where(Jurisdiction.code == jurisdiction)
+            )
+        )
     if q:
-        query = query.where(or_(*(func.lower(column).like(_like(q)) for column in (
-            DisposalSite.name, DisposalSite.address, DisposalSite.facility_permit_number))))
+        query = query.where(
+            or_(
+                *(
+                    func.lower(column).like(_like(q))
+                    for column in (DisposalSite.name, DisposalSite.address, DisposalSite.facility_permit_number)
+                )
+            )
+        )
     rows, next_cursor = page(session, query, DisposalSite, cursor=cursor, limit=limit, shown=SITE_SHOWN)
     if status:
         day, cities = as_of or today(), {seen_by.home} if seen_by.home else seen_by.cities
-        rows = [row for row in rows if any(approval_status_on(a, day) == status
-                                           for a in row.approvals if a.jurisdiction_id in cities)]
+        rows = [
+            row
+            for row in rows
+            if any(approval_status_on(a, day) == status for a in row.approvals if a.jurisdiction_id in cities)
+        ]
     return rows, next_cursor
 
 
@@ -174,8 +201,14 @@ def hauler_by_licence(session, licence_number) -> Hauler | None:
 
 def approve_hauler(hauler: Hauler, city: Jurisdiction, *, expires_on, licence_from, registered_on):
     """City `city`'s own licence record and registration of the hauler."""
-    hauler.licences.append(HaulerLicence(jurisdiction_id=city.id, licence_number=hauler.licence_number,
-                                         expires_on=expires_on, effective_on=licence_from))
+    hauler.licences.append(
+        HaulerLicence(
+            jurisdiction_id=city.id,
+            licence_number=hauler.licence_number,
+            expires_on=expires_on,
+            effective_on=licence_from,
+        )
+    )
     hauler.registrations.append(HaulerRegistration(jurisdiction_id=city.id, registered_on=registered_on))
 
 
@@ -192,8 +225,11 @@ def create_hauler(session, principal, data):
     """
     city = _city(session, principal, data.pop("jurisdictions"))
     day = local_today(city)
-    dates = dict(expires_on=data["licence_expires_on"], licence_from=data.get("licence_issued_on") or day,
-                 registered_on=data.get("registered_on") or day)
+    dates = dict(
+        expires_on=data["licence_expires_on"],
+        licence_from=data.get("licence_issued_on") or day,
+        registered_on=data.get("registered_on") or day,
+    )
     hauler = hauler_by_licence(session, data["licence_number"])
     if hauler is None:
         hauler = Hauler(name=data["name"], licence_number=data["licence_number"], owner_jurisdiction_id=city.id)
@@ -231,11 +267,19 @@ def update_hauler(session, principal, hauler_id, data) -> Hauler:
         current = rules.licence_on(mine, data["effective_on"]) or (mine[-1] if mine else None)
         expires_on = data.get("licence_expires_on") or (current and current.expires_on)
         if expires_on is None:
-            raise Invalid("Your city has no licence of this hauler on record to renew.",
-                                   errors={"licence_expires_on": ["Missing: no licence on record here."]})
-        hauler.licences.append(HaulerLicence(
-            jurisdiction_id=city, licence_number=hauler.licence_number, expires_on=expires_on,
-            status=data.get("licence_status") or "valid", effective_on=data["effective_on"]))
+            raise Invalid(
+                "Your city has no licence of this hauler on record to renew.",
+                errors={"licence_expires_on": ["Missing: no licence on record here."]},
+            )
+        hauler.licences.append(
+            HaulerLicence(
+                jurisdiction_id=city,
+                licence_number=hauler.licence_number,
+                expires_on=expires_on,
+                status=data.get("licence_status") or "valid",
+                effective_on=data["effective_on"],
+            )
+        )
     registry_log.note(session, principal, "hauler.updated", hauler, fields=data)
     _commit(session, f"Licence number {hauler.licence_number!r} is another hauler's.")
     return hauler
@@ -246,8 +290,11 @@ def create_vehicle(session, principal, hauler_id, data) -> Vehicle:
     hauler = get_hauler(session, principal, hauler_id)
     city = _writer(principal)
     conflict = f"Vehicle {data['vehicle_id']!r} is registered to this hauler here."
-    if session.scalar(select(Vehicle.id).where(Vehicle.hauler_id == hauler.id, Vehicle.jurisdiction_id == city,
-                                               Vehicle.vehicle_id == data["vehicle_id"])):
+    if session.scalar(
+        select(Vehicle.id).where(
+            Vehicle.hauler_id == hauler.id, Vehicle.jurisdiction_id == city, Vehicle.vehicle_id == data["vehicle_id"]
+        )
+    ):
         raise Conflict(conflict)
     vehicle = Vehicle(hauler_id=hauler.id, jurisdiction_id=city, **data)
     session.add(vehicle)
@@ -259,9 +306,12 @@ def create_vehicle(session, principal, hauler_id, data) -> Vehicle:
 def site_approval(jurisdiction_id, *, waste_types, approved_from, approved_until, status):
     """A city's approval of a site, its status from `approved_from` on."""
     return DisposalSiteJurisdiction(
-        jurisdiction_id=jurisdiction_id, waste_types=list(waste_types), approved_from=approved_from,
+        jurisdiction_id=jurisdiction_id,
+        waste_types=list(waste_types),
+        approved_from=approved_from,
         approved_until=approved_until,
-        status_changes=[DisposalSiteStatusChange(status=status, effective_on=approved_from)])
+        status_changes=[DisposalSiteStatusChange(status=status, effective_on=approved_from)],
+    )
 
 
 def site_by_permit(session, facility_permit_number) -> DisposalSite | None:
@@ -276,13 +326,22 @@ def create_site(session, principal, data):
     warning says so.
     """
     city = _city(session, principal, data.pop("jurisdictions"))
-    approval = dict(waste_types=data["waste_types"], approved_from=data["approved_from"],
-                    approved_until=data.get("approved_until"), status=data["status"])
+    approval = dict(
+        waste_types=data["waste_types"],
+        approved_from=data["approved_from"],
+        approved_until=data.get("approved_until"),
+        status=data["status"],
+    )
     number = data["facility_permit_number"]
     site = site_by_permit(session, number)
     if site is None:
-        site = DisposalSite(name=data["name"], address=data["address"], facility_permit_number=number,
-                            owner_jurisdiction_id=city.id, approvals=[site_approval(city.id, **approval)])
+        site = DisposalSite(
+            name=data["name"],
+            address=data["address"],
+            facility_permit_number=number,
+            owner_jurisdiction_id=city.id,
+            approvals=[site_approval(city.id, **approval)],
+        )
         session.add(site)
         registry_log.note(session, principal, "site.created", site, fields=data)
         try:
@@ -312,8 +371,11 @@ def update_site(session, principal, site_id, data) -> DisposalSite:
         if name in data:
             setattr(site, name, data[name])
     if "status" in data:
-        approval_of(site, city).status_changes.append(DisposalSiteStatusChange(
-            status=data["status"], effective_on=data["effective_on"], reason=data.get("reason")))
+        approval_of(site, city).status_changes.append(
+            DisposalSiteStatusChange(
+                status=data["status"], effective_on=data["effective_on"], reason=data.get("reason")
+            )
+        )
     registry_log.note(session, principal, "site.updated", site, fields=data)
     session.commit()
     return site

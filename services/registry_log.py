@@ -1,5 +1,6 @@
 """Who changed a city's registry, and when: each write notes itself in its own transaction,
 with the caller's client and, for a person's token, the person."""
+
 from domain.clock import now
 from storage.models import RegistryChange, new_id
 
@@ -9,9 +10,15 @@ def note(session, principal, action, subject=None, *, fields=(), detail=None, ju
     or changed (its id made here where the row has none yet); `fields` the fields written."""
     if subject is not None and getattr(subject, "id", None) is None:
         subject.id = new_id()
-    session.add(RegistryChange(
-        id=new_id(), jurisdiction_id=jurisdiction_id or principal.jurisdiction_id, at=now(), action=action,
-        subject_id=subject.id if subject is not None else None,
-        detail=detail if detail is not None else {"fields": sorted(str(name) for name in fields)},
-        client_id=principal.client_pk, person_id=principal.person_id))
-
+    session.add(
+        RegistryChange(
+            id=new_id(),
+            jurisdiction_id=jurisdiction_id or principal.jurisdiction_id,
+            at=now(),
+            action=action,
+            subject_id=subject.id if subject is not None else None,
+            detail=detail if detail is not None else {"fields": sorted(str(name) for name in fields)},
+            client_id=principal.client_pk,
+            person_id=principal.person_id,
+        )
+    )

@@ -1,4 +1,5 @@
 """Resolving the permit and device a filing names, with the facts the checks then need."""
+
 import uuid
 from dataclasses import dataclass
 
@@ -9,12 +10,18 @@ from domain import checks
 from domain import registry as reg
 from domain.dates import local_date
 from services.errors import Invalid
-from services.filing_facts import (RULE_COLUMNS, cached, device_facts, permit_facts, registered_in, registry_generation,
-                                   rules_of)
+from services.filing_facts import (
+    RULE_COLUMNS,
+    cached,
+    device_facts,
+    permit_facts,
+    registered_in,
+    registry_generation,
+    rules_of,
+)
 from storage import turns
 from storage.audit import frequency_changed
-from storage.models import (Device, DeviceFrequencyChange, DevicePermitMove, Jurisdiction, Permit,
-                            PermitStatusChange)
+from storage.models import Device, DeviceFrequencyChange, DevicePermitMove, Jurisdiction, Permit, PermitStatusChange
 from storage.prebuilt import Prebuilt
 
 
@@ -35,13 +42,28 @@ def _resolve_statement(*, ordered=True):
     city's rules, and the registry generation: built once, bound per filing."""
     rules = [getattr(Jurisdiction, name) for name in RULE_COLUMNS]
     statement = (
-        select(Permit.id.label("permit_id"), Permit.permit_number, Permit.jurisdiction_id, Permit.issued_on,
-               Permit.expires_on, Device.id.label("device_id"), Device.fse_id, Device.kind,
-               Device.capacity_gallons, Device.liquid_depth_in, Device.frequency_days, Device.frequency_source,
-               Device.permit_id.label("device_permit_id"), frequency_changed(Device.id).label("frequency_changed"),
-               select(DevicePermitMove.id).where(DevicePermitMove.device_id == Device.id).exists().label("moved"),
-               PermitStatusChange.effective_on, PermitStatusChange.status, PermitStatusChange.recorded_at,
-               *rules, registry_generation().label("generation"))
+        select(
+            Permit.id.label("permit_id"),
+            Permit.permit_number,
+            Permit.jurisdiction_id,
+            Permit.issued_on,
+            Permit.expires_on,
+            Device.id.label("device_id"),
+            Device.fse_id,
+            Device.kind,
+            Device.capacity_gallons,
+            Device.liquid_depth_in,
+            Device.frequency_days,
+            Device.frequency_source,
+            Device.permit_id.label("device_permit_id"),
+            frequency_changed(Device.id).label("frequency_changed"),
+            select(DevicePermitMove.id).where(DevicePermitMove.device_id == Device.id).exists().label("moved"),
+            PermitStatusChange.effective_on,
+            PermitStatusChange.status,
+            PermitStatusChange.recorded_at,
+            *rules,
+            registry_generation().label("generation"),
+        )
         .join(Jurisdiction, Jurisdiction.id == Permit.jurisdiction_id)
         .outerjoin(Device, and_(Device.fse_id == Permit.fse_id, Device.tag == bindparam("tag")))
         .outerjoin(PermitStatusChange, PermitStatusChange.permit_id == Permit.id)
@@ -92,30 +114,51 @@ def resolve(session, data, hauler_id, *, hold=False, within=None) -> Named:
         elsewhere = {k: v for k, v in permits.items() if _listed(v[0])}
         permits = own or (elsewhere if len(elsewhere) == 1 else {})
     if not permits:
-        raise Invalid("The manifest names an unknown permit.",
-                      errors={"permit_number": ["No such permit."]})
+        raise Invalid("The manifest names an unknown permit.", errors={"permit_number": ["No such permit."]})
     if len(permits) > 1:
-        raise Invalid("The permit number is ambiguous.",
-                      errors={"permit_number": ["Used in several jurisdictions."]})
+        raise Invalid("The permit number is ambiguous.", errors={"permit_number": ["Used in several jurisdictions."]})
     (history,) = permits.values()
     first = history[0]
     # A device that moved (a renewal) was on each of its permits for its own days.
-    moves = session.scalars(select(DevicePermitMove).where(DevicePermitMove.device_id == first.device_id)
-                            .order_by(DevicePermitMove.effective_on)).all() if _listed(first) and first.moved else ()
-    if not _listed(first) or (moves and first.permit_id not in {first.device_permit_id,
-                                                                *(m.from_permit_id for m in moves)}):
-        raise Invalid("The manifest names a device the permit does not list.",
-                      errors={"device_tag": [f"No device {data['device_tag']!r} on permit "
-                                             f"{first.permit_number}."]})
+    moves = (
+        session.scalars(
+            select(DevicePermitMove)
+            .where(DevicePermitMove.device_id == first.device_id)
+            .order_by(DevicePermitMove.effective_on)
+        ).all()
+        if _listed(first) and first.moved
+        else ()
+    )
+    if not _listed(first) or (
+        moves and first.permit_id not in {first.device_permit_id, *(m.from_permit_id for m in moves)}
+    ):
+        raise Invalid(
+            "The manifest names a device the permit does not list.",
+            errors={"device_tag": [f"No device {data['device_tag']!r} on permit {first.permit_number}."]},
+        )
     # A device whose frequency changed is judged by its history, read only then.
-    changes = session.scalars(select(DeviceFrequencyChange).where(
-        DeviceFrequencyChange.device_id == first.device_id).order_by(DeviceFrequencyChange.effective_on)).all() \
-        if first.frequency_changed else ()
+    changes = (
+        session.scalars(
+            select(DeviceFrequencyChange)
+            .where(DeviceFrequencyChange.device_id == first.device_id)
+            .order_by(DeviceFrequencyChange.effective_on)
+        ).all()
+        if first.frequency_changed
+        else ()
+    )
     permit = checks.PermitFacts(
-        permit_number=first.permit_number, issued_on=first.issued_on, expires_on=first.expires_on,
-        changes=tuple(reg.Dated(r.effective_on, r.status) for r in history if r.effective_on is not None))
-    named = Named(permit_id=first.permit_id, permit_number=first.permit_number,
-                  jurisdiction_id=first.jurisdiction_id, device_id=first.device_id, fse_id=first.fse_id)
+        permit_number=first.permit_number,
+        issued_on=first.issued_on,
+        expires_on=first.expires_on,
+        changes=tuple(reg.Dated(r.effective_on, r.status) for r in history if r.effective_on is not None),
+    )
+    named = Named(
+        permit_id=first.permit_id,
+        permit_number=first.permit_number,
+        jurisdiction_id=first.jurisdiction_id,
+        device_id=first.device_id,
+        fse_id=first.fse_id,
+    )
     if moves:
         named, permit = _in_force(session, data, first, moves, named, permit, hold=hold)
     cached(session, "device", first.device_id, lambda: (device_facts(first, changes), permit))
@@ -142,7 +185,16 @@ def _in_force(session, data, first, moves, named, permit, *, hold):
         turns.hold_permit(session.connection(), first.device_permit_id)
     if in_force == first.permit_id:
         return named, permit
-    row = session.scalars(select(Permit).where(Permit.id == in_force)
-                          .options(selectinload(Permit.status_changes))).one()
-    return (Named(permit_id=row.id, permit_number=row.permit_number, jurisdiction_id=row.jurisdiction_id,
-                  device_id=first.device_id, fse_id=first.fse_id), permit_facts(row))
+    row = session.scalars(
+        select(Permit).where(Permit.id == in_force).options(selectinload(Permit.status_changes))
+    ).one()
+    return (
+        Named(
+            permit_id=row.id,
+            permit_number=row.permit_number,
+            jurisdiction_id=row.jurisdiction_id,
+            device_id=first.device_id,
+            fse_id=first.fse_id,
+        ),
+        permit_facts(row),
+    )

@@ -7,6 +7,7 @@ A record is judged by everything it ever was, not by its latest revision: it is 
 is later, and a hold on any FSE or permit any revision named keeps it (exchange policy:
 nothing a hauler sends can shorten how long a record is kept).
 """
+
 import uuid
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -55,8 +56,7 @@ def kept_until(first_received_at, latest_service_at, *, years, time_zone) -> dat
 def record_kept_from(jurisdiction: Jurisdiction, manifest: Manifest) -> date:
     """`kept_from` of a manifest whose revisions are loaded."""
     revisions = manifest.revisions
-    return kept_from(revisions[0].received_at, max(r.service_completed_at for r in revisions),
-                     jurisdiction.time_zone)
+    return kept_from(revisions[0].received_at, max(r.service_completed_at for r in revisions), jurisdiction.time_zone)
 
 
 def record_kept_until(jurisdiction: Jurisdiction, manifest: Manifest) -> date:
@@ -98,8 +98,9 @@ def hold(session, target_id, *, reason) -> LegalHold:
 
 def release(session, target_id) -> int:
     column, target = _target(session, target_id)
-    holds = session.scalars(select(LegalHold).where(getattr(LegalHold, column) == target,
-                                                    LegalHold.released_at.is_(None))).all()
+    holds = session.scalars(
+        select(LegalHold).where(getattr(LegalHold, column) == target, LegalHold.released_at.is_(None))
+    ).all()
     for row in holds:
         row.released_at = clock_now()
     session.commit()
@@ -107,8 +108,7 @@ def release(session, target_id) -> int:
 
 
 def active_holds(session):
-    return session.scalars(select(LegalHold).where(LegalHold.released_at.is_(None))
-                           .order_by(LegalHold.placed_at)).all()
+    return session.scalars(select(LegalHold).where(LegalHold.released_at.is_(None)).order_by(LegalHold.placed_at)).all()
 
 
 @dataclass(frozen=True)
@@ -125,25 +125,38 @@ def named_by(session, manifest_ids) -> dict:
     manifest_ids = list(manifest_ids)
     fses, permits, numbers, cities = {}, {}, {}, {}
     for start in range(0, len(manifest_ids), _CHUNK):
-        chunk = manifest_ids[start:start + _CHUNK]
+        chunk = manifest_ids[start : start + _CHUNK]
         for manifest_id, fse_id, permit_id, city in session.execute(
-                select(Manifest.id, Manifest.fse_id, Manifest.permit_id, Manifest.jurisdiction_id)
-                .where(Manifest.id.in_(chunk))):
+            select(Manifest.id, Manifest.fse_id, Manifest.permit_id, Manifest.jurisdiction_id).where(
+                Manifest.id.in_(chunk)
+            )
+        ):
             fses.setdefault(manifest_id, set()).add(fse_id)
             permits.setdefault(manifest_id, set()).add(permit_id)
             cities.setdefault(manifest_id, set()).add(city)
         for manifest_id, fse_id, permit_id, number in session.execute(
-                select(ManifestRevision.manifest_id, Device.fse_id, Device.permit_id,
-                       ManifestRevision.body[("manifest", "permit_number")].as_string())
-                .join(Device, Device.id == ManifestRevision.device_id)
-                .where(ManifestRevision.manifest_id.in_(chunk))):
+            select(
+                ManifestRevision.manifest_id,
+                Device.fse_id,
+                Device.permit_id,
+                ManifestRevision.body[("manifest", "permit_number")].as_string(),
+            )
+            .join(Device, Device.id == ManifestRevision.device_id)
+            .where(ManifestRevision.manifest_id.in_(chunk))
+        ):
             fses[manifest_id].add(fse_id)
             permits[manifest_id].add(permit_id)
             if number is not None:
                 numbers.setdefault(number, set()).add(manifest_id)
-    by_number = session.execute(
-        select(Permit.id, Permit.fse_id, Permit.permit_number, Permit.jurisdiction_id)
-        .where(Permit.permit_number.in_(list(numbers)))).all() if numbers else []
+    by_number = (
+        session.execute(
+            select(Permit.id, Permit.fse_id, Permit.permit_number, Permit.jurisdiction_id).where(
+                Permit.permit_number.in_(list(numbers))
+            )
+        ).all()
+        if numbers
+        else []
+    )
     for permit_id, fse_id, number, city in by_number:
         for manifest_id in numbers[number]:
             if city in cities[manifest_id]:
@@ -157,8 +170,7 @@ def held(session, manifest_ids) -> set:
     holds = active_holds(session)
     if not holds:
         return set()
-    on = {column: {getattr(h, column) for h in holds if getattr(h, column) is not None}
-          for column, _, _ in _KINDS}
+    on = {column: {getattr(h, column) for h in holds if getattr(h, column) is not None} for column, _, _ in _KINDS}
     kept = set(manifest_ids) & on["manifest_id"]
     for manifest_id, named in named_by(session, set(manifest_ids) - kept).items():
         if named.fse_ids & on["fse_id"] or named.permit_ids & on["permit_id"]:
@@ -183,34 +195,47 @@ def expired(session, now) -> list[Expired]:
     for jurisdiction in session.scalars(select(Jurisdiction).order_by(Jurisdiction.code)):
         today = local_date(now, jurisdiction.time_zone)
         # A bound with room for any local day: the exact day is judged below.
-        bound = start_of_day(add_years(today, -jurisdiction.retention_years) + timedelta(days=2),
-                             jurisdiction.time_zone)
+        bound = start_of_day(
+            add_years(today, -jurisdiction.retention_years) + timedelta(days=2), jurisdiction.time_zone
+        )
         first, latest = func.min(ManifestRevision.received_at), func.max(ManifestRevision.service_completed_at)
         rows = session.execute(
             select(ManifestRevision.manifest_id, first, latest)
             .join(Manifest, Manifest.id == ManifestRevision.manifest_id)
             .where(Manifest.jurisdiction_id == jurisdiction.id)
             .group_by(ManifestRevision.manifest_id)
-            .having(first < bound, latest < bound)).all()
+            .having(first < bound, latest < bound)
+        ).all()
         for manifest_id, first_received_at, latest_service_at in rows:
-            until = kept_until(first_received_at, latest_service_at, years=jurisdiction.retention_years,
-                               time_zone=jurisdiction.time_zone)
+            until = kept_until(
+                first_received_at,
+                latest_service_at,
+                years=jurisdiction.retention_years,
+                time_zone=jurisdiction.time_zone,
+            )
             if until < today:
                 found.append((manifest_id, until))
     ids = [manifest_id for manifest_id, _ in found]
     kept = held(session, ids)
     reviewing = _in_review(session, ids)
-    return [Expired(manifest_id, until, manifest_id in kept, manifest_id in reviewing)
-            for manifest_id, until in sorted(found, key=lambda row: (row[1], row[0]))]
+    return [
+        Expired(manifest_id, until, manifest_id in kept, manifest_id in reviewing)
+        for manifest_id, until in sorted(found, key=lambda row: (row[1], row[0]))
+    ]
 
 
 def _in_review(session, manifest_ids) -> set:
     manifest_ids = list(manifest_ids)
     found = set()
     for start in range(0, len(manifest_ids), _CHUNK):
-        found.update(session.scalars(select(PendingCorrection.manifest_id).where(
-            PendingCorrection.manifest_id.in_(manifest_ids[start:start + _CHUNK]),
-            PendingCorrection.status == PENDING)))
+        found.update(
+            session.scalars(
+                select(PendingCorrection.manifest_id).where(
+                    PendingCorrection.manifest_id.in_(manifest_ids[start : start + _CHUNK]),
+                    PendingCorrection.status == PENDING,
+                )
+            )
+        )
     return found
 
 

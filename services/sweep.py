@@ -1,4 +1,5 @@
 """Removing objects that no committed row references: uploads whose commit never came."""
+
 from datetime import timedelta
 
 from sqlalchemy import select

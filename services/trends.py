@@ -2,6 +2,7 @@
 findings of each of the last months (the city's local months), and how many devices come due
 within two weeks. Each figure is one grouped query, the three at the same time on PostgreSQL:
 rows are counted in the database, never brought here."""
+
 from datetime import date, timedelta
 
 from sqlalchemy import case, func, literal, select
@@ -9,7 +10,8 @@ from sqlalchemy import case, func, literal, select
 from domain.dates import start_of_day
 from services.audit import today, zone_of
 from services.errors import Invalid
-from storage import audit as queries, missed as missed_services
+from storage import audit as queries
+from storage import missed as missed_services
 from storage.audit import day_number
 from storage.db import all_rows
 from storage.models import Fse
@@ -23,8 +25,10 @@ def month_starts(last_day: date, months: int) -> list[date]:
     year, month = last_day.year, last_day.month
     first, end = year * 12 + month - months, year * 12 + month
     if first < 12 or end // 12 > date.max.year:  # a month before the year 1, or an end after 9999
-        raise Invalid("The months asked fall outside the years 1 to 9999.",
-                      errors={"as_of": [f"{months} months up to this date cannot be counted."]})
+        raise Invalid(
+            "The months asked fall outside the years 1 to 9999.",
+            errors={"as_of": [f"{months} months up to this date cannot be counted."]},
+        )
     return [date(index // 12, index % 12 + 1, 1) for index in range(first, end + 1)]
 
 
@@ -39,22 +43,31 @@ def trends(session, principal, *, months=12, as_of=None) -> dict:
     as_of = as_of or today(zone)
     starts = month_starts(as_of, months)
     # The year in four digits however early (strftime writes the year 193 as `193`).
-    rows = [{"month": f"{start.year:04d}-{start.month:02d}", "missed_services": 0, "late_filings": 0, "findings": 0}
-            for start in starts[:-1]]
+    rows = [
+        {"month": f"{start.year:04d}-{start.month:02d}", "missed_services": 0, "late_filings": 0, "findings": 0}
+        for start in starts[:-1]
+    ]
 
-    missed = missed_services.missed_intervals(starts[0], as_of, principal.jurisdiction_id,
-                                              dialect=dialect, zone=zone).order_by(None).subquery("missed")
+    missed = (
+        missed_services.missed_intervals(starts[0], as_of, principal.jurisdiction_id, dialect=dialect, zone=zone)
+        .order_by(None)
+        .subquery("missed")
+    )
     bucket = _bucket(missed.c.missed_day, [day_number(start) for start in starts]).label("bucket")
     missed_by_month = select(bucket, func.count()).where(missed.c.missed_day >= day_number(starts[0])).group_by(bucket)
 
-    found = queries.findings_by_service(principal.jurisdiction_id, starts[0], starts[-1] - timedelta(days=1),
-                                        zone).subquery("found")
+    found = queries.findings_by_service(
+        principal.jurisdiction_id, starts[0], starts[-1] - timedelta(days=1), zone
+    ).subquery("found")
     bucket = _bucket(found.c.service_completed_at, [start_of_day(start, zone) for start in starts]).label("bucket")
     late = func.sum(case((found.c.code == LATE, 1), else_=0))
     found_by_month = select(bucket, func.count(), late).group_by(bucket)
 
-    due = queries.device_due(as_of, dialect, manifest=False).where(
-        Fse.jurisdiction_id == principal.jurisdiction_id).subquery("due")
+    due = (
+        queries.device_due(as_of, dialect, manifest=False)
+        .where(Fse.jurisdiction_id == principal.jurisdiction_id)
+        .subquery("due")
+    )
     due_soon_count = select(func.count()).where(due.c.status == "due_soon")
 
     # The year of gaps takes longest: the other two are worked out beside it.

@@ -1,5 +1,6 @@
 """A second factor: TOTP (RFC 6238) codes from an authenticator app, one-time recovery codes
 (kept hashed), and the city setting that requires it of the city's own staff."""
+
 import secrets
 from datetime import timedelta
 
@@ -7,9 +8,9 @@ import pyotp
 from pyotp.utils import strings_equal
 from sqlalchemy import or_, select, update
 
+from domain.clock import now
 from services import passwords
 from services.errors import Invalid, Refused
-from domain.clock import now
 from services.passwords import digest
 from storage.people import Person, RecoveryCode, SignInPolicy
 
@@ -69,9 +70,11 @@ def _take_code(session, person, code) -> bool:
     step = _step_of(person.totp_secret, code)
     if step is None:
         return False
-    taken = session.execute(update(Person).where(
-        Person.id == person.id, or_(Person.totp_last_step.is_(None), Person.totp_last_step < step))
-        .values(totp_last_step=step))
+    taken = session.execute(
+        update(Person)
+        .where(Person.id == person.id, or_(Person.totp_last_step.is_(None), Person.totp_last_step < step))
+        .values(totp_last_step=step)
+    )
     session.refresh(person)
     return taken.rowcount == 1
 
@@ -91,8 +94,11 @@ def confirm(session, person, code) -> list[str]:
 
 def new_recovery_codes(session, person) -> list[str]:
     """Fresh recovery codes; the earlier ones stop working (not committed)."""
-    session.execute(update(RecoveryCode).where(RecoveryCode.person_id == person.id, RecoveryCode.used_at.is_(None))
-                    .values(used_at=now()))
+    session.execute(
+        update(RecoveryCode)
+        .where(RecoveryCode.person_id == person.id, RecoveryCode.used_at.is_(None))
+        .values(used_at=now())
+    )
     codes = [f"{secrets.token_hex(5)[:5]}-{secrets.token_hex(5)[:5]}" for _ in range(RECOVERY_CODES)]
     session.add_all(RecoveryCode(person_id=person.id, code_sha256=digest(code), created_at=now()) for code in codes)
     return codes
@@ -117,11 +123,16 @@ def _proved(session, person, code) -> str | None:
     if _take_code(session, person, code):
         return "otp"
     typed = (code or "").strip().lower()
-    row = session.scalar(select(RecoveryCode).where(RecoveryCode.person_id == person.id,
-                                                    RecoveryCode.code_sha256 == digest(typed),
-                                                    RecoveryCode.used_at.is_(None)))
+    row = session.scalar(
+        select(RecoveryCode).where(
+            RecoveryCode.person_id == person.id,
+            RecoveryCode.code_sha256 == digest(typed),
+            RecoveryCode.used_at.is_(None),
+        )
+    )
     if row is None:
         return None
-    used = session.execute(update(RecoveryCode).where(RecoveryCode.id == row.id, RecoveryCode.used_at.is_(None))
-                           .values(used_at=now()))
+    used = session.execute(
+        update(RecoveryCode).where(RecoveryCode.id == row.id, RecoveryCode.used_at.is_(None)).values(used_at=now())
+    )
     return "recovery" if used.rowcount == 1 else None

@@ -12,6 +12,7 @@ client being revoked.
 A webhook is claimed for a delivery by a lease written and committed first, so that no
 transaction stays open while the receiver answers.
 """
+
 import hashlib
 import hmac
 import ipaddress
@@ -26,11 +27,11 @@ import requests
 from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm.attributes import set_committed_value
 
-from services.errors import Invalid
 from domain.clock import now as clock_now
 from schemas.changes import change_view
 from services import changes
 from services.clients import principal_of
+from services.errors import Invalid
 from services.registry import within_reach
 from storage.models import OAuthClient, Webhook, new_id
 from storage.people import Membership
@@ -89,8 +90,9 @@ def _resolve(host, port, *, allow_local) -> tuple[str | None, str | None]:
 # Ranges `is_global` lets through that reach no public receiver, or reach one only through a
 # translator that would take an IPv4 address inside to the network it stands in: NAT64 (RFC
 # 6052, RFC 8215), 6to4 (RFC 3056), and IANA's IPv4 special-purpose block (192.0.0.8, RFC 7600).
-_TRANSLATED_OR_SPECIAL = tuple(ipaddress.ip_network(n) for n in (
-    "64:ff9b::/96", "64:ff9b:1::/48", "2002::/16", "192.0.0.0/24"))
+_TRANSLATED_OR_SPECIAL = tuple(
+    ipaddress.ip_network(n) for n in ("64:ff9b::/96", "64:ff9b:1::/48", "2002::/16", "192.0.0.0/24")
+)
 
 
 def is_public(address: str) -> bool:
@@ -99,33 +101,50 @@ def is_public(address: str) -> bool:
     ip = ipaddress.ip_address(address.split("%")[0])
     if ip.version == 6 and ip.ipv4_mapped:
         ip = ip.ipv4_mapped
-    return (ip.is_global and not ip.is_multicast and not ip.is_reserved
-            and not any(ip in network for network in _TRANSLATED_OR_SPECIAL if network.version == ip.version))
+    return (
+        ip.is_global
+        and not ip.is_multicast
+        and not ip.is_reserved
+        and not any(ip in network for network in _TRANSLATED_OR_SPECIAL if network.version == ip.version)
+    )
 
 
-def create(session, principal, *, url, signing_key: bytes, description=None, cursor=None,
-           allow_local=False) -> tuple[Webhook, str]:
+def create(
+    session, principal, *, url, signing_key: bytes, description=None, cursor=None, allow_local=False
+) -> tuple[Webhook, str]:
     """A webhook of the caller's client, delivering what follows `cursor` (one its feed gave
     out), or from now on; the row and its secret, given out once (`secret_of`)."""
     check_url(url, allow_local=allow_local)
     if cursor is not None:
         changes.decode_cursor(cursor)
     end = cursor or changes.end_cursor(session, principal)
-    webhook = Webhook(id=new_id(), client_id=principal.client_pk, url=url, description=description, secret=None,
-                      status="active", cursor=end, failures=0, delivered=0, next_attempt_at=clock_now())
+    webhook = Webhook(
+        id=new_id(),
+        client_id=principal.client_pk,
+        url=url,
+        description=description,
+        secret=None,
+        status="active",
+        cursor=end,
+        failures=0,
+        delivered=0,
+        next_attempt_at=clock_now(),
+    )
     session.add(webhook)
     session.commit()
     return webhook, secret_of(webhook, signing_key)
 
 
 def listing(session, principal) -> list[Webhook]:
-    return session.scalars(select(Webhook).where(Webhook.client_id == principal.client_pk)
-                           .order_by(Webhook.created_at)).all()
+    return session.scalars(
+        select(Webhook).where(Webhook.client_id == principal.client_pk).order_by(Webhook.created_at)
+    ).all()
 
 
 def get(session, principal, webhook_id) -> Webhook:
-    return within_reach(session, Webhook, webhook_id,
-                        select(Webhook.id).where(Webhook.client_id == principal.client_pk), "webhook")
+    return within_reach(
+        session, Webhook, webhook_id, select(Webhook.id).where(Webhook.client_id == principal.client_pk), "webhook"
+    )
 
 
 def disable(session, principal, webhook_id, *, reason="disabled by its client") -> Webhook:
@@ -140,8 +159,11 @@ def disable_of_person(session, *, person_id, reason):
     """Disable the active webhooks made through any of a person's memberships (not committed):
     each membership's principal is that person's alone, so every one of them is theirs."""
     principals = select(Membership.principal_id).where(Membership.person_id == person_id)
-    session.execute(update(Webhook).where(Webhook.client_id.in_(principals), Webhook.status == "active")
-                    .values(status="disabled", disabled_at=clock_now(), disabled_reason=reason, leased_until=None))
+    session.execute(
+        update(Webhook)
+        .where(Webhook.client_id.in_(principals), Webhook.status == "active")
+        .values(status="disabled", disabled_at=clock_now(), disabled_reason=reason, leased_until=None)
+    )
 
 
 def _disable(webhook, reason):
@@ -187,8 +209,14 @@ def _post(url, body, headers, address) -> int:
     pinned = parts._replace(netloc=f"[{address}]:{port}" if ":" in address else f"{address}:{port}").geturl()
     with requests.Session() as http:
         http.mount(f"{parts.scheme}://", _Pinned(parts.hostname))
-        with http.post(pinned, data=body, headers={**headers, "Host": parts.netloc}, timeout=TIMEOUT,
-                       allow_redirects=False, stream=True) as answer:
+        with http.post(
+            pinned,
+            data=body,
+            headers={**headers, "Host": parts.netloc},
+            timeout=TIMEOUT,
+            allow_redirects=False,
+            stream=True,
+        ) as answer:
             return answer.status_code
 
 
@@ -196,9 +224,15 @@ def deliver(session, *, signing_key: bytes, allow_local=False, post=_post, progr
     """One delivery to each webhook that is due: counts of those `delivered`, `failed`,
     `idle` (nothing new) and `disabled`."""
     now = clock_now()
-    due = session.scalars(select(Webhook.id).where(
-        Webhook.status == "active", Webhook.next_attempt_at <= now,
-        or_(Webhook.leased_until.is_(None), Webhook.leased_until < now)).order_by(Webhook.next_attempt_at)).all()
+    due = session.scalars(
+        select(Webhook.id)
+        .where(
+            Webhook.status == "active",
+            Webhook.next_attempt_at <= now,
+            or_(Webhook.leased_until.is_(None), Webhook.leased_until < now),
+        )
+        .order_by(Webhook.next_attempt_at)
+    ).all()
     session.rollback()
     counts = {"delivered": 0, "failed": 0, "idle": 0, "disabled": 0}
     for webhook_id in due:
@@ -211,16 +245,26 @@ def deliver(session, *, signing_key: bytes, allow_local=False, post=_post, progr
 
 
 def due_count(session) -> int:
-    return session.scalar(select(func.count()).select_from(Webhook).where(
-        Webhook.status == "active", Webhook.next_attempt_at <= clock_now()))
+    return session.scalar(
+        select(func.count())
+        .select_from(Webhook)
+        .where(Webhook.status == "active", Webhook.next_attempt_at <= clock_now())
+    )
 
 
 def _lease(session, webhook, now) -> bool:
     """The webhook is this process's to deliver, unless another has it or has delivered since
     its cursor was read."""
-    taken = session.execute(update(Webhook).where(
-        Webhook.id == webhook.id, Webhook.status == "active", Webhook.cursor == webhook.cursor,
-        or_(Webhook.leased_until.is_(None), Webhook.leased_until < now)).values(leased_until=now + LEASE))
+    taken = session.execute(
+        update(Webhook)
+        .where(
+            Webhook.id == webhook.id,
+            Webhook.status == "active",
+            Webhook.cursor == webhook.cursor,
+            or_(Webhook.leased_until.is_(None), Webhook.leased_until < now),
+        )
+        .values(leased_until=now + LEASE)
+    )
     session.commit()
     if taken.rowcount != 1:
         return False
@@ -243,11 +287,20 @@ def _deliver_one(session, webhook_id, now, *, signing_key, allow_local, post) ->
         return "idle"
     if not _lease(session, webhook, now):
         return None
-    body = json.dumps({"webhook_id": str(webhook.id), "next_cursor": next_cursor,
-                       "items": [change_view(row, changes.cursor_of(row)) for row in rows]}).encode()
-    headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT,
-               "Fogx-Webhook-Id": str(webhook.id), "Fogx-Delivery": next_cursor,
-               "Fogx-Signature": signature(secret_of(webhook, signing_key), int(time.time()), body)}
+    body = json.dumps(
+        {
+            "webhook_id": str(webhook.id),
+            "next_cursor": next_cursor,
+            "items": [change_view(row, changes.cursor_of(row)) for row in rows],
+        }
+    ).encode()
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": USER_AGENT,
+        "Fogx-Webhook-Id": str(webhook.id),
+        "Fogx-Delivery": next_cursor,
+        "Fogx-Signature": signature(secret_of(webhook, signing_key), int(time.time()), body),
+    }
     url = webhook.url
     session.commit()  # nothing stays open while the receiver answers
     status = None

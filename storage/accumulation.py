@@ -8,6 +8,7 @@ the list (FSE name, device tag, device id). On PostgreSQL each device's interval
 from its own services by index, device after device, so the first rows of a city's list come
 before its last device is read; SQLite ranks the whole city's services at once.
 """
+
 from datetime import date
 
 from sqlalchemy import and_, bindparam, func, select, text, true
@@ -16,11 +17,13 @@ from storage.audit import city_zone, day_number, effective_frequency, from_day_n
 from storage.localtime import local_day
 from storage.models import Device, Fse, Jurisdiction, Manifest, ManifestRevision, Permit
 
-_COLUMNS = ("fse_id, fse_name, address, permit_number, device_id, device_tag, liquid_depth_in, "
-            "frequency_days, intervals, inches, days, from_day, to_day")
+_COLUMNS = (
+    "fse_id, fse_name, address, permit_number, device_id, device_tag, liquid_depth_in, "
+    "frequency_days, intervals, inches, days, from_day, to_day"
+)
 
-_BY_DEVICE = """
-SELECT {columns}
+_BY_DEVICE = f"""
+SELECT {_COLUMNS}
 FROM (
     SELECT f.id AS fse_id, f.name AS fse_name, f.address, p.permit_number, d.id AS device_id,
            d.tag AS device_tag, d.liquid_depth_in, j.time_zone,
@@ -55,11 +58,12 @@ CROSS JOIN LATERAL (
     HAVING count(*) >= :min_intervals
 ) AS measured
 ORDER BY device.fse_name, device.device_tag, device.device_id
-""".format(columns=_COLUMNS)
+"""
 
 
-def measured_accumulation(as_of: date, jurisdiction_id, *, min_intervals: int, dialect: str, years: int = 3,
-                          fse_id=None):
+def measured_accumulation(
+    as_of: date, jurisdiction_id, *, min_intervals: int, dialect: str, years: int = 3, fse_id=None
+):
     """Per interceptor with at least `min_intervals` measured intervals ending in the `years`
     up to `as_of`: the intervals' count, summed days and summed FOG and solids depths, beside
     the device's design depth and current frequency."""
@@ -68,10 +72,16 @@ def measured_accumulation(as_of: date, jurisdiction_id, *, min_intervals: int, d
     begin = from_day_number(first_day - 366)
     if dialect == "postgresql":
         return text(_BY_DEVICE).bindparams(
-            bindparam("fse_id", fse_id and str(fse_id)), jurisdiction_id=jurisdiction_id, begin=begin,
-            end=from_day_number(day_number(as_of) + 1), first_day=first_day, min_intervals=min_intervals)
-    return _whole_city(as_of, jurisdiction_id, begin=begin, first_day=first_day, min_intervals=min_intervals,
-                       fse_id=fse_id)
+            bindparam("fse_id", fse_id and str(fse_id)),
+            jurisdiction_id=jurisdiction_id,
+            begin=begin,
+            end=from_day_number(day_number(as_of) + 1),
+            first_day=first_day,
+            min_intervals=min_intervals,
+        )
+    return _whole_city(
+        as_of, jurisdiction_id, begin=begin, first_day=first_day, min_intervals=min_intervals, fse_id=fse_id
+    )
 
 
 def _whole_city(as_of, jurisdiction_id, *, begin, first_day, min_intervals, fse_id):
@@ -79,38 +89,64 @@ def _whole_city(as_of, jurisdiction_id, *, begin, first_day, min_intervals, fse_
     zone = city_zone(jurisdiction_id)
     day = local_day(ManifestRevision.service_completed_at, zone)
     services = (
-        select(ManifestRevision.device_id.label("device_id"), day.label("day"),
-               (ManifestRevision.fog_depth_in + ManifestRevision.solids_depth_in).label("inches"),
-               func.lag(day).over(
-                   partition_by=ManifestRevision.device_id, order_by=order).label("previous_day"),
-               func.lag(ManifestRevision.qualifying).over(
-                   partition_by=ManifestRevision.device_id, order_by=order).label("previous_qualifying"))
-        .join(Manifest, and_(Manifest.id == ManifestRevision.manifest_id,
-                             Manifest.current_revision == ManifestRevision.revision))
+        select(
+            ManifestRevision.device_id.label("device_id"),
+            day.label("day"),
+            (ManifestRevision.fog_depth_in + ManifestRevision.solids_depth_in).label("inches"),
+            func.lag(day).over(partition_by=ManifestRevision.device_id, order_by=order).label("previous_day"),
+            func.lag(ManifestRevision.qualifying)
+            .over(partition_by=ManifestRevision.device_id, order_by=order)
+            .label("previous_qualifying"),
+        )
+        .join(
+            Manifest,
+            and_(Manifest.id == ManifestRevision.manifest_id, Manifest.current_revision == ManifestRevision.revision),
+        )
         .join(Device, Device.id == ManifestRevision.device_id)
-        .where(Manifest.jurisdiction_id == jurisdiction_id, Device.kind == "interceptor",
-               *serviced_within(begin, as_of, zone))
+        .where(
+            Manifest.jurisdiction_id == jurisdiction_id,
+            Device.kind == "interceptor",
+            *serviced_within(begin, as_of, zone),
+        )
     )
     if fse_id:
         services = services.where(Manifest.fse_id == fse_id)
     services = services.subquery("services")
     intervals = (
-        select(services.c.device_id, func.count().label("intervals"),
-               func.sum(services.c.inches).label("inches"),
-               func.sum(services.c.day - services.c.previous_day).label("days"),
-               func.min(services.c.previous_day).label("from_day"), func.max(services.c.day).label("to_day"))
-        .where(services.c.previous_qualifying == true(), services.c.inches.is_not(None),
-               services.c.day > services.c.previous_day, services.c.day >= first_day)
+        select(
+            services.c.device_id,
+            func.count().label("intervals"),
+            func.sum(services.c.inches).label("inches"),
+            func.sum(services.c.day - services.c.previous_day).label("days"),
+            func.min(services.c.previous_day).label("from_day"),
+            func.max(services.c.day).label("to_day"),
+        )
+        .where(
+            services.c.previous_qualifying == true(),
+            services.c.inches.is_not(None),
+            services.c.day > services.c.previous_day,
+            services.c.day >= first_day,
+        )
         .group_by(services.c.device_id)
         .having(func.count() >= min_intervals)
         .subquery("measured")
     )
     return (
-        select(Fse.id.label("fse_id"), Fse.name.label("fse_name"), Fse.address.label("address"),
-               Permit.permit_number.label("permit_number"), Device.id.label("device_id"),
-               Device.tag.label("device_tag"), Device.liquid_depth_in.label("liquid_depth_in"),
-               effective_frequency().label("frequency_days"), intervals.c.intervals, intervals.c.inches,
-               intervals.c.days, intervals.c.from_day, intervals.c.to_day)
+        select(
+            Fse.id.label("fse_id"),
+            Fse.name.label("fse_name"),
+            Fse.address.label("address"),
+            Permit.permit_number.label("permit_number"),
+            Device.id.label("device_id"),
+            Device.tag.label("device_tag"),
+            Device.liquid_depth_in.label("liquid_depth_in"),
+            effective_frequency().label("frequency_days"),
+            intervals.c.intervals,
+            intervals.c.inches,
+            intervals.c.days,
+            intervals.c.from_day,
+            intervals.c.to_day,
+        )
         .select_from(intervals)
         .join(Device, Device.id == intervals.c.device_id)
         .join(Fse, Fse.id == Device.fse_id)

@@ -4,29 +4,18 @@ Every question is one SQL statement over the current revisions, portable between
 PostgreSQL. Days are counted as whole days since 2000-01-01, each service on the local date of
 its city (`storage.localtime`), on both.
 """
+
 from datetime import date, timedelta
 
-from sqlalchemy import (
-    Date,
-    String,
-    and_,
-    case,
-    func,
-    literal,
-    null,
-    or_,
-    select,
-    true,
-)
+from sqlalchemy import Date, String, and_, case, func, literal, null, or_, select, true
 from sqlalchemy.orm import aliased
 
 from domain.presets import EXCHANGE_POLICY, ORDINANCE, POLICY
 from domain.status import ENDING_STATUSES
+
 # The interval's SQL, read by the lists from here too.
-from storage.intervals import (  # noqa: F401
-    by_frequency, day_of, first_issued, frequency_changed, longest_columns, service_bounds)
+from storage.intervals import by_frequency, day_of, first_issued, frequency_changed, longest_columns, service_bounds
 from storage.localtime import day_start, local_day
-from storage.permit_status import permit_status_sql
 from storage.models import (
     Device,
     Finding,
@@ -38,6 +27,7 @@ from storage.models import (
     Permit,
     PermitStatusChange,
 )
+from storage.permit_status import permit_status_sql
 
 EPOCH = date(2000, 1, 1)
 
@@ -61,27 +51,39 @@ def city_zone(jurisdiction_id, zone: str | None = None):
 def counted_services(zone):
     """The services that count: revisions in force that qualify, each on the local day of the
     time zone `zone` (an SQL expression), read from their partial index without the manifests."""
-    return (select(ManifestRevision.device_id.label("device_id"),
-                   local_day(ManifestRevision.service_completed_at, zone).label("day"),
-                   ManifestRevision.manifest_id.label("manifest_id"))
-            .where(ManifestRevision.in_force, ManifestRevision.qualifying))
+    return select(
+        ManifestRevision.device_id.label("device_id"),
+        local_day(ManifestRevision.service_completed_at, zone).label("day"),
+        ManifestRevision.manifest_id.label("manifest_id"),
+    ).where(ManifestRevision.in_force, ManifestRevision.qualifying)
 
 
 def _permit_ending(day: date, dialect: str):
     """Each permit's latest status change up to `day`, where that change ended it (revoked,
     or expiry recorded as a status): its `ending_on`, as a FROM element to outer-join.
     PostgreSQL probes each permit's changes (LATERAL ... LIMIT 1); SQLite ranks them."""
-    ending = case((PermitStatusChange.status.in_(ENDING_STATUSES), PermitStatusChange.effective_on),
-                  else_=null()).label("ending_on")
+    ending = case(
+        (PermitStatusChange.status.in_(ENDING_STATUSES), PermitStatusChange.effective_on), else_=null()
+    ).label("ending_on")
     order = (PermitStatusChange.effective_on.desc(), PermitStatusChange.recorded_at.desc())
     if dialect == "postgresql":
-        latest = (select(ending).where(PermitStatusChange.permit_id == Permit.id,
-                                       PermitStatusChange.effective_on <= day)
-                  .order_by(*order).limit(1).lateral("ending"))
+        latest = (
+            select(ending)
+            .where(PermitStatusChange.permit_id == Permit.id, PermitStatusChange.effective_on <= day)
+            .order_by(*order)
+            .limit(1)
+            .lateral("ending")
+        )
         return latest, true()
-    ranked = (select(PermitStatusChange.permit_id, ending,
-                     func.row_number().over(partition_by=PermitStatusChange.permit_id, order_by=order).label("rank"))
-              .where(PermitStatusChange.effective_on <= day).subquery("ranked_changes"))
+    ranked = (
+        select(
+            PermitStatusChange.permit_id,
+            ending,
+            func.row_number().over(partition_by=PermitStatusChange.permit_id, order_by=order).label("rank"),
+        )
+        .where(PermitStatusChange.effective_on <= day)
+        .subquery("ranked_changes")
+    )
     latest = select(ranked.c.permit_id, ranked.c.ending_on).where(ranked.c.rank == 1).subquery("ending")
     return latest, latest.c.permit_id == Permit.id
 
@@ -92,16 +94,20 @@ def permit_ended_day(ending):
     first. A permit has ended on a day on or after it (as `domain.status.permit_ended_on`)."""
     after_expiry = day_of(Permit.expires_on) + 1
     ended = day_of(ending.c.ending_on)
-    return case((ending.c.ending_on.is_(None), after_expiry),
-                (ended < after_expiry, ended), else_=after_expiry)
+    return case((ending.c.ending_on.is_(None), after_expiry), (ended < after_expiry, ended), else_=after_expiry)
 
 
 def effective_frequency():
     """Device frequency, capped by the jurisdiction's longest interval in days for interceptors."""
     return case(
-        (and_(Device.kind == "interceptor", Jurisdiction.interceptor_max_interval_days.is_not(None),
-              Jurisdiction.interceptor_max_interval_days < Device.frequency_days),
-         Jurisdiction.interceptor_max_interval_days),
+        (
+            and_(
+                Device.kind == "interceptor",
+                Jurisdiction.interceptor_max_interval_days.is_not(None),
+                Jurisdiction.interceptor_max_interval_days < Device.frequency_days,
+            ),
+            Jurisdiction.interceptor_max_interval_days,
+        ),
         else_=Device.frequency_days,
     )
 
@@ -123,12 +129,19 @@ def _last_service(as_of: date | None, dialect: str, *, manifest: bool = True):
         return last, true()
     city = aliased(Jurisdiction)
     services = _last_columns(city.time_zone, manifest)
-    ranked = (services.add_columns(func.row_number().over(
-        partition_by=ManifestRevision.device_id,
-        order_by=(ManifestRevision.service_completed_at.desc(), ManifestRevision.manifest_id.desc())).label("rank"))
+    ranked = (
+        services.add_columns(
+            func.row_number()
+            .over(
+                partition_by=ManifestRevision.device_id,
+                order_by=(ManifestRevision.service_completed_at.desc(), ManifestRevision.manifest_id.desc()),
+            )
+            .label("rank")
+        )
         .join(Device, Device.id == ManifestRevision.device_id)
         .join(Fse, Fse.id == Device.fse_id)
-        .join(city, city.id == Fse.jurisdiction_id))
+        .join(city, city.id == Fse.jurisdiction_id)
+    )
     if as_of is not None:
         ranked = ranked.where(ManifestRevision.service_completed_at < _day_after(as_of, city.time_zone))
     ranked = ranked.subquery("ranked")
@@ -145,9 +158,9 @@ def _last_columns(zone, manifest):
     services = counted_services(zone)
     if not manifest:
         return services
-    return (services.add_columns(Manifest.manifest_number.label("manifest_number"),
-                                 Manifest.hauler_id.label("hauler_id"))
-            .join(Manifest, Manifest.id == ManifestRevision.manifest_id))
+    return services.add_columns(
+        Manifest.manifest_number.label("manifest_number"), Manifest.hauler_id.label("hauler_id")
+    ).join(Manifest, Manifest.id == ManifestRevision.manifest_id)
 
 
 def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True):
@@ -162,8 +175,7 @@ def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True):
     issued_day = func.coalesce(first.c.issued_day, day_of(Permit.issued_on))
     start_day = func.coalesce(last.c.day, issued_day)
     ran = by_frequency(start_day, Device.id, Device.frequency_days, frequency_changed(Device.id))
-    due_day, last_day = service_bounds(start_day, ran, Jurisdiction.grace_days, *longest_columns(),
-                                       permit_id=Permit.id)
+    due_day, last_day = service_bounds(start_day, ran, Jurisdiction.grace_days, *longest_columns(), permit_id=Permit.id)
     days_overdue = literal(day_number(as_of)) - due_day
     status = case(
         (ended, "permit_ended"),
@@ -174,14 +186,20 @@ def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True):
     )
     return (
         select(
-            Fse.id.label("fse_id"), Fse.name.label("fse_name"), Fse.address.label("address"),
+            Fse.id.label("fse_id"),
+            Fse.name.label("fse_name"),
+            Fse.address.label("address"),
             Jurisdiction.code.label("jurisdiction"),
             Permit.permit_number.label("permit_number"),
             permit_status_sql(as_of).label("permit_status"),
-            Device.id.label("device_id"), Device.tag.label("device_tag"), Device.kind.label("device_kind"),
+            Device.id.label("device_id"),
+            Device.tag.label("device_tag"),
+            Device.kind.label("device_kind"),
             # The days the gap may run to its due day, and the grace after it.
-            (due_day - start_day).label("frequency_days"), (last_day - due_day).label("grace_days"),
-            last.c.day.label("last_service_day"), last.c.manifest_id.label("last_manifest_id"),
+            (due_day - start_day).label("frequency_days"),
+            (last_day - due_day).label("grace_days"),
+            last.c.day.label("last_service_day"),
+            last.c.manifest_id.label("last_manifest_id"),
             *(_last_manifest(last) if manifest else ()),
             # Not yet due is 0 days overdue, as in a record's summary (domain.status).
             case((ended, null()), else_=due_day).label("due_day"),
@@ -200,33 +218,41 @@ def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True):
 
 
 def _last_manifest(last):
-    return (last.c.manifest_number.label("last_manifest_number"), last.c.hauler_id.label("last_hauler_id"),
-            # A scalar subquery, not a join: it is evaluated for the rows returned only, after
-            # the sort and the page, not inside the probe of every device.
-            select(Hauler.name).where(Hauler.id == last.c.hauler_id).scalar_subquery().label("last_hauler_name"))
+    return (
+        last.c.manifest_number.label("last_manifest_number"),
+        last.c.hauler_id.label("last_hauler_id"),
+        # A scalar subquery, not a join: it is evaluated for the rows returned only, after
+        # the sort and the page, not inside the probe of every device.
+        select(Hauler.name).where(Hauler.id == last.c.hauler_id).scalar_subquery().label("last_hauler_name"),
+    )
 
 
-def missed_as_of(as_of: date, jurisdiction_id, *, dialect, fse_id=None, hauler_id=None, status=None,
-                 area=None):
+def missed_as_of(as_of: date, jurisdiction_id, *, dialect, fse_id=None, hauler_id=None, status=None, area=None):
     """Devices past due on `as_of` (overdue within the grace, missed beyond, never serviced)."""
     rows = device_due(as_of, dialect).where(Fse.jurisdiction_id == jurisdiction_id).subquery("due")
     query = select(rows).where(rows.c.days_overdue > 0)
     return _filters(query, rows, fse_id=fse_id, hauler_id=hauler_id, status=status, area=area).order_by(
-        rows.c.days_overdue.desc(), rows.c.device_id)
+        rows.c.days_overdue.desc(), rows.c.device_id
+    )
 
 
 def due_for_hauler(as_of: date, hauler_id, within_days: int, *, dialect, jurisdiction_id=None):
     """Devices the hauler has serviced that come due within `within_days` (or are past due);
     with `jurisdiction_id`, those of that city alone."""
-    served = (select(ManifestRevision.device_id)
-              .join(Manifest, and_(Manifest.id == ManifestRevision.manifest_id,
-                                   Manifest.current_revision == ManifestRevision.revision))
-              .where(Manifest.hauler_id == hauler_id))
+    served = (
+        select(ManifestRevision.device_id)
+        .join(
+            Manifest,
+            and_(Manifest.id == ManifestRevision.manifest_id, Manifest.current_revision == ManifestRevision.revision),
+        )
+        .where(Manifest.hauler_id == hauler_id)
+    )
     if jurisdiction_id is not None:
         served = served.where(Manifest.jurisdiction_id == jurisdiction_id)
     rows = device_due(as_of, dialect).where(Device.id.in_(served)).subquery("due")
-    return (select(rows).where(rows.c.due_day <= day_number(as_of) + within_days)
-            .order_by(rows.c.due_day, rows.c.device_id))
+    return (
+        select(rows).where(rows.c.due_day <= day_number(as_of) + within_days).order_by(rows.c.due_day, rows.c.device_id)
+    )
 
 
 def fse_status(as_of: date, fse_id, *, dialect):
@@ -263,17 +289,37 @@ def _basis(citation):
     return case((citation == POLICY, EXCHANGE_POLICY), else_=ORDINANCE)
 
 
-def findings(jurisdiction_id, *, code=None, severity=None, hauler_id=None, fse_id=None,
-             period_from=None, period_to=None, zone=None):
+def findings(
+    jurisdiction_id,
+    *,
+    code=None,
+    severity=None,
+    hauler_id=None,
+    fse_id=None,
+    period_from=None,
+    period_to=None,
+    zone=None,
+):
     """Open findings on current revisions of the jurisdiction's manifests (a period of the
     city's local days)."""
     query = (
-        select(Finding.id.label("finding_id"), Finding.code, Finding.severity, Finding.message,
-               Finding.citation, _basis(Finding.citation).label("basis"), Finding.raised_at,
-               Manifest.id.label("manifest_id"),
-               Manifest.manifest_number, Manifest.hauler_id, Hauler.name.label("hauler_name"),
-               Manifest.fse_id, Fse.name.label("fse_name"), Device.tag.label("device_tag"),
-               ManifestRevision.service_completed_at)
+        select(
+            Finding.id.label("finding_id"),
+            Finding.code,
+            Finding.severity,
+            Finding.message,
+            Finding.citation,
+            _basis(Finding.citation).label("basis"),
+            Finding.raised_at,
+            Manifest.id.label("manifest_id"),
+            Manifest.manifest_number,
+            Manifest.hauler_id,
+            Hauler.name.label("hauler_name"),
+            Manifest.fse_id,
+            Fse.name.label("fse_name"),
+            Device.tag.label("device_tag"),
+            ManifestRevision.service_completed_at,
+        )
         .join(ManifestRevision, ManifestRevision.id == Finding.revision_id)
         .join(Manifest, Manifest.id == ManifestRevision.manifest_id)
         .join(Hauler, Hauler.id == Manifest.hauler_id)
@@ -281,8 +327,12 @@ def findings(jurisdiction_id, *, code=None, severity=None, hauler_id=None, fse_i
         .join(Device, Device.id == Manifest.device_id)
         .where(Manifest.jurisdiction_id == jurisdiction_id, ManifestRevision.in_force, Finding.cleared_at.is_(None))
     )
-    for column, value in ((Finding.code, code), (Finding.severity, severity),
-                          (Manifest.hauler_id, hauler_id), (Manifest.fse_id, fse_id)):
+    for column, value in (
+        (Finding.code, code),
+        (Finding.severity, severity),
+        (Manifest.hauler_id, hauler_id),
+        (Manifest.fse_id, fse_id),
+    ):
         if value:
             query = query.where(column == value)
     return query.where(*serviced_within(period_from, period_to, city_zone(jurisdiction_id, zone)))
@@ -292,12 +342,18 @@ def findings_by_service(jurisdiction_id, period_from: date, period_to: date, zon
     """The code and the service's completion of each of `findings`' rows for a period, read
     without the manifests: the revisions in force of the city's devices (a manifest is its
     device's city's), the findings on them."""
-    return (select(Finding.code, ManifestRevision.service_completed_at)
-            .join(ManifestRevision, ManifestRevision.id == Finding.revision_id)
-            .join(Device, Device.id == ManifestRevision.device_id)
-            .join(Fse, Fse.id == Device.fse_id)
-            .where(Fse.jurisdiction_id == jurisdiction_id, ManifestRevision.in_force, Finding.cleared_at.is_(None),
-                   *serviced_within(period_from, period_to, city_zone(jurisdiction_id, zone))))
+    return (
+        select(Finding.code, ManifestRevision.service_completed_at)
+        .join(ManifestRevision, ManifestRevision.id == Finding.revision_id)
+        .join(Device, Device.id == ManifestRevision.device_id)
+        .join(Fse, Fse.id == Device.fse_id)
+        .where(
+            Fse.jurisdiction_id == jurisdiction_id,
+            ManifestRevision.in_force,
+            Finding.cleared_at.is_(None),
+            *serviced_within(period_from, period_to, city_zone(jurisdiction_id, zone)),
+        )
+    )
 
 
 def counts_by_code(findings_query):
@@ -308,8 +364,10 @@ def counts_by_code(findings_query):
 def scorecard(jurisdiction_id, hauler_id, period_from: date, period_to: date, zone=None):
     """One row: a hauler's manifests in the jurisdiction and period (its local days), and what
     they raised."""
-    open_code = lambda code: func.count(func.distinct(case(  # noqa: E731
-        (and_(Finding.code == code, Finding.cleared_at.is_(None)), Manifest.id))))
+
+    def open_code(code):
+        return func.count(func.distinct(case((and_(Finding.code == code, Finding.cleared_at.is_(None)), Manifest.id))))
+
     return (
         select(
             func.count(func.distinct(Manifest.id)).label("manifests"),
@@ -320,13 +378,17 @@ def scorecard(jurisdiction_id, hauler_id, period_from: date, period_to: date, zo
             open_code("disposal_unconfirmed").label("late_disposals"),
             open_code("decant_returned").label("decants_returned"),
             open_code("vehicle_unregistered").label("unregistered_vehicles"),
-            func.count(func.distinct(case((ManifestRevision.qualifying, Manifest.id)))).label(
-                "qualifying"),
+            func.count(func.distinct(case((ManifestRevision.qualifying, Manifest.id)))).label("qualifying"),
         )
         .select_from(Manifest)
-        .join(ManifestRevision, and_(ManifestRevision.manifest_id == Manifest.id,
-                                     ManifestRevision.revision == Manifest.current_revision))
+        .join(
+            ManifestRevision,
+            and_(ManifestRevision.manifest_id == Manifest.id, ManifestRevision.revision == Manifest.current_revision),
+        )
         .outerjoin(Finding, Finding.revision_id == ManifestRevision.id)
-        .where(Manifest.jurisdiction_id == jurisdiction_id, Manifest.hauler_id == hauler_id,
-               *serviced_within(period_from, period_to, city_zone(jurisdiction_id, zone)))
+        .where(
+            Manifest.jurisdiction_id == jurisdiction_id,
+            Manifest.hauler_id == hauler_id,
+            *serviced_within(period_from, period_to, city_zone(jurisdiction_id, zone)),
+        )
     )

@@ -1,5 +1,6 @@
 """API clients and what they hold (tokens, webhooks, idempotency records), and the outbox of
 work to do after a commit."""
+
 import uuid
 from datetime import datetime
 

@@ -1,5 +1,6 @@
 """Corrections the city reviews before they take effect: a proposal kept beside the manifest,
 hashed as it was received, with the city's decision."""
+
 import uuid
 from datetime import datetime
 

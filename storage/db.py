@@ -1,14 +1,16 @@
 """The database engine and the one session each request or command works in."""
+
 import os
 from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 
+from flask import current_app
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import make_url
-from flask import current_app
 from sqlalchemy.orm import Session, scoped_session
 
 from storage import localtime, models  # noqa: F401  (every table on the one metadata)
+
 
 def make_engine(url):
     url = make_url(url)
@@ -25,8 +27,9 @@ def make_engine(url):
     # 503 and the pool is renewed (api/errors.py, storage/prebuilt.py). psycopg prepares
     # nothing of its own: the statements a request runs often are prepared by
     # storage/prebuilt.py, and psycopg deallocates every prepared statement on a rollback.
-    return create_engine(url, pool_size=10, max_overflow=20,
-                         connect_args={"options": "-c jit=off", "prepare_threshold": None})
+    return create_engine(
+        url, pool_size=10, max_overflow=20, connect_args={"options": "-c jit=off", "prepare_threshold": None}
+    )
 
 
 def ping(session):

@@ -1,6 +1,7 @@
 """A disposal site's dispute of a delivery a manifest names: the site says the load did not
 arrive as the hauler filed it. Kept as sent, never changed; the city sees it in the disposal
 reconciliation."""
+
 import uuid
 from datetime import datetime
 

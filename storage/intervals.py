@@ -1,14 +1,14 @@
 """The SQL of a device's service interval (`domain.status.Interval`): day numbers, calendar
 months, the frequency in force from its changes, and the days a permit was not in force, on
 SQLite and PostgreSQL alike."""
+
 from sqlalchemy import Integer, case, func, null, or_, select
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import aliased
 from sqlalchemy.sql.expression import FunctionElement
 
 from domain.status import PAUSING_STATUSES
-from storage.models import (Device, DeviceFrequencyChange, DevicePermitMove, Jurisdiction, Permit,
-                            PermitStatusChange)
+from storage.models import Device, DeviceFrequencyChange, DevicePermitMove, Jurisdiction, Permit, PermitStatusChange
 
 
 class day_of(FunctionElement):
@@ -47,22 +47,25 @@ def _months_after_sqlite(element, compiler, **kw):
     # SQLite's month arithmetic runs over into the next month: the earlier of that and the
     # target month's last day.
     on = f"date(2451544.5 + ({day}))"
-    return (f"CAST(julianday(min(date({on}, '+' || ({months}) || ' months'), date({on}, 'start of month', "
-            f"'+' || (({months}) + 1) || ' months', '-1 day'))) - 2451544.5 AS INTEGER)")
+    return (
+        f"CAST(julianday(min(date({on}, '+' || ({months}) || ' months'), date({on}, 'start of month', "
+        f"'+' || (({months}) + 1) || ' months', '-1 day'))) - 2451544.5 AS INTEGER)"
+    )
 
 
 @compiles(months_after, "postgresql")
 def _months_after_postgresql(element, compiler, **kw):
     day, months = (compiler.process(clause, **kw) for clause in element.clauses)
-    return (f"(CAST((DATE '2000-01-01' + ({day})) + make_interval(months => ({months})) AS DATE)"
-            f" - DATE '2000-01-01')")
+    return f"(CAST((DATE '2000-01-01' + ({day})) + make_interval(months => ({months})) AS DATE) - DATE '2000-01-01')"
 
 
 def longest_columns():
     """The city's longest interval in days and in months, for interceptors only."""
     interceptor = Device.kind == "interceptor"
-    return (case((interceptor, Jurisdiction.interceptor_max_interval_days), else_=null()),
-            case((interceptor, Jurisdiction.interceptor_max_interval_months), else_=null()))
+    return (
+        case((interceptor, Jurisdiction.interceptor_max_interval_days), else_=null()),
+        case((interceptor, Jurisdiction.interceptor_max_interval_months), else_=null()),
+    )
 
 
 def frequency_changed(device_id):
@@ -76,21 +79,33 @@ def by_frequency(start, device_id, frequency_days, changed):
     changed (`changed`); else the first of its frequencies, each from its day, whose day
     falls before the next change."""
     change, following, earlier = (aliased(DeviceFrequencyChange) for _ in range(3))
-    next_on = (select(func.min(day_of(following.effective_on)))
-               .where(following.device_id == change.device_id, following.effective_on > change.effective_on)
-               .scalar_subquery())
-    candidate = case((start + change.to_days < day_of(change.effective_on), day_of(change.effective_on)),
-                     else_=start + change.to_days)
-    within_change = (select(func.min(candidate)).where(change.device_id == device_id,
-                                                       or_(next_on.is_(None), candidate < next_on))
-                     .scalar_subquery())
+    next_on = (
+        select(func.min(day_of(following.effective_on)))
+        .where(following.device_id == change.device_id, following.effective_on > change.effective_on)
+        .scalar_subquery()
+    )
+    candidate = case(
+        (start + change.to_days < day_of(change.effective_on), day_of(change.effective_on)),
+        else_=start + change.to_days,
+    )
+    within_change = (
+        select(func.min(candidate))
+        .where(change.device_id == device_id, or_(next_on.is_(None), candidate < next_on))
+        .scalar_subquery()
+    )
     # Before the first change, the frequency it changed from.
     first = aliased(DeviceFrequencyChange)
-    before_first = (select(start + first.from_days)
-                    .where(first.device_id == device_id, start + first.from_days < day_of(first.effective_on),
-                           ~select(earlier.id).where(earlier.device_id == device_id,
-                                                     earlier.effective_on < first.effective_on).exists())
-                    .scalar_subquery())
+    before_first = (
+        select(start + first.from_days)
+        .where(
+            first.device_id == device_id,
+            start + first.from_days < day_of(first.effective_on),
+            ~select(earlier.id)
+            .where(earlier.device_id == device_id, earlier.effective_on < first.effective_on)
+            .exists(),
+        )
+        .scalar_subquery()
+    )
     return case((changed, func.coalesce(before_first, within_change)), else_=start + frequency_days)
 
 
@@ -104,8 +119,9 @@ def service_bounds(start, by_frequency, grace, longest_days, longest_months, *, 
     in_time = by_frequency + grace
     if permit_id is not None:
         paused = ever_paused(permit_id)
-        by_frequency, in_time, cap = (case((paused, resumed(start, bound, permit_id)), else_=bound)
-                                      for bound in (by_frequency, in_time, cap))
+        by_frequency, in_time, cap = (
+            case((paused, resumed(start, bound, permit_id)), else_=bound) for bound in (by_frequency, in_time, cap)
+        )
     due = case((cap < by_frequency, cap), else_=by_frequency)
     return due, case((cap < in_time, cap), else_=in_time)
 
@@ -119,23 +135,39 @@ def permit_pauses(name: str):
     (`domain.status.paused_spans`): its permit, first day and the day of the next change, as
     day numbers; on one day the change recorded last holds."""
     change, following, same_day = (aliased(PermitStatusChange) for _ in range(3))
-    next_on = (select(func.min(following.effective_on))
-               .where(following.permit_id == change.permit_id, following.effective_on > change.effective_on)
-               .scalar_subquery())
-    return (select(change.permit_id.label("permit_id"), day_of(change.effective_on).label("begin_day"),
-                   day_of(next_on).label("end_day"))
-            .where(change.status.in_(PAUSING_STATUSES), next_on.is_not(None),
-                   ~select(same_day.id).where(same_day.permit_id == change.permit_id,
-                                              same_day.effective_on == change.effective_on,
-                                              same_day.recorded_at > change.recorded_at).exists())
-            .subquery(name))
+    next_on = (
+        select(func.min(following.effective_on))
+        .where(following.permit_id == change.permit_id, following.effective_on > change.effective_on)
+        .scalar_subquery()
+    )
+    return (
+        select(
+            change.permit_id.label("permit_id"),
+            day_of(change.effective_on).label("begin_day"),
+            day_of(next_on).label("end_day"),
+        )
+        .where(
+            change.status.in_(PAUSING_STATUSES),
+            next_on.is_not(None),
+            ~select(same_day.id)
+            .where(
+                same_day.permit_id == change.permit_id,
+                same_day.effective_on == change.effective_on,
+                same_day.recorded_at > change.recorded_at,
+            )
+            .exists(),
+        )
+        .subquery(name)
+    )
 
 
 def ever_paused(permit_id):
     """Whether the permit was ever suspended or revoked (else no span of it pauses a gap)."""
-    return (select(PermitStatusChange.id)
-            .where(PermitStatusChange.permit_id == permit_id, PermitStatusChange.status.in_(PAUSING_STATUSES))
-            .exists())
+    return (
+        select(PermitStatusChange.id)
+        .where(PermitStatusChange.permit_id == permit_id, PermitStatusChange.status.in_(PAUSING_STATUSES))
+        .exists()
+    )
 
 
 def resumed(start, day, permit_id):
@@ -145,13 +177,18 @@ def resumed(start, day, permit_id):
     span, earlier = permit_pauses("pause_spans"), permit_pauses("earlier_spans")
     begin = _later(span.c.begin_day, start)
     # Each reads only its own spans; the span, the gap and the permit are the enclosing ones.
-    before = (select(func.coalesce(func.sum(earlier.c.end_day - _later(earlier.c.begin_day, start)), 0))
-              .where(earlier.c.permit_id == permit_id, earlier.c.end_day > start,
-                     earlier.c.begin_day < span.c.begin_day)
-              .correlate_except(earlier).scalar_subquery())
-    moved = (select(func.coalesce(func.sum(span.c.end_day - begin), 0))
-             .where(span.c.permit_id == permit_id, span.c.end_day > start, begin - before < day)
-             .correlate_except(span).scalar_subquery())
+    before = (
+        select(func.coalesce(func.sum(earlier.c.end_day - _later(earlier.c.begin_day, start)), 0))
+        .where(earlier.c.permit_id == permit_id, earlier.c.end_day > start, earlier.c.begin_day < span.c.begin_day)
+        .correlate_except(earlier)
+        .scalar_subquery()
+    )
+    moved = (
+        select(func.coalesce(func.sum(span.c.end_day - begin), 0))
+        .where(span.c.permit_id == permit_id, span.c.end_day > start, begin - before < day)
+        .correlate_except(span)
+        .scalar_subquery()
+    )
     return day + moved
 
 
@@ -160,7 +197,9 @@ def first_issued():
     earliest permit it was on: its clock runs from there, not from its latest permit's issue.
     Joined beside the devices, so that the devices that never moved read no more than before."""
     permit = aliased(Permit)
-    return (select(DevicePermitMove.device_id.label("device_id"),
-                   func.min(day_of(permit.issued_on)).label("issued_day"))
-            .join(permit, permit.id == DevicePermitMove.from_permit_id)
-            .group_by(DevicePermitMove.device_id).subquery("first_issued"))
+    return (
+        select(DevicePermitMove.device_id.label("device_id"), func.min(day_of(permit.issued_on)).label("issued_day"))
+        .join(permit, permit.id == DevicePermitMove.from_permit_id)
+        .group_by(DevicePermitMove.device_id)
+        .subquery("first_issued")
+    )

@@ -3,13 +3,15 @@
 PostgreSQL reads IANA zones itself (`AT TIME ZONE`); SQLite has none, so each SQLite
 connection is given two small functions (`register`) that ask Python's zoneinfo.
 """
-from datetime import date, datetime, timezone
+
+from datetime import UTC, date, datetime
 
 from sqlalchemy import Boolean, Date, Integer, String
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.expression import FunctionElement
 
-from domain.dates import local_date as _local_date, start_of_day as _start_of_day
+from domain.dates import local_date as _local_date
+from domain.dates import start_of_day as _start_of_day
 
 # How SQLAlchemy writes a DateTime on SQLite: a day starting there compares as text.
 _SQLITE_STAMP = "%Y-%m-%d %H:%M:%S.%f"
@@ -100,7 +102,7 @@ def _day_start_sqlite(element, compiler, **kw):
 def _sqlite_local_date(stamp, zone):
     if stamp is None:
         return None
-    instant = datetime.fromisoformat(stamp).replace(tzinfo=timezone.utc)
+    instant = datetime.fromisoformat(stamp).replace(tzinfo=UTC)
     return _local_date(instant, zone).isoformat()
 
 

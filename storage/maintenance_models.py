@@ -1,6 +1,7 @@
 """The FSE's own maintenance log: each cleaning its kitchen staff did of a grease trap it keeps
 itself (Placentia 16.24 Facilities Requirements (c)(3), Colusa 15A Art. II grease traps B:
 daily removal of the accumulated grease). Entries are added, never edited or deleted."""
+
 import uuid
 from datetime import date, datetime
 

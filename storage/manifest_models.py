@@ -1,5 +1,6 @@
 """Manifests and what hangs on them: revisions, findings, documents, legal holds, the change
 feed, and the disposal sites' receipts they are matched against."""
+
 import uuid
 from datetime import date, datetime
 from decimal import Decimal
@@ -50,8 +51,12 @@ class Manifest(Base):
         Index("ix_manifests_jurisdiction_created", "jurisdiction_id", "created_at"),
         # The few corrected manifests: a correction may date a delivery after the filing, so a
         # question by delivery date asks these beside those filed in its period.
-        Index("ix_manifests_corrected", "jurisdiction_id",
-              postgresql_where=text("current_revision > 1"), sqlite_where=text("current_revision > 1")),
+        Index(
+            "ix_manifests_corrected",
+            "jurisdiction_id",
+            postgresql_where=text("current_revision > 1"),
+            sqlite_where=text("current_revision > 1"),
+        ),
     )
 
 
@@ -67,9 +72,7 @@ class ManifestRevision(Base):
     previous_sha256: Mapped[str | None] = mapped_column(String(64))
     reason: Mapped[str | None] = mapped_column(Text)
     received_at: Mapped[datetime] = created()
-    submitted_by_client_id: Mapped[uuid.UUID | None] = mapped_column(
-        ForeignKey("oauth_clients.id")
-    )
+    submitted_by_client_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("oauth_clients.id"))
     # A person's filing: who, and their certification (name, organisation, time, sha256).
     submitted_by_person_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("people.id"))
     certification: Mapped[dict | None] = mapped_column(JSON)
@@ -114,22 +117,41 @@ class ManifestRevision(Base):
         UniqueConstraint("manifest_id", "revision"),
         # A device's revisions in time order, in force or not; a city's findings of a period
         # and a filing's neighbours are read from it alone.
-        Index("ix_revisions_device_completed", "device_id", "service_completed_at",
-              postgresql_include=["id", "manifest_id", "in_force"]),
+        Index(
+            "ix_revisions_device_completed",
+            "device_id",
+            "service_completed_at",
+            postgresql_include=["id", "manifest_id", "in_force"],
+        ),
         # A period's services in force in time order, each with what its findings, manifest and
         # device join on.
-        Index("ix_revisions_completed", "service_completed_at", postgresql_include=["id", "manifest_id", "device_id"],
-              postgresql_where=text("in_force"), sqlite_where=text("in_force")),
+        Index(
+            "ix_revisions_completed",
+            "service_completed_at",
+            postgresql_include=["id", "manifest_id", "device_id"],
+            postgresql_where=text("in_force"),
+            sqlite_where=text("in_force"),
+        ),
         Index("ix_revisions_ticket", "disposal_site_id", "disposal_ticket_number"),
         # The services that count, device by device in time order, read without the manifests
         # (a filing's previous and latest qualifying services, the missed services of a period,
         # each device's last service before it, the gap each closes).
-        Index("ix_revisions_counted", "device_id", "service_completed_at",
-              postgresql_where=text("in_force AND qualifying"), sqlite_where=text("in_force AND qualifying"),
-              postgresql_include=["manifest_id", "previous_service_at"]),
+        Index(
+            "ix_revisions_counted",
+            "device_id",
+            "service_completed_at",
+            postgresql_where=text("in_force AND qualifying"),
+            sqlite_where=text("in_force AND qualifying"),
+            postgresql_include=["manifest_id", "previous_service_at"],
+        ),
         # Deliveries in the order the city's reconciliation lists them.
-        Index("ix_revisions_delivered", "disposal_delivered_at", "disposal_ticket_number",
-              postgresql_where=text("in_force"), sqlite_where=text("in_force")),
+        Index(
+            "ix_revisions_delivered",
+            "disposal_delivered_at",
+            "disposal_ticket_number",
+            postgresql_where=text("in_force"),
+            sqlite_where=text("in_force"),
+        ),
     )
 
 
@@ -198,8 +220,7 @@ class Change(Base):
     a manifest was purged outlives it."""
 
     __tablename__ = "changes"
-    seq: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True,
-                                     autoincrement=True)
+    seq: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True)
     # The writing transaction's id on PostgreSQL (`pg_current_xact_id()`, migration 0008); 0
     # on SQLite, whose writers take turns.
     txid: Mapped[int] = mapped_column(BigInteger, server_default=FetchedValue())

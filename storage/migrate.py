@@ -1,4 +1,5 @@
 """Applies the Alembic migrations in `migrations/` to an engine."""
+
 import contextlib
 from pathlib import Path
 

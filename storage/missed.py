@@ -1,5 +1,6 @@
 """Every interval a device went unserviced past its frequency and grace within a period: the
 auditor's missed services by period."""
+
 from datetime import date
 
 from sqlalchemy import Date, and_, case, func, literal, null, or_, select, union_all
@@ -7,10 +8,10 @@ from sqlalchemy import Date, and_, case, func, literal, null, or_, select, union
 from storage.audit import (
     _last_service,
     _permit_ending,
+    by_frequency,
     city_zone,
     day_number,
     day_of,
-    by_frequency,
     first_issued,
     frequency_changed,
     longest_columns,
@@ -21,8 +22,17 @@ from storage.localtime import day_start, local_day, more_than_days_apart
 from storage.models import Device, Fse, Jurisdiction, Manifest, ManifestRevision, Permit
 
 
-def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dialect="sqlite", fse_id=None,
-                     hauler_id=None, area=None, zone=None):
+def missed_intervals(
+    period_from: date,
+    period_to: date,
+    jurisdiction_id,
+    *,
+    dialect="sqlite",
+    fse_id=None,
+    hauler_id=None,
+    area=None,
+    zone=None,
+):
     """Every gap between qualifying services longer than the frequency plus grace that was
     missed (past due beyond the grace, not yet serviced) on some day of the period while the
     device's permit held: a gap ends at the next service, or the permit's last day.
@@ -37,18 +47,26 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dia
     longest_days, longest_months = longest_columns()
     # A device renewed onto a new permit counts from its first permit's issue.
     first = first_issued()
-    city = (select(Device.id.label("device_id"), Device.permit_id.label("permit_id"),
-                   Device.frequency_days.label("frequency"), frequency_changed(Device.id).label("changed"),
-                   Jurisdiction.grace_days.label("grace"),
-                   longest_days.label("longest_days"), longest_months.label("longest_months"),
-                   func.coalesce(first.c.issued_day, day_of(Permit.issued_on)).label("issued_day"),
-                   last.c.day.label("last_day"))
-            .select_from(Device).join(Fse, Fse.id == Device.fse_id)
-            .join(Permit, Permit.id == Device.permit_id)
-            .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
-            .outerjoin(last, on)
-            .outerjoin(first, first.c.device_id == Device.id)
-            .where(Fse.jurisdiction_id == jurisdiction_id)).cte("city")
+    city = (
+        select(
+            Device.id.label("device_id"),
+            Device.permit_id.label("permit_id"),
+            Device.frequency_days.label("frequency"),
+            frequency_changed(Device.id).label("changed"),
+            Jurisdiction.grace_days.label("grace"),
+            longest_days.label("longest_days"),
+            longest_months.label("longest_months"),
+            func.coalesce(first.c.issued_day, day_of(Permit.issued_on)).label("issued_day"),
+            last.c.day.label("last_day"),
+        )
+        .select_from(Device)
+        .join(Fse, Fse.id == Device.fse_id)
+        .join(Permit, Permit.id == Device.permit_id)
+        .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
+        .outerjoin(last, on)
+        .outerjoin(first, first.c.device_id == Device.id)
+        .where(Fse.jurisdiction_id == jurisdiction_id)
+    ).cte("city")
     # The gaps the city's services of the period close, each from the service before it
     # (`previous_service_at`, the first service's from the permit's issue), read from the devices
     # themselves: device by device, each from the index of counted services alone. A gap of more
@@ -61,44 +79,76 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dia
     by_plan = case((city.c.changed, 0), else_=city.c.frequency + city.c.grace)
     shortest = func.coalesce(city.c.longest_months * 28, city.c.longest_days)
     allowed = case((shortest < by_plan, shortest), else_=by_plan)
-    closed = (select(ManifestRevision.device_id.label("device_id"), local_day(previous, zone).label("start_day"),
-                     local_day(completed, zone).label("end_day"),
-                     ManifestRevision.manifest_id.label("end_manifest_id"))
-              .select_from(city).join(ManifestRevision, ManifestRevision.device_id == city.c.device_id)
-              .where(ManifestRevision.in_force, ManifestRevision.qualifying,
-                     completed >= day_start(literal(period_from, Date), zone),
-                     or_(previous.is_(None),
-                         and_(more_than_days_apart(completed, previous, allowed - 1),
-                              local_day(completed, zone) - local_day(previous, zone) > allowed))))
-    open_ = select(city.c.device_id, city.c.last_day.label("start_day"), null().label("end_day"),
-                   null().label("end_manifest_id"))
+    closed = (
+        select(
+            ManifestRevision.device_id.label("device_id"),
+            local_day(previous, zone).label("start_day"),
+            local_day(completed, zone).label("end_day"),
+            ManifestRevision.manifest_id.label("end_manifest_id"),
+        )
+        .select_from(city)
+        .join(ManifestRevision, ManifestRevision.device_id == city.c.device_id)
+        .where(
+            ManifestRevision.in_force,
+            ManifestRevision.qualifying,
+            completed >= day_start(literal(period_from, Date), zone),
+            or_(
+                previous.is_(None),
+                and_(
+                    more_than_days_apart(completed, previous, allowed - 1),
+                    local_day(completed, zone) - local_day(previous, zone) > allowed,
+                ),
+            ),
+        )
+    )
+    open_ = select(
+        city.c.device_id, city.c.last_day.label("start_day"), null().label("end_day"), null().label("end_manifest_id")
+    )
     every_gap = union_all(closed, open_).subquery("every_gap")
     served_from = every_gap.c.start_day
     start = func.coalesce(served_from, city.c.issued_day)
     ran = by_frequency(start, city.c.device_id, city.c.frequency, city.c.changed)
-    due, in_time = service_bounds(start, ran, city.c.grace, city.c.longest_days, city.c.longest_months,
-                                  permit_id=city.c.permit_id)
+    due, in_time = service_bounds(
+        start, ran, city.c.grace, city.c.longest_days, city.c.longest_months, permit_id=city.c.permit_id
+    )
     reached = func.coalesce(every_gap.c.end_day, day_number(period_to))
     missed_on = in_time + 1
     # The gaps that reach past their due day and the grace, due to be missed by the period's
     # end: only these are read beside the registry and their permit's ending (which may end
     # them sooner).
-    gaps = (select(every_gap.c.device_id, every_gap.c.end_day, every_gap.c.end_manifest_id,
-                   city.c.permit_id, served_from.label("served_from"), start.label("start"),
-                   due.label("due"), in_time.label("in_time"), reached.label("reached"),
-                   missed_on.label("missed_on"))
-            .join(city, city.c.device_id == every_gap.c.device_id)
-            .where(reached > in_time, missed_on <= day_number(period_to))).subquery("gaps")
+    gaps = (
+        select(
+            every_gap.c.device_id,
+            every_gap.c.end_day,
+            every_gap.c.end_manifest_id,
+            city.c.permit_id,
+            served_from.label("served_from"),
+            start.label("start"),
+            due.label("due"),
+            in_time.label("in_time"),
+            reached.label("reached"),
+            missed_on.label("missed_on"),
+        )
+        .join(city, city.c.device_id == every_gap.c.device_id)
+        .where(reached > in_time, missed_on <= day_number(period_to))
+    ).subquery("gaps")
     ending, ending_on = _permit_ending(period_to, dialect)
     last_day_in_force = permit_ended_day(ending) - 1
     end = case((last_day_in_force < gaps.c.reached, last_day_in_force), else_=gaps.c.reached)
     query = (
         select(
-            Fse.id.label("fse_id"), Fse.name.label("fse_name"), Fse.address.label("address"),
-            Permit.permit_number.label("permit_number"), gaps.c.device_id.label("device_id"),
-            Device.tag.label("device_tag"), (gaps.c.due - gaps.c.start).label("frequency_days"),
-            gaps.c.start.label("from_day"), gaps.c.due.label("due_day"), gaps.c.missed_on.label("missed_day"),
-            gaps.c.end_day.label("serviced_day"), gaps.c.end_manifest_id.label("serviced_manifest_id"),
+            Fse.id.label("fse_id"),
+            Fse.name.label("fse_name"),
+            Fse.address.label("address"),
+            Permit.permit_number.label("permit_number"),
+            gaps.c.device_id.label("device_id"),
+            Device.tag.label("device_tag"),
+            (gaps.c.due - gaps.c.start).label("frequency_days"),
+            gaps.c.start.label("from_day"),
+            gaps.c.due.label("due_day"),
+            gaps.c.missed_on.label("missed_day"),
+            gaps.c.end_day.label("serviced_day"),
+            gaps.c.end_manifest_id.label("serviced_manifest_id"),
             (end - gaps.c.due).label("days_late"),
             case((gaps.c.served_from.is_(None), "permit_issued"), else_="service").label("counted_from"),
         )
@@ -117,6 +167,5 @@ def missed_intervals(period_from: date, period_to: date, jurisdiction_id, *, dia
     if area:
         result = result.where(func.lower(query.c.address).like(f"%{area.lower()}%"))
     if hauler_id:
-        result = result.where(query.c.device_id.in_(
-            select(Manifest.device_id).where(Manifest.hauler_id == hauler_id)))
+        result = result.where(query.c.device_id.in_(select(Manifest.device_id).where(Manifest.hauler_id == hauler_id)))
     return result.order_by(query.c.missed_day, query.c.device_id)

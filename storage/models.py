@@ -1,6 +1,7 @@
 """The one place code imports models from: every table of the domain, and the helpers their
 columns share. The models live by subject in `storage.base`, `storage.registry_models`,
 `storage.manifest_models`, `storage.maintenance_models` and `storage.client_models`."""
+
 from storage.base import NAMING, Base, UTCDateTime, created, new_id, pk, unflushed, utcnow
 from storage.client_models import (
     ONE_SUBJECT,
@@ -11,16 +12,8 @@ from storage.client_models import (
     OutboxEntry,
     Webhook,
 )
-from storage.manifest_models import (
-    Change,
-    DisposalReceipt,
-    Document,
-    Finding,
-    LegalHold,
-    Manifest,
-    ManifestRevision,
-)
 from storage.maintenance_models import TrapCleaning
+from storage.manifest_models import Change, DisposalReceipt, Document, Finding, LegalHold, Manifest, ManifestRevision
 from storage.registry_models import (
     Device,
     DeviceFrequencyChange,
@@ -88,5 +81,5 @@ __all__ = [
 
 # The tables of people and of corrections under review share the metadata: importing any model
 # brings them, so every relationship resolves however a program starts.
-from storage import corrections as _corrections, disputes as _disputes, people as _people  # noqa: E402,F401
-from storage import service_chain as _service_chain  # noqa: E402,F401  (its session events)
+from storage import corrections as _corrections  # noqa: F401
+from storage import service_chain as _service_chain  # noqa: F401  (its session events)

@@ -4,6 +4,7 @@ Keys are the content's SHA-256, so storing the same bytes twice stores them once
 bucket keeps versions, each write names the version that holds the bytes, and that version is
 what is read and locked: anything written under the key later is not.
 """
+
 import base64
 import hashlib
 import logging
@@ -11,7 +12,7 @@ import os
 import re
 import shutil
 import uuid
-from datetime import date, datetime, time, timezone
+from datetime import UTC, date, datetime, time
 from pathlib import Path
 from time import sleep
 from typing import NamedTuple
@@ -221,11 +222,11 @@ class S3Store(ObjectStore):
         from botocore.exceptions import BotoCoreError, ClientError
 
         # Multipart above the threshold, streamed from the spool file: memory does not grow.
-        config = TransferConfig(multipart_threshold=MULTIPART_THRESHOLD, multipart_chunksize=MULTIPART_CHUNK,
-                                max_concurrency=4)
+        config = TransferConfig(
+            multipart_threshold=MULTIPART_THRESHOLD, multipart_chunksize=MULTIPART_CHUNK, max_concurrency=4
+        )
         try:
-            self.client.upload_file(path, self.bucket, key, Config=config,
-                                    ExtraArgs={"ContentType": content_type})
+            self.client.upload_file(path, self.bucket, key, Config=config, ExtraArgs={"ContentType": content_type})
         except (BotoCoreError, ClientError) as error:
             raise StoreUnavailable(str(error)) from error
         version_id = self._completed.pop(key, None)
@@ -257,8 +258,7 @@ class S3Store(ObjectStore):
         attempt = 1
         while True:
             try:
-                return Stored(True, self._put()(key, body, length=length, content_type=content_type,
-                                                headers=headers))
+                return Stored(True, self._put()(key, body, length=length, content_type=content_type, headers=headers))
             except PutRefused as refusal:
                 if refusal.code == "PreconditionFailed":
                     return Stored(False, self._found_version(key))  # the same bytes are stored already
@@ -281,8 +281,12 @@ class S3Store(ObjectStore):
             attempt += 1
 
     def _follow(self, region):
-        log.warning("the bucket %s answers from region %s, not %s: scan PUTs go there from now on",
-                    self.bucket, region, self._put_region or self._client_args["region_name"])
+        log.warning(
+            "the bucket %s answers from region %s, not %s: scan PUTs go there from now on",
+            self.bucket,
+            region,
+            self._put_region or self._client_args["region_name"],
+        )
         self._put_region, self._direct_put = region, None
 
     def _put(self):
@@ -297,8 +301,9 @@ class S3Store(ObjectStore):
             if credentials is None:
                 raise StoreUnavailable("no AWS credentials are configured")
             try:
-                probe = self._session.client("s3", **{
-                    **self._client_args, "region_name": self._put_region or self._client_args["region_name"]})
+                probe = self._session.client(
+                    "s3", **{**self._client_args, "region_name": self._put_region or self._client_args["region_name"]}
+                )
                 self._direct_put = DirectPut(self.client, probe, self.bucket, credentials)
             except (BotoCoreError, ValueError) as error:
                 raise StoreUnavailable(str(error)) from error
@@ -347,15 +352,14 @@ class S3Store(ObjectStore):
     def delete(self, key):
         """Remove every version (a plain delete would only add a marker over a locked one)."""
         versions = self._call("list_object_versions", Prefix=key)
-        entries = [v for v in versions.get("Versions", []) + versions.get("DeleteMarkers", [])
-                   if v["Key"] == key]
+        entries = [v for v in versions.get("Versions", []) + versions.get("DeleteMarkers", []) if v["Key"] == key]
         for version in entries:
             self._call("delete_object", Key=key, VersionId=version["VersionId"])
 
     def set_retention(self, key, until, version_id=None):
         if self.object_lock == "off":
             return
-        retain_until = datetime.combine(until, time.max, tzinfo=timezone.utc).replace(microsecond=0)
+        retain_until = datetime.combine(until, time.max, tzinfo=UTC).replace(microsecond=0)
         current = self.retention(key, version_id)
         if current and current[1] >= retain_until:
             return  # already locked as long or longer; a lock is only ever extended
@@ -386,7 +390,7 @@ class S3Store(ObjectStore):
 
 
 def _modified(path):
-    return datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc)
+    return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
 
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")

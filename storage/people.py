@@ -5,6 +5,7 @@ A membership acts through a principal of its own: an `oauth_clients` row of the 
 role and subject, with no usable secret. A person's token belongs to it, so every `/v1` rule
 that holds for a client holds for the person, and removing the membership revokes it at once.
 """
+
 import uuid
 from datetime import date, datetime
 
@@ -44,8 +45,7 @@ class Person(Base):
     totp_last_step: Mapped[int | None] = mapped_column(BigInteger)
     created_at: Mapped[datetime] = created()
 
-    memberships: Mapped[list["Membership"]] = relationship(back_populates="person",
-                                                           order_by="Membership.created_at")
+    memberships: Mapped[list["Membership"]] = relationship(back_populates="person", order_by="Membership.created_at")
     __table_args__ = (CheckConstraint("status IN ('active', 'disabled')", name="status"),)
 
 
@@ -76,7 +76,9 @@ class Membership(Base):
             "(organisation = 'hauler' AND role IN ('dispatcher', 'driver', 'admin'))"
             " OR (organisation = 'restaurant' AND role IN ('operator', 'admin'))"
             " OR (organisation = 'city' AND role IN ('auditor', 'admin'))"
-            " OR (organisation = 'site' AND role = 'clerk')", name="role"),
+            " OR (organisation = 'site' AND role = 'clerk')",
+            name="role",
+        ),
     )
 
 

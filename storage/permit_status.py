@@ -1,4 +1,5 @@
 """A permit's status on a day as a SQL expression, for lists and filters that ask it of many permits."""
+
 from datetime import date
 
 from sqlalchemy import case, func, select
@@ -19,6 +20,5 @@ def permit_status_sql(day: date):
     # expiry. The history is read once per permit: the subquery appears once.
     return case(
         (Permit.issued_on > day, "not_issued"),
-        else_=func.coalesce(func.nullif(latest, "active"),
-                            case((Permit.expires_on < day, "expired"), else_="active")),
+        else_=func.coalesce(func.nullif(latest, "active"), case((Permit.expires_on < day, "expired"), else_="active")),
     )

@@ -9,18 +9,18 @@ connection, and run on libpq's connection under the session's own transaction, w
 adapters and errors (raised as SQLAlchemy's); it does not pass through the engine's events
 (nor its echo log). Other databases run it through SQLAlchemy as usual.
 """
+
 import functools
 import re
 import select as os_select
 from collections import namedtuple
 from itertools import groupby
 
-from sqlalchemy import bindparam, insert, literal, select
-from sqlalchemy.exc import DBAPIError
-
 from psycopg import errors
 from psycopg.adapt import PyFormat, Transformer
 from psycopg.types.string import TextLoader
+from sqlalchemy import bindparam, insert, literal, select
+from sqlalchemy.exc import DBAPIError
 
 
 class Prebuilt:
@@ -79,21 +79,25 @@ def _values(row) -> dict:
 @functools.cache
 def _written(table) -> tuple:
     """The columns an insert sets: not a counter's key, nor one with a default of the server's."""
-    return tuple(c for c in table.columns
-                 if c.server_default is None and c is not table.autoincrement_column)
+    return tuple(c for c in table.columns if c.server_default is None and c is not table.autoincrement_column)
 
 
 @functools.cache
 def _inserting(tables):
-    inserts = [insert(table).values({c.key: bindparam(f"r{n}_{c.key}", type_=c.type) for c in _written(table)})
-               .cte(f"row{n}") for n, table in enumerate(tables)]
+    inserts = [
+        insert(table).values({c.key: bindparam(f"r{n}_{c.key}", type_=c.type) for c in _written(table)}).cte(f"row{n}")
+        for n, table in enumerate(tables)
+    ]
     return Prebuilt(select(literal(1)).add_cte(*inserts))
 
 
 _READS = re.compile(r"\s*(SELECT|WITH)\b", re.IGNORECASE)
 # What writes, locks or moves a sequence stays in the transaction, whatever it starts with.
-_WRITES = re.compile(r"\b(INSERT|UPDATE|DELETE|MERGE|FOR\s+SHARE|FOR\s+KEY\s+SHARE|LOCK|NEXTVAL|SETVAL|"
-                     r"PG_ADVISORY_\w+|PG_TRY_ADVISORY_\w+)\b", re.IGNORECASE)
+_WRITES = re.compile(
+    r"\b(INSERT|UPDATE|DELETE|MERGE|FOR\s+SHARE|FOR\s+KEY\s+SHARE|LOCK|NEXTVAL|SETVAL|"
+    r"PG_ADVISORY_\w+|PG_TRY_ADVISORY_\w+)\b",
+    re.IGNORECASE,
+)
 _IDLE = 0  # psycopg.pq.TransactionStatus.IDLE: no transaction open on the connection
 _OPEN = 2  # psycopg.pq.TransactionStatus.INTRANS: a transaction open, idle between statements
 _ANSWERED = (1, 2)  # psycopg.pq.ExecStatus.COMMAND_OK, TUPLES_OK
@@ -314,5 +318,6 @@ def _translated(connection, error, sql, values):
     if disconnect:
         connection.invalidate(error)
         connection.engine.dispose(close=False)
-    return DBAPIError.instance(sql, values, error, dialect.loaded_dbapi.Error,
-                               connection_invalidated=disconnect, dialect=dialect)
+    return DBAPIError.instance(
+        sql, values, error, dialect.loaded_dbapi.Error, connection_invalidated=disconnect, dialect=dialect
+    )

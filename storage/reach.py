@@ -7,6 +7,7 @@ devices: what their dispatch plans the next service by); FSE operators their FSE
 A hauler's or site's person whose membership a city granted reaches that city alone
 (`city_scope`): every query that follows a principal's hauler or site also keeps to it.
 """
+
 from sqlalchemy import false, select, true
 
 from storage.models import (
@@ -38,8 +39,7 @@ def jurisdiction_ids(principal):
         return select(Jurisdiction.id).where(Jurisdiction.id == principal.jurisdiction_id)
     if principal.role == "hauler":
         return select(HaulerRegistration.jurisdiction_id).where(
-            HaulerRegistration.hauler_id == principal.hauler_id,
-            in_scope(principal, HaulerRegistration.jurisdiction_id),
+            HaulerRegistration.hauler_id == principal.hauler_id, in_scope(principal, HaulerRegistration.jurisdiction_id)
         )
     if principal.role == "site":
         return select(DisposalSiteJurisdiction.jurisdiction_id).where(

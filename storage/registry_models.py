@@ -4,6 +4,7 @@ Registry facts that change over time (permit status, hauler licences and registr
 disposal-site status) are kept as dated rows, never overwritten, so that a manifest is always
 judged against the registry as it stood on its service date.
 """
+
 import uuid
 from datetime import date, datetime
 from decimal import Decimal
@@ -114,11 +115,7 @@ class PermitStatusChange(Base):
     effective_on: Mapped[date] = mapped_column(Date)
     reason: Mapped[str | None] = mapped_column(Text)
     recorded_at: Mapped[datetime] = created()
-    __table_args__ = (
-        CheckConstraint(
-            "status IN ('active', 'suspended', 'revoked', 'expired')", name="status"
-        ),
-    )
+    __table_args__ = (CheckConstraint("status IN ('active', 'suspended', 'revoked', 'expired')", name="status"),)
 
 
 class Device(Base):
@@ -140,7 +137,8 @@ class Device(Base):
     fse: Mapped[Fse] = relationship()
     permit: Mapped[Permit] = relationship()
     frequency_changes: Mapped[list["DeviceFrequencyChange"]] = relationship(
-        order_by="DeviceFrequencyChange.effective_on")
+        order_by="DeviceFrequencyChange.effective_on"
+    )
     # The permits it was on before `permit`, each until a move (a renewal) took effect.
     permit_moves: Mapped[list["DevicePermitMove"]] = relationship(order_by="DevicePermitMove.effective_on")
     __table_args__ = (
@@ -232,9 +230,7 @@ class HaulerLicence(Base):
     effective_on: Mapped[date] = mapped_column(Date)
     status: Mapped[str] = mapped_column(String(20), default="valid")
     recorded_at: Mapped[datetime] = created()
-    __table_args__ = (
-        CheckConstraint("status IN ('valid', 'lapsed', 'suspended', 'revoked')", name="status"),
-    )
+    __table_args__ = (CheckConstraint("status IN ('valid', 'lapsed', 'suspended', 'revoked')", name="status"),)
 
 
 class HaulerRegistration(Base):
@@ -289,9 +285,7 @@ class DisposalSiteJurisdiction(Base):
 
     __tablename__ = "disposal_site_jurisdictions"
     site_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("disposal_sites.id"), primary_key=True)
-    jurisdiction_id: Mapped[uuid.UUID] = mapped_column(
-        ForeignKey("jurisdictions.id"), primary_key=True
-    )
+    jurisdiction_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("jurisdictions.id"), primary_key=True)
     waste_types: Mapped[list] = mapped_column(JSON)
     approved_from: Mapped[date] = mapped_column(Date)
     approved_until: Mapped[date | None] = mapped_column(Date)
@@ -315,10 +309,11 @@ class DisposalSiteStatusChange(Base):
     __table_args__ = (
         CheckConstraint("status IN ('approved', 'suspended', 'closed')", name="status"),
         # A status is one city's word on its own approval.
-        ForeignKeyConstraint(["site_id", "jurisdiction_id"],
-                             ["disposal_site_jurisdictions.site_id",
-                              "disposal_site_jurisdictions.jurisdiction_id"],
-                             name="fk_disposal_site_status_changes_approval"),
+        ForeignKeyConstraint(
+            ["site_id", "jurisdiction_id"],
+            ["disposal_site_jurisdictions.site_id", "disposal_site_jurisdictions.jurisdiction_id"],
+            name="fk_disposal_site_status_changes_approval",
+        ),
     )
 
 

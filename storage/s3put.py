@@ -13,6 +13,7 @@ file is, by `S3Store.put_stream`); a bucket in another region is named in the re
 and `S3Store.put_stream` makes a `DirectPut` for that region; the checksum is given, not
 computed; the keys are hex digests, with nothing to escape.
 """
+
 import re
 
 from botocore.auth import S3SigV4Auth
@@ -50,8 +51,10 @@ class DirectPut:
 
         def see(request, **_):
             authorization = request.headers["Authorization"]
-            seen.update(url=request.url, authorization=authorization.decode()
-                        if isinstance(authorization, bytes) else authorization)
+            seen.update(
+                url=request.url,
+                authorization=authorization.decode() if isinstance(authorization, bytes) else authorization,
+            )
             return AWSResponse(request.url, 200, {}, _NoBody())
 
         probe.meta.events.register_first("before-send.s3.PutObject", see)
@@ -68,16 +71,24 @@ class DirectPut:
         """PUT `length` bytes read from `body` to `key`; returns the version S3 stored them as
         (None where the bucket keeps no versions), raises `PutRefused` for an answer other
         than 200, botocore's exceptions when S3 cannot be reached."""
-        request = AWSRequest(method="PUT", url=self.base + key, data=_blocks(body), headers={
-            "Content-Type": content_type, "Content-Length": str(length), **(headers or {})})
+        request = AWSRequest(
+            method="PUT",
+            url=self.base + key,
+            data=_blocks(body),
+            headers={"Content-Type": content_type, "Content-Length": str(length), **(headers or {})},
+        )
         credentials = self._credentials.get_frozen_credentials()
         _UnsignedPayload(credentials, "s3", self.region).add_auth(request)
         response = self._http.send(request.prepare())
         if response.status_code != 200:
             content = response.content
             region = response.headers.get("x-amz-bucket-region") or _first(_REGION, content) or None
-            raise PutRefused(response.status_code, _first(_CODE, content), _first(_MESSAGE, content),
-                             region=region if region != self.region else None)
+            raise PutRefused(
+                response.status_code,
+                _first(_CODE, content),
+                _first(_MESSAGE, content),
+                region=region if region != self.region else None,
+            )
         return response.headers.get("x-amz-version-id")
 
 

@@ -8,6 +8,7 @@ revisions count on a device (a late filing, a correction, a load re-judged) mark
 here, and the links of the marked devices are worked out again before the transaction commits,
 under their permits' locks, from the services then committed and this transaction's own.
 """
+
 from sqlalchemy import and_, event, func, inspect, select, update
 from sqlalchemy.orm import Session
 
@@ -34,18 +35,33 @@ def relink(connection, device_ids):
     if not device_ids:
         return
     if connection.dialect.name == "postgresql":
-        connection.execute(select(Permit.id).where(Permit.id.in_(select(Device.permit_id).where(
-            Device.id.in_(device_ids)))).order_by(Permit.id).with_for_update(key_share=True))
+        connection.execute(
+            select(Permit.id)
+            .where(Permit.id.in_(select(Device.permit_id).where(Device.id.in_(device_ids))))
+            .order_by(Permit.id)
+            .with_for_update(key_share=True)
+        )
     completed = ManifestRevision.service_completed_at
-    linked = (select(ManifestRevision.id, func.lag(completed).over(
-        partition_by=ManifestRevision.device_id, order_by=(completed, ManifestRevision.manifest_id)).label("previous"))
+    linked = (
+        select(
+            ManifestRevision.id,
+            func.lag(completed)
+            .over(partition_by=ManifestRevision.device_id, order_by=(completed, ManifestRevision.manifest_id))
+            .label("previous"),
+        )
         .where(ManifestRevision.device_id.in_(device_ids), ManifestRevision.in_force, ManifestRevision.qualifying)
-        .subquery("linked"))
+        .subquery("linked")
+    )
     connection.execute(
         update(ManifestRevision)
-        .where(and_(ManifestRevision.id == linked.c.id,
-                    ManifestRevision.previous_service_at.is_distinct_from(linked.c.previous)))
-        .values(previous_service_at=linked.c.previous))
+        .where(
+            and_(
+                ManifestRevision.id == linked.c.id,
+                ManifestRevision.previous_service_at.is_distinct_from(linked.c.previous),
+            )
+        )
+        .values(previous_service_at=linked.c.previous)
+    )
 
 
 @event.listens_for(Session, "before_flush")

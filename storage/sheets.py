@@ -8,10 +8,29 @@ spreadsheet would run as a formula with a leading quote, an empty text as no val
 column of another kind (JSON, arrays, a value of no known type) is not written here: `sheet`
 answers None, and the rows are written in Python as before.
 """
+
 from collections.abc import Iterator
 
-from sqlalchemy import (BigInteger, Boolean, Date, DateTime, Float, Integer, Numeric, SmallInteger, String, Text,
-                        TypeDecorator, Uuid, case, cast, func, literal, literal_column, select)
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Date,
+    DateTime,
+    Float,
+    Integer,
+    Numeric,
+    SmallInteger,
+    String,
+    Text,
+    TypeDecorator,
+    Uuid,
+    case,
+    cast,
+    func,
+    literal,
+    literal_column,
+    select,
+)
 from sqlalchemy.sql import sqltypes
 
 # Whole days since 2000-01-01, as storage.audit counts them; written as the date of an `_on` column.

@@ -4,6 +4,7 @@ A filing on a device holds the device's permit (`services.resolving`); loads on 
 ticket, which may come from many restaurants, hold the ticket. Each filing then reads its
 neighbours only after the one before it committed, so neither misses the other's load.
 """
+
 import hashlib
 
 from sqlalchemy import bindparam, select

@@ -3,6 +3,7 @@
 Memory stays bounded whatever the file size: past a couple of megabytes, bytes go to a
 temporary file.
 """
+
 import hashlib
 import io
 import os
@@ -124,7 +125,7 @@ class HashingSpool:
 
     def _tail(self, n):
         if self._file is None:
-            return bytes(self._memory.getbuffer()[max(self.size - n, 0):])
+            return bytes(self._memory.getbuffer()[max(self.size - n, 0) :])
         with open(self._file.name, "rb") as handle:
             handle.seek(max(self.size - n, 0))
             return handle.read()
@@ -214,7 +215,7 @@ class Passing:
             self._refill()
         end = len(self._chunk) if size is None or size < 0 else min(self._at + size, len(self._chunk))
         # A whole block goes as it came, uncopied.
-        data = self._bytes if self._at == 0 and end == len(self._bytes) else bytes(self._chunk[self._at:end])
+        data = self._bytes if self._at == 0 and end == len(self._bytes) else bytes(self._chunk[self._at : end])
         self._at = end
         return data
 

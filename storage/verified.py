@@ -1,6 +1,7 @@
 """A stored scan read back whole and checked against its SHA-256 and size before any of it is
 used: bytes that are not the scan's (another object written under its key, a version that does
 not hold it) are never served."""
+
 from storage.uploads import HashingSpool, TooLarge
 
 CHUNK = 256 * 1024

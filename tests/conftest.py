@@ -3,11 +3,12 @@
 Each database is built once per run by the migrations, and emptied after every test. Under
 pytest-xdist each worker has a PostgreSQL database of its own beside TEST_DATABASE_URL's.
 """
+
 import contextlib
 import os
 import threading
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 import pytest
@@ -157,7 +158,7 @@ def frozen_clock():
         clock.freeze(at)
         return at
 
-    set_to(datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc))
+    set_to(datetime(2026, 6, 1, 12, 0, tzinfo=UTC))
     yield set_to
     clock.freeze(None)
 
@@ -203,7 +204,8 @@ def s3_endpoint():
     port = _free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     endpoint = f"http://127.0.0.1:{port}"
     for _ in range(300):
@@ -227,13 +229,19 @@ def s3_bucket(s3_endpoint):
 
     client = boto3.client("s3", endpoint_url=s3_endpoint, region_name="us-west-1")
     bucket = f"fogx-test-{uuid.uuid4().hex[:12]}"
-    client.create_bucket(Bucket=bucket, ObjectLockEnabledForBucket=True,
-                         CreateBucketConfiguration={"LocationConstraint": "us-west-1"})
+    client.create_bucket(
+        Bucket=bucket, ObjectLockEnabledForBucket=True, CreateBucketConfiguration={"LocationConstraint": "us-west-1"}
+    )
     return s3_endpoint, bucket, client
 
 
 @pytest.fixture
 def s3_app(make_app, s3_bucket):
     endpoint, bucket, _ = s3_bucket
-    return make_app(STORAGE_BACKEND="s3", S3_ENDPOINT_URL=endpoint, S3_BUCKET=bucket,
-                    S3_REGION="us-west-1", S3_OBJECT_LOCK="compliance")
+    return make_app(
+        STORAGE_BACKEND="s3",
+        S3_ENDPOINT_URL=endpoint,
+        S3_BUCKET=bucket,
+        S3_REGION="us-west-1",
+        S3_OBJECT_LOCK="compliance",
+    )

@@ -1,4 +1,5 @@
 """Plain test-data builders with keyword defaults; each commits what it builds."""
+
 import itertools
 from datetime import date
 
@@ -40,13 +41,24 @@ def fse(session, *, city="victorville", name=None, address="1 Main St", apn=None
     return row
 
 
-def permit(session, *, fse_row=None, number=None, kind="regular", status="active",
-           issued_on=date(2025, 1, 1), expires_on=date(2027, 12, 31)):
+def permit(
+    session,
+    *,
+    fse_row=None,
+    number=None,
+    kind="regular",
+    status="active",
+    issued_on=date(2025, 1, 1),
+    expires_on=date(2027, 12, 31),
+):
     fse_row = fse_row or fse(session)
     row = Permit(
-        jurisdiction_id=fse_row.jurisdiction_id, fse_id=fse_row.id,
-        permit_number=number or f"P-{next(_seq):05d}", kind=kind,
-        issued_on=issued_on, expires_on=expires_on,
+        jurisdiction_id=fse_row.jurisdiction_id,
+        fse_id=fse_row.id,
+        permit_number=number or f"P-{next(_seq):05d}",
+        kind=kind,
+        issued_on=issued_on,
+        expires_on=expires_on,
     )
     row.status_changes.append(PermitStatusChange(status=status, effective_on=issued_on))
     session.add(row)
@@ -54,12 +66,24 @@ def permit(session, *, fse_row=None, number=None, kind="regular", status="active
     return row
 
 
-def device(session, *, permit_row=None, tag="GI-1", kind="interceptor", capacity_gallons=1500,
-           liquid_depth_in=48, frequency_days=90):
+def device(
+    session,
+    *,
+    permit_row=None,
+    tag="GI-1",
+    kind="interceptor",
+    capacity_gallons=1500,
+    liquid_depth_in=48,
+    frequency_days=90,
+):
     permit_row = permit_row or permit(session)
     row = Device(
-        fse_id=permit_row.fse_id, permit_id=permit_row.id, tag=tag, kind=kind,
-        capacity_gallons=capacity_gallons, liquid_depth_in=liquid_depth_in,
+        fse_id=permit_row.fse_id,
+        permit_id=permit_row.id,
+        tag=tag,
+        kind=kind,
+        capacity_gallons=capacity_gallons,
+        liquid_depth_in=liquid_depth_in,
         frequency_days=frequency_days,
     )
     session.add(row)
@@ -67,40 +91,60 @@ def device(session, *, permit_row=None, tag="GI-1", kind="interceptor", capacity
     return row
 
 
-def hauler(session, *, name=None, cities=("victorville",), licence_expires_on=date(2028, 6, 30),
-           vehicles=(("TRK-1", 3000),)):
+def hauler(
+    session, *, name=None, cities=("victorville",), licence_expires_on=date(2028, 6, 30), vehicles=(("TRK-1", 3000),)
+):
     """A hauler registered in each of `cities` (the first owns its shared record), each city
     with the same licence and vehicles on its own rows."""
     n = next(_seq)
     city_ids = [jurisdiction(session, city).id for city in cities]
-    row = Hauler(name=name or f"Hauler {n}", licence_number=f"L-{n:05d}",
-                 owner_jurisdiction_id=city_ids[0] if city_ids else None)
+    row = Hauler(
+        name=name or f"Hauler {n}", licence_number=f"L-{n:05d}", owner_jurisdiction_id=city_ids[0] if city_ids else None
+    )
     for city_id in city_ids:
-        row.licences.append(HaulerLicence(jurisdiction_id=city_id, licence_number=row.licence_number,
-                                          expires_on=licence_expires_on, effective_on=date(2024, 1, 1)))
+        row.licences.append(
+            HaulerLicence(
+                jurisdiction_id=city_id,
+                licence_number=row.licence_number,
+                expires_on=licence_expires_on,
+                effective_on=date(2024, 1, 1),
+            )
+        )
         row.registrations.append(HaulerRegistration(jurisdiction_id=city_id, registered_on=date(2024, 1, 1)))
         for vehicle_id, gallons in vehicles:
-            row.vehicles.append(Vehicle(jurisdiction_id=city_id, vehicle_id=vehicle_id,
-                                        tank_capacity_gallons=gallons))
+            row.vehicles.append(Vehicle(jurisdiction_id=city_id, vehicle_id=vehicle_id, tank_capacity_gallons=gallons))
     session.add(row)
     session.commit()
     return row
 
 
-def disposal_site(session, *, cities=("victorville",), status="approved",
-                  waste_types=("grease_interceptor_waste", "grease_trap_waste"),
-                  approved_from=date(2024, 1, 1), approved_until=None):
+def disposal_site(
+    session,
+    *,
+    cities=("victorville",),
+    status="approved",
+    waste_types=("grease_interceptor_waste", "grease_trap_waste"),
+    approved_from=date(2024, 1, 1),
+    approved_until=None,
+):
     """A site each of `cities` approves alike (the first owns its shared record)."""
     n = next(_seq)
     city_ids = [jurisdiction(session, c).id for c in cities]
     row = DisposalSite(
-        name=f"Site {n}", address="9 Plant Rd", facility_permit_number=f"FAC-{n:05d}",
+        name=f"Site {n}",
+        address="9 Plant Rd",
+        facility_permit_number=f"FAC-{n:05d}",
         owner_jurisdiction_id=city_ids[0] if city_ids else None,
-        approvals=[DisposalSiteJurisdiction(
-            jurisdiction_id=city_id, waste_types=list(waste_types), approved_from=approved_from,
-            approved_until=approved_until,
-            status_changes=[DisposalSiteStatusChange(status=status, effective_on=approved_from)])
-            for city_id in city_ids],
+        approvals=[
+            DisposalSiteJurisdiction(
+                jurisdiction_id=city_id,
+                waste_types=list(waste_types),
+                approved_from=approved_from,
+                approved_until=approved_until,
+                status_changes=[DisposalSiteStatusChange(status=status, effective_on=approved_from)],
+            )
+            for city_id in city_ids
+        ],
     )
     session.add(row)
     session.commit()

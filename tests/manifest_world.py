@@ -1,13 +1,14 @@
 """A small world to file manifests in: a Victorville restaurant, a hauler, a disposal site."""
+
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 from sqlalchemy import select
 
 from storage.models import Jurisdiction
 from tests import factories
 
-NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
 
 def iso(moment):
@@ -55,9 +56,12 @@ class World:
             "full_pump_down": True,
             "measurements": {"fog_depth_in": 4, "solids_depth_in": 3, "liquid_depth_in": 48},
             "fse_signer_name": "Ana Ruiz",
-            "disposal": {"site_id": str(self.site.id), "ticket_number": f"T-{self.n:05d}",
-                         "delivered_at": iso(completed + timedelta(hours=1)),
-                         "gallons_delivered": 1450},
+            "disposal": {
+                "site_id": str(self.site.id),
+                "ticket_number": f"T-{self.n:05d}",
+                "delivered_at": iso(completed + timedelta(hours=1)),
+                "gallons_delivered": 1450,
+            },
         }
         body.update(overrides)
         if "disposal" not in overrides:
@@ -65,9 +69,12 @@ class World:
         return body
 
     def post(self, body, token=None, **kwargs):
-        return self.client.post("/v1/manifests", json=body,
-                                headers={**factories.bearer(token or self.hauler_token),
-                                         **kwargs.pop("headers", {})}, **kwargs)
+        return self.client.post(
+            "/v1/manifests",
+            json=body,
+            headers={**factories.bearer(token or self.hauler_token), **kwargs.pop("headers", {})},
+            **kwargs,
+        )
 
     def codes(self, body, **kwargs):
         response = self.post(body, **kwargs)
@@ -82,12 +89,22 @@ class World:
 
 
 def build(client, session, *, city="victorville", capacity=1500, frequency=90):
-    permit = factories.permit(session, fse_row=factories.fse(session, city=city),
-                              issued_on=date(2025, 1, 1), expires_on=date(2027, 12, 31))
-    device = factories.device(session, permit_row=permit, capacity_gallons=capacity,
-                              liquid_depth_in=48, frequency_days=frequency)
+    permit = factories.permit(
+        session, fse_row=factories.fse(session, city=city), issued_on=date(2025, 1, 1), expires_on=date(2027, 12, 31)
+    )
+    device = factories.device(
+        session, permit_row=permit, capacity_gallons=capacity, liquid_depth_in=48, frequency_days=frequency
+    )
     hauler = factories.hauler(session, cities=(city,), vehicles=(("TRK-1", 3000), ("TRK-2", 1000)))
     site = factories.disposal_site(session, cities=(city,))
     credentials = factories.oauth_client(session, role="hauler", subject=[hauler.id])
-    return World(client=client, session=session, hauler_token=factories.token(client, *credentials),
-                 hauler=hauler, device=device, permit=permit, site=site, credentials=credentials)
+    return World(
+        client=client,
+        session=session,
+        hauler_token=factories.token(client, *credentials),
+        hauler=hauler,
+        device=device,
+        permit=permit,
+        site=site,
+        credentials=credentials,
+    )

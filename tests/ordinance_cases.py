@@ -1,19 +1,25 @@
 """What every city's ordinance tests share: a world in the city, its evening, its 25% edge,
 registering a device through the API."""
-from datetime import date, datetime, timedelta, timezone
+
+from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from tests import factories
 from tests.manifest_world import NOW, build
 
 PACIFIC = ZoneInfo("America/Los_Angeles")
-CITY_NAMES = {"placentia": "Placentia", "colusa": "Colusa", "san-clemente": "San Clemente",
-              "victorville": "Victorville", "tracy": "Tracy"}
+CITY_NAMES = {
+    "placentia": "Placentia",
+    "colusa": "Colusa",
+    "san-clemente": "San Clemente",
+    "victorville": "Victorville",
+    "tracy": "Tracy",
+}
 
 
 def pacific(year, month, day, hour, minute=0):
     """An instant read on a California wall clock, in UTC as it is stored."""
-    return datetime(year, month, day, hour, minute, tzinfo=PACIFIC).astimezone(timezone.utc)
+    return datetime(year, month, day, hour, minute, tzinfo=PACIFIC).astimezone(UTC)
 
 
 def world_in(client, session, frozen_clock, city, *, now=NOW, **kwargs):
@@ -52,8 +58,14 @@ def admin_of(client, session, city):
 
 def register_device(client, token, world, **fields):
     """POST a device on the world's permit; the response."""
-    body = {"tag": "GI-2", "kind": "interceptor", "capacity_gallons": 1500, "liquid_depth_in": 48,
-            "permit_number": world.permit.permit_number, **fields}
+    body = {
+        "tag": "GI-2",
+        "kind": "interceptor",
+        "capacity_gallons": 1500,
+        "liquid_depth_in": 48,
+        "permit_number": world.permit.permit_number,
+        **fields,
+    }
     return client.post(f"/v1/fses/{world.device.fse_id}/devices", json=body, headers=factories.bearer(token))
 
 

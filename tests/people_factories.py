@@ -1,5 +1,6 @@
 """Builders for people and the apps they sign in through, and a person walking the sign-in
 pages as a browser would (forms read from the page, posted back)."""
+
 import base64
 import hashlib
 import html
@@ -20,8 +21,7 @@ def person(session, *, email, organisation, role, name="Pat Doe", password=PASSW
     """A person with one membership (committed); `subject`: hauler_id, jurisdiction_id, site_id or fse_ids."""
     row = session.query(Person).filter_by(email=email).one_or_none()
     if row is None:
-        row = Person(email=email, name=name, password_hash=checked(password, email), status="active",
-                     failed_sign_ins=0)
+        row = Person(email=email, name=name, password_hash=checked(password, email), status="active", failed_sign_ins=0)
         session.add(row)
     membership = make_membership(session, row, organisation=organisation, role=role, **subject)
     session.commit()
@@ -30,8 +30,9 @@ def person(session, *, email, organisation, role, name="Pat Doe", password=PASSW
 
 def app(session, *, redirect_uri=PORTAL_REDIRECT, public=True, first_party=True, name="Portal", scopes=None):
     """An app people sign in through; (client_id, secret or None)."""
-    row, secret = apps.create_app(session, name=name, redirect_uris=[redirect_uri], public=public,
-                                  first_party=first_party, scopes=scopes)
+    row, secret = apps.create_app(
+        session, name=name, redirect_uris=[redirect_uri], public=public, first_party=first_party, scopes=scopes
+    )
     return row.client_id, secret
 
 
@@ -94,10 +95,25 @@ def post_form(http, path, **fields):
     return browser.post(path, **hidden, **fields)
 
 
-def authorize_url(client_id, challenge, *, redirect_uri=PORTAL_REDIRECT, scope="openid profile email",
-                  state="st4te", nonce=None, method="S256"):
-    query = {"response_type": "code", "client_id": client_id, "redirect_uri": redirect_uri, "scope": scope,
-             "state": state, "code_challenge": challenge, "code_challenge_method": method}
+def authorize_url(
+    client_id,
+    challenge,
+    *,
+    redirect_uri=PORTAL_REDIRECT,
+    scope="openid profile email",
+    state="st4te",
+    nonce=None,
+    method="S256",
+):
+    query = {
+        "response_type": "code",
+        "client_id": client_id,
+        "redirect_uri": redirect_uri,
+        "scope": scope,
+        "state": state,
+        "code_challenge": challenge,
+        "code_challenge_method": method,
+    }
     if nonce:
         query["nonce"] = nonce
     return "/oauth/authorize?" + urlencode(query)
@@ -110,8 +126,18 @@ def code_from(response) -> str:
     return query["code"][0]
 
 
-def sign_in(http, client_id, *, email, password=PASSWORD, scope="openid profile email", redirect_uri=PORTAL_REDIRECT,
-            secret=None, totp=None, membership=None):
+def sign_in(
+    http,
+    client_id,
+    *,
+    email,
+    password=PASSWORD,
+    scope="openid profile email",
+    redirect_uri=PORTAL_REDIRECT,
+    secret=None,
+    totp=None,
+    membership=None,
+):
     """The whole authorization code grant with PKCE, as the portal does it; the token response.
     `membership`: the one to act for, where the person has several."""
     verifier, challenge = pkce()
@@ -139,10 +165,18 @@ def person_token(http, session, *, email, organisation, role, scope=None, **subj
 
     portal = session.query(OAuthApp).filter_by(client_id="test-portal").one_or_none()
     if portal is None:
-        row, _ = apps.create_app(session, name="Portal", redirect_uris=[PORTAL_REDIRECT], public=True,
-                                 first_party=True, client_id="test-portal")
+        row, _ = apps.create_app(
+            session,
+            name="Portal",
+            redirect_uris=[PORTAL_REDIRECT],
+            public=True,
+            first_party=True,
+            client_id="test-portal",
+        )
     person(session, email=email, organisation=organisation, role=role, **subject)
-    scope = scope or {"hauler": "manifests:write manifests:read", "restaurant": "records:read",
-                      "site": "receipts:write"}.get(
-        organisation, "audit:read records:read manifests:read" + (" registry:write" if role == "admin" else ""))
+    scope = scope or {
+        "hauler": "manifests:write manifests:read",
+        "restaurant": "records:read",
+        "site": "receipts:write",
+    }.get(organisation, "audit:read records:read manifests:read" + (" registry:write" if role == "admin" else ""))
     return sign_in(http, "test-portal", email=email, scope=scope)["access_token"]

@@ -1,5 +1,6 @@
 """An FSE's access log: its manifests read one by one, listed or their scans fetched by a city or
 another organisation are noted as its record's downloads are."""
+
 import hashlib
 
 import pytest
@@ -16,8 +17,9 @@ def world(client, session, frozen_clock):
 
 @pytest.fixture
 def city_admin(client, session):
-    return factories.bearer(factories.token(client, *factories.oauth_client(session, role="admin",
-                                                                            subject=["victorville"])))
+    return factories.bearer(
+        factories.token(client, *factories.oauth_client(session, role="admin", subject=["victorville"]))
+    )
 
 
 def log_of(client, world, admin):
@@ -31,28 +33,39 @@ def test_an_auditor_reading_an_fses_manifests_and_scan_is_in_its_access_log(clie
     assert filed.status_code == 201, filed.json
     manifest_id = filed.json["id"]
     scan = factories.pdf_bytes("Manifest M-00001, signed")
-    put = client.put(f"/v1/manifests/{manifest_id}/documents/{hashlib.sha256(scan).hexdigest()}", data=scan,
-                     headers={**factories.bearer(world.hauler_token), "Content-Type": "application/pdf"})
+    put = client.put(
+        f"/v1/manifests/{manifest_id}/documents/{hashlib.sha256(scan).hexdigest()}",
+        data=scan,
+        headers={**factories.bearer(world.hauler_token), "Content-Type": "application/pdf"},
+    )
     assert put.status_code == 201, put.json
     day = "2026-06-01"  # serviced at 10:00 UTC, the morning of June 1 in Victorville
     assert log_of(client, world, city_admin) == []
 
-    auditor = factories.bearer(factories.token(client, *factories.oauth_client(session, role="auditor",
-                                                                               subject=["victorville"])))
+    auditor = factories.bearer(
+        factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
+    )
     assert client.get("/v1/manifests", headers=auditor).status_code == 200
     assert client.get(f"/v1/manifests/{manifest_id}", headers=auditor).status_code == 200
     assert client.get(f"/v1/manifests/{manifest_id}/documents/{put.json['id']}", headers=auditor).status_code == 200
-    assert log_of(client, world, city_admin) == [("manifests", "auditor", day, day), ("manifest", "auditor", day, day),
-                                                 ("scan", "auditor", day, day)]
+    assert log_of(client, world, city_admin) == [
+        ("manifests", "auditor", day, day),
+        ("manifest", "auditor", day, day),
+        ("scan", "auditor", day, day),
+    ]
 
 
 def test_the_hauler_reading_what_it_filed_is_noted_and_the_restaurant_reading_its_own_is_not(
-        client, session, world, city_admin):
+    client, session, world, city_admin
+):
     filed = world.post(world.body())
     assert filed.status_code == 201, filed.json
-    assert client.get(f"/v1/manifests/{filed.json['id']}", headers=factories.bearer(world.hauler_token)).status_code == 200
-    operator = factories.bearer(factories.token(client, *factories.oauth_client(session, role="fse",
-                                                                                subject=[world.permit.fse_id])))
+    assert (
+        client.get(f"/v1/manifests/{filed.json['id']}", headers=factories.bearer(world.hauler_token)).status_code == 200
+    )
+    operator = factories.bearer(
+        factories.token(client, *factories.oauth_client(session, role="fse", subject=[world.permit.fse_id]))
+    )
     assert client.get(f"/v1/manifests/{filed.json['id']}", headers=operator).status_code == 200
     assert client.get("/v1/manifests", headers=operator).status_code == 200
     assert log_of(client, world, city_admin) == [("manifest", "hauler", "2026-06-01", "2026-06-01")]
@@ -64,8 +77,9 @@ def test_a_page_of_many_fses_notes_a_read_for_each_with_the_days_it_showed(clien
     for body in (first, second):
         assert world.post(body).status_code == 201
     assert other.post(other.body(manifest_number="OTHER-1")).status_code == 201
-    auditor = factories.bearer(factories.token(client, *factories.oauth_client(session, role="auditor",
-                                                                               subject=["victorville"])))
+    auditor = factories.bearer(
+        factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
+    )
     assert len(client.get("/v1/manifests", headers=auditor).json["items"]) == 3
     # Serviced 2 and 27 hours before noon UTC on June 1: May 31 and June 1 in Victorville.
     assert log_of(client, world, city_admin) == [("manifests", "auditor", "2026-05-31", "2026-06-01")]
@@ -74,7 +88,8 @@ def test_a_page_of_many_fses_notes_a_read_for_each_with_the_days_it_showed(clien
 
 def test_a_page_with_nothing_on_it_notes_nothing(client, session, world, city_admin):
     assert world.post(world.body()).status_code == 201
-    auditor = factories.bearer(factories.token(client, *factories.oauth_client(session, role="auditor",
-                                                                               subject=["victorville"])))
+    auditor = factories.bearer(
+        factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
+    )
     assert client.get("/v1/manifests?permit_number=NO-SUCH", headers=auditor).json["items"] == []
     assert log_of(client, world, city_admin) == []

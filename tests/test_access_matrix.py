@@ -2,11 +2,12 @@
 
 The routes are read from the app itself, so a new route without a case here fails.
 """
+
 import io
 import json
 import re
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import select
@@ -26,13 +27,19 @@ def world(client, session):
     """Two cities. The callers all belong to Victorville; Tracy's objects are foreign."""
     mine, theirs = {}, {}
     for side, city, store in (("mine", "victorville", mine), ("theirs", "tracy", theirs)):
-        permit = factories.permit(session, fse_row=factories.fse(session, city=city,
-                                                                    name=f"{side} restaurant"))
+        permit = factories.permit(session, fse_row=factories.fse(session, city=city, name=f"{side} restaurant"))
         device = factories.device(session, permit_row=permit)
         hauler = factories.hauler(session, name=f"{side} hauler", cities=(city,))
         site = factories.disposal_site(session, cities=(city,))
-        store.update(fse_id=permit.fse_id, permit_id=permit.id, device_id=device.id,
-                     hauler_id=hauler.id, site_id=site.id, code=city, format="csv")
+        store.update(
+            fse_id=permit.fse_id,
+            permit_id=permit.id,
+            device_id=device.id,
+            hauler_id=hauler.id,
+            site_id=site.id,
+            code=city,
+            format="csv",
+        )
         filer = factories.token(client, *factories.oauth_client(session, role="hauler", subject=[hauler.id]))
         store["manifest_id"], store["document_id"] = file_manifest(client, filer, permit, device, site)
         store["correction_id"] = propose_correction(client, filer, store["manifest_id"])
@@ -40,54 +47,87 @@ def world(client, session):
         assert hook.status_code == 201, hook.json
         store["webhook_id"] = uuid.UUID(hook.json["id"])
         gate = factories.token(client, *factories.oauth_client(session, role="site", subject=[site.id]))
-        received = client.post("/v1/receipts", headers=factories.bearer(gate), json={
-            "ticket_number": "T-1", "hauler_licence_number": hauler.licences[0].licence_number, "vehicle_id": "TRK-1",
-            "waste_type": "grease_interceptor_waste", "gallons_received": 1400,
-            "received_at": datetime.now(timezone.utc).isoformat()})
+        received = client.post(
+            "/v1/receipts",
+            headers=factories.bearer(gate),
+            json={
+                "ticket_number": "T-1",
+                "hauler_licence_number": hauler.licences[0].licence_number,
+                "vehicle_id": "TRK-1",
+                "waste_type": "grease_interceptor_waste",
+                "gallons_received": 1400,
+                "received_at": datetime.now(UTC).isoformat(),
+            },
+        )
         assert received.status_code == 201, received.json
         store["receipt_id"] = uuid.UUID(received.json["id"])
-        store["membership_id"] = people_factories.person(session, email=f"driver@{side}.test", organisation="hauler",
-                                                         role="driver", hauler_id=hauler.id).id
+        store["membership_id"] = people_factories.person(
+            session, email=f"driver@{side}.test", organisation="hauler", role="driver", hauler_id=hauler.id
+        ).id
         inviter = factories.token(client, *factories.oauth_client(session, role="admin", subject=[city]))
-        invited = client.post("/v1/invitations", headers=factories.bearer(inviter), json={
-            "email": f"auditor@{side}.test", "organisation": "city", "role": "auditor", "jurisdiction": city})
+        invited = client.post(
+            "/v1/invitations",
+            headers=factories.bearer(inviter),
+            json={"email": f"auditor@{side}.test", "organisation": "city", "role": "auditor", "jurisdiction": city},
+        )
         assert invited.status_code == 201, invited.json
         store["invitation_id"] = uuid.UUID(invited.json["id"])
     # A restaurant of the hauler's own city that it has never serviced.
     unserved = factories.permit(session, fse_row=factories.fse(session, city="victorville", name="unserved restaurant"))
     mine["unserved_fse_id"] = unserved.fse_id
-    subjects = {"admin": ["victorville"], "auditor": ["victorville"],
-                "hauler": [mine["hauler_id"]], "fse": [mine["fse_id"]], "site": [mine["site_id"]]}
-    tokens = {role: factories.token(client, *factories.oauth_client(session, role=role,
-                                                                    subject=subjects[role]))
-              for role in ROLES}
+    subjects = {
+        "admin": ["victorville"],
+        "auditor": ["victorville"],
+        "hauler": [mine["hauler_id"]],
+        "fse": [mine["fse_id"]],
+        "site": [mine["site_id"]],
+    }
+    tokens = {
+        role: factories.token(client, *factories.oauth_client(session, role=role, subject=subjects[role]))
+        for role in ROLES
+    }
     jurisdiction_id = factories.jurisdiction(session, "victorville").id
     for person, organisation, role, subject in (
-            ("person:city-admin", "city", "admin", {"jurisdiction_id": jurisdiction_id}),
-            ("person:auditor", "city", "auditor", {"jurisdiction_id": jurisdiction_id}),
-            ("person:dispatcher", "hauler", "dispatcher", {"hauler_id": mine["hauler_id"]}),
-            ("person:operator", "restaurant", "operator", {"fse_ids": [mine["fse_id"]]}),
-            ("person:clerk", "site", "clerk", {"site_id": mine["site_id"]})):
-        tokens[person] = people_factories.person_token(client, session, email=f"{person[7:]}@mine.test",
-                                                       organisation=organisation, role=role, **subject)
+        ("person:city-admin", "city", "admin", {"jurisdiction_id": jurisdiction_id}),
+        ("person:auditor", "city", "auditor", {"jurisdiction_id": jurisdiction_id}),
+        ("person:dispatcher", "hauler", "dispatcher", {"hauler_id": mine["hauler_id"]}),
+        ("person:operator", "restaurant", "operator", {"fse_ids": [mine["fse_id"]]}),
+        ("person:clerk", "site", "clerk", {"site_id": mine["site_id"]}),
+    ):
+        tokens[person] = people_factories.person_token(
+            client, session, email=f"{person[7:]}@mine.test", organisation=organisation, role=role, **subject
+        )
     return {"mine": mine, "theirs": theirs, "tokens": tokens}
 
 
 def file_manifest(client, token, permit, device, site):
-    completed = datetime.now(timezone.utc) - timedelta(hours=2)
+    completed = datetime.now(UTC) - timedelta(hours=2)
     body = {
-        "manifest_number": f"M-{permit.permit_number}", "permit_number": permit.permit_number,
-        "device_tag": device.tag, "vehicle_id": "TRK-1", "driver_name": "D",
+        "manifest_number": f"M-{permit.permit_number}",
+        "permit_number": permit.permit_number,
+        "device_tag": device.tag,
+        "vehicle_id": "TRK-1",
+        "driver_name": "D",
         "service_started_at": (completed - timedelta(hours=1)).isoformat(),
-        "service_completed_at": completed.isoformat(), "waste_type": "grease_interceptor_waste",
-        "gallons_removed": 1400, "full_pump_down": True, "fse_signer_name": "S",
-        "disposal": {"site_id": str(site.id), "ticket_number": "T-1",
-                     "delivered_at": completed.isoformat(), "gallons_delivered": 1400},
+        "service_completed_at": completed.isoformat(),
+        "waste_type": "grease_interceptor_waste",
+        "gallons_removed": 1400,
+        "full_pump_down": True,
+        "fse_signer_name": "S",
+        "disposal": {
+            "site_id": str(site.id),
+            "ticket_number": "T-1",
+            "delivered_at": completed.isoformat(),
+            "gallons_delivered": 1400,
+        },
     }
     scan = factories.pdf_bytes(permit.permit_number)
-    response = client.post("/v1/manifests", headers=factories.bearer(token),
-                           content_type="multipart/form-data",
-                           data={"manifest": json.dumps(body), "documents": [(io.BytesIO(scan), "m.pdf")]})
+    response = client.post(
+        "/v1/manifests",
+        headers=factories.bearer(token),
+        content_type="multipart/form-data",
+        data={"manifest": json.dumps(body), "documents": [(io.BytesIO(scan), "m.pdf")]},
+    )
     assert response.status_code == 201, response.json
     return uuid.UUID(response.json["id"]), uuid.UUID(response.json["documents"][0]["id"])
 
@@ -95,10 +135,15 @@ def file_manifest(client, token, permit, device, site):
 def propose_correction(client, token, manifest_id):
     """A correction that moves the service by ten days: it waits for the city's review."""
     filed = client.get(f"/v1/manifests/{manifest_id}", headers=factories.bearer(token)).json["manifest"]
-    moved = {name: (datetime.fromisoformat(filed[name]) - timedelta(days=10)).isoformat()
-             for name in ("service_started_at", "service_completed_at")}
-    response = client.post(f"/v1/manifests/{manifest_id}/corrections", headers=factories.bearer(token),
-                           json={**filed, **moved, "reason": "Keyed the wrong day"})
+    moved = {
+        name: (datetime.fromisoformat(filed[name]) - timedelta(days=10)).isoformat()
+        for name in ("service_started_at", "service_completed_at")
+    }
+    response = client.post(
+        f"/v1/manifests/{manifest_id}/corrections",
+        headers=factories.bearer(token),
+        json={**filed, **moved, "reason": "Keyed the wrong day"},
+    )
     assert response.status_code == 202, response.json
     return uuid.UUID(response.json["id"])
 
@@ -121,10 +166,24 @@ def missing_values(theirs):
 
 def body_for(method):
     # A body that would pass validation for most writes, so the object check is reached.
-    return {"name": "Taken Over", "effective_on": "2026-01-01", "status": "suspended",
-            "licence_status": "revoked", "vehicle_id": "STOLEN-1", "tank_capacity_gallons": 100,
-            "tag": "GI-9", "kind": "interceptor", "capacity_gallons": 1000, "liquid_depth_in": 40,
-            "frequency_days": 90, "permit_number": "X"} if method in ("POST", "PATCH") else None
+    return (
+        {
+            "name": "Taken Over",
+            "effective_on": "2026-01-01",
+            "status": "suspended",
+            "licence_status": "revoked",
+            "vehicle_id": "STOLEN-1",
+            "tank_capacity_gallons": 100,
+            "tag": "GI-9",
+            "kind": "interceptor",
+            "capacity_gallons": 1000,
+            "liquid_depth_in": 40,
+            "frequency_days": 90,
+            "permit_number": "X",
+        }
+        if method in ("POST", "PATCH")
+        else None
+    )
 
 
 def test_every_route_has_a_foreign_object_case(app, world):
@@ -141,10 +200,10 @@ def test_foreign_objects_answer_exactly_like_missing_ones(app, client, world, ro
     for method, rule, arguments in v1_routes(app):
         if not arguments or set(arguments) & NOT_OBJECTS:
             continue
-        foreign = client.open(fill(rule, theirs), method=method, json=body_for(method),
-                              headers=factories.bearer(token))
-        missing = client.open(fill(rule, missing_values(theirs)), method=method,
-                              json=body_for(method), headers=factories.bearer(token))
+        foreign = client.open(fill(rule, theirs), method=method, json=body_for(method), headers=factories.bearer(token))
+        missing = client.open(
+            fill(rule, missing_values(theirs)), method=method, json=body_for(method), headers=factories.bearer(token)
+        )
         where = f"{role} {method} {rule}"
         assert foreign.status_code in (403, 404, 415, 422), where
         assert foreign.status_code == missing.status_code, where
@@ -213,4 +272,7 @@ def test_a_hauler_reads_only_the_restaurants_it_serviced_and_no_operator_email(a
     listed = client.get("/v1/fses", headers=headers).json["items"]
     assert [f["id"] for f in listed] == [str(mine["fse_id"])]
     auditor = factories.bearer(world["tokens"]["auditor"])
-    assert client.get(f"/v1/fses/{mine['unserved_fse_id']}", headers=auditor).json["operator_email"] == "operator@example.com"
+    assert (
+        client.get(f"/v1/fses/{mine['unserved_fse_id']}", headers=auditor).json["operator_email"]
+        == "operator@example.com"
+    )

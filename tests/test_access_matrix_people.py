@@ -6,16 +6,24 @@ all act in Placentia: its staff, a restaurant's people, and the memberships Plac
 of a hauler and a site that Victorville registered as well. What the shared hauler filed in
 Victorville, delivered to the shared site, is as foreign to them as Victorville's own rows.
 """
+
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from sqlalchemy import select
 
 from storage.models import Fse
 from tests import factories, people_factories
-from tests.test_access_matrix import (NOT_OBJECTS, body_for, file_manifest, fill, missing_values, propose_correction,
-                                      v1_routes)
+from tests.test_access_matrix import (
+    NOT_OBJECTS,
+    body_for,
+    file_manifest,
+    fill,
+    missing_values,
+    propose_correction,
+    v1_routes,
+)
 
 MINE, THEIRS = "placentia", "victorville"
 # person: (organisation, role, whose subject, scoped to the city)
@@ -37,30 +45,66 @@ def city_objects(client, session, city, *, hauler, site, program, admin):
     receipt), with a webhook, a membership and an invitation its own people made."""
     permit = factories.permit(session, fse_row=factories.fse(session, city=city, name=f"{city} restaurant"))
     device = factories.device(session, permit_row=permit)
-    store = {"code": city, "format": "csv", "fse_id": permit.fse_id, "permit_id": permit.id, "device_id": device.id,
-             "hauler_id": factories.hauler(session, name=f"{city} hauler", cities=(city,)).id,
-             "site_id": factories.disposal_site(session, cities=(city,)).id}
+    store = {
+        "code": city,
+        "format": "csv",
+        "fse_id": permit.fse_id,
+        "permit_id": permit.id,
+        "device_id": device.id,
+        "hauler_id": factories.hauler(session, name=f"{city} hauler", cities=(city,)).id,
+        "site_id": factories.disposal_site(session, cities=(city,)).id,
+    }
     store["manifest_id"], store["document_id"] = file_manifest(client, program, permit, device, site)
     store["correction_id"] = propose_correction(client, program, store["manifest_id"])
     city_id = factories.jurisdiction(session, city).id
-    staff = people_factories.person_token(client, session, email=f"hooks@{city}.test", organisation="hauler",
-                                          role="dispatcher", hauler_id=hauler.id, jurisdiction_id=city_id)
+    staff = people_factories.person_token(
+        client,
+        session,
+        email=f"hooks@{city}.test",
+        organisation="hauler",
+        role="dispatcher",
+        hauler_id=hauler.id,
+        jurisdiction_id=city_id,
+    )
     hook = client.post("/v1/webhooks", json={"url": "https://93.184.216.34/hook"}, headers=factories.bearer(staff))
     assert hook.status_code == 201, hook.json
     store["webhook_id"] = uuid.UUID(hook.json["id"])
-    clerk = people_factories.person_token(client, session, email=f"gate@{city}.test", organisation="site",
-                                          role="clerk", site_id=site.id, jurisdiction_id=city_id)
-    received = client.post("/v1/receipts", headers=factories.bearer(clerk), json={
-        "ticket_number": f"T-{city}", "hauler_licence_number": hauler.licences[0].licence_number,
-        "vehicle_id": "TRK-1", "waste_type": "grease_interceptor_waste", "gallons_received": 1400,
-        "received_at": datetime.now(timezone.utc).isoformat()})
+    clerk = people_factories.person_token(
+        client,
+        session,
+        email=f"gate@{city}.test",
+        organisation="site",
+        role="clerk",
+        site_id=site.id,
+        jurisdiction_id=city_id,
+    )
+    received = client.post(
+        "/v1/receipts",
+        headers=factories.bearer(clerk),
+        json={
+            "ticket_number": f"T-{city}",
+            "hauler_licence_number": hauler.licences[0].licence_number,
+            "vehicle_id": "TRK-1",
+            "waste_type": "grease_interceptor_waste",
+            "gallons_received": 1400,
+            "received_at": datetime.now(UTC).isoformat(),
+        },
+    )
     assert received.status_code == 201, received.json
     store["receipt_id"] = uuid.UUID(received.json["id"])
     store["membership_id"] = people_factories.person(
-        session, email=f"driver@{city}.test", organisation="hauler", role="driver", hauler_id=hauler.id,
-        jurisdiction_id=city_id).id
-    invited = client.post("/v1/invitations", headers=factories.bearer(admin), json={
-        "email": f"new@{city}.test", "organisation": "hauler", "role": "driver", "hauler_id": str(hauler.id)})
+        session,
+        email=f"driver@{city}.test",
+        organisation="hauler",
+        role="driver",
+        hauler_id=hauler.id,
+        jurisdiction_id=city_id,
+    ).id
+    invited = client.post(
+        "/v1/invitations",
+        headers=factories.bearer(admin),
+        json={"email": f"new@{city}.test", "organisation": "hauler", "role": "driver", "hauler_id": str(hauler.id)},
+    )
     assert invited.status_code == 201 and invited.json["jurisdiction_id"] == str(city_id), invited.json
     store["invitation_id"] = uuid.UUID(invited.json["id"])
     return store
@@ -79,15 +123,24 @@ def world(client, session):
         admin = factories.token(client, *factories.oauth_client(session, role="admin", subject=[city]))
         stores[city] = city_objects(client, session, city, hauler=hauler, site=site, program=program, admin=admin)
     mine = {**stores[MINE], "hauler_id": hauler.id, "site_id": site.id}
-    subjects = {"city": {"jurisdiction_id": factories.jurisdiction(session, MINE).id},
-                "fse": {"fse_ids": [mine["fse_id"]]},
-                "shared_hauler": {"hauler_id": hauler.id}, "shared_site": {"site_id": site.id}}
+    subjects = {
+        "city": {"jurisdiction_id": factories.jurisdiction(session, MINE).id},
+        "fse": {"fse_ids": [mine["fse_id"]]},
+        "shared_hauler": {"hauler_id": hauler.id},
+        "shared_site": {"site_id": site.id},
+    }
     tokens = {}
     for name, (organisation, role, subject, scoped) in PEOPLE.items():
         scope = {"jurisdiction_id": subjects["city"]["jurisdiction_id"]} if scoped else {}
-        tokens[name] = people_factories.person_token(client, session, email=f"{name}@people.{MINE}.test",
-                                                     organisation=organisation, role=role,
-                                                     **subjects[subject], **scope)
+        tokens[name] = people_factories.person_token(
+            client,
+            session,
+            email=f"{name}@people.{MINE}.test",
+            organisation=organisation,
+            role=role,
+            **subjects[subject],
+            **scope,
+        )
     return {"mine": mine, "theirs": stores[THEIRS], "tokens": tokens}
 
 
@@ -104,10 +157,10 @@ def test_another_citys_objects_answer_exactly_like_missing_ones(app, client, wor
     for method, rule, arguments in v1_routes(app):
         if not arguments or set(arguments) & NOT_OBJECTS:
             continue
-        foreign = client.open(fill(rule, theirs), method=method, json=body_for(method),
-                              headers=factories.bearer(token))
-        missing = client.open(fill(rule, missing_values(theirs)), method=method, json=body_for(method),
-                              headers=factories.bearer(token))
+        foreign = client.open(fill(rule, theirs), method=method, json=body_for(method), headers=factories.bearer(token))
+        missing = client.open(
+            fill(rule, missing_values(theirs)), method=method, json=body_for(method), headers=factories.bearer(token)
+        )
         where = f"{person} {method} {rule}"
         assert foreign.status_code in (403, 404, 415, 422), where
         assert foreign.status_code == missing.status_code, where

@@ -16,12 +16,13 @@ For the period 2026-04-01 to 2026-06-01, the missed intervals (past due beyond t
 some day of the period) are C, F (unserviced from the permit's issue until 2026-05-15:
 due 2025-04-01, 409 days late), A, D and B; E is within its grace.
 """
+
 import csv
 import io
 import re
 import uuid
 from collections import namedtuple
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
@@ -35,7 +36,7 @@ AS_OF = date(2026, 6, 1)
 
 
 def at(day, hour=9):
-    return datetime(day.year, day.month, day.day, hour, tzinfo=timezone.utc)
+    return datetime(day.year, day.month, day.day, hour, tzinfo=UTC)
 
 
 @pytest.fixture
@@ -48,11 +49,13 @@ def scenario(client, session, frozen_clock):
     site = factories.disposal_site(session)
     devices = {}
     for name in "ABCDEF":
-        permit = factories.permit(session, fse_row=factories.fse(session, name=f"Restaurant {name}",
-                                                                  address=f"{name} Street, Victorville CA"),
-                                  number=f"VV-{name}", issued_on=date(2025, 1, 1))
-        devices[name] = factories.device(session, permit_row=permit,
-                                         capacity_gallons=3000 if name == "A" else 1500)
+        permit = factories.permit(
+            session,
+            fse_row=factories.fse(session, name=f"Restaurant {name}", address=f"{name} Street, Victorville CA"),
+            number=f"VV-{name}",
+            issued_on=date(2025, 1, 1),
+        )
+        devices[name] = factories.device(session, permit_row=permit, capacity_gallons=3000 if name == "A" else 1500)
     counter = iter(range(1, 100))
 
     def file(name, completed, gallons=None):
@@ -61,14 +64,23 @@ def scenario(client, session, frozen_clock):
         token = factories.token(client, *credentials)
         n = next(counter)
         body = {
-            "manifest_number": f"S-{n}", "permit_number": f"VV-{name}", "device_tag": device.tag,
-            "vehicle_id": "TRK-1", "driver_name": "D", "fse_signer_name": "S",
-            "service_started_at": iso(completed - timedelta(hours=1)), "service_completed_at": iso(completed),
-            "waste_type": "grease_interceptor_waste", "gallons_removed": gallons or device.capacity_gallons,
+            "manifest_number": f"S-{n}",
+            "permit_number": f"VV-{name}",
+            "device_tag": device.tag,
+            "vehicle_id": "TRK-1",
+            "driver_name": "D",
+            "fse_signer_name": "S",
+            "service_started_at": iso(completed - timedelta(hours=1)),
+            "service_completed_at": iso(completed),
+            "waste_type": "grease_interceptor_waste",
+            "gallons_removed": gallons or device.capacity_gallons,
             "full_pump_down": True,
-            "disposal": {"site_id": str(site.id), "ticket_number": f"T-{n}",
-                         "delivered_at": iso(completed + timedelta(hours=1)),
-                         "gallons_delivered": gallons or device.capacity_gallons},
+            "disposal": {
+                "site_id": str(site.id),
+                "ticket_number": f"T-{n}",
+                "delivered_at": iso(completed + timedelta(hours=1)),
+                "gallons_delivered": gallons or device.capacity_gallons,
+            },
         }
         response = client.post("/v1/manifests", json=body, headers=factories.bearer(token))
         assert response.status_code == 201, response.json
@@ -82,13 +94,17 @@ def scenario(client, session, frozen_clock):
     file("D", at(date(2026, 1, 20)))
     file("E", at(date(2026, 2, 25)))
     file("F", at(date(2026, 5, 15)))
-    session.add(PermitStatusChange(permit_id=devices["D"].permit_id, status="suspended",
-                                   effective_on=date(2026, 3, 1)))
+    session.add(PermitStatusChange(permit_id=devices["D"].permit_id, status="suspended", effective_on=date(2026, 3, 1)))
     session.commit()
     frozen_clock(at(AS_OF, 12))
     auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
-    return {"auditor": auditor, "hauler": factories.token(client, *credentials), "devices": devices,
-            "hauler_id": str(hauler.id), "file": file}
+    return {
+        "auditor": auditor,
+        "hauler": factories.token(client, *credentials),
+        "devices": devices,
+        "hauler_id": str(hauler.id),
+        "file": file,
+    }
 
 
 def get(client, token, path, **query):
@@ -117,15 +133,20 @@ def test_missed_services_as_of(client, scenario):
 
 def test_an_as_of_day_written_otherwise_than_yyyy_mm_dd_is_refused(client, scenario):
     for written in ("20260601", "2026-W22-1"):
-        response = client.get("/v1/audit/missed-services", query_string={"as_of": written},
-                              headers=factories.bearer(scenario["auditor"]))
+        response = client.get(
+            "/v1/audit/missed-services", query_string={"as_of": written}, headers=factories.bearer(scenario["auditor"])
+        )
         assert response.status_code == 422 and "as_of" in response.json["errors"], written
 
 
 def test_missed_intervals_in_a_period(client, scenario):
-    body = get(client, scenario["auditor"], "/v1/audit/missed-services", **{"from": "2026-04-01", "to": "2026-06-01"}).json
-    got = [(row["fse_name"][-1], row["from_on"], row["due_on"], row["missed_on"], row["days_late"])
-           for row in body["items"]]
+    body = get(
+        client, scenario["auditor"], "/v1/audit/missed-services", **{"from": "2026-04-01", "to": "2026-06-01"}
+    ).json
+    got = [
+        (row["fse_name"][-1], row["from_on"], row["due_on"], row["missed_on"], row["days_late"])
+        for row in body["items"]
+    ]
     assert got == [
         ("C", "2025-01-01", "2025-04-01", "2025-04-16", 426),
         ("F", "2025-01-01", "2025-04-01", "2025-04-16", 409),
@@ -137,7 +158,9 @@ def test_missed_intervals_in_a_period(client, scenario):
 
 def test_a_late_service_closes_its_interval(client, scenario):
     # Before any of the 2026 services, A had gone from its permit's issue without service.
-    body = get(client, scenario["auditor"], "/v1/audit/missed-services", **{"from": "2025-12-01", "to": "2025-12-31"}).json
+    body = get(
+        client, scenario["auditor"], "/v1/audit/missed-services", **{"from": "2025-12-01", "to": "2025-12-31"}
+    ).json
     rows = {row["fse_name"][-1]: row for row in body["items"]}
     assert rows["A"]["serviced_on"] == "2026-01-10" and rows["A"]["days_late"] == 284
     assert set(rows) == set("ABCDEF")
@@ -145,15 +168,23 @@ def test_a_late_service_closes_its_interval(client, scenario):
 
 def test_a_period_counts_from_the_last_service_before_it_by_the_city_day(client, scenario, frozen_clock):
     # 23:30 on 31 March in Victorville is 06:30 UTC on 1 April: the service belongs to March.
-    scenario["file"]("C", datetime(2026, 4, 1, 6, 30, tzinfo=timezone.utc))
+    scenario["file"]("C", datetime(2026, 4, 1, 6, 30, tzinfo=UTC))
     scenario["file"]("A", at(date(2026, 5, 20)))
     frozen_clock(at(AS_OF, 12))
-    rows = {row["fse_name"][-1]: row for row in get(
-        client, scenario["auditor"], "/v1/audit/missed-services", **{"from": "2026-04-01", "to": "2026-06-01"}).json["items"]}
+    rows = {
+        row["fse_name"][-1]: row
+        for row in get(
+            client, scenario["auditor"], "/v1/audit/missed-services", **{"from": "2026-04-01", "to": "2026-06-01"}
+        ).json["items"]
+    }
     assert "C" not in rows  # its gap closed on 31 March; the next is due on 29 June
     assert (rows["A"]["from_on"], rows["A"]["serviced_on"], rows["A"]["days_late"]) == ("2026-01-10", "2026-05-20", 40)
-    march = {row["fse_name"][-1]: row for row in get(
-        client, scenario["auditor"], "/v1/audit/missed-services", **{"from": "2026-03-01", "to": "2026-03-31"}).json["items"]}
+    march = {
+        row["fse_name"][-1]: row
+        for row in get(
+            client, scenario["auditor"], "/v1/audit/missed-services", **{"from": "2026-03-01", "to": "2026-03-31"}
+        ).json["items"]
+    }
     assert march["C"]["serviced_on"] == "2026-03-31" and march["C"]["from_on"] == "2025-01-01"
 
 
@@ -165,8 +196,9 @@ def test_filters_status_and_csv(client, scenario):
     page = get(client, scenario["auditor"], "/v1/audit/missed-services", limit=2).json
     second = get(client, scenario["auditor"], "/v1/audit/missed-services", limit=2, cursor=page["next_cursor"]).json
     assert len(page["items"]) == 2 and page["items"][1] != second["items"][0]
-    response = client.get("/v1/audit/missed-services", headers={**factories.bearer(scenario["auditor"]),
-                                                                  "Accept": "text/csv"})
+    response = client.get(
+        "/v1/audit/missed-services", headers={**factories.bearer(scenario["auditor"]), "Accept": "text/csv"}
+    )
     rows = list(csv.DictReader(io.StringIO(response.get_data(as_text=True))))
     assert response.mimetype == "text/csv" and len(rows) == 5 and rows[0]["status"] == "never_serviced"
 
@@ -183,13 +215,19 @@ def test_findings_with_counts(client, scenario):
     completed = {row["service_completed_at"] for row in rows}
     assert completed and all(re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2} -0[78]:00", c) for c in completed)
     s4 = next(f for f in only["items"])
-    assert human(datetime.fromisoformat(s4["service_completed_at"].replace("Z", "+00:00")),
-                 "America/Los_Angeles") in completed
+    assert (
+        human(datetime.fromisoformat(s4["service_completed_at"].replace("Z", "+00:00")), "America/Los_Angeles")
+        in completed
+    )
 
 
 def test_hauler_scorecard(client, scenario):
-    card = get(client, scenario["auditor"], f"/v1/audit/haulers/{scenario['hauler_id']}/scorecard",
-               **{"from": "2026-01-01", "to": "2026-06-01"}).json
+    card = get(
+        client,
+        scenario["auditor"],
+        f"/v1/audit/haulers/{scenario['hauler_id']}/scorecard",
+        **{"from": "2026-01-01", "to": "2026-06-01"},
+    ).json
     assert card["manifests"] == 7
     assert card["partial_pump_downs"] == 1 and card["late_submissions"] == 0
     assert card["on_time_share"] == 1.0 and card["qualifying"] == 6
@@ -197,8 +235,7 @@ def test_hauler_scorecard(client, scenario):
 
 def test_scorecard_of_an_unknown_or_foreign_hauler_is_404(client, session, scenario):
     stranger = factories.hauler(session, cities=("tracy",))
-    response = client.get(f"/v1/audit/haulers/{stranger.id}/scorecard",
-                          headers=factories.bearer(scenario["auditor"]))
+    response = client.get(f"/v1/audit/haulers/{stranger.id}/scorecard", headers=factories.bearer(scenario["auditor"]))
     assert response.status_code == 404
 
 
@@ -220,8 +257,7 @@ def test_operator_sees_its_devices_status(client, session, scenario):
     [row] = body["items"]
     assert (row["status"], row["due_on"], row["days_overdue"]) == ("missed", "2026-05-02", 30)
     other = scenario["devices"]["A"]
-    assert client.get(f"/v1/fses/{other.fse_id}/service-status",
-                      headers=factories.bearer(operator)).status_code == 404
+    assert client.get(f"/v1/fses/{other.fse_id}/service-status", headers=factories.bearer(operator)).status_code == 404
 
 
 def test_auditors_only_and_their_city_only(client, session, scenario):
@@ -236,15 +272,38 @@ def test_rows_read_as_json_each_column_as_its_values_call_for():
     holds it; day numbers read as dates under their `_on` names; nulls stay null."""
     Row = namedtuple("Row", "device_id due_day serviced_day completed_at issued note count")
     device = uuid.UUID("01a23af9-7246-0831-4749-5654b8e5795f")
-    rows = [Row(None, 9000, None, None, None, "first", 1),
-            Row(device, 9001, 9002, datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc), date(2025, 1, 1), None, 2),
-            Row(None, None, 9002, None, date(2025, 2, 1), "third", 3)]
+    rows = [
+        Row(None, 9000, None, None, None, "first", 1),
+        Row(device, 9001, 9002, datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC), date(2025, 1, 1), None, 2),
+        Row(None, None, 9002, None, date(2025, 2, 1), "third", 3),
+    ]
     assert plain_rows(rows) == [
-        {"device_id": None, "due_on": "2024-08-22", "serviced_on": None, "completed_at": None, "issued": None,
-         "note": "first", "count": 1},
-        {"device_id": str(device), "due_on": "2024-08-23", "serviced_on": "2024-08-24",
-         "completed_at": "2026-01-02T03:04:05Z", "issued": "2025-01-01", "note": None, "count": 2},
-        {"device_id": None, "due_on": None, "serviced_on": "2024-08-24", "completed_at": None,
-         "issued": "2025-02-01", "note": "third", "count": 3},
+        {
+            "device_id": None,
+            "due_on": "2024-08-22",
+            "serviced_on": None,
+            "completed_at": None,
+            "issued": None,
+            "note": "first",
+            "count": 1,
+        },
+        {
+            "device_id": str(device),
+            "due_on": "2024-08-23",
+            "serviced_on": "2024-08-24",
+            "completed_at": "2026-01-02T03:04:05Z",
+            "issued": "2025-01-01",
+            "note": None,
+            "count": 2,
+        },
+        {
+            "device_id": None,
+            "due_on": None,
+            "serviced_on": "2024-08-24",
+            "completed_at": None,
+            "issued": "2025-02-01",
+            "note": "third",
+            "count": 3,
+        },
     ]
     assert plain_rows([]) == []

@@ -3,7 +3,8 @@ measured against: the hand-written statement beside its missed-services answer, 
 loop beside its ingest (a limit that asked another question, or wrote other rows, would flatter
 or shame the API for nothing). The city is bulk-loaded with COPY: PostgreSQL.
 """
-from datetime import date, datetime, timedelta, timezone
+
+from datetime import UTC, date, datetime, timedelta
 
 import psycopg
 import pytest
@@ -18,7 +19,7 @@ from tests.conftest import _empty
 
 pytestmark = pytest.mark.postgresql_only
 
-TODAY = datetime(2026, 6, 1, 12, tzinfo=timezone.utc)
+TODAY = datetime(2026, 6, 1, 12, tzinfo=UTC)
 DEVICES, MANIFESTS = 80, 800
 
 CONTENTS = """
@@ -110,17 +111,24 @@ def test_the_city_links_each_service_to_the_one_before_as_the_api_does(app, data
 def test_the_hand_written_as_of_statement_asks_what_the_api_answers(client, session, database_url, as_of):
     city = _city(database_url, seed=11)
     auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
-    answer = client.get("/v1/audit/missed-services", query_string={"as_of": as_of.isoformat(), "limit": 1000},
-                        headers=factories.bearer(auditor))
+    answer = client.get(
+        "/v1/audit/missed-services",
+        query_string={"as_of": as_of.isoformat(), "limit": 1000},
+        headers=factories.bearer(auditor),
+    )
     assert answer.status_code == 200, answer.json
     api = answer.json["items"]
 
     with psycopg.connect(_dsn(database_url), row_factory=dict_row) as conn:
-        rows = conn.execute(HAND_WRITTEN_AS_OF, {"as_of": as_of, "end": as_of + timedelta(days=1),
-                                                 "jurisdiction": city.jurisdictions["victorville"]}).fetchall()
+        rows = conn.execute(
+            HAND_WRITTEN_AS_OF,
+            {"as_of": as_of, "end": as_of + timedelta(days=1), "jurisdiction": city.jurisdictions["victorville"]},
+        ).fetchall()
     # Field for field, in the same order: the statement answers all the API answers.
-    hand_written = [{name: value if value is None or isinstance(value, int) else str(value)
-                     for name, value in row.items()} for row in rows]
+    hand_written = [
+        {name: value if value is None or isinstance(value, int) else str(value) for name, value in row.items()}
+        for row in rows
+    ]
 
     assert len(api) >= 5  # a question with answers, not two empty lists agreeing
     assert api == hand_written

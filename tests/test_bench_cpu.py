@@ -1,5 +1,6 @@
 """The benchmark's CPU account: what the API's workers, the harness itself and the rest of the
 machine spend a manifest, read from /proc (the figure that explains the ingest ratio)."""
+
 import os
 import subprocess
 import sys
@@ -28,8 +29,10 @@ def _burn(seconds):
 def test_a_process_that_works_is_counted_as_its_own_and_the_machine_as_busy():
     """The app's processes, the harness's own and the rest: a process outside the account
     (PostgreSQL, in a run) is counted in the rest, not in either of the others."""
-    child, outsider = (subprocess.Popen([sys.executable, "-c", BURN], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        text=True) for _ in range(2))
+    child, outsider = (
+        subprocess.Popen([sys.executable, "-c", BURN], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    )
     try:
         account = CPU([child.pid])
         before, started = proc_stat(), time.perf_counter()
@@ -58,13 +61,16 @@ def test_a_part_is_counted_apart_from_the_processes_and_the_rest_and_a_process_b
     """The export pool's workers and the database's backends are parts of their own: what they
     spend is neither the app server's workers' nor the rest; a backend that began within the
     block counts all it used, one that ended is lost (its CPU goes to the rest)."""
-    app, pool = (subprocess.Popen([sys.executable, "-c", BURN], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  text=True) for _ in range(2))
+    app, pool = (
+        subprocess.Popen([sys.executable, "-c", BURN], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    )
     born = []
 
     def start_and_wait():
-        born.append(subprocess.Popen([sys.executable, "-c", BURN], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     text=True))
+        born.append(
+            subprocess.Popen([sys.executable, "-c", BURN], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        )
         for process in (app, pool, born[0]):
             process.stdout.readline()
 
@@ -79,7 +85,7 @@ def test_a_part_is_counted_apart_from_the_processes_and_the_rest_and_a_process_b
         assert account.ms("backends") >= 24  # its start-up as well as its 0.3 s
         # Each part is taken out of the rest: the machine's work is counted once.
         assert sum(account.spent.values()) == pytest.approx(busy, abs=0.05)
-        assert cpu_by_pid([pool.pid, 2 ** 22 + 1]).keys() == {pool.pid}  # one that ended is left out
+        assert cpu_by_pid([pool.pid, 2**22 + 1]).keys() == {pool.pid}  # one that ended is left out
     finally:
         for process in (app, pool, *born):
             process.stdin.close()
@@ -87,10 +93,12 @@ def test_a_part_is_counted_apart_from_the_processes_and_the_rest_and_a_process_b
 
 
 def test_a_databases_backends_are_found_by_their_process_title():
-    title = subprocess.Popen(["bash", "-c", 'exec -a "postgres: 15/main: postgres fogx_bench 127.0.0.1(5) idle"'
-                              " sleep 30"])
-    other = subprocess.Popen(["bash", "-c", 'exec -a "postgres: 15/main: postgres fogx_bench_at_100000'
-                              ' 127.0.0.1(6) idle" sleep 30'])
+    title = subprocess.Popen(
+        ["bash", "-c", 'exec -a "postgres: 15/main: postgres fogx_bench 127.0.0.1(5) idle" sleep 30']
+    )
+    other = subprocess.Popen(
+        ["bash", "-c", 'exec -a "postgres: 15/main: postgres fogx_bench_at_100000 127.0.0.1(6) idle" sleep 30']
+    )
     try:
         deadline = time.monotonic() + 10
         while title.pid not in backend_pids("fogx_bench") and time.monotonic() < deadline:

@@ -1,6 +1,7 @@
 """The bench serves the app as `make run` does: the app server, and beside it the export pool
 (api/exports.py) at a lower CPU priority, to which the app server passes sheets, binders and ZIPs.
 Both are real gunicorns on a migrated SQLite database."""
+
 import os
 import signal
 from pathlib import Path

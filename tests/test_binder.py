@@ -2,6 +2,7 @@
 licence, the site and the ticket of every pump-out in a compact table, whole; each kind of
 finding in words on its own page with the rule and this city's citation; the missed service
 said as such; and a tagged PDF (structure tree, language, title, XMP, marked content)."""
+
 import io
 import json
 import math
@@ -52,13 +53,20 @@ def binder(client, session, frozen_clock):
     assert world.post(late, token=later_token).status_code == 201
     numbers += [on_time["manifest_number"], late["manifest_number"]]
     operator = factories.token(client, *factories.oauth_client(session, role="fse", subject=[world.device.fse_id]))
-    response = client.get(f"/v1/fses/{world.device.fse_id}/records", query_string={"format": "pdf"},
-                          headers=factories.bearer(operator))
+    response = client.get(
+        f"/v1/fses/{world.device.fse_id}/records", query_string={"format": "pdf"}, headers=factories.bearer(operator)
+    )
     assert response.status_code == 200
     reader = PdfReader(io.BytesIO(response.data))
-    return {"reader": reader, "pages": [page.extract_text().replace("\u00a0", " ") for page in reader.pages],
-            "world": world, "later": later, "later_site": later_site, "numbers": numbers,
-            "fse": session.get(Fse, world.device.fse_id)}
+    return {
+        "reader": reader,
+        "pages": [page.extract_text().replace("\u00a0", " ") for page in reader.pages],
+        "world": world,
+        "later": later,
+        "later_site": later_site,
+        "numbers": numbers,
+        "fse": session.get(Fse, world.device.fse_id),
+    }
 
 
 def page_with(pages, text):
@@ -69,8 +77,13 @@ def test_every_pump_out_names_its_hauler_licence_site_and_ticket_whole(binder):
     pages, world, later = binder["pages"], binder["world"], binder["later"]
     table = pages[2]
     assert "Every pump-out" in table
-    for text in (world.hauler.name, f"licence {world.hauler.licence_number}", world.site.name,
-                 f"licence {later.licence_number}", binder["later_site"].name):
+    for text in (
+        world.hauler.name,
+        f"licence {world.hauler.licence_number}",
+        world.site.name,
+        f"licence {later.licence_number}",
+        binder["later_site"].name,
+    ):
         assert any(text in page for page in pages[2:4]), text
     # Neither ticket is cut over two lines in the table's narrow column (the type shrinks).
     assert any(LONG_TICKET in page for page in pages[2:4])
@@ -83,8 +96,9 @@ def test_every_pump_out_names_its_hauler_licence_site_and_ticket_whole(binder):
 def test_the_table_holds_several_pump_outs_a_page(binder):
     """Thirty pump-outs over at most four pages (eight or more each), the header repeated."""
     pages = binder["pages"]
-    first_seen = {number: next(index for index, page in enumerate(pages) if number in page)
-                  for number in binder["numbers"]}
+    first_seen = {
+        number: next(index for index, page in enumerate(pages) if number in page) for number in binder["numbers"]
+    }
     spanned = set(first_seen.values())
     assert min(spanned) == 2 and 2 <= len(spanned) <= math.ceil(MANIFESTS / 8)  # over a page break
     assert all("Open findings" in pages[index] and "Ticket" in pages[index] for index in spanned)
@@ -92,19 +106,22 @@ def test_the_table_holds_several_pump_outs_a_page(binder):
 
 def test_the_cover_says_what_each_figure_counts(binder):
     cover = " ".join(binder["pages"][0].split())
-    assert (f"Filed on time: 1 of {MANIFESTS} pump-outs were filed within 3 days (72 hours) of the service "
-            f"(Victorville 10.03.170(b)); {MANIFESTS - 1} filed late.") in cover
+    assert (
+        f"Filed on time: 1 of {MANIFESTS} pump-outs were filed within 3 days (72 hours) of the service "
+        f"(Victorville 10.03.170(b)); {MANIFESTS - 1} filed late."
+    ) in cover
     assert f"Qualifying services: {MANIFESTS} of {MANIFESTS} pump-outs count toward the device's frequency." in cover
-    assert ("Missed service: GI-1 (interceptor, every 90 days) missed its service as of 2026-06-01: "
-            "due 2026-05-22, 10 days past due.") in cover
+    assert (
+        "Missed service: GI-1 (interceptor, every 90 days) missed its service as of 2026-06-01: "
+        "due 2026-05-22, 10 days past due."
+    ) in cover
     assert "100%" not in cover
 
 
 def test_each_kind_of_finding_has_a_page_with_its_rule_and_this_citys_citation(binder):
     pages = [" ".join(page.split()) for page in binder["pages"]]
     late = page_with(pages, "Finding: Manifest filed late")
-    assert ("The rule A manifest reaches the city within this many hours of the service. "
-            "This city's figure 72") in late
+    assert ("The rule A manifest reaches the city within this many hours of the service. This city's figure 72") in late
     assert "Citation Victorville 10.03.170(b)" in late
     quote = PRESETS["victorville"]["sources"]["manifest_deadline_hours"].quote
     assert quote in late
@@ -134,9 +151,12 @@ def struct_tree(reader):
         if isinstance(node, DictionaryObject) and node.get("/Type") in ("/StructElem", None) and "/S" in node:
             found.append((node["/S"], node))
         kids = node.get("/K") if isinstance(node, DictionaryObject) else None
-        for kid in (kids if isinstance(kids, ArrayObject) else [kids] if kids is not None else []):
-            if hasattr(kid, "get_object") and isinstance(kid.get_object(), DictionaryObject) \
-                    and kid.get_object().get("/Type") != "/MCR":
+        for kid in kids if isinstance(kids, ArrayObject) else [kids] if kids is not None else []:
+            if (
+                hasattr(kid, "get_object")
+                and isinstance(kid.get_object(), DictionaryObject)
+                and kid.get_object().get("/Type") != "/MCR"
+            ):
                 walk(kid)
 
     walk(reader.trailer["/Root"]["/StructTreeRoot"])
@@ -173,8 +193,7 @@ def test_the_binder_is_a_tagged_pdf(binder):
         cells = [cell.get_object()["/S"] for row in rows for cell in row["/K"]]
         heads.append(cells.count("/TH"))
     assert 7 in heads  # the every-pump-out table: seven column heads, not fourteen
-    fonts = {font.get_object()["/BaseFont"] for page in reader.pages
-             for font in page["/Resources"]["/Font"].values()}
+    fonts = {font.get_object()["/BaseFont"] for page in reader.pages for font in page["/Resources"]["/Font"].values()}
     assert all("DejaVu" in font for font in fonts), fonts  # every font embedded
     assert max(len(table["/K"]) for table in tables) == MANIFESTS + 1
 
@@ -191,8 +210,9 @@ def test_the_binder_is_a_tagged_pdf(binder):
             owner = owner.get_object()
             assert f"/{owner['/S'][1:]} <</MCID {mcid}>> BDC" in content
             kids = owner["/K"]
-            assert mcid in kids or any(isinstance(k.get_object(), DictionaryObject)
-                                       and k.get_object().get("/MCID") == mcid for k in kids)
+            assert mcid in kids or any(
+                isinstance(k.get_object(), DictionaryObject) and k.get_object().get("/MCID") == mcid for k in kids
+            )
 
 
 def test_a_merged_pdf_scan_drops_the_pdf_ua_claim_but_not_the_tags(client, session, frozen_clock):
@@ -200,15 +220,23 @@ def test_a_merged_pdf_scan_drops_the_pdf_ua_claim_but_not_the_tags(client, sessi
     title and language, but does not claim PDF/UA."""
     frozen_clock(NOW)
     world = build(client, session)
-    response = client.post("/v1/manifests", content_type="multipart/form-data",
-                           headers=factories.bearer(world.hauler_token),
-                           data={"manifest": json.dumps(world.body()),
-                                 "documents": [(io.BytesIO(factories.pdf_bytes()), "signed.pdf")]})
+    response = client.post(
+        "/v1/manifests",
+        content_type="multipart/form-data",
+        headers=factories.bearer(world.hauler_token),
+        data={"manifest": json.dumps(world.body()), "documents": [(io.BytesIO(factories.pdf_bytes()), "signed.pdf")]},
+    )
     assert response.status_code == 201, response.json
     operator = factories.token(client, *factories.oauth_client(session, role="fse", subject=[world.device.fse_id]))
-    reader = PdfReader(io.BytesIO(client.get(f"/v1/fses/{uuid.UUID(str(world.device.fse_id))}/records",
-                                             query_string={"format": "pdf"},
-                                             headers=factories.bearer(operator)).data))
+    reader = PdfReader(
+        io.BytesIO(
+            client.get(
+                f"/v1/fses/{uuid.UUID(str(world.device.fse_id))}/records",
+                query_string={"format": "pdf"},
+                headers=factories.bearer(operator),
+            ).data
+        )
+    )
     root = reader.trailer["/Root"]
     assert root["/Lang"] == "en-US" and "/StructTreeRoot" in root
     assert "SIGNED MANIFEST" in reader.pages[-1].extract_text()

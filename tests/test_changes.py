@@ -1,5 +1,6 @@
 """The change feed: what happened to the manifests within each caller's reach, in an order
 that never skips a change committed late."""
+
 import hashlib
 import io
 import json
@@ -43,9 +44,16 @@ def everything(client, token, limit=100):
 
 
 def summary(items):
-    return [(item["kind"], item["manifest_number"], item["revision"],
-             item.get("findings", item.get("raised", item.get("documents"))), item.get("cleared"))
-            for item in items]
+    return [
+        (
+            item["kind"],
+            item["manifest_number"],
+            item["revision"],
+            item.get("findings", item.get("raised", item.get("documents"))),
+            item.get("cleared"),
+        )
+        for item in items
+    ]
 
 
 def test_each_caller_is_told_what_happened_to_the_manifests_within_its_reach(world, client, session):
@@ -54,19 +62,33 @@ def test_each_caller_is_told_what_happened_to_the_manifests_within_its_reach(wor
     first = world.post(world.body(completed=NOW - timedelta(hours=6), gallons_removed=2500, full_pump_down=False))
     second = world.post(world.body(completed=NOW - timedelta(hours=3), gallons_removed=500))
     assert first.status_code == second.status_code == 201
-    corrected = client.post(f"/v1/manifests/{second.json['id']}/corrections", headers=factories.bearer(hauler),
-                            json={**world.body(completed=NOW - timedelta(hours=3), gallons_removed=500,
-                                               driver_name="Sam Ortiz"),
-                                  "manifest_number": second.json["manifest_number"], "reason": "Driver's name"})
+    corrected = client.post(
+        f"/v1/manifests/{second.json['id']}/corrections",
+        headers=factories.bearer(hauler),
+        json={
+            **world.body(completed=NOW - timedelta(hours=3), gallons_removed=500, driver_name="Sam Ortiz"),
+            "manifest_number": second.json["manifest_number"],
+            "reason": "Driver's name",
+        },
+    )
     assert corrected.status_code == 201, corrected.json
     scan = factories.pdf_bytes("signed manifest")
     sha256 = hashlib.sha256(scan).hexdigest()
-    put = client.put(f"/v1/manifests/{first.json['id']}/documents/{sha256}", data=scan,
-                     headers={**factories.bearer(hauler), "Content-Type": "application/pdf"})
+    put = client.put(
+        f"/v1/manifests/{first.json['id']}/documents/{sha256}",
+        data=scan,
+        headers={**factories.bearer(hauler), "Content-Type": "application/pdf"},
+    )
     assert put.status_code == 201, put.json
-    with_scan = client.post("/v1/manifests", content_type="multipart/form-data", headers=factories.bearer(hauler),
-                            data={"manifest": json.dumps(world.body(completed=NOW - timedelta(hours=30))),
-                                  "documents": [(io.BytesIO(factories.png_bytes()), "scan.png")]})
+    with_scan = client.post(
+        "/v1/manifests",
+        content_type="multipart/form-data",
+        headers=factories.bearer(hauler),
+        data={
+            "manifest": json.dumps(world.body(completed=NOW - timedelta(hours=30))),
+            "documents": [(io.BytesIO(factories.png_bytes()), "scan.png")],
+        },
+    )
     assert with_scan.status_code == 201, with_scan.json
     png = with_scan.json["documents"][0]["sha256"]
 
@@ -115,10 +137,19 @@ def test_a_change_that_commits_late_is_not_skipped(world, app, client, session):
     world.post(world.body(completed=NOW - timedelta(hours=30)))
     _, cursor = everything(client, hauler)
     with engine.connect() as slow:
-        slow.execute(insert(Change).values(
-            kind="manifest.filed", at=NOW, manifest_id=uuid.uuid4(), manifest_number="SLOW-1", revision=1,
-            hauler_id=world.hauler.id, fse_id=world.device.fse_id, jurisdiction_id=early_jurisdiction(session),
-            detail={"findings": []}))
+        slow.execute(
+            insert(Change).values(
+                kind="manifest.filed",
+                at=NOW,
+                manifest_id=uuid.uuid4(),
+                manifest_number="SLOW-1",
+                revision=1,
+                hauler_id=world.hauler.id,
+                fse_id=world.device.fse_id,
+                jurisdiction_id=early_jurisdiction(session),
+                detail={"findings": []},
+            )
+        )
         quick = world.post(world.body(completed=NOW - timedelta(hours=3)))
         assert quick.status_code == 201
         # Committed, but after a change still uncommitted: held back, and the cursor with it.
@@ -166,16 +197,24 @@ def test_manifests_filed_before_the_feed_began_have_their_entries(app, world, cl
     """Migration 0008 writes the entries the manifests already filed would have had."""
     first = world.post(world.body(completed=NOW - timedelta(hours=6), gallons_removed=2500, full_pump_down=False))
     late = world.post(world.body(completed=NOW - timedelta(hours=100), gallons_removed=2950))
-    corrected = client.post(f"/v1/manifests/{late.json['id']}/corrections",
-                            headers=factories.bearer(world.hauler_token),
-                            json={**world.body(completed=NOW - timedelta(hours=100), gallons_removed=2950,
-                                               driver_name="Sam Ortiz"),
-                                  "manifest_number": late.json["manifest_number"], "reason": "Driver"})
+    corrected = client.post(
+        f"/v1/manifests/{late.json['id']}/corrections",
+        headers=factories.bearer(world.hauler_token),
+        json={
+            **world.body(completed=NOW - timedelta(hours=100), gallons_removed=2950, driver_name="Sam Ortiz"),
+            "manifest_number": late.json["manifest_number"],
+            "reason": "Driver",
+        },
+    )
     assert corrected.status_code == 201
     before = summary(everything(client, world.hauler_token)[0])
     factories.migrated_again(app, session, down_to="0007")
-    assert summary(everything(client, world.hauler_token)[0]) == before == [
-        ("manifest.filed", first.json["manifest_number"], 1, ["partial_pump_down"], None),
-        ("manifest.filed", late.json["manifest_number"], 1, ["late_submission"], None),
-        ("manifest.corrected", late.json["manifest_number"], 2, ["late_submission"], None),
-    ]
+    assert (
+        summary(everything(client, world.hauler_token)[0])
+        == before
+        == [
+            ("manifest.filed", first.json["manifest_number"], 1, ["partial_pump_down"], None),
+            ("manifest.filed", late.json["manifest_number"], 1, ["late_submission"], None),
+            ("manifest.corrected", late.json["manifest_number"], 2, ["late_submission"], None),
+        ]
+    )

@@ -1,5 +1,6 @@
 """Consent to a third-party app is given for the organisation the consent page names (exchange
 policy): a person with several memberships is asked again for each."""
+
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -16,10 +17,12 @@ CALLBACK = "https://audit-helper.example/cb"
 def ivy(session):
     """An auditor of Victorville and of Tracy (one person, two memberships), and a third-party app."""
     victorville, tracy = factories.jurisdiction(session, "victorville"), factories.jurisdiction(session, "tracy")
-    first = pf.person(session, email="ivy@cities.example", organisation="city", role="auditor",
-                      jurisdiction_id=victorville.id)
-    second = pf.person(session, email="ivy@cities.example", organisation="city", role="auditor",
-                       jurisdiction_id=tracy.id)
+    first = pf.person(
+        session, email="ivy@cities.example", organisation="city", role="auditor", jurisdiction_id=victorville.id
+    )
+    second = pf.person(
+        session, email="ivy@cities.example", organisation="city", role="auditor", jurisdiction_id=tracy.id
+    )
     app_id, _ = pf.app(session, redirect_uri=CALLBACK, public=True, first_party=False, name="Audit Helper")
     return first, second, app_id
 

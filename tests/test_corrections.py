@@ -1,4 +1,5 @@
 """Corrections that would move a manifest wait for the city's review; small ones apply at once."""
+
 import uuid
 from datetime import datetime, timedelta
 
@@ -27,9 +28,12 @@ def city(client, session, world):
     def token(role, code, scopes=None):
         return factories.token(client, *factories.oauth_client(session, role=role, subject=[code], scopes=scopes))
 
-    return {"auditor": token("auditor", "victorville"), "admin": token("admin", "victorville"),
-            "tracy": token("auditor", "tracy"),
-            "reader": token("auditor", "victorville", scopes=["audit:read", "manifests:read"])}
+    return {
+        "auditor": token("auditor", "victorville"),
+        "admin": token("admin", "victorville"),
+        "tracy": token("auditor", "tracy"),
+        "reader": token("auditor", "victorville", scopes=["audit:read", "manifests:read"]),
+    }
 
 
 def other_device(world, session, status="active"):
@@ -46,9 +50,11 @@ def filed(world, **overrides):
 
 
 def correct(world, manifest, body, token=None, **changes):
-    return world.client.post(f"/v1/manifests/{manifest['id']}/corrections",
-                             json={**body, "reason": "correcting", **changes},
-                             headers=factories.bearer(token or world.hauler_token))
+    return world.client.post(
+        f"/v1/manifests/{manifest['id']}/corrections",
+        json={**body, "reason": "correcting", **changes},
+        headers=factories.bearer(token or world.hauler_token),
+    )
 
 
 def shifted(body, hours):
@@ -186,8 +192,9 @@ def test_the_citys_auditor_approves_a_move_and_it_becomes_the_next_revision(worl
     again = decide(client, city["auditor"], proposal["id"], "approve")
     assert again.status_code == 409
     session.expire_all()
-    told = session.execute(select(Change.kind, Change.revision).where(
-        Change.manifest_id == uuid.UUID(manifest["id"])).order_by(Change.seq)).all()
+    told = session.execute(
+        select(Change.kind, Change.revision).where(Change.manifest_id == uuid.UUID(manifest["id"])).order_by(Change.seq)
+    ).all()
     assert told[-1] == ("manifest.corrected", 2)
 
 
@@ -199,7 +206,10 @@ def test_the_citys_admin_rejects_with_a_reason_the_hauler_reads(world, session, 
     rejected = decide(client, city["admin"], proposal["id"], "reject", reason="No service that year")
     assert rejected.status_code == 200, rejected.json
     assert (rejected.json["status"], rejected.json["decision_reason"], rejected.json["revision"]) == (
-        "rejected", "No service that year", None)
+        "rejected",
+        "No service that year",
+        None,
+    )
     headers = factories.bearer(world.hauler_token)
     seen = client.get(f"/v1/manifests/{manifest['id']}/corrections/{proposal['id']}", headers=headers).json
     assert (seen["status"], seen["decision_reason"]) == ("rejected", "No service that year")
@@ -220,8 +230,12 @@ def test_only_the_citys_reviewers_decide(world, session, city, client):
     # An auditor of another city is told what a correction that does not exist would tell.
     missing = decide(client, city["tracy"], "01a2407c-0000-0000-0000-000000000000", "approve")
     assert decide(client, city["tracy"], proposal["id"], "approve").json["detail"] == missing.json["detail"]
-    assert client.get(f"/v1/manifests/{manifest['id']}/corrections/{proposal['id']}",
-                      headers=factories.bearer(city["tracy"])).status_code == 404
+    assert (
+        client.get(
+            f"/v1/manifests/{manifest['id']}/corrections/{proposal['id']}", headers=factories.bearer(city["tracy"])
+        ).status_code
+        == 404
+    )
     # Reading the list takes audit:read; deciding takes corrections:review.
     assert [item["id"] for item in review_list(client, city["reader"])] == [proposal["id"]]
     session.expire_all()
@@ -233,15 +247,19 @@ def test_nobody_decides_a_correction_they_submitted_through_another_membership(w
     """Exchange policy: nobody approves what they submitted. Dana dispatches for the hauler and
     audits for the city; the correction Dana sent as dispatcher waits for someone else."""
     victorville = world.permit.fse.jurisdiction_id
-    dispatcher = pf.person(session, email="dana@h.example", organisation="hauler", role="dispatcher",
-                           hauler_id=world.hauler.id)
-    auditor = pf.person(session, email="dana@h.example", organisation="city", role="auditor",
-                        jurisdiction_id=victorville)
+    dispatcher = pf.person(
+        session, email="dana@h.example", organisation="hauler", role="dispatcher", hauler_id=world.hauler.id
+    )
+    auditor = pf.person(
+        session, email="dana@h.example", organisation="city", role="auditor", jurisdiction_id=victorville
+    )
     portal, _ = pf.app(session)
-    as_dispatcher = pf.sign_in(client, portal, email="dana@h.example", scope="manifests:write manifests:read",
-                               membership=dispatcher.id)["access_token"]
-    as_auditor = pf.sign_in(client, portal, email="dana@h.example", scope="audit:read corrections:review",
-                            membership=auditor.id)["access_token"]
+    as_dispatcher = pf.sign_in(
+        client, portal, email="dana@h.example", scope="manifests:write manifests:read", membership=dispatcher.id
+    )["access_token"]
+    as_auditor = pf.sign_in(
+        client, portal, email="dana@h.example", scope="audit:read corrections:review", membership=auditor.id
+    )["access_token"]
     manifest, body = filed(world, completed=NOW - timedelta(days=10))
     proposal = correct(world, manifest, shifted(body, -24 * 30), token=as_dispatcher)
     assert proposal.status_code == 202, proposal.json
@@ -304,8 +322,9 @@ def test_the_review_list_pages_and_refuses_an_unknown_status(world, city, client
         ids.append(correct(world, manifest, shifted(body, -24 * 30)).json["id"])
     headers = factories.bearer(city["auditor"])
     first = client.get("/v1/audit/corrections", query_string={"limit": 2}, headers=headers).json
-    second = client.get("/v1/audit/corrections", query_string={"limit": 2, "cursor": first["next_cursor"]},
-                        headers=headers).json
+    second = client.get(
+        "/v1/audit/corrections", query_string={"limit": 2, "cursor": first["next_cursor"]}, headers=headers
+    ).json
     assert [item["id"] for item in first["items"] + second["items"]] == ids
     assert second["next_cursor"] is None
     refused = client.get("/v1/audit/corrections", query_string={"status": "maybe"}, headers=headers)

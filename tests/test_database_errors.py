@@ -1,4 +1,5 @@
 """Which database errors are "unavailable, retry" (503) and which are bugs (500)."""
+
 from sqlalchemy import text
 
 from storage.db import db

@@ -1,5 +1,6 @@
 """A disposal site's clerk sees the loads haulers say they brought, confirms them with a receipt
 or disputes them; the city's reconciliation shows the dispute."""
+
 import threading
 from datetime import datetime, timedelta
 
@@ -14,8 +15,9 @@ from tests.test_receipts import post_receipt, receipt, reconciliation, site_worl
 
 
 def deliveries(world, token=None, **query):
-    response = world.client.get("/v1/deliveries", query_string=query,
-                                headers=factories.bearer(token or world.site_token))
+    response = world.client.get(
+        "/v1/deliveries", query_string=query, headers=factories.bearer(token or world.site_token)
+    )
     assert response.status_code == 200, response.json
     spec = load_spec()
     for item in response.json["items"]:
@@ -24,8 +26,9 @@ def deliveries(world, token=None, **query):
 
 
 def dispute(world, manifest_id, body, token=None):
-    return world.client.post(f"/v1/deliveries/{manifest_id}/disputes", json=body,
-                             headers=factories.bearer(token or world.site_token))
+    return world.client.post(
+        f"/v1/deliveries/{manifest_id}/disputes", json=body, headers=factories.bearer(token or world.site_token)
+    )
 
 
 def filed(world, days_ago):
@@ -40,7 +43,10 @@ def test_a_clerk_confirms_one_delivery_and_disputes_another(site_world, client, 
     listed = deliveries(world)
     # Newest first, each as the hauler filed it, none yet received.
     assert [d["manifest_number"] for d in listed["items"]] == [
-        waiting["manifest_number"], questioned["manifest_number"], confirmed["manifest_number"]]
+        waiting["manifest_number"],
+        questioned["manifest_number"],
+        confirmed["manifest_number"],
+    ]
     assert {d["state"] for d in listed["items"]} == {reconcile.AWAITING}
     first = next(d for d in listed["items"] if d["manifest_id"] == confirmed["id"])
     assert (first["hauler_licence_number"], first["gallons_delivered"]) == (world.licence, 1450)
@@ -48,8 +54,7 @@ def test_a_clerk_confirms_one_delivery_and_disputes_another(site_world, client, 
 
     # Confirmed: the site's receipt of the ticket, as the clerk read it at the gate.
     at = datetime.fromisoformat(first["delivered_at"].replace("Z", "+00:00")) + timedelta(minutes=10)
-    assert post_receipt(world, receipt(first["ticket_number"], world.licence, gallons=1450,
-                                       at=at)).status_code == 201
+    assert post_receipt(world, receipt(first["ticket_number"], world.licence, gallons=1450, at=at)).status_code == 201
     # Disputed, with a reason; kept as sent, and a second word kept beside the first.
     reason = "No truck TRK-1 came through the gate that day."
     made = dispute(world, questioned["id"], {"reason": reason})
@@ -71,8 +76,11 @@ def test_a_clerk_confirms_one_delivery_and_disputes_another(site_world, client, 
     # Pages, newest first.
     page = deliveries(world, limit=2)
     rest = deliveries(world, limit=2, cursor=page["next_cursor"])
-    assert [d["manifest_id"] for d in page["items"] + rest["items"]] == [waiting["id"], questioned["id"],
-                                                                        confirmed["id"]]
+    assert [d["manifest_id"] for d in page["items"] + rest["items"]] == [
+        waiting["id"],
+        questioned["id"],
+        confirmed["id"],
+    ]
     assert rest["next_cursor"] is None
 
     # The city sees the dispute, with the site's latest word, beside the other disagreements.
@@ -88,16 +96,16 @@ def test_a_clerk_confirms_one_delivery_and_disputes_another(site_world, client, 
 def test_a_dispute_is_the_sites_own_and_says_why(site_world, client, session):
     world = site_world
     manifest = filed(world, 5)
-    for bad in ({}, {"reason": ""}, {"reason": "x" * 2001}, {"reason": "ok", "colour": "red"},
-                {"reason": "bell\x07"}):
+    for bad in ({}, {"reason": ""}, {"reason": "x" * 2001}, {"reason": "ok", "colour": "red"}, {"reason": "bell\x07"}):
         response = dispute(world, manifest["id"], bad)
         assert response.status_code == 422 and response.mimetype == "application/problem+json", bad
     for missing in ("not-an-id", "0193a7e2-5c1f-7b3e-9a51-3f2d8c4b1a07"):
         response = dispute(world, missing, {"reason": "Never came."})
         assert response.status_code == 404 and response.mimetype == "application/problem+json"
     # Another site neither sees the delivery nor disputes it; a hauler does neither.
-    other = factories.token(client, *factories.oauth_client(
-        session, role="site", subject=[factories.disposal_site(session).id]))
+    other = factories.token(
+        client, *factories.oauth_client(session, role="site", subject=[factories.disposal_site(session).id])
+    )
     assert deliveries(world, token=other)["items"] == []
     assert dispute(world, manifest["id"], {"reason": "Never came."}, token=other).status_code == 404
     assert dispute(world, manifest["id"], {"reason": "Never came."}, token=world.hauler_token).status_code == 403
@@ -125,18 +133,21 @@ def test_the_city_month_by_month_counts_what_its_lists_list(app, client, session
     for month in answer["months"]:
         year, number = map(int, month["month"].split("-"))
         first, last = f"{month['month']}-01", f"{month['month']}-{calendar.monthrange(year, number)[1]:02d}"
-        listed = client.get("/v1/audit/findings", query_string={"from": first, "to": last, "limit": 1000},
-                            headers=auditor).json
+        listed = client.get(
+            "/v1/audit/findings", query_string={"from": first, "to": last, "limit": 1000}, headers=auditor
+        ).json
         assert month["findings"] == len(listed["items"]), month
         assert month["late_filings"] == listed["counts"].get("late_submission", 0)
         # Missed by today: the list of a month not yet over is asked up to today.
         last = min(last, answer["as_of"])
-        missed = client.get("/v1/audit/missed-services", query_string={"from": first, "to": last, "limit": 1000},
-                            headers=auditor).json["items"]
+        missed = client.get(
+            "/v1/audit/missed-services", query_string={"from": first, "to": last, "limit": 1000}, headers=auditor
+        ).json["items"]
         assert month["missed_services"] == sum(first <= row["missed_on"] <= last for row in missed), month
     assert sum(m["findings"] for m in answer["months"]) > 0 and sum(m["missed_services"] for m in answer["months"]) > 0
-    due = client.get(f"/v1/fses/{client.get('/v1/fses', headers=auditor).json['items'][0]['id']}/service-status",
-                     headers=auditor)
+    due = client.get(
+        f"/v1/fses/{client.get('/v1/fses', headers=auditor).json['items'][0]['id']}/service-status", headers=auditor
+    )
     assert due.status_code == 200
     assert answer["due_soon"] >= sum(d["status"] == "due_soon" for d in due.json["items"])
     for bad in ({"months": 0}, {"months": 37}, {"as_of": "June"}):
@@ -148,8 +159,9 @@ def test_the_months_of_an_early_year_are_named_as_the_schema_says_and_no_year_be
     """A month is `YYYY-MM` however early the year (`0193-07`, not `193-07`); months that would
     fall before the year 1 or after 9999 cannot be counted and are a 422, never a 500."""
     factories.jurisdiction(session, "victorville")
-    auditor = factories.bearer(factories.token(client, *factories.oauth_client(session, role="auditor",
-                                                                               subject=["victorville"])))
+    auditor = factories.bearer(
+        factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
+    )
     early = client.get("/v1/audit/trends", query_string={"as_of": "0193-09-15", "months": 3}, headers=auditor)
     assert early.status_code == 200, early.json
     assert [m["month"] for m in early.json["months"]] == ["0193-07", "0193-08", "0193-09"]

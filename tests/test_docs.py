@@ -1,5 +1,6 @@
 """The rendered API documentation (`/docs/`): only its own files run, nothing frames it, and it
 still renders every route under that policy (Chromium)."""
+
 import time
 
 import pytest
@@ -9,8 +10,9 @@ from tests.test_openapi import load_spec
 from tests.test_portal import WAIT, chromium  # noqa: F401  the one browser of the run
 
 
-@pytest.mark.parametrize("path", ["/docs/", "/docs/index.html", "/docs/fogx-docs.js", "/docs/swagger-ui-bundle.js",
-                                  "/docs/swagger-ui.css"])
+@pytest.mark.parametrize(
+    "path", ["/docs/", "/docs/index.html", "/docs/fogx-docs.js", "/docs/swagger-ui-bundle.js", "/docs/swagger-ui.css"]
+)
 def test_the_docs_carry_a_policy_and_refuse_framing(client, path):
     response = client.get(path)
     assert response.status_code == 200
@@ -26,10 +28,16 @@ def test_the_page_has_no_inline_script(client):
     assert page.count("<script") == page.count('<script src="/docs/') == 3
 
 
-def test_swagger_ui_renders_every_route_under_the_policy(app, chromium):  # noqa: F811
-    watch = chromium.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": (
-        "window.violations = [];"
-        "document.addEventListener('securitypolicyviolation', (e) => window.violations.push(e.violatedDirective));")})
+def test_swagger_ui_renders_every_route_under_the_policy(app, chromium):
+    watch = chromium.execute_cdp_cmd(
+        "Page.addScriptToEvaluateOnNewDocument",
+        {
+            "source": (
+                "window.violations = [];"
+                "document.addEventListener('securitypolicyviolation', (e) => window.violations.push(e.violatedDirective));"
+            )
+        },
+    )
     try:
         with serve(app) as base:
             chromium.get(f"{base}/docs/")
@@ -39,8 +47,12 @@ def test_swagger_ui_renders_every_route_under_the_policy(app, chromium):  # noqa
                 time.sleep(0.1)
             spec = load_spec()
             # the routes and the webhook deliveries fogx makes, each a block of its own
-            operations = sum(1 for item in [*spec["paths"].values(), *spec.get("webhooks", {}).values()]
-                             for method in item if method in ("get", "put", "post", "delete", "patch"))
+            operations = sum(
+                1
+                for item in [*spec["paths"].values(), *spec.get("webhooks", {}).values()]
+                for method in item
+                if method in ("get", "put", "post", "delete", "patch")
+            )
             assert shown == operations
             assert chromium.execute_script("return window.violations") == []
             chromium.get("about:blank")

@@ -1,4 +1,5 @@
 """A scan PUT as the raw body to its SHA-256: streamed into S3 while it arrives, then checked."""
+
 import base64
 import contextlib
 import hashlib
@@ -55,8 +56,13 @@ def put_world(request, make_app, frozen_clock):
     """The same checks against both stores: the local folder spools first, S3 streams."""
     if request.param == "s3":
         endpoint, bucket, _ = request.getfixturevalue("s3_bucket")
-        app = make_app(STORAGE_BACKEND="s3", S3_ENDPOINT_URL=endpoint, S3_BUCKET=bucket,
-                       S3_REGION="us-west-1", S3_OBJECT_LOCK="compliance")
+        app = make_app(
+            STORAGE_BACKEND="s3",
+            S3_ENDPOINT_URL=endpoint,
+            S3_BUCKET=bucket,
+            S3_REGION="us-west-1",
+            S3_OBJECT_LOCK="compliance",
+        )
     else:
         app = make_app()
     client, world, session = world_of(app, frozen_clock)
@@ -66,9 +72,11 @@ def put_world(request, make_app, frozen_clock):
 
 
 def put(client, world, manifest_id, key, data, **headers):
-    return client.put(f"/v1/manifests/{manifest_id}/documents/{key}", data=data,
-                      headers={**factories.bearer(world.hauler_token), "Content-Type": "application/pdf",
-                               **headers})
+    return client.put(
+        f"/v1/manifests/{manifest_id}/documents/{key}",
+        data=data,
+        headers={**factories.bearer(world.hauler_token), "Content-Type": "application/pdf", **headers},
+    )
 
 
 def stored(app):
@@ -77,17 +85,28 @@ def stored(app):
 
 def test_a_scan_put_to_its_sha256_is_attached_locked_and_read_back(put_world):
     app, client, world, session, manifest_id = put_world
-    response = put(client, world, manifest_id, sha(PDF), PDF,
-                   **{"Content-Disposition": 'attachment; filename="signed manifest.pdf"'})
+    response = put(
+        client,
+        world,
+        manifest_id,
+        sha(PDF),
+        PDF,
+        **{"Content-Disposition": 'attachment; filename="signed manifest.pdf"'},
+    )
     assert response.status_code == 201, response.json
     document = response.json
     assert (document["sha256"], document["size_bytes"], document["content_type"], document["filename"]) == (
-        sha(PDF), len(PDF), "application/pdf", "signed manifest.pdf")
+        sha(PDF),
+        len(PDF),
+        "application/pdf",
+        "signed manifest.pdf",
+    )
     assert response.headers["Location"].endswith(f"/v1/manifests/{manifest_id}/documents/{document['id']}")
     assert stored(app) == [sha(PDF)]
     for name in (document["id"], sha(PDF)):
-        fetched = client.get(f"/v1/manifests/{manifest_id}/documents/{name}",
-                             headers=factories.bearer(world.hauler_token))
+        fetched = client.get(
+            f"/v1/manifests/{manifest_id}/documents/{name}", headers=factories.bearer(world.hauler_token)
+        )
         assert fetched.status_code == 200 and fetched.data == PDF
     receipt = client.get(f"/v1/manifests/{manifest_id}", headers=factories.bearer(world.hauler_token)).json
     assert [d["id"] for d in receipt["documents"]] == [document["id"]]
@@ -115,8 +134,7 @@ def test_the_same_scan_put_by_eight_clients_at_once_is_one_document(put_world):
     scan = big_png(300)
     path = f"/v1/manifests/{manifest_id}/documents/{sha(scan)}"
     with serve(app) as base, ThreadPoolExecutor(8) as pool:
-        statuses = sorted(pool.map(lambda _: _raw_put(base, path, world.hauler_token, [scan], len(scan))[0],
-                                   range(8)))
+        statuses = sorted(pool.map(lambda _: _raw_put(base, path, world.hauler_token, [scan], len(scan))[0], range(8)))
     assert statuses == [200] * 7 + [201]
     assert session.scalar(select(func.count()).select_from(Document)) == 1
     assert stored(app) == [sha(scan)]
@@ -159,10 +177,10 @@ def test_what_is_no_scan_is_415_and_what_is_empty_is_422(put_world):
 
 def test_only_the_manifests_hauler_may_put_a_scan(put_world):
     app, client, world, session, manifest_id = put_world
-    rival = factories.token(client, *factories.oauth_client(session, role="hauler",
-                                                            subject=[factories.hauler(session).id]))
-    refused = client.put(f"/v1/manifests/{manifest_id}/documents/{sha(PDF)}", data=PDF,
-                         headers=factories.bearer(rival))
+    rival = factories.token(
+        client, *factories.oauth_client(session, role="hauler", subject=[factories.hauler(session).id])
+    )
+    refused = client.put(f"/v1/manifests/{manifest_id}/documents/{sha(PDF)}", data=PDF, headers=factories.bearer(rival))
     assert refused.status_code == 404
     assert stored(app) == []
 
@@ -175,7 +193,7 @@ def test_a_body_over_the_limit_is_413_declared_or_chunked(make_app, frozen_clock
     url = f"/v1/manifests/{manifest_id}/documents/{sha(big)}"
     with serve(app) as base:
         declared = _raw_put(base, url, world.hauler_token, [big], length=len(big))
-        chunked = _raw_put(base, url, world.hauler_token, [big[i:i + 65536] for i in range(0, len(big), 65536)])
+        chunked = _raw_put(base, url, world.hauler_token, [big[i : i + 65536] for i in range(0, len(big), 65536)])
     assert declared[:2] == chunked[:2] == (413, "application/problem+json")
     assert stored(app) == []
     assert session.scalar(select(func.count()).select_from(Document)) == 0
@@ -201,8 +219,9 @@ def test_the_put_to_s3_starts_before_the_body_has_arrived(make_app, s3_bucket, f
         scan = big_png(1200)  # 4 MiB: more blocks than may wait to be spooled at once
         half = len(scan) // 2
         with serve(app) as base:
-            connection = _open_put(base, f"/v1/manifests/{manifest_id}/documents/{sha(scan)}",
-                                   world.hauler_token, len(scan))
+            connection = _open_put(
+                base, f"/v1/manifests/{manifest_id}/documents/{sha(scan)}", world.hauler_token, len(scan)
+            )
             connection.send(scan[:half])
             while not (started := requests_seen.get(timeout=20)).startswith(b"PUT "):
                 pass  # the PUT waited for the whole body when none comes before the rest is sent
@@ -224,20 +243,24 @@ def test_no_transaction_is_open_while_a_scan_goes_up_to_s3(make_app, s3_bucket, 
         session.commit()
         scan = big_png(1200)
         with serve(app) as base:
-            connection = _open_put(base, f"/v1/manifests/{manifest_id}/documents/{sha(scan)}",
-                                   world.hauler_token, len(scan))
+            connection = _open_put(
+                base, f"/v1/manifests/{manifest_id}/documents/{sha(scan)}", world.hauler_token, len(scan)
+            )
             connection.send(scan[: 3 * len(scan) // 4])
             # Past the blocks that may wait to be spooled: the upload's own work has begun.
             for _ in range(200):
-                if forwarded[0] > 2 * 2 ** 20:
+                if forwarded[0] > 2 * 2**20:
                     break
                 threading.Event().wait(0.05)
-            assert forwarded[0] > 2 * 2 ** 20
-            open_transactions = session.scalar(text(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                "AND state LIKE 'idle in transaction%'"))
+            assert forwarded[0] > 2 * 2**20
+            open_transactions = session.scalar(
+                text(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                    "AND state LIKE 'idle in transaction%'"
+                )
+            )
             session.commit()
-            connection.send(scan[3 * len(scan) // 4:])
+            connection.send(scan[3 * len(scan) // 4 :])
             response = connection.getresponse()
             assert response.status == 201, response.read()
     assert open_transactions == 0
@@ -248,8 +271,13 @@ def test_no_transaction_is_open_while_a_scan_goes_up_to_s3(make_app, s3_bucket, 
 
 def _filed_behind(relayed, bucket, make_app, frozen_clock):
     """An app whose store is reached through the relay at `relayed`, and a manifest filed on it."""
-    app = make_app(STORAGE_BACKEND="s3", S3_ENDPOINT_URL=relayed, S3_BUCKET=bucket, S3_REGION="us-west-1",
-                   OUTBOX_INTERVAL_SECONDS=0)
+    app = make_app(
+        STORAGE_BACKEND="s3",
+        S3_ENDPOINT_URL=relayed,
+        S3_BUCKET=bucket,
+        S3_REGION="us-west-1",
+        OUTBOX_INTERVAL_SECONDS=0,
+    )
     _, world, session = world_of(app, frozen_clock)
     return app, world, session, world.post(world.body()).json["id"]
 
@@ -357,8 +385,12 @@ def gone_mid_upload(app, manifest_id, token):
 
 def store_down(make_app):
     """An app whose S3 endpoint is a port nobody listens on."""
-    return make_app(STORAGE_BACKEND="s3", S3_ENDPOINT_URL=f"http://127.0.0.1:{_free_port()}",
-                    S3_BUCKET="nowhere", S3_REGION="us-west-1")
+    return make_app(
+        STORAGE_BACKEND="s3",
+        S3_ENDPOINT_URL=f"http://127.0.0.1:{_free_port()}",
+        S3_BUCKET="nowhere",
+        S3_REGION="us-west-1",
+    )
 
 
 def test_the_store_down_is_503_and_bytes_that_do_not_match_are_still_422(make_app, frozen_clock):
@@ -374,15 +406,21 @@ def test_the_store_down_is_503_and_bytes_that_do_not_match_are_still_422(make_ap
 
 
 def test_a_store_that_answers_412_before_the_body_still_gets_the_scan_read_and_checked(
-        make_app, frozen_clock, monkeypatch):
+    make_app, frozen_clock, monkeypatch
+):
     """S3 may answer `Expect: 100-continue` with 412 at once when the key exists, before any
     of the body is sent: the scan is still read whole from the client, hashed, checked and
     attached (the object being there already)."""
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
     with _answering_412() as endpoint:
-        app = make_app(STORAGE_BACKEND="s3", S3_ENDPOINT_URL=endpoint, S3_BUCKET="there",
-                       S3_REGION="us-west-1", OUTBOX_INTERVAL_SECONDS=0)
+        app = make_app(
+            STORAGE_BACKEND="s3",
+            S3_ENDPOINT_URL=endpoint,
+            S3_BUCKET="there",
+            S3_REGION="us-west-1",
+            OUTBOX_INTERVAL_SECONDS=0,
+        )
         client, world, session = world_of(app, frozen_clock)
         manifest_id = world.post(world.body()).json["id"]
         scan = big_png(200)
@@ -410,14 +448,22 @@ def _fake_s3(stored_already=False, busy=0, region=None):
     503 SlowDown to the first `busy` PUTs). With `region`, the bucket is there: a PUT signed
     for another region is answered 301 PermanentRedirect naming it (before a body it was
     asked to wait for is sent)."""
-    slow_down = (b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code>'
-                 b"<Message>Please reduce your request rate.</Message></Error>")
-    error = (b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code>'
-             b"<Message>At least one of the pre-conditions you specified did not hold</Message></Error>")
-    moved = (b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>PermanentRedirect</Code><Message>The bucket '
-             b"you are attempting to access must be addressed using the specified endpoint.</Message></Error>")
-    redirect = (b"HTTP/1.1 301 Moved Permanently\r\nx-amz-bucket-region: %s\r\nContent-Type: application/xml\r\n"
-                b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % ((region or "").encode(), len(moved), moved))
+    slow_down = (
+        b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code>'
+        b"<Message>Please reduce your request rate.</Message></Error>"
+    )
+    error = (
+        b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code>'
+        b"<Message>At least one of the pre-conditions you specified did not hold</Message></Error>"
+    )
+    moved = (
+        b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>PermanentRedirect</Code><Message>The bucket '
+        b"you are attempting to access must be addressed using the specified endpoint.</Message></Error>"
+    )
+    redirect = (
+        b"HTTP/1.1 301 Moved Permanently\r\nx-amz-bucket-region: %s\r\nContent-Type: application/xml\r\n"
+        b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % ((region or "").encode(), len(moved), moved)
+    )
     received = []
 
     def answer(connection):
@@ -427,8 +473,10 @@ def _fake_s3(stored_already=False, busy=0, region=None):
         head, body = data.split(b"\r\n\r\n", 1)
         headers = dict(line.split(b": ", 1) for line in head.split(b"\r\n")[1:])
         if stored_already:
-            connection.sendall(b"HTTP/1.1 412 Precondition Failed\r\nContent-Type: application/xml\r\n"
-                               b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(error), error))
+            connection.sendall(
+                b"HTTP/1.1 412 Precondition Failed\r\nContent-Type: application/xml\r\n"
+                b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(error), error)
+            )
             return
         elsewhere = region is not None and f"/{region}/s3/".encode() not in headers[b"Authorization"]
         if elsewhere and headers.get(b"Expect") == b"100-continue":
@@ -444,8 +492,10 @@ def _fake_s3(stored_already=False, busy=0, region=None):
             connection.sendall(redirect)
             return
         if len(received) <= busy:
-            connection.sendall(b"HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\n"
-                               b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(slow_down), slow_down))
+            connection.sendall(
+                b"HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\n"
+                b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(slow_down), slow_down)
+            )
             return
         connection.sendall(b'HTTP/1.1 200 OK\r\nETag: "0"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')
 
@@ -470,7 +520,7 @@ def test_a_put_is_signed_conditional_checksummed_and_only_a_file_waits_for_100_c
     monkeypatch.setenv("AWS_SESSION_TOKEN", "a-role-session")  # as an instance or task role has
     with _fake_s3() as (endpoint, received):
         store = S3Store(bucket="scans", endpoint_url=endpoint, region="us-west-1")
-        spool = HashingSpool(10 * 2 ** 20, directory=tmp_path)
+        spool = HashingSpool(10 * 2**20, directory=tmp_path)
         try:
             assert store.put_stream(sha(PNG), Passing(io.BytesIO(PNG), spool, len(PNG)), len(PNG), "image/png").wrote
         finally:
@@ -500,11 +550,13 @@ def test_a_file_is_sent_again_when_s3_is_busy_and_a_stream_is_not(tmp_path, monk
     scan = tmp_path / "scan.pdf"
     scan.write_bytes(PDF)
     with _fake_s3(busy=2) as (endpoint, received):
-        S3Store(bucket="scans", endpoint_url=endpoint, region="us-west-1").put_file(sha(PDF), str(scan), "application/pdf")
+        S3Store(bucket="scans", endpoint_url=endpoint, region="us-west-1").put_file(
+            sha(PDF), str(scan), "application/pdf"
+        )
     assert [body for _, body in received] == [PDF, PDF, PDF]  # the whole file each time
     with _fake_s3(busy=1) as (endpoint, received):
         store = S3Store(bucket="scans", endpoint_url=endpoint, region="us-west-1")
-        spool = HashingSpool(10 * 2 ** 20, directory=tmp_path)
+        spool = HashingSpool(10 * 2**20, directory=tmp_path)
         try:
             with pytest.raises(StoreUnavailable, match="503 SlowDown"):
                 store.put_stream(sha(PNG), Passing(io.BytesIO(PNG), spool, len(PNG)), len(PNG), "image/png")
@@ -514,7 +566,8 @@ def test_a_file_is_sent_again_when_s3_is_busy_and_a_stream_is_not(tmp_path, monk
     with _fake_s3(busy=3) as (endpoint, received):
         with pytest.raises(StoreUnavailable, match="503 SlowDown"):
             S3Store(bucket="scans", endpoint_url=endpoint, region="us-west-1").put_file(
-                sha(PDF), str(scan), "application/pdf")
+                sha(PDF), str(scan), "application/pdf"
+            )
     assert len(received) == 3
 
 
@@ -573,13 +626,19 @@ def test_a_scan_answers_for_its_token_then_its_manifest(put_world, frozen_clock)
     assert put(client, world, manifest_id, sha(PDF), PDF).status_code == 201
     again = put(client, world, manifest_id, sha(PDF), PDF)
     assert again.status_code == 200 and again.json["sha256"] == sha(PDF)
-    rival = factories.token(client, *factories.oauth_client(session, role="hauler",
-                                                            subject=[factories.hauler(session).id]))
-    assert client.put(f"/v1/manifests/{manifest_id}/documents/{sha(PNG)}", data=PNG,
-                      headers=factories.bearer(rival)).status_code == 404
+    rival = factories.token(
+        client, *factories.oauth_client(session, role="hauler", subject=[factories.hauler(session).id])
+    )
+    assert (
+        client.put(
+            f"/v1/manifests/{manifest_id}/documents/{sha(PNG)}", data=PNG, headers=factories.bearer(rival)
+        ).status_code
+        == 404
+    )
     assert put(client, world, "not-a-manifest", sha(PNG), PNG).status_code == 404
-    unknown = client.put(f"/v1/manifests/{manifest_id}/documents/{sha(PNG)}", data=PNG,
-                         headers=factories.bearer("never-issued"))
+    unknown = client.put(
+        f"/v1/manifests/{manifest_id}/documents/{sha(PNG)}", data=PNG, headers=factories.bearer("never-issued")
+    )
     assert unknown.status_code == 401
     frozen_clock(NOW + timedelta(hours=2))  # the token has expired
     expired = put(client, world, manifest_id, sha(PNG), PNG)
@@ -616,7 +675,7 @@ def test_a_stream_goes_to_s3_in_blocks_of_256_kib_as_it_came(monkeypatch):
             self.given.append((size, block))
             return block
 
-    spool = HashingSpool(10 * 2 ** 20)
+    spool = HashingSpool(10 * 2**20)
     try:
         passing = Watched(Source(data), spool, len(data))
         with _fake_s3() as (endpoint, received):
@@ -639,7 +698,7 @@ def test_a_small_scan_is_spooled_in_memory_and_a_large_one_on_disk(tmp_path):
     from storage.uploads import HashingSpool
 
     png = big_png(300)
-    small = HashingSpool(10 * 2 ** 20, directory=tmp_path, memory=len(png))
+    small = HashingSpool(10 * 2**20, directory=tmp_path, memory=len(png))
     small.write(png[:1000])
     small.write(png[1000:])
     assert not small.on_disk and list(tmp_path.iterdir()) == []
@@ -649,7 +708,7 @@ def test_a_small_scan_is_spooled_in_memory_and_a_large_one_on_disk(tmp_path):
     assert small.read() == png
     small.close()
 
-    large = HashingSpool(10 * 2 ** 20, directory=tmp_path, memory=len(png) - 1)
+    large = HashingSpool(10 * 2**20, directory=tmp_path, memory=len(png) - 1)
     large.write(png[:-100])
     assert not large.on_disk
     large.write(png[-100:])
@@ -661,16 +720,16 @@ def test_a_small_scan_is_spooled_in_memory_and_a_large_one_on_disk(tmp_path):
     large.close()
     assert list(tmp_path.iterdir()) == []
 
-    torso = HashingSpool(10 * 2 ** 20, directory=tmp_path, memory=len(PDF))
+    torso = HashingSpool(10 * 2**20, directory=tmp_path, memory=len(PDF))
     torso.write(PDF[:-20])
     assert torso.defect("application/pdf").startswith("the PDF has no end-of-file marker")
-    asked = HashingSpool(10 * 2 ** 20, directory=tmp_path, memory=len(PNG))
+    asked = HashingSpool(10 * 2**20, directory=tmp_path, memory=len(PNG))
     asked.write(PNG)
     assert not asked.on_disk
     path = asked.path  # a path moves it to disk
     asked.flush()
     assert open(path, "rb").read() == PNG
-    form_part = HashingSpool(10 * 2 ** 20, directory=tmp_path)  # a form's files: any number of them
+    form_part = HashingSpool(10 * 2**20, directory=tmp_path)  # a form's files: any number of them
     form_part.write(PNG)
     assert form_part.on_disk
     for spool in (torso, asked, form_part):
@@ -694,14 +753,15 @@ def test_puts_follow_the_bucket_to_the_region_s3_names(tmp_path, monkeypatch):
         return re.search(rb"/\d{8}/([a-z0-9-]+)/s3/", headers[b"Authorization"]).group(1).decode()
 
     with _fake_s3(region="eu-west-1") as (endpoint, received):
-        S3Store(bucket="scans", endpoint_url=endpoint, region="us-west-1").put_file(sha(PDF), str(scan),
-                                                                                   "application/pdf")
+        S3Store(bucket="scans", endpoint_url=endpoint, region="us-west-1").put_file(
+            sha(PDF), str(scan), "application/pdf"
+        )
     assert [(signed_for(headers), body) for headers, body in received] == [("us-west-1", b""), ("eu-west-1", PDF)]
 
     with _fake_s3(region="eu-west-1") as (endpoint, received):
         store = S3Store(bucket="scans", endpoint_url=endpoint, region="us-west-1")
         for attempt in range(2):
-            spool = HashingSpool(10 * 2 ** 20)
+            spool = HashingSpool(10 * 2**20)
             try:
                 passing = Passing(io.BytesIO(PNG), spool, len(PNG))
                 if attempt == 0:

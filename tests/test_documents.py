@@ -1,11 +1,12 @@
 """Scans: streamed, sniffed, content-addressed, locked in S3 for the retention period."""
+
 import hashlib
 import io
 import json
 import logging
 import threading
 import time
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 import requests
@@ -34,8 +35,9 @@ def world(client, session, frozen_clock):
 def post_multipart(world, body, files, client=None, **form):
     data = {"manifest": json.dumps(body), **form}
     data["documents"] = [(io.BytesIO(content), name) for name, content in files]
-    return (client or world.client).post("/v1/manifests", data=data, content_type="multipart/form-data",
-                                         headers=factories.bearer(world.hauler_token))
+    return (client or world.client).post(
+        "/v1/manifests", data=data, content_type="multipart/form-data", headers=factories.bearer(world.hauler_token)
+    )
 
 
 def objects(app):
@@ -47,7 +49,9 @@ def test_manifest_with_scans_in_one_call(app, world):
     assert response.status_code == 201, response.json
     docs = response.json["documents"]
     assert [(d["sha256"], d["content_type"], d["size_bytes"]) for d in docs] == [
-        (sha(PDF), "application/pdf", len(PDF)), (sha(PNG), "image/png", len(PNG))]
+        (sha(PDF), "application/pdf", len(PDF)),
+        (sha(PNG), "image/png", len(PNG)),
+    ]
     assert objects(app) == sorted([sha(PDF), sha(PNG)])
     path = f"/v1/manifests/{response.json['id']}/documents/{docs[0]['id']}"
     fetched = world.client.get(path, headers=factories.bearer(world.hauler_token))
@@ -66,8 +70,9 @@ def test_the_second_load_of_a_service_filed_with_its_scan(app, client, session, 
     world = build(client, session, capacity=3000)
     first = world.post(world.body(completed=NOW - timedelta(hours=6), gallons_removed=2500, full_pump_down=False))
     assert [f["code"] for f in first.json["findings"]] == ["partial_pump_down"]
-    second = post_multipart(world, world.body(completed=NOW - timedelta(hours=3), gallons_removed=500),
-                            [("scan.pdf", PDF)])
+    second = post_multipart(
+        world, world.body(completed=NOW - timedelta(hours=3), gallons_removed=500), [("scan.pdf", PDF)]
+    )
     assert second.status_code == 201, second.json
     assert second.json["findings"] == [] and [d["sha256"] for d in second.json["documents"]] == [sha(PDF)]
     again = client.get(f"/v1/manifests/{first.json['id']}", headers=factories.bearer(world.hauler_token))
@@ -112,24 +117,33 @@ def test_a_retried_filing_with_scans_stores_one_manifest_and_one_object(app, wor
 
 def test_documents_added_later_and_who_may_read_them(world, client, session):
     receipt = world.post(world.body()).json
-    added = client.post(f"/v1/manifests/{receipt['id']}/documents",
-                        data={"documents": [(io.BytesIO(PNG), "after.png")]},
-                        content_type="multipart/form-data", headers=factories.bearer(world.hauler_token))
+    added = client.post(
+        f"/v1/manifests/{receipt['id']}/documents",
+        data={"documents": [(io.BytesIO(PNG), "after.png")]},
+        content_type="multipart/form-data",
+        headers=factories.bearer(world.hauler_token),
+    )
     assert added.status_code == 201
     doc = added.json["documents"][0]
     path = f"/v1/manifests/{receipt['id']}/documents/{doc['id']}"
     fse = factories.token(client, *factories.oauth_client(session, role="fse", subject=[world.device.fse_id]))
     auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
-    rival = factories.token(client, *factories.oauth_client(session, role="hauler",
-                                                            subject=[factories.hauler(session).id]))
-    other_fse = factories.token(client, *factories.oauth_client(session, role="fse",
-                                                                subject=[factories.fse(session).id]))
+    rival = factories.token(
+        client, *factories.oauth_client(session, role="hauler", subject=[factories.hauler(session).id])
+    )
+    other_fse = factories.token(
+        client, *factories.oauth_client(session, role="fse", subject=[factories.fse(session).id])
+    )
     assert client.get(path, headers=factories.bearer(fse)).data == PNG
     assert client.get(path, headers=factories.bearer(auditor)).data == PNG
     assert client.get(path, headers=factories.bearer(rival)).status_code == 404
     assert client.get(path, headers=factories.bearer(other_fse)).status_code == 404
-    not_multipart = client.post(f"/v1/manifests/{receipt['id']}/documents", data=PNG,
-                                content_type="image/png", headers=factories.bearer(world.hauler_token))
+    not_multipart = client.post(
+        f"/v1/manifests/{receipt['id']}/documents",
+        data=PNG,
+        content_type="image/png",
+        headers=factories.bearer(world.hauler_token),
+    )
     assert not_multipart.status_code == 415
 
 
@@ -145,26 +159,33 @@ def test_a_chunked_upload_over_the_limit_is_413_and_leaves_nothing(make_app, fro
         manifest = json.dumps(world.body())
 
         def chunked_body():
-            yield (f"--{boundary}\r\nContent-Disposition: form-data; name=\"manifest\"\r\n\r\n"
-                   f"{manifest}\r\n--{boundary}\r\nContent-Disposition: form-data; name=\"documents\"; "
-                   f"filename=\"big.pdf\"\r\nContent-Type: application/pdf\r\n\r\n").encode()
+            yield (
+                f'--{boundary}\r\nContent-Disposition: form-data; name="manifest"\r\n\r\n'
+                f'{manifest}\r\n--{boundary}\r\nContent-Disposition: form-data; name="documents"; '
+                f'filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n'
+            ).encode()
             yield b"%PDF-1.4\n"
             for _ in range(64):  # 4 MiB, far over the 256 KiB limit
                 yield b"0" * 65536
             yield f"\r\n--{boundary}--\r\n".encode()
 
         with serve(app) as base:
-            response = requests.post(f"{base}/v1/manifests", data=chunked_body(), timeout=30,
-                                     headers={**factories.bearer(world.hauler_token),
-                                              "Content-Type": f"multipart/form-data; boundary={boundary}"})
+            response = requests.post(
+                f"{base}/v1/manifests",
+                data=chunked_body(),
+                timeout=30,
+                headers={
+                    **factories.bearer(world.hauler_token),
+                    "Content-Type": f"multipart/form-data; boundary={boundary}",
+                },
+            )
         assert response.status_code == 413
         assert response.headers["Content-Type"] == "application/problem+json"
         assert session.scalar(select(func.count()).select_from(Manifest)) == 0
         assert objects(app) == []
 
 
-def test_the_database_failing_after_the_object_is_written_leaves_no_locked_orphan(
-        s3_app, s3_bucket, frozen_clock):
+def test_the_database_failing_after_the_object_is_written_leaves_no_locked_orphan(s3_app, s3_bucket, frozen_clock):
     _, bucket, s3 = s3_bucket
     frozen_clock(NOW)
     client = https_client(s3_app)
@@ -175,21 +196,32 @@ def test_the_database_failing_after_the_object_is_written_leaves_no_locked_orpha
         world = build(client, session)
     with engine.begin() as connection:
         if engine.dialect.name == "postgresql":
-            connection.execute(text(
-                "CREATE FUNCTION refuse() RETURNS trigger AS $$ BEGIN "
-                "RAISE EXCEPTION 'disk full' USING ERRCODE = 'disk_full'; END $$ "
-                "LANGUAGE plpgsql"))
-            connection.execute(text("CREATE TRIGGER refuse_documents BEFORE INSERT ON documents "
-                                    "FOR EACH ROW EXECUTE FUNCTION refuse()"))
+            connection.execute(
+                text(
+                    "CREATE FUNCTION refuse() RETURNS trigger AS $$ BEGIN "
+                    "RAISE EXCEPTION 'disk full' USING ERRCODE = 'disk_full'; END $$ "
+                    "LANGUAGE plpgsql"
+                )
+            )
+            connection.execute(
+                text(
+                    "CREATE TRIGGER refuse_documents BEFORE INSERT ON documents FOR EACH ROW EXECUTE FUNCTION refuse()"
+                )
+            )
         else:
-            connection.execute(text("CREATE TRIGGER refuse_documents BEFORE INSERT ON documents "
-                                    "BEGIN SELECT RAISE(ABORT, 'disk full'); END"))
+            connection.execute(
+                text(
+                    "CREATE TRIGGER refuse_documents BEFORE INSERT ON documents "
+                    "BEGIN SELECT RAISE(ABORT, 'disk full'); END"
+                )
+            )
     try:
         response = post_multipart(world, world.body(), [("scan.pdf", PDF)], client=client)
     finally:
         with engine.begin() as connection:
-            connection.execute(text("DROP TRIGGER refuse_documents" +
-                                    (" ON documents" if engine.dialect.name == "postgresql" else "")))
+            connection.execute(
+                text("DROP TRIGGER refuse_documents" + (" ON documents" if engine.dialect.name == "postgresql" else ""))
+            )
             if engine.dialect.name == "postgresql":
                 connection.execute(text("DROP FUNCTION refuse()"))
     if engine.dialect.name == "postgresql":  # a full disk: the database's to recover from, a retry may pass
@@ -202,7 +234,7 @@ def test_the_database_failing_after_the_object_is_written_leaves_no_locked_orpha
     # The object was written but never locked, so the sweeper can remove it.
     assert s3.head_object(Bucket=bucket, Key=sha(PDF))
     assert "ObjectLockMode" not in s3.head_object(Bucket=bucket, Key=sha(PDF))
-    frozen_clock(datetime.now(timezone.utc) + timedelta(minutes=1))  # the store's clock is real
+    frozen_clock(datetime.now(UTC) + timedelta(minutes=1))  # the store's clock is real
     result = s3_app.test_cli_runner().invoke(args=["storage", "sweep", "--older-than-minutes", "0"])
     assert "removed 1 unreferenced object(s)" in result.output, result.output
     assert s3.list_objects_v2(Bucket=bucket).get("KeyCount") == 0
@@ -231,8 +263,10 @@ def test_committed_scans_are_locked_in_compliance_mode_until_retention_ends(s3_a
     with pytest.raises(s3.exceptions.ClientError) as refused:
         s3.delete_object(Bucket=bucket, Key=sha(PDF), VersionId=version)
     assert refused.value.response["Error"]["Code"] == "AccessDenied"
-    fetched = client.get(f"/v1/manifests/{response.json['id']}/documents/{response.json['documents'][0]['id']}",
-                         headers=factories.bearer(world.hauler_token))
+    fetched = client.get(
+        f"/v1/manifests/{response.json['id']}/documents/{response.json['documents'][0]['id']}",
+        headers=factories.bearer(world.hauler_token),
+    )
     assert fetched.data == PDF
 
 
@@ -241,9 +275,13 @@ def test_the_lock_follows_the_receipt(s3_app, s3_bucket, frozen_clock):
     has been sent (the response closed), by the worker that committed the scan."""
     _, bucket, s3 = s3_bucket
     client, world = s3_world(s3_app, frozen_clock)
-    response = client.post("/v1/manifests", content_type="multipart/form-data", buffered=False,
-                           headers=factories.bearer(world.hauler_token),
-                           data={"manifest": json.dumps(world.body()), "documents": [(io.BytesIO(PDF), "a.pdf")]})
+    response = client.post(
+        "/v1/manifests",
+        content_type="multipart/form-data",
+        buffered=False,
+        headers=factories.bearer(world.hauler_token),
+        data={"manifest": json.dumps(world.body()), "documents": [(io.BytesIO(PDF), "a.pdf")]},
+    )
     assert response.status_code == 201
     assert "ObjectLockMode" not in s3.head_object(Bucket=bucket, Key=sha(PDF))
     response.close()
@@ -256,16 +294,27 @@ def test_where_the_outbox_thread_runs_the_lock_is_its_work(make_app, s3_bucket, 
     not take the interpreter from the request while the receipt is on its way, and not the
     request's thread."""
     endpoint, bucket, s3 = s3_bucket
-    app = make_app(STORAGE_BACKEND="s3", S3_ENDPOINT_URL=endpoint, S3_BUCKET=bucket, S3_REGION="us-west-1",
-                   OUTBOX_INTERVAL_SECONDS=3600)
+    app = make_app(
+        STORAGE_BACKEND="s3",
+        S3_ENDPOINT_URL=endpoint,
+        S3_BUCKET=bucket,
+        S3_REGION="us-west-1",
+        OUTBOX_INTERVAL_SECONDS=3600,
+    )
     store = app.extensions["fogx.store"]
     locked_by, lock = [], store.set_retention
-    store.set_retention = lambda *args, **kwargs: (locked_by.append(threading.current_thread().name),
-                                                   lock(*args, **kwargs))
+    store.set_retention = lambda *args, **kwargs: (
+        locked_by.append(threading.current_thread().name),
+        lock(*args, **kwargs),
+    )
     client, world = s3_world(app, frozen_clock)
-    response = client.post("/v1/manifests", content_type="multipart/form-data", buffered=False,
-                           headers=factories.bearer(world.hauler_token),
-                           data={"manifest": json.dumps(world.body()), "documents": [(io.BytesIO(PDF), "a.pdf")]})
+    response = client.post(
+        "/v1/manifests",
+        content_type="multipart/form-data",
+        buffered=False,
+        headers=factories.bearer(world.hauler_token),
+        data={"manifest": json.dumps(world.body()), "documents": [(io.BytesIO(PDF), "a.pdf")]},
+    )
     assert response.status_code == 201
     time.sleep(0.5)
     assert "ObjectLockMode" not in s3.head_object(Bucket=bucket, Key=sha(PDF))
@@ -294,8 +343,12 @@ def test_the_same_scan_twice_in_s3_is_one_locked_version(s3_app, s3_bucket, froz
 def test_the_store_down_during_a_submission_is_503_and_nothing_is_stored(make_app, frozen_clock):
     from tests.conftest import _free_port
 
-    app = make_app(STORAGE_BACKEND="s3", S3_ENDPOINT_URL=f"http://127.0.0.1:{_free_port()}",
-                   S3_BUCKET="nowhere", S3_REGION="us-west-1")
+    app = make_app(
+        STORAGE_BACKEND="s3",
+        S3_ENDPOINT_URL=f"http://127.0.0.1:{_free_port()}",
+        S3_BUCKET="nowhere",
+        S3_REGION="us-west-1",
+    )
     frozen_clock(NOW)
     client = https_client(app)
     from sqlalchemy.orm import Session
@@ -314,8 +367,12 @@ def test_the_outbox_retries_a_lock_until_the_store_takes_it(make_app, s3_bucket,
 
     frozen_clock(NOW)
     s3.put_object(Bucket=bucket, Key=sha(PDF), Body=PDF)
-    down = make_app(STORAGE_BACKEND="s3", S3_ENDPOINT_URL=f"http://127.0.0.1:{_free_port()}",
-                    S3_BUCKET=bucket, S3_REGION="us-west-1")
+    down = make_app(
+        STORAGE_BACKEND="s3",
+        S3_ENDPOINT_URL=f"http://127.0.0.1:{_free_port()}",
+        S3_BUCKET=bucket,
+        S3_REGION="us-west-1",
+    )
     from sqlalchemy.orm import Session
 
     with Session(bind=down.extensions["fogx.engine"]) as session:
@@ -341,7 +398,7 @@ def test_the_sweeper_keeps_referenced_and_young_objects(app, world, tmp_path, fr
     orphan.write_bytes(PNG)
     store.put_file(sha(PNG), str(orphan), "image/png")
     runner = app.test_cli_runner()
-    frozen_clock(datetime.now(timezone.utc) + timedelta(minutes=1))  # file times are real
+    frozen_clock(datetime.now(UTC) + timedelta(minutes=1))  # file times are real
     young = runner.invoke(args=["storage", "sweep"])
     assert "removed 0" in young.output and "1 younger than 60 min" in young.output
     swept = runner.invoke(args=["storage", "sweep", "--older-than-minutes", "0"])
@@ -356,7 +413,7 @@ def test_the_sweeper_removes_partial_copies_a_crashed_upload_left(app, world, fr
     left.write_bytes(PNG[:10])
     assert objects(app) == []  # not an object
     runner = app.test_cli_runner()
-    frozen_clock(datetime.now(timezone.utc) + timedelta(minutes=1))  # file times are real
+    frozen_clock(datetime.now(UTC) + timedelta(minutes=1))  # file times are real
     young = runner.invoke(args=["storage", "sweep"])
     assert "removed 0 abandoned partial write(s)" in young.output and left.exists()
     dry = runner.invoke(args=["storage", "sweep", "--older-than-minutes", "0", "--dry-run"])
@@ -372,8 +429,12 @@ def test_the_same_scan_posted_by_four_clients_at_once_is_one_document(app, world
     path = f"/v1/manifests/{receipt['id']}/documents"
 
     def post_scan(base):
-        return requests.post(f"{base}{path}", headers=factories.bearer(world.hauler_token), timeout=30,
-                             files={"documents": ("again.png", PNG, "image/png")}).status_code
+        return requests.post(
+            f"{base}{path}",
+            headers=factories.bearer(world.hauler_token),
+            timeout=30,
+            files={"documents": ("again.png", PNG, "image/png")},
+        ).status_code
 
     with serve(app) as base, ThreadPoolExecutor(4) as pool:
         statuses = list(pool.map(post_scan, [base] * 4))

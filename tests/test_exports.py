@@ -1,6 +1,7 @@
 """Heavy reads in a pool of their own, as `make run` serves them: the app server passes sheets,
 binders and ZIPs on to the export pool, whose worker runs at a lower CPU priority, and relays
 the answer; filings never reach the pool."""
+
 import json
 import time
 from datetime import timedelta
@@ -42,29 +43,40 @@ def pools(database_url, tmp_path):
     started = []
 
     def start(server, name):
-        output = open(tmp_path / f"{name}.log", "w+")  # noqa: SIM115  closed with the server
+        output = open(tmp_path / f"{name}.log", "w+")  # closed with the server
         started.append((server, output))
         return server.start(output=output)
 
     exports_port = _free_port()
     pool = start(MakeRun(database_url, tmp_path / "objects", exports=True, exports_port=exports_port), "pool")
     app = start(MakeRun(database_url, tmp_path / "objects", exports_port=exports_port), "app")
-    yield app, pool, lambda name: [json.loads(line) for line in (tmp_path / f"{name}.log").read_text().splitlines()
-                                   if line.startswith("{") and '"request_id"' in line]
+    yield (
+        app,
+        pool,
+        lambda name: [
+            json.loads(line)
+            for line in (tmp_path / f"{name}.log").read_text().splitlines()
+            if line.startswith("{") and '"request_id"' in line
+        ],
+    )
     for server, output in started:
         server.stop()
         output.close()
 
 
-def test_a_sheet_asked_of_the_app_is_made_by_the_export_pool(pools, world, session):  # noqa: F811
+def test_a_sheet_asked_of_the_app_is_made_by_the_export_pool(pools, world, session):
     app, pool, logged = pools
     for hours in (2, 30):
         assert post(app.base, world, world.body(completed=NOW - timedelta(hours=hours))).status_code == 201
     auditor = factories.token(world.client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
 
     def ask(base, request_id, **headers):
-        return requests.get(f"{base}/v1/audit/findings", params={"format": "csv"}, timeout=30,
-                            headers={**factories.bearer(auditor), "X-Request-Id": request_id, **headers})
+        return requests.get(
+            f"{base}/v1/audit/findings",
+            params={"format": "csv"},
+            timeout=30,
+            headers={**factories.bearer(auditor), "X-Request-Id": request_id, **headers},
+        )
 
     relayed, direct = ask(app.base, "sheet-via-app"), ask(pool.base, "sheet-direct")
     assert relayed.status_code == direct.status_code == 200
@@ -73,19 +85,25 @@ def test_a_sheet_asked_of_the_app_is_made_by_the_export_pool(pools, world, sessi
     assert relayed.content == direct.content and relayed.content.count(b"\n") >= 3
     assert relayed.headers["X-Request-Id"] == "sheet-via-app"
 
-    page = requests.get(f"{app.base}/v1/audit/findings", headers={**factories.bearer(auditor),
-                                                                  "X-Request-Id": "first-page"}, timeout=30)
+    page = requests.get(
+        f"{app.base}/v1/audit/findings", headers={**factories.bearer(auditor), "X-Request-Id": "first-page"}, timeout=30
+    )
     assert page.status_code == 200 and page.json()["items"]
     fse = world.permit.fse_id
     operator = factories.token(world.client, *factories.oauth_client(session, role="fse", subject=[fse]))
-    binder = requests.get(f"{app.base}/v1/fses/{fse}/records", timeout=60, headers={
-        **factories.bearer(operator), "Accept": "application/pdf", "X-Request-Id": "binder-via-app"})
+    binder = requests.get(
+        f"{app.base}/v1/fses/{fse}/records",
+        timeout=60,
+        headers={**factories.bearer(operator), "Accept": "application/pdf", "X-Request-Id": "binder-via-app"},
+    )
     assert binder.status_code == 200 and binder.content.startswith(b"%PDF")
     assert binder.headers["Content-Length"] == str(len(binder.content))
 
     # A request's line is written once its answer is closed, just after its last byte is sent.
-    in_pool, in_app = logged_soon(logged, "pool", {"sheet-via-app", "sheet-direct", "binder-via-app"}), logged_soon(
-        logged, "app", {"sheet-via-app", "first-page", "binder-via-app"})
+    in_pool, in_app = (
+        logged_soon(logged, "pool", {"sheet-via-app", "sheet-direct", "binder-via-app"}),
+        logged_soon(logged, "app", {"sheet-via-app", "first-page", "binder-via-app"}),
+    )
     # The sheet asked of the app was made in the pool; the page and the filings stayed in the app.
     assert {"sheet-via-app", "sheet-direct", "binder-via-app"} <= in_pool and "first-page" not in in_pool
     assert {"sheet-via-app", "first-page", "binder-via-app"} <= in_app
@@ -95,20 +113,27 @@ def test_a_sheet_asked_of_the_app_is_made_by_the_export_pool(pools, world, sessi
     assert {nice_of(pid) for pid in app.worker_pids()} == {0}
 
 
-def test_a_refusal_in_the_pool_reaches_the_caller_as_the_pool_gave_it(pools, world, session):  # noqa: F811
+def test_a_refusal_in_the_pool_reaches_the_caller_as_the_pool_gave_it(pools, world, session):
     app, _pool, _logged = pools
-    answer = requests.get(f"{app.base}/v1/audit/findings?format=csv", headers=factories.bearer(world.hauler_token),
-                          timeout=30)
+    answer = requests.get(
+        f"{app.base}/v1/audit/findings?format=csv", headers=factories.bearer(world.hauler_token), timeout=30
+    )
     assert answer.status_code == 403 and answer.headers["Content-Type"] == "application/problem+json"
     assert answer.json()["status"] == 403
 
 
-def test_an_export_pool_that_does_not_answer_is_a_503_to_retry(database_url, tmp_path, world, session):  # noqa: F811
+def test_an_export_pool_that_does_not_answer_is_a_503_to_retry(database_url, tmp_path, world, session):
     app = MakeRun(database_url, tmp_path / "objects", exports_port=_free_port()).start()  # nothing listens there
     try:
-        auditor = factories.token(world.client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
-        answer = requests.get(f"{app.base}/v1/audit/missed-services", params={"format": "csv"}, timeout=30,
-                              headers=factories.bearer(auditor))
+        auditor = factories.token(
+            world.client, *factories.oauth_client(session, role="auditor", subject=["victorville"])
+        )
+        answer = requests.get(
+            f"{app.base}/v1/audit/missed-services",
+            params={"format": "csv"},
+            timeout=30,
+            headers=factories.bearer(auditor),
+        )
         assert answer.status_code == 503 and answer.headers["Retry-After"] == "5"
         assert answer.headers["Content-Type"] == "application/problem+json"
         # What does not go to the pool is answered as ever.

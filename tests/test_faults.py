@@ -1,5 +1,6 @@
 """Faults on purpose: a worker killed mid-load, a client that gives up and retries, two app
 instances on one database, database connections dropped under the app."""
+
 import itertools
 import os
 import signal
@@ -30,19 +31,33 @@ class Gunicorn:
     def __init__(self, database_url, storage_dir, workers=2):
         self.port = _free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        self.env = {**os.environ, "DATABASE_URL": database_url, "STORAGE_DIR": str(storage_dir),
-                    "OUTBOX_INTERVAL_SECONDS": "0", "SUBMISSIONS_PER_MINUTE": "100000"}
+        self.env = {
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "STORAGE_DIR": str(storage_dir),
+            "OUTBOX_INTERVAL_SECONDS": "0",
+            "SUBMISSIONS_PER_MINUTE": "100000",
+        }
         self.workers = workers
         self.process = None
 
     def command(self):
-        return [str(BIN / "gunicorn"), "--bind", f"127.0.0.1:{self.port}", "--workers", str(self.workers),
-                "--access-logfile", "/dev/null", "wsgi:app"]
+        return [
+            str(BIN / "gunicorn"),
+            "--bind",
+            f"127.0.0.1:{self.port}",
+            "--workers",
+            str(self.workers),
+            "--access-logfile",
+            "/dev/null",
+            "wsgi:app",
+        ]
 
     def start(self, output=subprocess.DEVNULL):
         """Start it and wait until it answers; its stdout and stderr go to `output`."""
-        self.process = subprocess.Popen(self.command(), cwd=ROOT, env=self.env, stdout=output,
-                                        stderr=output, start_new_session=True)
+        self.process = subprocess.Popen(
+            self.command(), cwd=ROOT, env=self.env, stdout=output, stderr=output, start_new_session=True
+        )
         for _ in range(300):
             try:
                 if requests.get(f"{self.base}/health", timeout=5).status_code == 200:
@@ -97,14 +112,20 @@ def servers(database_url, tmp_path):
 
 
 def post(base, world, body, timeout=30):
-    return requests.post(f"{base}/v1/manifests", json=body, timeout=timeout,
-                         headers={**factories.bearer(world.hauler_token), "Idempotency-Key": body["manifest_number"]})
+    return requests.post(
+        f"{base}/v1/manifests",
+        json=body,
+        timeout=timeout,
+        headers={**factories.bearer(world.hauler_token), "Idempotency-Key": body["manifest_number"]},
+    )
 
 
 def counts(session):
     session.expire_all()
-    return (session.scalar(select(func.count()).select_from(Manifest)),
-            session.scalar(select(func.count()).select_from(ManifestRevision)))
+    return (
+        session.scalar(select(func.count()).select_from(Manifest)),
+        session.scalar(select(func.count()).select_from(ManifestRevision)),
+    )
 
 
 def test_sigkill_under_load_loses_nothing_acknowledged(world, session, servers):
@@ -149,8 +170,13 @@ def test_sigkill_under_load_loses_nothing_acknowledged(world, session, servers):
         thread.join()
     assert len(acknowledged) > 5
 
-    stored = dict(session.execute(select(Manifest.manifest_number, ManifestRevision.sha256).join(
-        ManifestRevision, ManifestRevision.manifest_id == Manifest.id)).all())
+    stored = dict(
+        session.execute(
+            select(Manifest.manifest_number, ManifestRevision.sha256).join(
+                ManifestRevision, ManifestRevision.manifest_id == Manifest.id
+            )
+        ).all()
+    )
     for number, sha256 in acknowledged.items():
         assert stored.get(number) == sha256, f"{number} was acknowledged but is not intact"
     assert set(stored) <= set(sent)
@@ -184,8 +210,9 @@ def test_two_instances_store_concurrent_duplicates_once(world, session, servers)
     statuses = []
 
     def send(base):
-        response = requests.post(f"{base}/v1/manifests", json=body, timeout=30,
-                                 headers=factories.bearer(world.hauler_token))
+        response = requests.post(
+            f"{base}/v1/manifests", json=body, timeout=30, headers=factories.bearer(world.hauler_token)
+        )
         statuses.append(response.status_code)
 
     threads = [threading.Thread(target=send, args=(server.base,)) for server in (first, second) * 10]
@@ -207,8 +234,10 @@ def test_two_outbox_workers_apply_each_lock_once(app, database_url, session, tmp
     session.commit()
     env = {**os.environ, "DATABASE_URL": database_url, "STORAGE_DIR": str(tmp_path / "objects")}
     command = [str(BIN / "flask"), "--app", "wsgi", "outbox", "run", "--once"]
-    workers = [subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                text=True) for _ in range(2)]
+    workers = [
+        subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        for _ in range(2)
+    ]
     outputs = [worker.communicate(timeout=120)[0] for worker in workers]
     applied = [int(out.split("applied ")[1].split(",")[0]) for out in outputs]
     assert sum(applied) == 40, outputs
@@ -223,8 +252,12 @@ def test_dropped_database_connections_are_not_500s(app, world, session):
     client = https_client(app)
     assert client.get("/v1/manifests", headers=factories.bearer(world.hauler_token)).status_code == 200
     with Session(bind=engine) as killer:
-        killer.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                            "WHERE datname = current_database() AND pid <> pg_backend_pid()"))
+        killer.execute(
+            text(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        )
     response = world.post(world.body())
     assert response.status_code in (201, 503), response.get_data(as_text=True)
     if response.status_code == 503:
@@ -241,11 +274,13 @@ def test_a_dashboard_whose_figures_lost_their_connections_is_a_503_not_a_500(app
     from sqlalchemy import event
 
     engine = app.extensions["fogx.engine"]
-    auditor = factories.bearer(factories.token(world.client, *factories.oauth_client(
-        session, role="auditor", subject=["victorville"])))
+    auditor = factories.bearer(
+        factories.token(world.client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
+    )
     dropped = []
-    killer = psycopg.connect(engine.url.set(drivername="postgresql").render_as_string(hide_password=False),
-                             autocommit=True)
+    killer = psycopg.connect(
+        engine.url.set(drivername="postgresql").render_as_string(hide_password=False), autocommit=True
+    )
 
     def drop_beside(connection, _record, _proxy):
         if threading.current_thread().name.startswith("fogx-read"):
@@ -297,25 +332,37 @@ def test_scans_arrive_whole_through_gunicorn(servers, world, tmp_path):
     bearer = factories.bearer(world.hauler_token)
     declared, chunked, multipart = scan(1000), scan(700), scan(900)
     connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
-    connection.request("PUT", f"{documents}/{hashlib.sha256(declared).hexdigest()}", body=declared,
-                       headers={**bearer, "Content-Type": "image/png"})
+    connection.request(
+        "PUT",
+        f"{documents}/{hashlib.sha256(declared).hexdigest()}",
+        body=declared,
+        headers={**bearer, "Content-Type": "image/png"},
+    )
     assert connection.getresponse().status == 201
     connection.close()
     connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
-    pieces = (chunked[i:i + 100_000] for i in range(0, len(chunked), 100_000))
-    connection.request("PUT", f"{documents}/{hashlib.sha256(chunked).hexdigest()}", body=pieces,
-                       headers={**bearer, "Content-Type": "image/png"}, encode_chunked=True)
+    pieces = (chunked[i : i + 100_000] for i in range(0, len(chunked), 100_000))
+    connection.request(
+        "PUT",
+        f"{documents}/{hashlib.sha256(chunked).hexdigest()}",
+        body=pieces,
+        headers={**bearer, "Content-Type": "image/png"},
+        encode_chunked=True,
+    )
     assert connection.getresponse().status == 201
     connection.close()
-    response = requests.post(f"{server.base}{documents}", headers=bearer, timeout=60,
-                             files={"documents": ("scan.png", multipart, "image/png")})
+    response = requests.post(
+        f"{server.base}{documents}",
+        headers=bearer,
+        timeout=60,
+        files={"documents": ("scan.png", multipart, "image/png")},
+    )
     assert response.status_code == 201, response.text
     for data in (declared, chunked, multipart):
         key = hashlib.sha256(data).hexdigest()
         assert (tmp_path / "objects" / key[:2] / key).read_bytes() == data
         fetched = requests.get(f"{server.base}{documents}/{key}", headers=bearer, timeout=60)
         assert fetched.status_code == 200 and fetched.content == data
-
 
 
 def test_a_scan_in_pieces_through_gunicorn_leaves_its_connection_ready_for_the_next_request(servers, world):
@@ -338,11 +385,13 @@ def test_a_scan_in_pieces_through_gunicorn_leaves_its_connection_ready_for_the_n
     path = f"/v1/manifests/{manifest_id}/documents/{hashlib.sha256(scan).hexdigest()}"
     headers = f"Host: 127.0.0.1:{server.port}\r\nAuthorization: Bearer {world.hauler_token}\r\n"
     with socket.create_connection(("127.0.0.1", server.port), timeout=60) as connection:
-        connection.sendall(f"PUT {path} HTTP/1.1\r\n{headers}Content-Type: image/png\r\n"
-                           f"Content-Length: {len(scan)}\r\n\r\n".encode() + scan[:1000])
+        connection.sendall(
+            f"PUT {path} HTTP/1.1\r\n{headers}Content-Type: image/png\r\nContent-Length: {len(scan)}\r\n\r\n".encode()
+            + scan[:1000]
+        )
         time.sleep(0.2)
         for start in range(1000, len(scan), 300_000):
-            connection.sendall(scan[start:start + 300_000])
+            connection.sendall(scan[start : start + 300_000])
             time.sleep(0.05)
         put = http.client.HTTPResponse(connection)
         put.begin()

@@ -1,5 +1,6 @@
 """The registry facts a filing is judged by, read at the size of a county: a hauler that works
 in every city, with a fleet in each, is read row for row, not as a product of its rows."""
+
 from sqlalchemy import event
 from sqlalchemy.orm import Session
 

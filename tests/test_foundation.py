@@ -1,10 +1,10 @@
 """The skeleton: health, readiness, problem+json errors, migrations, presets and the CLI."""
+
 import json
 import re
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
-
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import create_engine, inspect, text
@@ -68,9 +68,7 @@ def test_wrong_method_is_problem_405_with_allow(client):
 
 def test_oversized_body_is_problem_413(make_app):
     app = make_app(MAX_JSON_BYTES=1024)
-    response = https_client(app).post(
-        "/oauth/token", data={"grant_type": "client_credentials", "pad": "x" * 4096}
-    )
+    response = https_client(app).post("/oauth/token", data={"grant_type": "client_credentials", "pad": "x" * 4096})
     assert_problem(response, 413)
 
 
@@ -87,8 +85,12 @@ def test_oversized_chunked_body_is_problem_413(make_app):
             yield b"&pad=" + b"x" * 512
 
     with serve(app) as base:
-        response = requests.post(f"{base}/oauth/token", data=chunks(), timeout=10,
-                                 headers={"Content-Type": "application/x-www-form-urlencoded"})
+        response = requests.post(
+            f"{base}/oauth/token",
+            data=chunks(),
+            timeout=10,
+            headers={"Content-Type": "application/x-www-form-urlencoded"},
+        )
     assert response.status_code == 413
     assert response.headers["Content-Type"] == "application/problem+json"
 
@@ -158,8 +160,10 @@ def test_presets_cli_lists_all_five_with_citations(app):
     assert sorted(blocks) == ["colusa", "placentia", "san-clemente", "tracy", "victorville"]
     victorville, tracy = blocks["victorville"], blocks["tracy"]
     assert "manifest_deadline_hours = 72  [ordinance: Victorville 10.03.170(b)]" in victorville
-    assert ('"Each permittee shall be responsible to provide copies of all service manifests directly to '
-            'the FOG manager not later than seventy-two hours after GCDs are serviced."') in victorville
+    assert (
+        '"Each permittee shall be responsible to provide copies of all service manifests directly to '
+        'the FOG manager not later than seventy-two hours after GCDs are serviced."'
+    ) in victorville
     assert "retention_years = 3  [exchange policy]" in victorville  # 10.03.170(c) asks two years
     assert "manifest_deadline_hours = 72  [exchange policy]" in tracy
     assert "min_interceptor_gallons = 1000  [ordinance: Colusa" in blocks["colusa"]
@@ -168,8 +172,13 @@ def test_presets_cli_lists_all_five_with_citations(app):
     for code, block in blocks.items():
         rules = [line for line in block.splitlines() if re.match(r"^  \w+ = .+  \[.+\]$", line)]
         assert len(rules) == 31, code
-        others = {"placentia": "Placentia", "colusa": "Colusa", "san-clemente": "San Clemente",
-                  "victorville": "Victorville", "tracy": "Tracy"}
+        others = {
+            "placentia": "Placentia",
+            "colusa": "Colusa",
+            "san-clemente": "San Clemente",
+            "victorville": "Victorville",
+            "tracy": "Tracy",
+        }
         cited = [line for line in rules if "[ordinance:" in line]
         assert all(f"[ordinance: {others[code]} " in line for line in cited), code
 
@@ -202,25 +211,33 @@ def test_the_demo_has_a_year_of_services_to_show(app, client, frozen_clock, load
     Golden Wok's missed interceptor service and what the measured depths say of both
     interceptors' frequencies. The year is the one before the day the demo is loaded, so the
     README's walkthrough shows the same whenever it is tried."""
-    frozen_clock(datetime.combine(load_day, time(12), tzinfo=timezone.utc))
+    frozen_clock(datetime.combine(load_day, time(12), tzinfo=UTC))
     assert app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
     auditor = factories.bearer(factories.token(client, "demo-auditor", "demo-auditor-secret"))
     missed = client.get("/v1/audit/missed-services", headers=auditor).json
     assert missed["as_of"] == load_day.isoformat()
     assert [(row["fse_name"], row["device_tag"], row["status"]) for row in missed["items"]] == [
-        ("Golden Wok", "GI-1", "missed")]
+        ("Golden Wok", "GI-1", "missed")
+    ]
     advice = client.get("/v1/audit/frequency-recommendations", headers=auditor).json
     assert [(row["fse_name"], row["change"], row["recommended_frequency_days"]) for row in advice["items"]] == [
-        ("Golden Wok", "shorten", 30), ("Mesa Grill", "lengthen", 120)]
+        ("Golden Wok", "shorten", 30),
+        ("Mesa Grill", "lengthen", 120),
+    ]
     counts = client.get("/v1/audit/findings", headers=auditor).json["counts"]
     assert counts == {"twenty_five_percent_exceeded": 5}
     # The site's receipts: the trap's last load weighed in lighter, and a load no manifest names;
     # over the year, also the interceptor load the site has no record of.
     month = client.get("/v1/audit/disposal-reconciliation", headers=auditor).json["items"]
-    assert [(row["code"], row["fse_name"]) for row in month] == [("gallons_differ", "Golden Wok"),
-                                                                 ("manifest_missing", None)]
-    year = client.get("/v1/audit/disposal-reconciliation", headers=auditor,
-                      query_string={"from": (load_day - timedelta(days=365)).isoformat()}).json["items"]
+    assert [(row["code"], row["fse_name"]) for row in month] == [
+        ("gallons_differ", "Golden Wok"),
+        ("manifest_missing", None),
+    ]
+    year = client.get(
+        "/v1/audit/disposal-reconciliation",
+        headers=auditor,
+        query_string={"from": (load_day - timedelta(days=365)).isoformat()},
+    ).json["items"]
     assert [row["code"] for row in year] == ["receipt_missing", "gallons_differ", "manifest_missing"]
     # The permit, the hauler's licence and registration and the site are in force on the day:
     # Mesa Grill's service the day before, filed as the documentation shows, raises nothing.
@@ -264,8 +281,9 @@ def test_clients_cli_round_trip(app, session):
     listed = json.loads(runner.invoke(args=["clients", "list"]).output)
     assert [c["client_id"] for c in listed] == [made["client_id"]]
     assert "client_secret" not in listed[0]
-    refused = runner.invoke(args=["clients", "create", "--role", "auditor", "--subject",
-                                  "victorville", "--scope", "manifests:write"])
+    refused = runner.invoke(
+        args=["clients", "create", "--role", "auditor", "--subject", "victorville", "--scope", "manifests:write"]
+    )
     assert refused.exit_code != 0 and "cannot hold manifests:write" in refused.output
 
 
@@ -287,8 +305,12 @@ def test_reading_requests_run_without_a_transaction(app, live_server):
 
     event.listen(engine, "after_cursor_execute", record)
     try:
-        token = requests.post(f"{live_server}/oauth/token", data={"grant_type": "client_credentials"},
-                              auth=("demo-admin", "demo-admin-secret"), timeout=10).json()["access_token"]
+        token = requests.post(
+            f"{live_server}/oauth/token",
+            data={"grant_type": "client_credentials"},
+            auth=("demo-admin", "demo-admin-secret"),
+            timeout=10,
+        ).json()["access_token"]
         headers = {"Authorization": f"Bearer {token}"}
         in_transaction.clear()
         listed = requests.get(f"{live_server}/v1/fses", headers=headers, timeout=10)
@@ -297,9 +319,19 @@ def test_reading_requests_run_without_a_transaction(app, live_server):
         assert fse.status_code == 200
         assert in_transaction and not any(opened for _, opened in in_transaction), in_transaction
         in_transaction.clear()
-        created = requests.post(f"{live_server}/v1/fses", headers=headers, timeout=10, json={
-            "name": "Casa Lupita", "address": "15080 Palmdale Rd, Victorville, CA 92392", "apn": "3093-381-14",
-            "jurisdiction": "victorville", "operator_name": "Lupe Ortega", "operator_email": "lupe@example.com"})
+        created = requests.post(
+            f"{live_server}/v1/fses",
+            headers=headers,
+            timeout=10,
+            json={
+                "name": "Casa Lupita",
+                "address": "15080 Palmdale Rd, Victorville, CA 92392",
+                "apn": "3093-381-14",
+                "jurisdiction": "victorville",
+                "operator_name": "Lupe Ortega",
+                "operator_email": "lupe@example.com",
+            },
+        )
         assert created.status_code == 201, created.text
         assert ("INSERT", True) in in_transaction
     finally:

@@ -1,7 +1,8 @@
 """Service frequencies from the measured accumulation rate: the rule, and the auditor's list."""
+
 import csv
 import io
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
 import pytest
@@ -17,8 +18,14 @@ AS_OF = date(2026, 6, 1)
 
 
 def advice(inches, days, *, current=90, allowed=ALLOWED, max_interval=None):
-    return recommend(Accumulation(intervals=4, inches=inches, days=days), liquid_depth_in=48,
-                     limit_share=0.25, current_days=current, allowed=allowed, max_interval_days=max_interval)
+    return recommend(
+        Accumulation(intervals=4, inches=inches, days=days),
+        liquid_depth_in=48,
+        limit_share=0.25,
+        current_days=current,
+        allowed=allowed,
+        max_interval_days=max_interval,
+    )
 
 
 def test_the_longest_allowed_frequency_within_the_25_percent_rule():
@@ -51,14 +58,15 @@ def test_no_longer_than_the_citys_longest_interval_nor_shorter_than_its_shortest
 
 def test_the_citation_names_the_rule_and_the_citys_adjustment_clause():
     assert citation("victorville", {"twenty_five_percent_rule": "Victorville 10.03.160(f)(1)"}) == (
-        "Victorville 10.03.160(f)(1); Victorville 10.03.160(f)(3)")
+        "Victorville 10.03.160(f)(1); Victorville 10.03.160(f)(3)"
+    )
     assert citation("placentia", {"twenty_five_percent_rule": "Placentia 16.24"}) == "Placentia 16.24"
     # A city whose citations say nothing: exchange policy, never another city's section.
     assert citation("placentia", {}) == "exchange policy"
 
 
 def at(day, hour=9):
-    return datetime(day.year, day.month, day.day, hour, tzinfo=timezone.utc)
+    return datetime(day.year, day.month, day.day, hour, tzinfo=UTC)
 
 
 @pytest.fixture
@@ -71,25 +79,40 @@ def city(client, session, frozen_clock):
     numbers = iter(range(1, 1000))
 
     def device(name, *, kind="interceptor", city="victorville", depth=48):
-        permit = factories.permit(session, fse_row=factories.fse(session, city=city, name=f"Restaurant {name}"),
-                                  number=f"P-{name}", issued_on=date(2025, 1, 1))
+        permit = factories.permit(
+            session,
+            fse_row=factories.fse(session, city=city, name=f"Restaurant {name}"),
+            number=f"P-{name}",
+            issued_on=date(2025, 1, 1),
+        )
         return factories.device(session, permit_row=permit, kind=kind, tag=f"GI-{name}", liquid_depth_in=depth)
 
     def file(device, completed, depths=None, gallons=1500):
         frozen_clock(completed + timedelta(hours=2))
         n = next(numbers)
         body = {
-            "manifest_number": f"F-{n}", "permit_number": f"P-{device.tag[3:]}", "device_tag": device.tag,
-            "vehicle_id": "TRK-1", "driver_name": "D", "fse_signer_name": "S",
-            "service_started_at": iso(completed - timedelta(hours=1)), "service_completed_at": iso(completed),
+            "manifest_number": f"F-{n}",
+            "permit_number": f"P-{device.tag[3:]}",
+            "device_tag": device.tag,
+            "vehicle_id": "TRK-1",
+            "driver_name": "D",
+            "fse_signer_name": "S",
+            "service_started_at": iso(completed - timedelta(hours=1)),
+            "service_completed_at": iso(completed),
             "waste_type": "grease_interceptor_waste" if device.kind == "interceptor" else "grease_trap_waste",
-            "gallons_removed": gallons, "full_pump_down": True,
+            "gallons_removed": gallons,
+            "full_pump_down": True,
             "measurements": {"fog_depth_in": depths[0], "solids_depth_in": depths[1]} if depths else None,
-            "disposal": {"site_id": str(site.id), "ticket_number": f"T-{n}",
-                         "delivered_at": iso(completed + timedelta(hours=1)), "gallons_delivered": gallons},
+            "disposal": {
+                "site_id": str(site.id),
+                "ticket_number": f"T-{n}",
+                "delivered_at": iso(completed + timedelta(hours=1)),
+                "gallons_delivered": gallons,
+            },
         }
-        response = client.post("/v1/manifests", json=body,
-                               headers=factories.bearer(factories.token(client, *credentials)))
+        response = client.post(
+            "/v1/manifests", json=body, headers=factories.bearer(factories.token(client, *credentials))
+        )
         assert response.status_code == 201, response.json
         return response.json
 
@@ -103,14 +126,18 @@ def city(client, session, frozen_clock):
 
 def recommendations(client, session, **query):
     auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
-    response = client.get("/v1/audit/frequency-recommendations", query_string={"as_of": AS_OF.isoformat(), **query},
-                          headers=factories.bearer(auditor))
+    response = client.get(
+        "/v1/audit/frequency-recommendations",
+        query_string={"as_of": AS_OF.isoformat(), **query},
+        headers=factories.bearer(auditor),
+    )
     assert response.status_code == 200, response.json
     return response
 
 
 def test_auditor_sees_which_interceptors_the_measurements_call_to_service_more_or_less_often(
-        client, session, city, frozen_clock):
+    client, session, city, frozen_clock
+):
     device, file, quarterly = city
     quarterly(device("fast"), (8, 6))  # 14 in a quarter: over 12 in (25% of 48) by day 77
     quarterly(device("slow"), (2, 1.6))  # 3.6 in a quarter: 12 in only after 300 days
@@ -137,7 +164,8 @@ def test_auditor_sees_which_interceptors_the_measurements_call_to_service_more_o
     assert (rows["GI-steady"]["recommended_frequency_days"], rows["GI-steady"]["change"]) == (90, "keep")
 
     assert [row["device_tag"] for row in recommendations(client, session, change="shorten").json["items"]] == [
-        "GI-fast"]
+        "GI-fast"
+    ]
     assert "GI-sparse" in {row["device_tag"] for row in recommendations(client, session, min_intervals=2).json["items"]}
     first = recommendations(client, session, limit=2).json
     rest = recommendations(client, session, limit=2, cursor=first["next_cursor"]).json
@@ -146,7 +174,10 @@ def test_auditor_sees_which_interceptors_the_measurements_call_to_service_more_o
 
     table = list(csv.DictReader(io.StringIO(recommendations(client, session, format="csv").get_data(as_text=True))))
     assert {row["device_tag"]: row["change"] for row in table} == {
-        "GI-fast": "shorten", "GI-slow": "lengthen", "GI-steady": "keep"}
+        "GI-fast": "shorten",
+        "GI-slow": "lengthen",
+        "GI-steady": "keep",
+    }
 
 
 def test_the_days_to_the_limit_are_counted_exactly(client, session, city, frozen_clock):
@@ -181,7 +212,9 @@ def test_an_interval_counts_from_a_full_pump_down_only(client, session, city, fr
     [held] = record["devices"]
     assert (held["measured"]["intervals"], held["measured"]["accumulation_in_per_day"]) == (3, round(30 / 270, 4))
     assert (held["measured"]["recommended_frequency_days"], held["measured"]["change"]) == (
-        row["recommended_frequency_days"], row["change"])
+        row["recommended_frequency_days"],
+        row["change"],
+    )
 
 
 def test_nothing_measured_is_an_empty_list_and_bad_arguments_are_422(client, session, city, frozen_clock):
@@ -190,8 +223,9 @@ def test_nothing_measured_is_an_empty_list_and_bad_arguments_are_422(client, ses
     assert recommendations(client, session).json["items"] == []
     auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
     for query in ({"min_intervals": 1}, {"change": "double"}, {"as_of": "2026-6-1"}, {"fse_id": "x"}):
-        response = client.get("/v1/audit/frequency-recommendations", query_string=query,
-                              headers=factories.bearer(auditor))
+        response = client.get(
+            "/v1/audit/frequency-recommendations", query_string=query, headers=factories.bearer(auditor)
+        )
         assert response.status_code == 422 and response.mimetype == "application/problem+json", query
 
 
@@ -205,8 +239,11 @@ def test_depths_filed_before_they_were_columns_are_read_from_the_bodies(app, cli
     file(gi, at(START))
     file(gi, at(START + timedelta(days=90)), (6.5, 4))
     factories.migrated_again(app, session, down_to="0006")  # the columns gone, as before 0007
-    depths = session.execute(select(ManifestRevision.fog_depth_in, ManifestRevision.solids_depth_in)
-                             .order_by(ManifestRevision.service_completed_at)).all()
+    depths = session.execute(
+        select(ManifestRevision.fog_depth_in, ManifestRevision.solids_depth_in).order_by(
+            ManifestRevision.service_completed_at
+        )
+    ).all()
     assert [tuple(row) for row in depths] == [(None, None), (6.5, 4.0)]
 
 
@@ -221,11 +258,14 @@ def test_the_binder_tells_the_operator_what_the_measurements_say(client, session
     quarterly(young, (8, 6), services=3)
     frozen_clock(at(AS_OF, 12))
     [listed] = recommendations(client, session, fse_id=str(fast.fse_id)).json["items"]
-    operator = factories.token(client, *factories.oauth_client(session, role="fse", subject=[fast.fse_id, young.fse_id]))
+    operator = factories.token(
+        client, *factories.oauth_client(session, role="fse", subject=[fast.fse_id, young.fse_id])
+    )
 
     def summary(gi):
-        pdf = client.get(f"/v1/fses/{gi.fse_id}/records", query_string={"format": "pdf"},
-                         headers=factories.bearer(operator))
+        pdf = client.get(
+            f"/v1/fses/{gi.fse_id}/records", query_string={"format": "pdf"}, headers=factories.bearer(operator)
+        )
         assert pdf.status_code == 200
         return " ".join(PdfReader(io.BytesIO(pdf.data)).pages[1].extract_text().split())
 

@@ -1,4 +1,5 @@
 """Hostile input: every one a 4xx problem+json, never a 500, and nothing stored."""
+
 import io
 import json
 import struct
@@ -18,8 +19,9 @@ def world(client, session, frozen_clock):
 
 
 def raw_post(world, data, content_type="application/json"):
-    return world.client.post("/v1/manifests", data=data, content_type=content_type,
-                             headers=factories.bearer(world.hauler_token))
+    return world.client.post(
+        "/v1/manifests", data=data, content_type=content_type, headers=factories.bearer(world.hauler_token)
+    )
 
 
 def assert_refused(response, session, status=None):
@@ -35,52 +37,72 @@ def deeply_nested(depth):
     return "[" * depth + "]" * depth
 
 
-@pytest.mark.parametrize("name, data", [
-    ("malformed", '{"manifest_number": '),
-    ("truncated", '{"manifest_number": "M-1", "permit_number": "P'),
-    ("not an object", '["manifest"]'),
-    ("a bare string", '"manifest"'),
-    ("NaN", '{"gallons_removed": NaN}'),
-    ("deeply nested", '{"measurements": ' + deeply_nested(100_000) + "}"),
-    ("duplicate keys", '{"manifest_number": "A", "manifest_number": "B"}'),
-    ("not UTF-8", b'{"driver_name": "\xff\xfe"}'),
-    ("empty", ""),
-])
+@pytest.mark.parametrize(
+    "name, data",
+    [
+        ("malformed", '{"manifest_number": '),
+        ("truncated", '{"manifest_number": "M-1", "permit_number": "P'),
+        ("not an object", '["manifest"]'),
+        ("a bare string", '"manifest"'),
+        ("NaN", '{"gallons_removed": NaN}'),
+        ("deeply nested", '{"measurements": ' + deeply_nested(100_000) + "}"),
+        ("duplicate keys", '{"manifest_number": "A", "manifest_number": "B"}'),
+        ("not UTF-8", b'{"driver_name": "\xff\xfe"}'),
+        ("empty", ""),
+    ],
+)
 def test_unreadable_bodies(world, session, name, data):
     assert_refused(raw_post(world, data), session)
 
 
-@pytest.mark.parametrize("field, value", [
-    ("gallons_removed", "lots"),
-    ("gallons_removed", -1),
-    ("gallons_removed", 10 ** 400),
-    ("gallons_removed", 1e308 * 10),
-    ("gallons_removed", float("nan")),
-    ("measurements", {"fog_depth_in": float("inf"), "solids_depth_in": 1, "liquid_depth_in": 48}),
-    ("gallons_removed", 1450.5),
-    ("full_pump_down", "yes"),
-    ("service_completed_at", "1066-10-14T09:00:00Z"),
-    ("service_completed_at", "9999-12-31T23:59:59Z"),
-    ("service_completed_at", "2026-13-45T99:00:00Z"),
-    ("service_started_at", "x" * 10_000),
-    ("driver_name", "Sam\x00Driver"),
-    ("permit_number", "P\x00-1"),
-    ("device_tag", "GT\x00"),
-    ("disposal", {"site_id": "not-a-uuid\x00", "ticket_number": "T\x00", "delivered_at": "2026-06-01T10:00:00Z",
-                  "gallons_delivered": 1}),
-    ("service_completed_at", "2026-06-01T10:00:00\x00Z"),
-    ("service_completed_at", "2026-W22-1T10:00:00Z"),
-    ("service_completed_at", "20260601T100000Z"),
-    ("service_completed_at", "2026-06-01T10Z"),
-    ("driver_name", "Sam\x1b[31mDriver"),
-    ("driver_name", "S" * 10_000),
-    ("manifest_number", ""),
-    ("manifest_number", ["M-1"]),
-    ("measurements", {"fog_depth_in": {"deep": True}, "solids_depth_in": 1}),
-    ("disposal", {"site_id": "not-a-uuid", "ticket_number": "T", "delivered_at": "2026-06-01T10:00:00Z",
-                  "gallons_delivered": 1}),
-    ("waste_type", "used_cooking_oil"),
-])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("gallons_removed", "lots"),
+        ("gallons_removed", -1),
+        ("gallons_removed", 10**400),
+        ("gallons_removed", 1e308 * 10),
+        ("gallons_removed", float("nan")),
+        ("measurements", {"fog_depth_in": float("inf"), "solids_depth_in": 1, "liquid_depth_in": 48}),
+        ("gallons_removed", 1450.5),
+        ("full_pump_down", "yes"),
+        ("service_completed_at", "1066-10-14T09:00:00Z"),
+        ("service_completed_at", "9999-12-31T23:59:59Z"),
+        ("service_completed_at", "2026-13-45T99:00:00Z"),
+        ("service_started_at", "x" * 10_000),
+        ("driver_name", "Sam\x00Driver"),
+        ("permit_number", "P\x00-1"),
+        ("device_tag", "GT\x00"),
+        (
+            "disposal",
+            {
+                "site_id": "not-a-uuid\x00",
+                "ticket_number": "T\x00",
+                "delivered_at": "2026-06-01T10:00:00Z",
+                "gallons_delivered": 1,
+            },
+        ),
+        ("service_completed_at", "2026-06-01T10:00:00\x00Z"),
+        ("service_completed_at", "2026-W22-1T10:00:00Z"),
+        ("service_completed_at", "20260601T100000Z"),
+        ("service_completed_at", "2026-06-01T10Z"),
+        ("driver_name", "Sam\x1b[31mDriver"),
+        ("driver_name", "S" * 10_000),
+        ("manifest_number", ""),
+        ("manifest_number", ["M-1"]),
+        ("measurements", {"fog_depth_in": {"deep": True}, "solids_depth_in": 1}),
+        (
+            "disposal",
+            {
+                "site_id": "not-a-uuid",
+                "ticket_number": "T",
+                "delivered_at": "2026-06-01T10:00:00Z",
+                "gallons_delivered": 1,
+            },
+        ),
+        ("waste_type", "used_cooking_oil"),
+    ],
+)
 def test_wrong_values_are_422_naming_the_field(world, session, field, value):
     body = world.body()
     body[field] = value
@@ -112,8 +134,17 @@ def test_a_body_over_the_json_limit_is_413(make_app, frozen_clock):
 
 def tiff_bomb():
     """A TIFF header declaring 100,000 x 100,000 pixels (10 gigapixels) in a few hundred bytes."""
-    entries = [(256, 4, 1, 100_000), (257, 4, 1, 100_000), (258, 3, 1, 8), (259, 3, 1, 1),
-               (262, 3, 1, 1), (273, 4, 1, 200), (277, 3, 1, 1), (278, 4, 1, 100_000), (279, 4, 1, 10)]
+    entries = [
+        (256, 4, 1, 100_000),
+        (257, 4, 1, 100_000),
+        (258, 3, 1, 8),
+        (259, 3, 1, 1),
+        (262, 3, 1, 1),
+        (273, 4, 1, 200),
+        (277, 3, 1, 1),
+        (278, 4, 1, 100_000),
+        (279, 4, 1, 10),
+    ]
     ifd = struct.pack("<H", len(entries)) + b"".join(struct.pack("<HHII", *e) for e in entries) + b"\0\0\0\0"
     return b"II*\x00" + struct.pack("<I", 8) + ifd + b"\0" * 64
 
@@ -143,21 +174,27 @@ def pdf_bomb():
     return out.getvalue()
 
 
-@pytest.mark.parametrize("name, content, status", [
-    ("html named .pdf", b"<html><script>alert(1)</script></html>", 415),
-    ("an executable", b"MZ\x90\x00" + b"\x00" * 200, 415),
-    ("a GIF", b"GIF89a" + b"\x00" * 64, 415),
-    ("a truncated PDF", factories.pdf_bytes()[:-200], 422),
-    ("a PDF with a zip appended", factories.pdf_bytes() + b"PK\x03\x04" + b"\x00" * 100, 422),
-    ("a PNG with a script appended", factories.png_bytes() + b"<?php system($_GET['c']); ?>", 422),
-    ("a PNG that is only a header", b"\x89PNG\r\n\x1a\n" + b"\x00" * 64, 422),
-    ("a TIFF bomb", tiff_bomb(), 422),
-    ("a PDF bomb", pdf_bomb(), 422),
-])
+@pytest.mark.parametrize(
+    "name, content, status",
+    [
+        ("html named .pdf", b"<html><script>alert(1)</script></html>", 415),
+        ("an executable", b"MZ\x90\x00" + b"\x00" * 200, 415),
+        ("a GIF", b"GIF89a" + b"\x00" * 64, 415),
+        ("a truncated PDF", factories.pdf_bytes()[:-200], 422),
+        ("a PDF with a zip appended", factories.pdf_bytes() + b"PK\x03\x04" + b"\x00" * 100, 422),
+        ("a PNG with a script appended", factories.png_bytes() + b"<?php system($_GET['c']); ?>", 422),
+        ("a PNG that is only a header", b"\x89PNG\r\n\x1a\n" + b"\x00" * 64, 422),
+        ("a TIFF bomb", tiff_bomb(), 422),
+        ("a PDF bomb", pdf_bomb(), 422),
+    ],
+)
 def test_hostile_files(world, session, name, content, status):
     response = world.client.post(
-        "/v1/manifests", content_type="multipart/form-data", headers=factories.bearer(world.hauler_token),
-        data={"manifest": json.dumps(world.body()), "documents": [(io.BytesIO(content), "scan.pdf")]})
+        "/v1/manifests",
+        content_type="multipart/form-data",
+        headers=factories.bearer(world.hauler_token),
+        data={"manifest": json.dumps(world.body()), "documents": [(io.BytesIO(content), "scan.pdf")]},
+    )
     assert_refused(response, session, status=status)
 
 
@@ -178,8 +215,10 @@ def test_submissions_are_rate_limited_per_client(make_app, frozen_clock):
         other = build(client, session)  # another hauler's client is not slowed down
         assert other.post(other.body()).status_code == 201
         operator = factories.token(client, *factories.oauth_client(session, role="fse", subject=[world.device.fse_id]))
-        exports = [client.get(f"/v1/fses/{world.device.fse_id}/records", headers=factories.bearer(operator)).status_code
-                   for _ in range(3)]
+        exports = [
+            client.get(f"/v1/fses/{world.device.fse_id}/records", headers=factories.bearer(operator)).status_code
+            for _ in range(3)
+        ]
         assert exports == [200, 200, 429]
 
 

@@ -1,5 +1,6 @@
 """`Idempotency-Key` on multipart filings: the key matches every part of the body, not its
 length; a retry with another multipart boundary is the same request."""
+
 import io
 import json
 import tracemalloc
@@ -31,16 +32,23 @@ def multipart(parts, boundary):
 
 
 def file_manifest(world, body, scan, *, key, boundary=b"fogx-one", filename="scan.pdf"):
-    data, content_type = multipart([("manifest", None, json.dumps(body).encode()),
-                                    ("documents", filename, scan)], boundary)
-    return world.client.post("/v1/manifests", data=data, content_type=content_type,
-                             headers={**factories.bearer(world.hauler_token), "Idempotency-Key": key})
+    data, content_type = multipart(
+        [("manifest", None, json.dumps(body).encode()), ("documents", filename, scan)], boundary
+    )
+    return world.client.post(
+        "/v1/manifests",
+        data=data,
+        content_type=content_type,
+        headers={**factories.bearer(world.hauler_token), "Idempotency-Key": key},
+    )
 
 
 def counts(session):
     session.expire_all()
-    return (session.scalar(select(func.count()).select_from(Manifest)),
-            session.scalar(select(func.count()).select_from(Document)))
+    return (
+        session.scalar(select(func.count()).select_from(Manifest)),
+        session.scalar(select(func.count()).select_from(Document)),
+    )
 
 
 def test_the_same_key_with_another_scan_of_the_same_size_is_422(world, session):
@@ -82,8 +90,9 @@ def test_a_retry_with_another_boundary_replays_the_first_answer(world, session):
 def test_the_body_is_hashed_as_it_is_spooled_not_held(world, session):
     """A large upload under a key: what Python allocates stays far below its size."""
     scan = b"%PDF-1.4\n" + b"0" * (24 * 1024 * 1024)
-    data, content_type = multipart([("manifest", None, json.dumps(world.body()).encode()),
-                                    ("documents", "big.pdf", scan)], b"fogx-big")
+    data, content_type = multipart(
+        [("manifest", None, json.dumps(world.body()).encode()), ("documents", "big.pdf", scan)], b"fogx-big"
+    )
     del scan
     headers = {**factories.bearer(world.hauler_token), "Idempotency-Key": "big-1"}
     stream = io.BytesIO(data)
@@ -92,8 +101,12 @@ def test_the_body_is_hashed_as_it_is_spooled_not_held(world, session):
     try:
         tracemalloc.reset_peak()
         baseline = tracemalloc.get_traced_memory()[0]
-        response = world.client.post("/v1/manifests", input_stream=stream, content_type=content_type,
-                                     headers={**headers, "Content-Length": str(length)})
+        response = world.client.post(
+            "/v1/manifests",
+            input_stream=stream,
+            content_type=content_type,
+            headers={**headers, "Content-Length": str(length)},
+        )
         peak = tracemalloc.get_traced_memory()[1] - baseline
     finally:
         tracemalloc.stop()

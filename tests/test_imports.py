@@ -1,4 +1,5 @@
 """Bulk CSV import: bad rows reported by number, good rows stored, re-runs change nothing."""
+
 import csv
 import io
 import json
@@ -29,8 +30,15 @@ def fse_file(path, total=10_000):
             if line in BAD_ROWS:
                 writer.writerow(BAD_ROWS[line][0])
             else:
-                writer.writerow([f"Restaurant {line}", f"{line} Bear Valley Rd", f"APN-{line:06d}",
-                                 "Operator", f"op{line}@example.com"])
+                writer.writerow(
+                    [
+                        f"Restaurant {line}",
+                        f"{line} Bear Valley Rd",
+                        f"APN-{line:06d}",
+                        "Operator",
+                        f"op{line}@example.com",
+                    ]
+                )
     return path
 
 
@@ -64,9 +72,9 @@ def test_ten_thousand_fses_with_a_handful_of_bad_rows(app, session, tmp_path):
 def test_cli_prints_a_summary_and_each_rejection(app, session, tmp_path):
     factories.jurisdiction(session, "victorville")
     path = tmp_path / "fses.csv"
-    path.write_text("name,address,apn,operator_name,operator_email\n"
-                    "Mesa Grill,1 Rd,111,Ana,ana@example.com\n"
-                    "Bad,2 Rd,222,Bo,nope\n")
+    path.write_text(
+        "name,address,apn,operator_name,operator_email\nMesa Grill,1 Rd,111,Ana,ana@example.com\nBad,2 Rd,222,Bo,nope\n"
+    )
     result = app.test_cli_runner().invoke(args=["import", "fses", str(path), "--jurisdiction", "victorville"])
     assert result.exit_code == 0
     assert "2 rows: 1 created, 0 updated, 0 unchanged, 1 rejected" in result.output
@@ -78,15 +86,18 @@ def test_samples_import_in_order_and_again_without_change(app, session):
     order = ["fses", "permits", "devices", "haulers", "vehicles", "disposal-sites"]
     for attempt in (1, 2):
         for kind in order:
-            report = run_json(app, ["import", kind, str(ROOT / "samples" / f"{kind}.csv"),
-                                    "--jurisdiction", "victorville", "--json"])
+            report = run_json(
+                app, ["import", kind, str(ROOT / "samples" / f"{kind}.csv"), "--jurisdiction", "victorville", "--json"]
+            )
             assert report["rejected"] == 0, (kind, report["rejections"])
             if attempt == 1:
                 assert report["created"] == report["rows"] > 0, kind
             else:
                 assert report["unchanged"] == report["rows"], (kind, report)
-    counts = {model.__name__: session.scalar(select(func.count()).select_from(model))
-              for model in (Fse, Permit, Device, Hauler, Vehicle, DisposalSite)}
+    counts = {
+        model.__name__: session.scalar(select(func.count()).select_from(model))
+        for model in (Fse, Permit, Device, Hauler, Vehicle, DisposalSite)
+    }
     assert counts == {"Fse": 2, "Permit": 2, "Device": 2, "Hauler": 1, "Vehicle": 1, "DisposalSite": 1}
 
 
@@ -111,9 +122,12 @@ def admin_token(client, session):
 
 
 def upload(client, token, kind, content, filename="rows.csv"):
-    return client.post(f"/v1/imports/{kind}", headers=factories.bearer(token),
-                       data={"file": (io.BytesIO(content), filename)},
-                       content_type="multipart/form-data")
+    return client.post(
+        f"/v1/imports/{kind}",
+        headers=factories.bearer(token),
+        data={"file": (io.BytesIO(content), filename)},
+        content_type="multipart/form-data",
+    )
 
 
 def test_api_import_reports_and_is_idempotent(client, admin_token):
@@ -129,18 +143,25 @@ def test_api_import_refuses_a_wrong_header_kind_or_type(client, admin_token):
     assert wrong_header.status_code == 422
     assert "header must be" in wrong_header.json["errors"]["file"][0]
     assert upload(client, admin_token, "spaceships", b"a\n").status_code == 404
-    not_multipart = client.post("/v1/imports/fses", headers=factories.bearer(admin_token),
-                                data="name\n", content_type="text/csv")
+    not_multipart = client.post(
+        "/v1/imports/fses", headers=factories.bearer(admin_token), data="name\n", content_type="text/csv"
+    )
     assert not_multipart.status_code == 415
-    no_file = client.post("/v1/imports/fses", headers=factories.bearer(admin_token),
-                          data={"other": "x"}, content_type="multipart/form-data")
+    no_file = client.post(
+        "/v1/imports/fses",
+        headers=factories.bearer(admin_token),
+        data={"other": "x"},
+        content_type="multipart/form-data",
+    )
     assert no_file.status_code == 422
 
 
 def test_a_date_in_a_row_is_yyyy_mm_dd(client, admin_token):
     """A licence expiry written as 20280630 or a week date is the row's rejection, not some day."""
-    rows = ("name,licence_number,licence_expires_on\n"
-            "Inland Grease Services,IGS-1,2028-06-30\nDesert Pumping,DP-2,20280630\nValley Vac,VV-3,2028-W26-5\n")
+    rows = (
+        "name,licence_number,licence_expires_on\n"
+        "Inland Grease Services,IGS-1,2028-06-30\nDesert Pumping,DP-2,20280630\nValley Vac,VV-3,2028-W26-5\n"
+    )
     report = upload(client, admin_token, "haulers", rows.encode()).json
     assert report["created"] == 1 and report["rejected"] == 2
     assert [r["row"] for r in report["rejections"]] == [3, 4]
@@ -159,9 +180,9 @@ def test_imported_small_interceptor_is_warned(app, session, tmp_path):
     files = {
         "fses": "name,address,apn,operator_name,operator_email\nCafe,1 Rd,9,Al,al@example.com\n",
         "permits": "permit_number,fse_apn,fse_name,kind,status,issued_on,expires_on\n"
-                   "CO-1,9,Cafe,regular,active,2025-01-01,2027-01-01\n",
+        "CO-1,9,Cafe,regular,active,2025-01-01,2027-01-01\n",
         "devices": "permit_number,tag,kind,capacity_gallons,liquid_depth_in,frequency_days\n"
-                   "CO-1,GI-1,interceptor,500,40,90\n",
+        "CO-1,GI-1,interceptor,500,40,90\n",
     }
     for kind, content in files.items():
         path = tmp_path / f"{kind}.csv"

@@ -1,4 +1,5 @@
 """The import rules of docs/architecture.md, as the contracts in `.importlinter` state them."""
+
 import shutil
 import subprocess
 import sys
@@ -10,9 +11,16 @@ PACKAGES = ("api", "services", "auth", "reports", "storage", "schemas", "domain"
 
 def lint_imports(root: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-c", "import sys; from importlinter.cli import lint_imports; "
-         "sys.exit(lint_imports(config_filename='.importlinter', no_cache=True, no_logo=True))"],
-        cwd=root, env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"}, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import sys; from importlinter.cli import lint_imports; "
+            "sys.exit(lint_imports(config_filename='.importlinter', no_cache=True, no_logo=True))",
+        ],
+        cwd=root,
+        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
     )
 
 

@@ -1,13 +1,20 @@
 """Rate limits counted in the process's memory (no `REDIS_URL`): counted as `limits` counts them,
 with their expired entries swept by one thread now and then, not a thread started after each
 hit (a hundred threads a second in each process under steady load)."""
+
 import time
 
 from auth.ratelimit import Limits
 
-CONFIG = {"REDIS_URL": "", "AUTH_FAILURE_LIMIT": 5, "AUTH_FAILURE_WINDOW_SECONDS": 60, "SIGN_IN_FAILURE_LIMIT": 5,
-          "SIGN_IN_LOCKOUT_SECONDS": 900,
-          "SUBMISSIONS_PER_MINUTE": 3, "EXPORTS_PER_MINUTE": 1_000_000}
+CONFIG = {
+    "REDIS_URL": "",
+    "AUTH_FAILURE_LIMIT": 5,
+    "AUTH_FAILURE_WINDOW_SECONDS": 60,
+    "SIGN_IN_FAILURE_LIMIT": 5,
+    "SIGN_IN_LOCKOUT_SECONDS": 900,
+    "SUBMISSIONS_PER_MINUTE": 3,
+    "EXPORTS_PER_MINUTE": 1_000_000,
+}
 
 
 def test_a_steady_stream_of_hits_starts_no_thread_per_hit():

@@ -3,10 +3,11 @@ the record names who pumped and where the load went as they were named at filing
 
 Victorville's days are Pacific: 23:30 on June 30 (PDT, -07:00) is 06:30 on July 1 in UTC.
 """
+
 import csv
 import io
 import uuid
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -41,7 +42,7 @@ def city(client, session, frozen_clock):
 
 def at(frozen_clock, world, moment):
     """The clock at `moment`, with tokens that are valid then."""
-    frozen_clock(moment.astimezone(timezone.utc))
+    frozen_clock(moment.astimezone(UTC))
     world.reauthenticate()
 
 
@@ -53,8 +54,9 @@ def file(world, frozen_clock, completed, *, filed_after=timedelta(hours=1), **ov
 
 
 def ask(world, credentials, path, **query):
-    response = world.client.get(path, query_string=query,
-                                headers=factories.bearer(factories.token(world.client, *credentials)))
+    response = world.client.get(
+        path, query_string=query, headers=factories.bearer(factories.token(world.client, *credentials))
+    )
     assert response.status_code == 200, response.json
     return response
 
@@ -81,12 +83,17 @@ def test_a_service_at_2330_pacific_on_the_due_date_counts_for_that_day(city, fro
     assert late["due_by"] == "2026-08-30"
 
     intervals = missed(world, **{"from": "2026-03-03", "to": "2026-06-01"})["items"]
-    assert [(row["device_tag"], row["due_on"], row["missed_on"], row["serviced_on"], row["days_late"])
-            for row in intervals] == [("GI-2", "2026-05-31", "2026-06-01", "2026-06-01", 1)]
+    assert [
+        (row["device_tag"], row["due_on"], row["missed_on"], row["serviced_on"], row["days_late"]) for row in intervals
+    ] == [("GI-2", "2026-05-31", "2026-06-01", "2026-06-01", 1)]
     # On the due date itself neither was past due; the next day only GI-2 had been.
     assert missed(world, as_of="2026-05-31")["items"] == []
-    status = {row["device_tag"]: row for row in ask(
-        world, world.auditor, f"/v1/fses/{world.device.fse_id}/service-status", as_of="2026-06-01").json["items"]}
+    status = {
+        row["device_tag"]: row
+        for row in ask(world, world.auditor, f"/v1/fses/{world.device.fse_id}/service-status", as_of="2026-06-01").json[
+            "items"
+        ]
+    }
     assert (status["GI-1"]["last_service_on"], status["GI-1"]["due_on"]) == ("2026-05-31", "2026-08-29")
     assert (status["GI-2"]["last_service_on"], status["GI-2"]["due_on"]) == ("2026-06-01", "2026-08-30")
 
@@ -104,18 +111,24 @@ def test_a_gap_across_the_spring_clock_change_is_counted_in_local_days(city, fro
     file(world, frozen_clock, pacific(2026, 4, 2, 0, 1), device_tag="GI-2")
     file(world, frozen_clock, pacific(2026, 4, 20, 10))
     file(world, frozen_clock, pacific(2026, 4, 20, 10), device_tag="GI-2")
-    elapsed = pacific(2026, 4, 2, 0, 1).astimezone(timezone.utc) - pacific(2026, 1, 1, 23, 59).astimezone(timezone.utc)
+    elapsed = pacific(2026, 4, 2, 0, 1).astimezone(UTC) - pacific(2026, 1, 1, 23, 59).astimezone(UTC)
     assert elapsed == timedelta(days=89, hours=23, minutes=2)
 
     # From January 1, both services of each device are in the period (the gaps since the
     # permit's issue, missed in 2025 and closed on January 1, are listed before).
     intervals = missed(world, **{"from": "2026-01-01", "to": "2026-04-30"})["items"]
-    assert [(row["device_tag"], row["due_on"], row["missed_on"], row["serviced_on"], row["days_late"])
-            for row in intervals if row["from_on"] == "2026-01-01"] == [
-        ("GI-2", "2026-04-01", "2026-04-02", "2026-04-02", 1)]
+    assert [
+        (row["device_tag"], row["due_on"], row["missed_on"], row["serviced_on"], row["days_late"])
+        for row in intervals
+        if row["from_on"] == "2026-01-01"
+    ] == [("GI-2", "2026-04-01", "2026-04-02", "2026-04-02", 1)]
     months = ask(world, world.auditor, "/v1/audit/trends", as_of="2026-04-30", months=4).json["months"]
     assert [(month["month"], month["missed_services"]) for month in months] == [
-        ("2026-01", 0), ("2026-02", 0), ("2026-03", 0), ("2026-04", 1)]
+        ("2026-01", 0),
+        ("2026-02", 0),
+        ("2026-03", 0),
+        ("2026-04", 1),
+    ]
 
 
 def test_the_lists_of_an_evening_are_of_the_citys_day(city, frozen_clock):
@@ -131,19 +144,26 @@ def test_the_lists_of_an_evening_are_of_the_citys_day(city, frozen_clock):
     assert (today["as_of"], today["items"]) == ("2026-05-02", [])
     due = ask(world, hauler, "/v1/haulers/me/due", within_days=0).json["items"]
     assert sorted((row["device_tag"], row["due_on"], row["status"], row["days_overdue"]) for row in due) == [
-        ("GI-1", "2026-05-02", "due_soon", 0), ("GI-2", "2026-05-02", "due_soon", 0)]
+        ("GI-1", "2026-05-02", "due_soon", 0),
+        ("GI-2", "2026-05-02", "due_soon", 0),
+    ]
     status = ask(world, world.auditor, f"/v1/fses/{world.device.fse_id}/service-status").json
     assert status["as_of"] == "2026-05-02" and {row["status"] for row in status["items"]} == {"due_soon"}
     record = ask(world, world.auditor, f"/v1/fses/{world.device.fse_id}/records").json
     assert record["period"]["to"] == "2026-05-02"
-    assert record["summary"]["devices"]["GI-1"] == {"status": "due_soon", "next_due_on": "2026-05-02",
-                                                    "days_overdue": 0}
+    assert record["summary"]["devices"]["GI-1"] == {
+        "status": "due_soon",
+        "next_due_on": "2026-05-02",
+        "days_overdue": 0,
+    }
 
     at(frozen_clock, world, pacific(2026, 5, 3, 0, 30))
     tomorrow = missed(world)
     assert tomorrow["as_of"] == "2026-05-03"
     assert sorted((row["device_tag"], row["days_overdue"], row["status"]) for row in tomorrow["items"]) == [
-        ("GI-1", 1, "missed"), ("GI-2", 1, "missed")]
+        ("GI-1", 1, "missed"),
+        ("GI-2", 1, "missed"),
+    ]
 
 
 def test_a_revoked_or_expired_permit_ends_its_devices_due_dates(city, session, frozen_clock):
@@ -153,21 +173,29 @@ def test_a_revoked_or_expired_permit_ends_its_devices_due_dates(city, session, f
     world = city
     file(world, frozen_clock, pacific(2026, 1, 5, 10))  # GI-1 due April 5
     file(world, frozen_clock, pacific(2026, 1, 5, 12), device_tag="GI-2")
-    closing = factories.permit(session, fse_row=factories.fse(session, name="Closing Diner"),
-                               issued_on=date(2025, 1, 1), expires_on=date(2026, 4, 30))
+    closing = factories.permit(
+        session,
+        fse_row=factories.fse(session, name="Closing Diner"),
+        issued_on=date(2025, 1, 1),
+        expires_on=date(2026, 4, 30),
+    )
     factories.device(session, permit_row=closing)
     file(world, frozen_clock, pacific(2026, 1, 5, 14), permit_number=closing.permit_number)
 
     at(frozen_clock, world, pacific(2026, 4, 20, 9))
-    revoked = world.client.patch(f"/v1/permits/{world.permit.id}", json={
-        "status": "revoked", "effective_on": "2026-05-01", "reason": "The restaurant closed."},
-        headers=factories.bearer(factories.token(world.client, *world.admin)))
+    revoked = world.client.patch(
+        f"/v1/permits/{world.permit.id}",
+        json={"status": "revoked", "effective_on": "2026-05-01", "reason": "The restaurant closed."},
+        headers=factories.bearer(factories.token(world.client, *world.admin)),
+    )
     assert revoked.status_code == 200, revoked.json
 
     at(frozen_clock, world, pacific(2026, 6, 1, 9))
 
     def listed(**query):
-        return sorted((row["fse_name"], row["device_tag"], row["days_overdue"]) for row in missed(world, **query)["items"])
+        return sorted(
+            (row["fse_name"], row["device_tag"], row["days_overdue"]) for row in missed(world, **query)["items"]
+        )
 
     fse = world.device.fse
     assert listed(as_of="2026-04-30") == [("Closing Diner", "GI-1", 25), (fse.name, "GI-1", 25), (fse.name, "GI-2", 25)]
@@ -175,14 +203,21 @@ def test_a_revoked_or_expired_permit_ends_its_devices_due_dates(city, session, f
     assert listed(as_of="2026-05-01") == listed(as_of="2026-06-01") == listed() == []
 
     def intervals(**period):
-        return sorted((row["fse_name"], row["device_tag"], row["days_late"])
-                      for row in missed(world, **period)["items"])
+        return sorted(
+            (row["fse_name"], row["device_tag"], row["days_late"]) for row in missed(world, **period)["items"]
+        )
 
     # In history: the gaps missed while the permits held, up to their last day (April 30).
     assert intervals(**{"from": "2026-04-01", "to": "2026-04-30"}) == [
-        ("Closing Diner", "GI-1", 25), (fse.name, "GI-1", 25), (fse.name, "GI-2", 25)]
+        ("Closing Diner", "GI-1", 25),
+        (fse.name, "GI-1", 25),
+        (fse.name, "GI-2", 25),
+    ]
     assert intervals(**{"from": "2026-04-01", "to": "2026-06-01"}) == [
-        ("Closing Diner", "GI-1", 25), (fse.name, "GI-1", 25), (fse.name, "GI-2", 25)]
+        ("Closing Diner", "GI-1", 25),
+        (fse.name, "GI-1", 25),
+        (fse.name, "GI-2", 25),
+    ]
     assert intervals(**{"from": "2026-05-01", "to": "2026-06-01"}) == []
 
     # Due no more: not on the hauler's list, and no due date in the status or the record.
@@ -193,8 +228,7 @@ def test_a_revoked_or_expired_permit_ends_its_devices_due_dates(city, session, f
     assert record["summary"]["devices"]["GI-1"] == {"status": "permit_ended", "next_due_on": None, "days_overdue": 0}
     assert {device["status"] for device in record["devices"]} == {"permit_ended"}
     before = ask(world, world.auditor, f"/v1/fses/{fse.id}/records", to="2026-04-30").json
-    assert before["summary"]["devices"]["GI-1"] == {"status": "missed", "next_due_on": "2026-04-05",
-                                                    "days_overdue": 25}
+    assert before["summary"]["devices"]["GI-1"] == {"status": "missed", "next_due_on": "2026-04-05", "days_overdue": 25}
     from tests.test_openapi import _schema_errors, load_spec
 
     assert _schema_errors(load_spec(), {"$ref": "#/components/schemas/Record"}, record) == []
@@ -220,8 +254,9 @@ def test_a_correction_days_after_an_on_time_filing_is_not_late(city, frozen_cloc
     at(frozen_clock, world, pacific(2026, 5, 20, 9))
     for filed, expected in ((on_time, False), (late, True)):
         body = dict(filed["manifest"], driver_name="Sam Driver Jr.", reason="The driver's name was mistyped.")
-        corrected = world.client.post(f"/v1/manifests/{filed['id']}/corrections", json=body,
-                                      headers=factories.bearer(world.hauler_token))
+        corrected = world.client.post(
+            f"/v1/manifests/{filed['id']}/corrections", json=body, headers=factories.bearer(world.hauler_token)
+        )
         assert corrected.status_code == 201, corrected.json
         assert corrected.json["revision"] == 2
         assert corrected.json["first_received_at"] == filed["received_at"] != corrected.json["received_at"]
@@ -243,9 +278,18 @@ def test_a_ticket_number_used_again_another_day_is_another_load(city, session, f
 
     def load(completed, ticket, tag="GI-1"):
         delivered = completed + timedelta(minutes=40)
-        return file(world, frozen_clock, completed, device_tag=tag, disposal={
-            "site_id": str(world.site.id), "ticket_number": ticket, "delivered_at": iso(delivered),
-            "gallons_delivered": 1450})
+        return file(
+            world,
+            frozen_clock,
+            completed,
+            device_tag=tag,
+            disposal={
+                "site_id": str(world.site.id),
+                "ticket_number": ticket,
+                "delivered_at": iso(delivered),
+                "gallons_delivered": 1450,
+            },
+        )
 
     first = load(pacific(2026, 5, 20, 10), "HDR-7")
     again = load(pacific(2026, 5, 23, 10), "HDR-7")
@@ -260,14 +304,23 @@ def test_a_ticket_number_used_again_another_day_is_another_load(city, session, f
     site_token = factories.token(world.client, *site_client)
     for filed in (first, again):
         delivered = datetime.fromisoformat(filed["manifest"]["disposal"]["delivered_at"].replace("Z", "+00:00"))
-        posted = world.client.post("/v1/receipts", headers=factories.bearer(site_token), json={
-            "ticket_number": "HDR-7", "hauler_licence_number": world.hauler.licences[0].licence_number,
-            "vehicle_id": "TRK-1", "waste_type": "grease_interceptor_waste", "gallons_received": 1450,
-            "received_at": iso(delivered + timedelta(minutes=5))})
+        posted = world.client.post(
+            "/v1/receipts",
+            headers=factories.bearer(site_token),
+            json={
+                "ticket_number": "HDR-7",
+                "hauler_licence_number": world.hauler.licences[0].licence_number,
+                "vehicle_id": "TRK-1",
+                "waste_type": "grease_interceptor_waste",
+                "gallons_received": 1450,
+                "received_at": iso(delivered + timedelta(minutes=5)),
+            },
+        )
         assert posted.status_code == 201, posted.json
     at(frozen_clock, world, pacific(2026, 6, 1, 9))
-    rows = ask(world, world.auditor, "/v1/audit/disposal-reconciliation",
-               **{"from": "2026-05-01", "to": "2026-05-31"}).json["items"]
+    rows = ask(
+        world, world.auditor, "/v1/audit/disposal-reconciliation", **{"from": "2026-05-01", "to": "2026-05-31"}
+    ).json["items"]
     assert not [row for row in rows if row["ticket_number"] == "HDR-7"]
     record = ask(world, world.auditor, f"/v1/fses/{world.device.fse_id}/records").json
     received = {m["manifest_number"]: m["disposal_receipt"] for m in record["manifests"]}
@@ -293,16 +346,29 @@ def test_the_record_names_the_hauler_and_the_site_as_they_were_at_filing(city, s
 
     session.get(Hauler, hauler.id).name = "Renamed Pumping LLC"
     session.get(DisposalSite, site.id).name = "Renamed Plant"
-    session.add(HaulerLicence(hauler_id=hauler.id, jurisdiction_id=world.permit.fse.jurisdiction_id, licence_number="L-RENEWED", expires_on=date(2030, 1, 1),
-                              effective_on=date(2026, 5, 21)))
+    session.add(
+        HaulerLicence(
+            hauler_id=hauler.id,
+            jurisdiction_id=world.permit.fse.jurisdiction_id,
+            licence_number="L-RENEWED",
+            expires_on=date(2030, 1, 1),
+            effective_on=date(2026, 5, 21),
+        )
+    )
     session.commit()
     at(frozen_clock, world, pacific(2026, 5, 22, 9))
-    corrected = world.client.post(f"/v1/manifests/{filed['id']}/corrections", headers=factories.bearer(world.hauler_token),
-                                  json=dict(filed["manifest"], gallons_removed=1440, reason="Meter read again."))
+    corrected = world.client.post(
+        f"/v1/manifests/{filed['id']}/corrections",
+        headers=factories.bearer(world.hauler_token),
+        json=dict(filed["manifest"], gallons_removed=1440, reason="Meter read again."),
+    )
     assert corrected.status_code == 201, corrected.json
     # The correction names them as they are now, for a service before the new licence.
-    assert (corrected.json["hauler_name"], corrected.json["hauler_licence_number"],
-            corrected.json["disposal_site_name"]) == ("Renamed Pumping LLC", licence, "Renamed Plant")
+    assert (
+        corrected.json["hauler_name"],
+        corrected.json["hauler_licence_number"],
+        corrected.json["disposal_site_name"],
+    ) == ("Renamed Pumping LLC", licence, "Renamed Plant")
 
     record = ask(world, world.auditor, f"/v1/fses/{world.device.fse_id}/records").json
     [manifest] = record["manifests"]
@@ -315,15 +381,26 @@ def test_the_record_names_the_hauler_and_the_site_as_they_were_at_filing(city, s
 
     assert _schema_errors(load_spec(), {"$ref": "#/components/schemas/Record"}, record) == []
 
-    [row] = csv.DictReader(io.StringIO(ask(world, world.auditor, f"/v1/fses/{world.device.fse_id}/records",
-                                           format="csv").get_data(as_text=True)))
-    assert (row["hauler_name"], row["hauler_licence_number"], row["disposal_site_name"],
-            row["disposal_site_address"]) == ("Renamed Pumping LLC", licence, "Renamed Plant", "9 Plant Rd")
+    [row] = csv.DictReader(
+        io.StringIO(
+            ask(world, world.auditor, f"/v1/fses/{world.device.fse_id}/records", format="csv").get_data(as_text=True)
+        )
+    )
+    assert (
+        row["hauler_name"],
+        row["hauler_licence_number"],
+        row["disposal_site_name"],
+        row["disposal_site_address"],
+    ) == ("Renamed Pumping LLC", licence, "Renamed Plant", "9 Plant Rd")
 
-    binder = PdfReader(io.BytesIO(ask(world, world.auditor, f"/v1/fses/{world.device.fse_id}/records",
-                                      format="pdf").data))
-    page = next(" ".join(p.extract_text().split()) for p in binder.pages
-                if f"Manifest {filed['manifest_number']}" in p.extract_text())
+    binder = PdfReader(
+        io.BytesIO(ask(world, world.auditor, f"/v1/fses/{world.device.fse_id}/records", format="pdf").data)
+    )
+    page = next(
+        " ".join(p.extract_text().split())
+        for p in binder.pages
+        if f"Manifest {filed['manifest_number']}" in p.extract_text()
+    )
     assert f"Renamed Pumping LLC, licence {licence}" in page
     assert "Renamed Plant, 9 Plant Rd" in page
 
@@ -337,17 +414,30 @@ def test_the_binder_and_the_csv_write_local_times_with_their_offset(city, frozen
     at(frozen_clock, world, pacific(2026, 6, 2, 9))
     path = f"/v1/fses/{world.device.fse_id}/records"
 
-    rows = {row["manifest_number"]: row for row in csv.DictReader(io.StringIO(
-        ask(world, world.auditor, path, format="csv").get_data(as_text=True)))}
+    rows = {
+        row["manifest_number"]: row
+        for row in csv.DictReader(io.StringIO(ask(world, world.auditor, path, format="csv").get_data(as_text=True)))
+    }
     evening = rows[summer["manifest_number"]]
-    assert (evening["service_date"], evening["service_started_at"], evening["service_completed_at"],
-            evening["received_at"], evening["disposal_delivered_at"]) == (
-        "2026-05-31", "2026-05-31 22:30 -07:00", "2026-05-31 23:30 -07:00", "2026-06-01 00:30 -07:00",
-        "2026-06-01 00:30 -07:00")
+    assert (
+        evening["service_date"],
+        evening["service_started_at"],
+        evening["service_completed_at"],
+        evening["received_at"],
+        evening["disposal_delivered_at"],
+    ) == (
+        "2026-05-31",
+        "2026-05-31 22:30 -07:00",
+        "2026-05-31 23:30 -07:00",
+        "2026-06-01 00:30 -07:00",
+        "2026-06-01 00:30 -07:00",
+    )
     assert rows[winter["manifest_number"]]["service_completed_at"] == "2026-01-15 09:00 -08:00"
 
-    text = "\n".join(" ".join(page.extract_text().split()) for page in PdfReader(io.BytesIO(
-        ask(world, world.auditor, path, format="pdf").data)).pages)
+    text = "\n".join(
+        " ".join(page.extract_text().split())
+        for page in PdfReader(io.BytesIO(ask(world, world.auditor, path, format="pdf").data)).pages
+    )
     assert "Service 2026-05-31 22:30 -07:00 to 2026-05-31 23:30 -07:00" in text
     assert "Received 2026-06-01 00:30 -07:00" in text
     assert "delivered 2026-06-01 00:30 -07:00" in text
@@ -367,17 +457,32 @@ def test_0014_names_the_revisions_filed_before_it_from_the_registry(app, city, s
     hauler held on the service's local day (a service at 23:30 Pacific on May 31, before a
     licence that took effect on June 1), and each receipt dated on its site's local day."""
     world = city
-    session.add(HaulerLicence(hauler_id=world.hauler.id, jurisdiction_id=world.permit.fse.jurisdiction_id, licence_number="L-JUNE", expires_on=date(2030, 1, 1),
-                              effective_on=date(2026, 6, 1)))
+    session.add(
+        HaulerLicence(
+            hauler_id=world.hauler.id,
+            jurisdiction_id=world.permit.fse.jurisdiction_id,
+            licence_number="L-JUNE",
+            expires_on=date(2030, 1, 1),
+            effective_on=date(2026, 6, 1),
+        )
+    )
     session.commit()
     licence = world.hauler.licences[0].licence_number
     filed = file(world, frozen_clock, pacific(2026, 5, 31, 23, 30))
     assert filed["hauler_licence_number"] == licence
     site_client = factories.oauth_client(session, role="site", subject=[world.site.id])
-    posted = world.client.post("/v1/receipts", headers=factories.bearer(factories.token(world.client, *site_client)),
-                               json={"ticket_number": "HDR-1", "hauler_licence_number": licence, "vehicle_id": "TRK-1",
-                                     "waste_type": "grease_interceptor_waste", "gallons_received": 1450,
-                                     "received_at": iso(pacific(2026, 5, 31, 23, 45))})
+    posted = world.client.post(
+        "/v1/receipts",
+        headers=factories.bearer(factories.token(world.client, *site_client)),
+        json={
+            "ticket_number": "HDR-1",
+            "hauler_licence_number": licence,
+            "vehicle_id": "TRK-1",
+            "waste_type": "grease_interceptor_waste",
+            "gallons_received": 1450,
+            "received_at": iso(pacific(2026, 5, 31, 23, 45)),
+        },
+    )
     assert posted.status_code == 201, posted.json
 
     before = ScriptDirectory(str(ROOT / "migrations")).get_revision("0014").down_revision

@@ -1,15 +1,16 @@
 """The restaurant's own maintenance log of the grease traps its kitchen cleans itself: written by
 the FSE's people and clients, read by anyone within reach of the FSE, never edited or deleted,
 and judged where the city's text says how often the kitchen cleans a trap."""
+
 import json
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import pytest
 
 from tests import factories
 
 # The frozen clock's day: 2026-06-01 12:00 UTC is 05:00 on 1 June in California.
-NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 DAILY = {
     # Facilities Requirements (c)(3): "Grease traps shall be maintained in efficient operating
     # conditions by removing accumulated grease on a daily basis."
@@ -25,18 +26,33 @@ class Kitchen:
 
     def __init__(self, client, session, city):
         self.client = client
-        self.permit = factories.permit(session, fse_row=factories.fse(session, city=city),
-                                       issued_on=date(2026, 5, 20), expires_on=date(2027, 5, 19))
+        self.permit = factories.permit(
+            session,
+            fse_row=factories.fse(session, city=city),
+            issued_on=date(2026, 5, 20),
+            expires_on=date(2027, 5, 19),
+        )
         self.fse = self.permit.fse
-        self.trap = factories.device(session, permit_row=self.permit, tag="GT-1", kind="trap", capacity_gallons=50,
-                                     liquid_depth_in=12, frequency_days=30)
+        self.trap = factories.device(
+            session,
+            permit_row=self.permit,
+            tag="GT-1",
+            kind="trap",
+            capacity_gallons=50,
+            liquid_depth_in=12,
+            frequency_days=30,
+        )
         self.interceptor = factories.device(session, permit_row=self.permit, tag="GI-1")
         self.token = factories.token(client, *factories.oauth_client(session, role="fse", subject=[self.fse.id]))
         self.path = f"/v1/fses/{self.fse.id}/maintenance-log"
 
     def clean(self, day, *, token=None, device=None, **fields):
-        body = {"device_id": str((device or self.trap).id), "cleaned_on": day, "cleaned_by": "Luis, line cook",
-                **fields}
+        body = {
+            "device_id": str((device or self.trap).id),
+            "cleaned_on": day,
+            "cleaned_by": "Luis, line cook",
+            **fields,
+        }
         return self.client.post(self.path, json=body, headers=factories.bearer(token or self.token))
 
     def read(self, token=None, **query):
@@ -57,7 +73,8 @@ def test_a_day_without_a_cleaning_is_listed_with_the_citys_section(client, sessi
     assert log.json["rule"] == {"every_days": 1, "citation": DAILY[city], "basis": "ordinance"}
     assert [e["cleaned_on"] for e in log.json["items"]] == ["2026-05-29", "2026-05-30", "2026-06-01", "2026-06-01"]
     assert log.json["missing"] == [
-        {"device_id": str(kitchen.trap.id), "device_tag": "GT-1", "day": "2026-05-31", "citation": DAILY[city]}]
+        {"device_id": str(kitchen.trap.id), "device_tag": "GT-1", "day": "2026-05-31", "citation": DAILY[city]}
+    ]
     # Every day of the period cleaned: nothing listed.
     assert kitchen.clean("2026-05-31").status_code == 201
     assert kitchen.read(**{"from": "2026-05-29", "to": "2026-06-01"}).json["missing"] == []
@@ -129,14 +146,27 @@ def test_a_restaurants_person_writes_the_log_under_their_own_name(client, sessio
 
     frozen_clock(NOW)
     kitchen = Kitchen(client, session, "colusa")
-    owner = pf.person_token(client, session, email="owner@kitchen.example", organisation="restaurant",
-                            role="operator", scope="records:read maintenance:write", fse_ids=[kitchen.fse.id])
+    owner = pf.person_token(
+        client,
+        session,
+        email="owner@kitchen.example",
+        organisation="restaurant",
+        role="operator",
+        scope="records:read maintenance:write",
+        fse_ids=[kitchen.fse.id],
+    )
     written = kitchen.clean("2026-05-31", token=owner)
     assert written.status_code == 201, written.json
     assert written.json["recorded_by"]["person_name"] == "Pat Doe"
     assert written.json["recorded_by"]["client_id"] is None
-    reader = pf.person_token(client, session, email="cook@kitchen.example", organisation="restaurant",
-                             role="operator", fse_ids=[kitchen.fse.id])
+    reader = pf.person_token(
+        client,
+        session,
+        email="cook@kitchen.example",
+        organisation="restaurant",
+        role="operator",
+        fse_ids=[kitchen.fse.id],
+    )
     assert kitchen.clean("2026-05-31", token=reader).status_code == 403
     assert [e["recorded_by"]["person_name"] for e in kitchen.read(token=reader).json["items"]] == ["Pat Doe"]
 
@@ -165,17 +195,26 @@ def test_an_existing_registry_moves_the_daily_removal_to_the_kitchens_log(app, c
     with engine.begin() as connection:
         citations = connection.execute(text("SELECT citations FROM jurisdictions WHERE code = 'placentia'")).scalar()
         citations = citations if isinstance(citations, dict) else json.loads(citations)
-        connection.execute(text("UPDATE jurisdictions SET trap_default_frequency_days = 1, citations = :cited "
-                                "WHERE code = 'placentia'"), {"cited": json.dumps({**citations, **old})})
+        connection.execute(
+            text(
+                "UPDATE jurisdictions SET trap_default_frequency_days = 1, citations = :cited WHERE code = 'placentia'"
+            ),
+            {"cited": json.dumps({**citations, **old})},
+        )
         connection.execute(text("UPDATE devices SET frequency_source = 'city_default' WHERE tag = 'GT-1'"))
         assert connection.execute(text("SELECT scope FROM oauth_clients WHERE role = 'fse'")).scalar() == "records:read"
     migrate.upgrade(engine)
     engine.dispose()
     city = session.scalar(select(Jurisdiction).where(Jurisdiction.code == "placentia"))
     assert (city.trap_default_frequency_days, city.trap_daily_cleaning) == (30, 1)
-    assert (city.citations["trap_frequency"], city.citations["trap_default_frequency_days"],
-            city.citations["trap_daily_cleaning"]) == ("exchange policy", "exchange policy", DAILY["placentia"])
+    assert (
+        city.citations["trap_frequency"],
+        city.citations["trap_default_frequency_days"],
+        city.citations["trap_daily_cleaning"],
+    ) == ("exchange policy", "exchange policy", DAILY["placentia"])
     assert city.permit_term == {"years": 1, "longer": "warned"}
     frequencies = dict(session.execute(select(Device.tag, Device.frequency_days).where(Device.id.in_(ids))).all())
     assert frequencies == {"GT-1": 30, "GT-2": 1}
-    assert session.scalar(select(OAuthClient.scope).where(OAuthClient.role == "fse")) == "records:read maintenance:write"
+    assert (
+        session.scalar(select(OAuthClient.scope).where(OAuthClient.role == "fse")) == "records:read maintenance:write"
+    )

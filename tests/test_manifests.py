@@ -1,7 +1,8 @@
 """Manifest submission: every finding code fires when it should and only then; never lost."""
+
 import json
 import threading
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 import requests
@@ -53,8 +54,7 @@ def test_the_deadline_comes_from_the_jurisdiction(world):
 
 
 def test_permit_not_active(world):
-    world.session.add(PermitStatusChange(permit_id=world.permit.id, status="suspended",
-                                         effective_on=date(2026, 5, 1)))
+    world.session.add(PermitStatusChange(permit_id=world.permit.id, status="suspended", effective_on=date(2026, 5, 1)))
     world.session.commit()
     assert "permit_not_active" in world.codes(world.body())
     february = world.body(completed=NOW.replace(month=2), disposal=None)
@@ -65,11 +65,15 @@ def test_of_two_permit_changes_on_one_day_the_later_recorded_stands(world):
     """A suspension lifted the same day: the reinstatement, recorded later, is what a filing
     reads, whichever row the database happens to hold first (here the reinstatement)."""
     day, morning = date(2026, 5, 1), NOW.replace(month=5, day=1, hour=8)
-    world.session.add(PermitStatusChange(permit_id=world.permit.id, status="active", effective_on=day,
-                                         recorded_at=morning + timedelta(hours=4)))
+    world.session.add(
+        PermitStatusChange(
+            permit_id=world.permit.id, status="active", effective_on=day, recorded_at=morning + timedelta(hours=4)
+        )
+    )
     world.session.commit()
-    world.session.add(PermitStatusChange(permit_id=world.permit.id, status="suspended", effective_on=day,
-                                         recorded_at=morning))
+    world.session.add(
+        PermitStatusChange(permit_id=world.permit.id, status="suspended", effective_on=day, recorded_at=morning)
+    )
     world.session.commit()
     assert "permit_not_active" not in world.codes(world.body())
 
@@ -95,8 +99,7 @@ def test_the_full_pump_ratio_comes_from_the_jurisdiction(world):
 def test_two_truckloads_within_a_day_are_one_service(client, session, frozen_clock):
     frozen_clock(NOW)
     world = build(client, session, capacity=3000)
-    first = world.post(world.body(completed=NOW - timedelta(hours=6), gallons_removed=2500,
-                                  full_pump_down=False))
+    first = world.post(world.body(completed=NOW - timedelta(hours=6), gallons_removed=2500, full_pump_down=False))
     assert [f["code"] for f in first.json["findings"]] == ["partial_pump_down"]
     assert first.json["due_by"] is None  # nothing qualifying yet
     second = world.post(world.body(completed=NOW - timedelta(hours=3), gallons_removed=500))
@@ -108,8 +111,9 @@ def test_two_truckloads_within_a_day_are_one_service(client, session, frozen_clo
     again = world.client.get(f"/v1/manifests/{first.json['id']}", headers=factories.bearer(world.hauler_token))
     assert again.json["findings"] == []
     assert again.json["due_by"] == due
-    history = world.client.get(f"/v1/manifests/{first.json['id']}/revisions",
-                               headers=factories.bearer(world.hauler_token)).json["items"][0]["findings"]
+    history = world.client.get(
+        f"/v1/manifests/{first.json['id']}/revisions", headers=factories.bearer(world.hauler_token)
+    ).json["items"][0]["findings"]
     assert history[0]["code"] == "partial_pump_down" and history[0]["cleared_at"]
 
 
@@ -135,8 +139,7 @@ def test_hauler_registered_only_in_victorville_filing_for_tracy(client, session,
     frozen_clock(NOW)
     tracy = build(client, session, city="tracy")
     victorville_hauler = factories.hauler(session, cities=("victorville",), vehicles=(("TRK-1", 3000),))
-    token = factories.token(client, *factories.oauth_client(session, role="hauler",
-                                                            subject=[victorville_hauler.id]))
+    token = factories.token(client, *factories.oauth_client(session, role="hauler", subject=[victorville_hauler.id]))
     body = tracy.body(disposal=None, completed=NOW - timedelta(hours=1))
     response = tracy.post(body, token=token)
     assert response.status_code == 201
@@ -166,21 +169,30 @@ def test_registry_changes_reach_the_very_next_filing(world, client, session):
     API or straight in SQL, is seen by the next filing."""
     assert world.codes(world.body(vehicle_id="TRK-9")) == ["vehicle_unregistered"]
     admin = factories.token(client, *factories.oauth_client(session, role="admin", subject=["victorville"]))
-    added = client.post(f"/v1/haulers/{world.hauler.id}/vehicles", headers=factories.bearer(admin),
-                        json={"vehicle_id": "TRK-9", "tank_capacity_gallons": 3000})
+    added = client.post(
+        f"/v1/haulers/{world.hauler.id}/vehicles",
+        headers=factories.bearer(admin),
+        json={"vehicle_id": "TRK-9", "tank_capacity_gallons": 3000},
+    )
     assert added.status_code == 201, added.json
     assert world.codes(world.body(vehicle_id="TRK-9")) == []
     session.execute(text("UPDATE vehicles SET tank_capacity_gallons = 500 WHERE vehicle_id = 'TRK-9'"))
     session.commit()
     assert world.codes(world.body(vehicle_id="TRK-9")) == ["vehicle_unregistered"]
-    session.execute(update(DisposalSiteJurisdiction).where(DisposalSiteJurisdiction.site_id == world.site.id)
-                    .values(approved_until=date(2026, 1, 1)))
+    session.execute(
+        update(DisposalSiteJurisdiction)
+        .where(DisposalSiteJurisdiction.site_id == world.site.id)
+        .values(approved_until=date(2026, 1, 1))
+    )
     session.commit()
     assert world.codes(world.body(vehicle_id="TRK-1")) == ["disposal_site_unapproved"]
     session.execute(text("DELETE FROM registry_generation"))  # even the counter's row lost
     session.commit()
-    session.execute(update(DisposalSiteJurisdiction).where(DisposalSiteJurisdiction.site_id == world.site.id)
-                    .values(approved_until=None))
+    session.execute(
+        update(DisposalSiteJurisdiction)
+        .where(DisposalSiteJurisdiction.site_id == world.site.id)
+        .values(approved_until=None)
+    )
     session.commit()
     assert world.codes(world.body(vehicle_id="TRK-1")) == []
 
@@ -234,8 +246,9 @@ def test_load_shortfall_across_a_ticket(world):
 
 def another_restaurant(session):
     """A second restaurant in the world's city: its permit and interceptor."""
-    permit = factories.permit(session, fse_row=factories.fse(session), issued_on=date(2025, 1, 1),
-                              expires_on=date(2027, 12, 31))
+    permit = factories.permit(
+        session, fse_row=factories.fse(session), issued_on=date(2025, 1, 1), expires_on=date(2027, 12, 31)
+    )
     device = factories.device(session, permit_row=permit, capacity_gallons=1500)
     session.commit()
     return permit, device
@@ -289,18 +302,23 @@ def test_filings_whose_neighbours_cross_tickets_both_land(world, session, scans)
         at = NOW - timedelta(days=day)
         tickets = [f"T-{day}-ONE", f"T-{day}-TWO"]
         # Already filed: a later load of each service, each on the other restaurant's new ticket.
-        for moment, ticket, device in ((at + timedelta(hours=2), tickets[1], {}),
-                                       (at + timedelta(hours=3), tickets[0], on_other)):
+        for moment, ticket, device in (
+            (at + timedelta(hours=2), tickets[1], {}),
+            (at + timedelta(hours=3), tickets[0], on_other),
+        ):
             body = world.body(completed=moment, gallons_removed=700, **device)
             body["disposal"].update(ticket_number=ticket, gallons_delivered=1400)
             assert world.post(body).status_code == 201
-        bodies = [world.body(completed=at, gallons_removed=700),
-                  world.body(completed=at, gallons_removed=700, **on_other)]
+        bodies = [
+            world.body(completed=at, gallons_removed=700),
+            world.body(completed=at, gallons_removed=700, **on_other),
+        ]
         for body, ticket in zip(bodies, tickets):
             body["disposal"].update(ticket_number=ticket, gallons_delivered=1000)
         scan = factories.pdf_bytes()
-        filed = at_once(world, bodies, post=(lambda body: post_multipart(world, body, [("scan.pdf", scan)]))
-                        if scans else None)
+        filed = at_once(
+            world, bodies, post=(lambda body: post_multipart(world, body, [("scan.pdf", scan)])) if scans else None
+        )
         assert sorted(response.status_code for response in filed) == [201, 201], day
         if scans:
             assert [len(response.json["documents"]) for response in filed] == [1, 1]
@@ -311,8 +329,10 @@ def test_filings_whose_neighbours_cross_tickets_both_land(world, session, scans)
 
 
 def test_service_interval_exceeded_and_grace(world):
-    assert world.codes(world.body(completed=NOW - timedelta(days=100), disposal=None,
-                                  measurements=None)) == ["disposal_unconfirmed", "late_submission"]
+    assert world.codes(world.body(completed=NOW - timedelta(days=100), disposal=None, measurements=None)) == [
+        "disposal_unconfirmed",
+        "late_submission",
+    ]
     # 98 days after the previous qualifying service, on a 90-day device.
     assert "service_interval_exceeded" in world.codes(world.body(completed=NOW - timedelta(days=2)))
     world.set_rules(grace_days=14)
@@ -329,14 +349,25 @@ def test_a_partial_service_does_not_count_as_the_previous_service(world):
 
 
 def test_schema_errors_are_422_with_every_field(world):
-    body = world.body(gallons_removed=-5, waste_type="soup", service_completed_at="yesterday",
-                      measurements={"fog_depth_in": "deep"}, colour="red")
+    body = world.body(
+        gallons_removed=-5,
+        waste_type="soup",
+        service_completed_at="yesterday",
+        measurements={"fog_depth_in": "deep"},
+        colour="red",
+    )
     del body["driver_name"]
     response = world.post(body)
     assert response.status_code == 422
-    assert set(response.json["errors"]) >= {"gallons_removed", "waste_type", "service_completed_at",
-                                            "measurements.fog_depth_in", "measurements.solids_depth_in",
-                                            "driver_name", "colour"}
+    assert set(response.json["errors"]) >= {
+        "gallons_removed",
+        "waste_type",
+        "service_completed_at",
+        "measurements.fog_depth_in",
+        "measurements.solids_depth_in",
+        "driver_name",
+        "colour",
+    }
     assert world.session.scalar(select(func.count()).select_from(Manifest)) == 0
 
 
@@ -347,13 +378,16 @@ def test_naive_times_and_future_services_are_refused(world):
     assert future.status_code == 422 and "service_completed_at" in future.json["errors"]
 
 
-@pytest.mark.parametrize("written", [
-    "2026-05-30T05:00:00-07:00",  # an offset: kept in UTC
-    "2026-05-30 12:00:00Z",  # a space for the T (RFC 3339 section 5.6, note)
-    "2026-05-30T12:00:00.0000000001Z",  # a fraction finer than a microsecond
-])
+@pytest.mark.parametrize(
+    "written",
+    [
+        "2026-05-30T05:00:00-07:00",  # an offset: kept in UTC
+        "2026-05-30 12:00:00Z",  # a space for the T (RFC 3339 section 5.6, note)
+        "2026-05-30T12:00:00.0000000001Z",  # a fraction finer than a microsecond
+    ],
+)
 def test_every_rfc_3339_form_of_a_moment_is_read_as_that_moment(world, written):
-    body = world.body(completed=datetime(2026, 5, 30, 12, tzinfo=timezone.utc))
+    body = world.body(completed=datetime(2026, 5, 30, 12, tzinfo=UTC))
     body["service_completed_at"] = written
     filed = world.post(body)
     assert filed.status_code == 201, filed.json
@@ -368,8 +402,9 @@ def test_unknown_permit_or_device_is_422_naming_the_field(world):
 def test_a_permit_number_used_in_two_cities_is_read_in_the_haulers_city(client, session, frozen_clock):
     frozen_clock(NOW)
     tracy = build(client, session, city="tracy")
-    twin = factories.permit(session, fse_row=factories.fse(session, city="victorville"),
-                            number=tracy.permit.permit_number)
+    twin = factories.permit(
+        session, fse_row=factories.fse(session, city="victorville"), number=tracy.permit.permit_number
+    )
     factories.device(session, permit_row=twin)
     filed = tracy.post(tracy.body())  # the hauler is registered in Tracy only
     assert filed.status_code == 201, filed.json
@@ -397,8 +432,7 @@ def test_a_filing_answers_for_its_token_before_its_body(world, client, frozen_cl
     assert world.post(world.body()).status_code == 401
     frozen_clock(NOW)
     assert world.post(world.body()).status_code == 201
-    assert client.post("/oauth/revoke", data={"token": world.hauler_token},
-                       auth=world.credentials).status_code == 200
+    assert client.post("/oauth/revoke", data={"token": world.hauler_token}, auth=world.credentials).status_code == 200
     assert world.post(world.body()).status_code == 401
     assert world.session.scalar(select(func.count()).select_from(Manifest)) == 2
 
@@ -469,8 +503,12 @@ def test_idempotency_key_in_flight_is_409_until_its_holder_dies(app, world, sess
     session.commit()
 
     def send():
-        return world.client.post("/v1/manifests", data=raw, content_type="application/json",
-                                 headers={**factories.bearer(world.hauler_token), "Idempotency-Key": "busy"})
+        return world.client.post(
+            "/v1/manifests",
+            data=raw,
+            content_type="application/json",
+            headers={**factories.bearer(world.hauler_token), "Idempotency-Key": "busy"},
+        )
 
     with app.app_context():
         holder = lease(client_pk, "busy")
@@ -490,9 +528,11 @@ def test_fifty_concurrent_identical_posts_store_one_manifest(app, world):
     body = world.body()
     statuses = []
     with serve(app) as base:
+
         def post():
-            response = requests.post(f"{base}/v1/manifests", json=body, timeout=60,
-                                     headers=factories.bearer(world.hauler_token))
+            response = requests.post(
+                f"{base}/v1/manifests", json=body, timeout=60, headers=factories.bearer(world.hauler_token)
+            )
             statuses.append(response.status_code)
 
         threads = [threading.Thread(target=post) for _ in range(50)]
@@ -512,9 +552,16 @@ def test_fifty_concurrent_identical_posts_store_one_manifest(app, world):
 def test_a_correction_keeps_revision_one_and_chains_the_hash(world):
     body = world.body(disposal=None)
     first = world.post(body).json
-    correction = dict(body, reason="disposal ticket at the end of the day", disposal={
-        "site_id": str(world.site.id), "ticket_number": "T-END", "delivered_at": iso(NOW - timedelta(minutes=30)),
-        "gallons_delivered": 1450})
+    correction = dict(
+        body,
+        reason="disposal ticket at the end of the day",
+        disposal={
+            "site_id": str(world.site.id),
+            "ticket_number": "T-END",
+            "delivered_at": iso(NOW - timedelta(minutes=30)),
+            "gallons_delivered": 1450,
+        },
+    )
     path = f"/v1/manifests/{first['id']}"
     headers = factories.bearer(world.hauler_token)
     corrected = world.client.post(f"{path}/corrections", json=correction, headers=headers)
@@ -550,8 +597,7 @@ def test_another_hauler_cannot_see_or_correct(world, client, session):
     headers = factories.bearer(token)
     assert client.get(f"/v1/manifests/{first['id']}", headers=headers).status_code == 404
     correction = dict(world.body(), manifest_number=first["manifest_number"], reason="mine now")
-    assert client.post(f"/v1/manifests/{first['id']}/corrections", json=correction,
-                       headers=headers).status_code == 404
+    assert client.post(f"/v1/manifests/{first['id']}/corrections", json=correction, headers=headers).status_code == 404
     assert client.get("/v1/manifests", headers=headers).json["items"] == []
 
 
@@ -563,8 +609,7 @@ def test_listing_filters(world, client, session):
     assert [m["id"] for m in flagged["items"]] == [late["id"]]
     clean = client.get("/v1/manifests", query_string={"status": "accepted"}, headers=headers).json
     assert len(clean["items"]) == 1
-    dated = client.get("/v1/manifests", query_string={"from": "2026-05-28", "to": "2026-05-28"},
-                       headers=headers).json
+    dated = client.get("/v1/manifests", query_string={"from": "2026-05-28", "to": "2026-05-28"}, headers=headers).json
     assert [m["id"] for m in dated["items"]] == [late["id"]]
     for written in ("20260528", "2026-W22-4"):
         refused = client.get("/v1/manifests", query_string={"from": written}, headers=headers)
@@ -579,8 +624,9 @@ def test_a_page_of_manifests_is_read_in_a_few_statements_however_long(app, world
     made a page of 50 a hundred round trips). Each item says what reading it alone says."""
     from sqlalchemy import event
 
-    devices = [world.device] + [factories.device(session, permit_row=world.permit, tag=f"GI-{n}",
-                                                 frequency_days=30 * n) for n in range(2, 7)]
+    devices = [world.device] + [
+        factories.device(session, permit_row=world.permit, tag=f"GI-{n}", frequency_days=30 * n) for n in range(2, 7)
+    ]
     for n, device in enumerate(devices):
         body = world.body(device_tag=device.tag, completed=NOW - timedelta(days=n, hours=2))
         assert world.post(body).status_code == 201
@@ -615,8 +661,10 @@ def test_the_loads_of_one_service_are_read_once_a_filing_as_their_findings_are_r
     load completes the pump-down, and the partial findings of the first three clear."""
     from sqlalchemy import event
 
-    bodies = [world.body(completed=NOW - timedelta(hours=6 + 2 * n), gallons_removed=375, full_pump_down=False)
-              for n in range(4)]
+    bodies = [
+        world.body(completed=NOW - timedelta(hours=6 + 2 * n), gallons_removed=375, full_pump_down=False)
+        for n in range(4)
+    ]
     for body in bodies[:3]:
         assert world.codes(body) == ["partial_pump_down"]
     reads = []

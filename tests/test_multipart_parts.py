@@ -1,5 +1,6 @@
 """Multipart bodies as openapi.yaml describes them: a scan is a file part, and a client built
 from the description sends it as one; a scan sent as a text field is refused, never dropped."""
+
 import io
 import json
 
@@ -46,12 +47,17 @@ def test_every_file_part_is_binary_with_its_content_types():
             part = _resolve(spec, part)
             item = _resolve(spec, part.get("items", {})) if part.get("type") == "array" else part
             if "contentMediaType" in item or item.get("format") == "binary":
-                files[f"{where} {name}"] = (item.get("format"), body.get("encoding", {}).get(name, {}).get("contentType"))
+                files[f"{where} {name}"] = (
+                    item.get("format"),
+                    body.get("encoding", {}).get(name, {}).get("contentType"),
+                )
     assert files == {
         "POST /v1/imports/{kind} file": ("binary", "text/csv"),
         "POST /v1/manifests documents": ("binary", "application/pdf, image/jpeg, image/png, image/tiff"),
         "POST /v1/manifests/{manifest_id}/documents documents": (
-            "binary", "application/pdf, image/jpeg, image/png, image/tiff"),
+            "binary",
+            "application/pdf, image/jpeg, image/png, image/tiff",
+        ),
     }
 
 
@@ -63,15 +69,25 @@ def _count(session, model):
 def test_a_scan_sent_as_a_text_field_is_422_naming_documents(world, session):
     token = factories.bearer(world.hauler_token)
     scan = factories.pdf_bytes().decode("latin-1")
-    response = world.client.post("/v1/manifests", content_type="multipart/form-data", headers=token,
-                                 data={"manifest": json.dumps(world.body()), "documents": scan})
+    response = world.client.post(
+        "/v1/manifests",
+        content_type="multipart/form-data",
+        headers=token,
+        data={"manifest": json.dumps(world.body()), "documents": scan},
+    )
     assert response.status_code == 422 and response.mimetype == "application/problem+json", response.json
     assert "documents" in response.json["errors"]
     assert (_count(session, Manifest), _count(session, Document)) == (0, 0)
     # One text field beside a file part is refused as well: nothing sent is dropped.
-    response = world.client.post("/v1/manifests", content_type="multipart/form-data", headers=token,
-                                 data={"manifest": json.dumps(world.body()),
-                                       "documents": [(io.BytesIO(factories.png_bytes()), "scan.png"), "text"]})
+    response = world.client.post(
+        "/v1/manifests",
+        content_type="multipart/form-data",
+        headers=token,
+        data={
+            "manifest": json.dumps(world.body()),
+            "documents": [(io.BytesIO(factories.png_bytes()), "scan.png"), "text"],
+        },
+    )
     assert response.status_code == 422 and "documents" in response.json["errors"]
     assert (_count(session, Manifest), _count(session, Document)) == (0, 0)
 
@@ -80,7 +96,11 @@ def test_a_scan_added_as_a_text_field_is_422_naming_documents(world, session):
     token = factories.bearer(world.hauler_token)
     filed = world.post(world.body())
     assert filed.status_code == 201
-    response = world.client.post(f"/v1/manifests/{filed.json['id']}/documents", content_type="multipart/form-data",
-                                 headers=token, data={"documents": factories.pdf_bytes().decode("latin-1")})
+    response = world.client.post(
+        f"/v1/manifests/{filed.json['id']}/documents",
+        content_type="multipart/form-data",
+        headers=token,
+        data={"documents": factories.pdf_bytes().decode("latin-1")},
+    )
     assert response.status_code == 422 and "documents" in response.json["errors"], response.json
     assert _count(session, Document) == 0

@@ -1,6 +1,7 @@
 """The OAuth2 authorization server, as real clients and a careful attacker would meet it."""
+
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from authlib.integrations.requests_client import OAuth2Session
@@ -26,8 +27,7 @@ def other_auditor(session):
 
 
 def token_response(client, credentials, **form):
-    return client.post("/oauth/token", data={"grant_type": "client_credentials", **form},
-                       auth=credentials)
+    return client.post("/oauth/token", data={"grant_type": "client_credentials", **form}, auth=credentials)
 
 
 @pytest.mark.parametrize("method", ["client_secret_basic", "client_secret_post"])
@@ -46,8 +46,9 @@ def test_requests_oauthlib_backend_client_obtains_a_token(live_server, auditor, 
     monkeypatch.setenv("OAUTHLIB_INSECURE_TRANSPORT", "1")  # oauthlib's own check; loopback only
     client_id, secret = auditor
     oauth = OAuthlibSession(client=BackendApplicationClient(client_id=client_id))
-    token = oauth.fetch_token(f"{live_server}/oauth/token", client_id=client_id,
-                              client_secret=secret, include_client_id=True)
+    token = oauth.fetch_token(
+        f"{live_server}/oauth/token", client_id=client_id, client_secret=secret, include_client_id=True
+    )
     assert token["access_token"]
     assert oauth.get(f"{live_server}/v1/jurisdictions/victorville").status_code == 200
 
@@ -106,14 +107,15 @@ def test_wrong_secret_and_unknown_client_are_invalid_client(client, auditor):
 
 @pytest.mark.parametrize("path", ["/oauth/token", "/oauth/revoke", "/oauth/introspect"])
 @pytest.mark.parametrize("credentials", [("known", "wrong"), ("nobody", "nothing")])
-def test_failed_client_authentication_is_401_however_the_credentials_came(client, auditor, path,
-                                                                          credentials):
+def test_failed_client_authentication_is_401_however_the_credentials_came(client, auditor, path, credentials):
     client_id, secret = credentials
     client_id = auditor[0] if client_id == "known" else client_id
     access = factories.token(client, *auditor)
     form = {"grant_type": "client_credentials", "token": access}
-    for response in (client.post(path, data=form, auth=(client_id, secret)),
-                     client.post(path, data={**form, "client_id": client_id, "client_secret": secret})):
+    for response in (
+        client.post(path, data=form, auth=(client_id, secret)),
+        client.post(path, data={**form, "client_id": client_id, "client_secret": secret}),
+    ):
         assert response.status_code == 401, response.json
         assert response.json["error"] == "invalid_client"
         assert response.mimetype == "application/problem+json"
@@ -128,8 +130,12 @@ def test_unsupported_grant_type(client, auditor):
 
 
 def test_plain_http_is_refused_for_oauth(app, auditor):
-    response = app.test_client().post("/oauth/token", data={"grant_type": "client_credentials"},
-                                      auth=auditor, environ_base={"REMOTE_ADDR": "192.0.2.44"})
+    response = app.test_client().post(
+        "/oauth/token",
+        data={"grant_type": "client_credentials"},
+        auth=auditor,
+        environ_base={"REMOTE_ADDR": "192.0.2.44"},
+    )
     assert response.status_code == 400
     assert response.json["error"] == "insecure_transport"
 
@@ -141,8 +147,7 @@ def test_protected_route_without_token_is_401_with_bearer_challenge(client, audi
     assert response.mimetype == "application/problem+json"
 
 
-@pytest.mark.parametrize("header", ["Bearer forged-token-value", "Bearer ", "Basic Zm9vOmJhcg==",
-                                    "Bearer a b c"])
+@pytest.mark.parametrize("header", ["Bearer forged-token-value", "Bearer ", "Basic Zm9vOmJhcg==", "Bearer a b c"])
 def test_forged_or_malformed_token_is_401(client, auditor, header):
     response = client.get("/v1/jurisdictions", headers={"Authorization": header})
     assert response.status_code == 401
@@ -150,7 +155,7 @@ def test_forged_or_malformed_token_is_401(client, auditor, header):
 
 
 def test_expired_token_is_refused_on_the_next_call(client, auditor, frozen_clock):
-    issued_at = frozen_clock(datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc))
+    issued_at = frozen_clock(datetime(2026, 6, 1, 12, 0, tzinfo=UTC))
     access = factories.token(client, *auditor)
     assert client.get("/v1/jurisdictions", headers=factories.bearer(access)).status_code == 200
     frozen_clock(issued_at + timedelta(seconds=3599))
@@ -227,9 +232,7 @@ def test_introspection(client, auditor, other_auditor, frozen_clock):
 def test_introspecting_a_revoked_token_says_inactive(client, auditor):
     access = factories.token(client, *auditor)
     client.post("/oauth/revoke", data={"token": access}, auth=auditor)
-    assert client.post("/oauth/introspect", data={"token": access}, auth=auditor).json == {
-        "active": False
-    }
+    assert client.post("/oauth/introspect", data={"token": access}, auth=auditor).json == {"active": False}
 
 
 def test_metadata_rfc8414(client):
@@ -243,12 +246,16 @@ def test_metadata_rfc8414(client):
     # with PKCE S256, public apps with `none`).
     assert body["grant_types_supported"] == ["client_credentials", "authorization_code", "refresh_token"]
     assert body["code_challenge_methods_supported"] == ["S256"]
-    assert set(body["token_endpoint_auth_methods_supported"]) == {
-        "client_secret_basic", "client_secret_post", "none"
-    }
+    assert set(body["token_endpoint_auth_methods_supported"]) == {"client_secret_basic", "client_secret_post", "none"}
     assert set(body["scopes_supported"]) == {
-        "manifests:write", "manifests:read", "records:read", "audit:read", "registry:write", "receipts:write",
-        "corrections:review", "maintenance:write"
+        "manifests:write",
+        "manifests:read",
+        "records:read",
+        "audit:read",
+        "registry:write",
+        "receipts:write",
+        "corrections:review",
+        "maintenance:write",
     }
 
 
@@ -289,8 +296,9 @@ def test_a_nul_in_the_client_id_is_an_invalid_client(client, auditor):
     """However it is sent: no client has one, and it never reaches the database."""
     for attempt in (
         client.post("/oauth/token", data={"grant_type": "client_credentials"}, auth=(f"{auditor[0]}\x00", auditor[1])),
-        client.post("/oauth/token", data={"grant_type": "client_credentials", "client_id": "a\x00b",
-                                          "client_secret": "x"}),
+        client.post(
+            "/oauth/token", data={"grant_type": "client_credentials", "client_id": "a\x00b", "client_secret": "x"}
+        ),
         client.post("/oauth/introspect", data={"token": "t"}, auth=("\x00", "x")),
         client.post("/oauth/revoke", data={"token": "t", "client_id": "\x00"}),
     ):
@@ -314,19 +322,35 @@ def test_the_holder_of_a_token_may_revoke_it_with_the_client_id_alone(client, au
 @pytest.mark.parametrize("host", ["localhost", "127.0.0.1", "localhost:8000", "127.0.0.1:8000"])
 def test_plain_http_is_refused_from_the_network_whatever_host_it_names(app, auditor, host):
     plain = app.test_client()
-    outside = plain.post("/oauth/token", data={"grant_type": "client_credentials"}, auth=auditor,
-                         base_url=f"http://{host}", environ_base={"REMOTE_ADDR": "203.0.113.9"})
+    outside = plain.post(
+        "/oauth/token",
+        data={"grant_type": "client_credentials"},
+        auth=auditor,
+        base_url=f"http://{host}",
+        environ_base={"REMOTE_ADDR": "203.0.113.9"},
+    )
     assert outside.status_code == 400 and outside.json["error"] == "insecure_transport"
     # An uncounted proxy on this host forwarding someone's request is no local client either.
-    forwarded = plain.post("/oauth/token", data={"grant_type": "client_credentials"}, auth=auditor,
-                           base_url=f"http://{host}", headers={"X-Forwarded-For": "203.0.113.9"})
+    forwarded = plain.post(
+        "/oauth/token",
+        data={"grant_type": "client_credentials"},
+        auth=auditor,
+        base_url=f"http://{host}",
+        headers={"X-Forwarded-For": "203.0.113.9"},
+    )
     assert forwarded.status_code == 400 and forwarded.json["error"] == "insecure_transport"
     # A client on this host itself may speak plain HTTP, whichever loopback name it uses.
-    local = plain.post("/oauth/token", data={"grant_type": "client_credentials"}, auth=auditor,
-                       base_url=f"http://{host}")
+    local = plain.post(
+        "/oauth/token", data={"grant_type": "client_credentials"}, auth=auditor, base_url=f"http://{host}"
+    )
     assert local.status_code == 200
-    over_tls = plain.post("/oauth/token", data={"grant_type": "client_credentials"}, auth=auditor,
-                          base_url="https://fogx.example.org", environ_base={"REMOTE_ADDR": "203.0.113.9"})
+    over_tls = plain.post(
+        "/oauth/token",
+        data={"grant_type": "client_credentials"},
+        auth=auditor,
+        base_url="https://fogx.example.org",
+        environ_base={"REMOTE_ADDR": "203.0.113.9"},
+    )
     assert over_tls.status_code == 200
 
 
@@ -338,13 +362,21 @@ def test_behind_a_counted_proxy_the_forwarded_scheme_and_address_decide(make_app
         factories.jurisdiction(db.session, "victorville")
         credentials = factories.oauth_client(db.session, role="auditor", subject=["victorville"])
     plain = app.test_client()
-    forwarded_http = plain.post("/oauth/token", data={"grant_type": "client_credentials"}, auth=credentials,
-                                base_url="http://localhost", headers={"X-Forwarded-For": "203.0.113.9",
-                                                                      "X-Forwarded-Proto": "http"})
+    forwarded_http = plain.post(
+        "/oauth/token",
+        data={"grant_type": "client_credentials"},
+        auth=credentials,
+        base_url="http://localhost",
+        headers={"X-Forwarded-For": "203.0.113.9", "X-Forwarded-Proto": "http"},
+    )
     assert forwarded_http.status_code == 400
-    forwarded_https = plain.post("/oauth/token", data={"grant_type": "client_credentials"}, auth=credentials,
-                                 base_url="http://localhost", headers={"X-Forwarded-For": "203.0.113.9",
-                                                                       "X-Forwarded-Proto": "https"})
+    forwarded_https = plain.post(
+        "/oauth/token",
+        data={"grant_type": "client_credentials"},
+        auth=credentials,
+        base_url="http://localhost",
+        headers={"X-Forwarded-For": "203.0.113.9", "X-Forwarded-Proto": "https"},
+    )
     assert forwarded_https.status_code == 200
 
 
@@ -373,10 +405,14 @@ def test_failed_authentication_is_rate_limited_per_client(make_app, method):
     def attempt(guess, address):
         environ = {"REMOTE_ADDR": address}
         if method == "client_secret_basic":
-            return client.post("/oauth/token", data={"grant_type": "client_credentials"}, auth=(client_id, guess),
-                               environ_base=environ)
-        return client.post("/oauth/token", data={"grant_type": "client_credentials", "client_id": client_id,
-                                                 "client_secret": guess}, environ_base=environ)
+            return client.post(
+                "/oauth/token", data={"grant_type": "client_credentials"}, auth=(client_id, guess), environ_base=environ
+            )
+        return client.post(
+            "/oauth/token",
+            data={"grant_type": "client_credentials", "client_id": client_id, "client_secret": guess},
+            environ_base=environ,
+        )
 
     guessers = ["198.51.100.1", "198.51.100.2", "198.51.100.3"]  # each under its own limit
     for address in guessers:
@@ -403,15 +439,24 @@ def test_a_stranger_cannot_lock_a_client_out(make_app):
         hauler = factories.hauler(db.session)
         client_id, secret = factories.oauth_client(db.session, role="hauler", subject=[hauler.id])
     stranger = {"REMOTE_ADDR": "198.51.100.66"}
-    statuses = [client.post("/oauth/token", data={"grant_type": "client_credentials"}, auth=(client_id, "guess"),
-                            environ_base=stranger).status_code for _ in range(50)]
+    statuses = [
+        client.post(
+            "/oauth/token", data={"grant_type": "client_credentials"}, auth=(client_id, "guess"), environ_base=stranger
+        ).status_code
+        for _ in range(50)
+    ]
     assert statuses == [401] * 10 + [429] * 40
-    limited = client.post("/oauth/token", data={"grant_type": "client_credentials"}, auth=(client_id, secret),
-                          environ_base=stranger)
+    limited = client.post(
+        "/oauth/token", data={"grant_type": "client_credentials"}, auth=(client_id, secret), environ_base=stranger
+    )
     assert limited.status_code == 429 and limited.mimetype == "application/problem+json"
     assert 0 < int(limited.headers["Retry-After"]) <= 300
-    own = client.post("/oauth/token", data={"grant_type": "client_credentials"}, auth=(client_id, secret),
-                      environ_base={"REMOTE_ADDR": "203.0.113.10"})
+    own = client.post(
+        "/oauth/token",
+        data={"grant_type": "client_credentials"},
+        auth=(client_id, secret),
+        environ_base={"REMOTE_ADDR": "203.0.113.10"},
+    )
     assert own.status_code == 200 and own.json["access_token"]
 
 
@@ -425,7 +470,9 @@ def test_failed_authentication_is_rate_limited_per_address(make_app):
     blocked = token_response(client, ("another", "guess"))
     assert blocked.status_code == 429
     other_address = client.post(
-        "/oauth/token", data={"grant_type": "client_credentials"}, auth=("another", "guess"),
+        "/oauth/token",
+        data={"grant_type": "client_credentials"},
+        auth=("another", "guess"),
         environ_base={"REMOTE_ADDR": "198.51.100.7"},
     )
     assert other_address.status_code == 401

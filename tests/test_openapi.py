@@ -1,6 +1,7 @@
 """openapi.yaml is valid OpenAPI 3.1 and describes exactly the routes the app has."""
+
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import yaml
 from openapi_spec_validator import validate
@@ -25,12 +26,7 @@ def app_routes(app):
 
 
 def spec_routes(spec):
-    return {
-        (path, method)
-        for path, item in spec["paths"].items()
-        for method in item
-        if method in METHODS
-    }
+    return {(path, method) for path, item in spec["paths"].items() for method in item if method in METHODS}
 
 
 def test_openapi_document_is_valid_3_1():
@@ -78,8 +74,9 @@ def _json_bodies(spec):
 def _schema_errors(spec, schema, value):
     from jsonschema import Draft202012Validator
 
-    validator = Draft202012Validator({**schema, "components": spec["components"]},
-                                     format_checker=Draft202012Validator.FORMAT_CHECKER)
+    validator = Draft202012Validator(
+        {**schema, "components": spec["components"]}, format_checker=Draft202012Validator.FORMAT_CHECKER
+    )
     return [error.message for error in validator.iter_errors(value)]
 
 
@@ -106,7 +103,7 @@ def test_the_manifest_examples_file_and_correct_against_the_demo_data(app, clien
     correction's example. (The demo is loaded a few days after the example's service.)"""
     from tests import factories
 
-    frozen_clock(datetime(2026, 12, 3, 12, tzinfo=timezone.utc))
+    frozen_clock(datetime(2026, 12, 3, 12, tzinfo=UTC))
     assert app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
     spec = load_spec()
     bodies = dict(_json_bodies(spec))
@@ -129,11 +126,44 @@ def test_the_manifest_examples_file_and_correct_against_the_demo_data(app, clien
 
 
 SCHEMA_KEYWORDS = {
-    "$ref", "type", "properties", "required", "additionalProperties", "items", "prefixItems", "enum",
-    "const", "format", "description", "title", "default", "example", "examples", "minLength",
-    "maxLength", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
-    "minItems", "maxItems", "uniqueItems", "minProperties", "maxProperties", "oneOf", "anyOf", "allOf",
-    "not", "contentMediaType", "contentEncoding", "readOnly", "writeOnly", "deprecated", "discriminator",
+    "$ref",
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "prefixItems",
+    "enum",
+    "const",
+    "format",
+    "description",
+    "title",
+    "default",
+    "example",
+    "examples",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "oneOf",
+    "anyOf",
+    "allOf",
+    "not",
+    "contentMediaType",
+    "contentEncoding",
+    "readOnly",
+    "writeOnly",
+    "deprecated",
+    "discriminator",
 }
 
 
@@ -180,8 +210,15 @@ def test_schemas_use_only_schema_keywords():
 
 def _request_schemas(spec):
     """The component schemas a request body names, and those they name in turn."""
-    names, pending = set(), [op["requestBody"] for item in spec["paths"].values()
-                             for method, op in item.items() if method in METHODS and "requestBody" in op]
+    names, pending = (
+        set(),
+        [
+            op["requestBody"]
+            for item in spec["paths"].values()
+            for method, op in item.items()
+            if method in METHODS and "requestBody" in op
+        ],
+    )
     while pending:
         node = pending.pop()
         if isinstance(node, dict):
@@ -203,9 +240,11 @@ def _free_text(schema):
     alphabet of its own (a SHA-256's hex)."""
     if isinstance(schema, dict):
         types = schema.get("type")
-        if ((types == "string" or isinstance(types, list) and "string" in types)
-                and not {"format", "enum", "$ref", "contentMediaType"} & schema.keys()
-                and schema.get("pattern", PRINTABLE) == PRINTABLE):
+        if (
+            (types == "string" or isinstance(types, list) and "string" in types)
+            and not {"format", "enum", "$ref", "contentMediaType"} & schema.keys()
+            and schema.get("pattern", PRINTABLE) == PRINTABLE
+        ):
             yield schema
         for value in schema.values():
             yield from _free_text(value)
@@ -221,8 +260,9 @@ def test_free_text_in_a_request_is_described_as_the_app_checks_it():
     from schemas.registry import CONTROL
 
     spec = load_spec()
-    strings = [s for name in _request_schemas(spec) - {"TokenRequest"}
-               for s in _free_text(spec["components"]["schemas"][name])]
+    strings = [
+        s for name in _request_schemas(spec) - {"TokenRequest"} for s in _free_text(spec["components"]["schemas"][name])
+    ]
     assert len(strings) > 30
     assert [s for s in strings if "pattern" not in s] == []
     for code in range(0x80):

@@ -1,4 +1,5 @@
 """Colusa Municipal Code ch. 15A, rule by rule, from the ordinance's own sentences."""
+
 from datetime import date, timedelta
 
 from sqlalchemy import update
@@ -31,8 +32,9 @@ def test_a_device_without_a_frequency_takes_colusas_default(client, session, fro
     interceptor = register_device(client, admin, world, capacity_gallons=1500)
     assert interceptor.status_code == 201, interceptor.json
     assert (interceptor.json["frequency_days"], interceptor.json["frequency_source"]) == (90, "city_default")
-    trap = register_device(client, admin, world, tag="GT-1", kind="trap", capacity_gallons=50, liquid_depth_in=12,
-                           frequency_days=None)
+    trap = register_device(
+        client, admin, world, tag="GT-1", kind="trap", capacity_gallons=50, liquid_depth_in=12, frequency_days=None
+    )
     assert (trap.json["frequency_days"], trap.json["frequency_source"]) == (30, "city_default")
     world.post(world.body(device_tag="GI-2", completed=NOW - timedelta(days=90, hours=2), disposal=None))
     on_time = findings_of(world.post(world.body(device_tag="GI-2", completed=NOW - timedelta(hours=2))))
@@ -58,14 +60,16 @@ def test_an_interceptor_at_least_once_every_twelve_months(client, session, froze
     refused = register_device(client, admin, world, frequency_days=367)
     assert refused.status_code == 422
     assert refused.json["errors"]["frequency_days"] == [
-        "An interceptor must be serviced at least every 12 months: no frequency over 366 days (Colusa 15A-16(C)(2))."]
+        "An interceptor must be serviced at least every 12 months: no frequency over 366 days (Colusa 15A-16(C)(2))."
+    ]
     assert register_device(client, admin, world, frequency_days=366).status_code == 201
     assert register_device(client, admin, world, tag="GI-3", frequency_days=45).status_code == 201
     session.execute(update(Jurisdiction).where(Jurisdiction.code == CITY).values(grace_days=30))
     session.commit()
     world.post(world.body(device_tag="GI-2", completed=NOW - timedelta(days=367, hours=2), disposal=None))
     finding = findings_of(world.post(world.body(device_tag="GI-2", completed=NOW - timedelta(hours=2))))[
-        "service_interval_exceeded"]
+        "service_interval_exceeded"
+    ]
     assert (finding["basis"], finding["citation"]) == ("ordinance", "Colusa 15A-16(C)(2)")
 
 
@@ -85,8 +89,9 @@ def test_twelve_months_are_calendar_months(client, session, frozen_clock):
     assert "service_interval_exceeded" not in on_time
     late = findings_of(world.post(world.body(device_tag="GI-3", completed=pacific(2024, 3, 2, 9))))
     assert late["service_interval_exceeded"]["citation"] == "Colusa 15A-16(C)(2)"
-    assert late["service_interval_exceeded"]["message"].startswith("367 days since the previous qualifying "
-                                                                   "service; at most 366 allowed")
+    assert late["service_interval_exceeded"]["message"].startswith(
+        "367 days since the previous qualifying service; at most 366 allowed"
+    )
 
 
 def test_twenty_five_percent_is_exceeded_only_past_a_quarter(client, session, frozen_clock):

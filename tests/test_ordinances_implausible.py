@@ -1,5 +1,6 @@
 """One service filed twice is one service: filings of one device closer together than a truck
 could do them (exchange policy), told apart from one service's several truckloads."""
+
 from datetime import timedelta
 
 from sqlalchemy import func, select
@@ -26,8 +27,7 @@ def test_the_same_device_filed_four_times_within_a_minute_is_one_service(client,
     a minute: the first filed stands; the other three are not services."""
     world = world_in(client, session, frozen_clock, "victorville", capacity=1000)
     start = NOW - timedelta(hours=3)
-    receipts = [world.post(window(world, start + timedelta(seconds=20 * n), 60, gallons_removed=990))
-                for n in range(4)]
+    receipts = [world.post(window(world, start + timedelta(seconds=20 * n), 60, gallons_removed=990)) for n in range(4)]
     first, *again = receipts
     assert first.json["findings"] == [] and first.json["qualifying"]
     for receipt in again:
@@ -81,8 +81,12 @@ def test_the_earlier_filing_stands_whatever_its_times(client, session, frozen_cl
     standing = world.post(window(world, start, 60))
     later = world.post(window(world, start - timedelta(minutes=30), 60))
     assert "implausible_service" in findings_of(later)
-    body = dict(window(world, start + timedelta(minutes=5), 60), manifest_number=standing.json["manifest_number"],
-                reason="times from the truck's log")
-    corrected = client.post(f"/v1/manifests/{standing.json['id']}/corrections", json=body,
-                            headers=factories.bearer(world.hauler_token))
+    body = dict(
+        window(world, start + timedelta(minutes=5), 60),
+        manifest_number=standing.json["manifest_number"],
+        reason="times from the truck's log",
+    )
+    corrected = client.post(
+        f"/v1/manifests/{standing.json['id']}/corrections", json=body, headers=factories.bearer(world.hauler_token)
+    )
     assert corrected.status_code == 201 and "implausible_service" not in findings_of(corrected)

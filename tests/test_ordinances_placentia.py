@@ -1,4 +1,5 @@
 """Placentia Municipal Code ch. 16.24, rule by rule, from the ordinance's own sentences."""
+
 from datetime import timedelta
 
 from tests.manifest_world import NOW
@@ -28,12 +29,17 @@ def test_a_traps_daily_cleaning_is_the_kitchens_not_a_haulers(client, session, f
     assert (unset.json["frequency_days"], unset.json["frequency_source"]) == (30, "city_default")
     world.post(trap_body(world, "GT-2", NOW - timedelta(days=33, hours=2)))
     assert "service_interval_exceeded" not in findings_of(
-        world.post(trap_body(world, "GT-2", NOW - timedelta(days=31, hours=2))))
+        world.post(trap_body(world, "GT-2", NOW - timedelta(days=31, hours=2)))
+    )
     late = findings_of(world.post(trap_body(world, "GT-2", NOW - timedelta(hours=2))))["service_interval_exceeded"]
     assert late["message"].startswith("31 days since the previous qualifying service; at most 30 allowed")
     assert (late["basis"], late["citation"]) == ("exchange_policy", "exchange policy")
-    rules = {row["rule"]: row for row in client.get(
-        "/v1/jurisdictions", headers={"Authorization": f"Bearer {admin}"}).json["items"][0]["rules"]}
+    rules = {
+        row["rule"]: row
+        for row in client.get("/v1/jurisdictions", headers={"Authorization": f"Bearer {admin}"}).json["items"][0][
+            "rules"
+        ]
+    }
     assert (rules["trap_daily_cleaning"]["value"], rules["trap_daily_cleaning"]["citation"]) == (1, DAILY)
 
 
@@ -48,11 +54,15 @@ def test_an_interceptor_takes_any_frequency_and_the_exchanges_default(client, se
     assert (unset.json["frequency_days"], unset.json["frequency_source"]) == (90, "city_default")
     world.post(world.body(device_tag="GI-2", completed=NOW - timedelta(days=46, hours=2), disposal=None))
     assigned = findings_of(world.post(world.body(device_tag="GI-2", completed=NOW - timedelta(hours=2))))
-    assert assigned["service_interval_exceeded"]["citation"] == "Placentia 16.24 FOG Wastewater Discharge Permits (c)(3)"
+    assert (
+        assigned["service_interval_exceeded"]["citation"] == "Placentia 16.24 FOG Wastewater Discharge Permits (c)(3)"
+    )
     world.post(world.body(device_tag="GI-3", completed=NOW - timedelta(days=91, hours=2), disposal=None))
     defaulted = findings_of(world.post(world.body(device_tag="GI-3", completed=NOW - timedelta(hours=3))))
     assert (defaulted["service_interval_exceeded"]["basis"], defaulted["service_interval_exceeded"]["citation"]) == (
-        "exchange_policy", "exchange policy")
+        "exchange_policy",
+        "exchange policy",
+    )
 
 
 def test_twenty_five_percent_is_exceeded_only_past_a_quarter(client, session, frozen_clock):
@@ -77,8 +87,9 @@ def test_returned_decant_and_the_silences(client, session, frozen_clock):
     discharged to the sewer system." The transcript sets no filing deadline and no full
     pump-down: those findings are exchange policy."""
     world = world_in(client, session, frozen_clock, CITY)
-    found = findings_of(world.post(world.body(decant_returned_gallons=200, full_pump_down=False,
-                                              completed=NOW - timedelta(hours=80))))
+    found = findings_of(
+        world.post(world.body(decant_returned_gallons=200, full_pump_down=False, completed=NOW - timedelta(hours=80)))
+    )
     assert found["decant_returned"]["citation"] == "Placentia 16.24 General Limitations (b)(8)"
     assert found["late_submission"]["citation"] == "exchange policy"
     assert found["partial_pump_down"]["citation"] == "exchange policy"

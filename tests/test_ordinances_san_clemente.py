@@ -1,4 +1,5 @@
 """San Clemente Municipal Code ch. 13.30, rule by rule, from the ordinance's own sentences."""
+
 import uuid
 from datetime import date
 
@@ -38,8 +39,9 @@ def test_grease_within_two_inches_of_the_discharge_elbow(client, session, frozen
     assert "outlet_clearance" not in findings_of(world.post(world.body(measurements=measured(7))))
     assert findings_of(world.post(world.body(measurements=None))) == {}
     # The measurement is kept with the revision, as filed.
-    stored = session.scalar(select(ManifestRevision.outlet_clearance_in).where(
-        ManifestRevision.manifest_id == uuid.UUID(at_two.json["id"])))
+    stored = session.scalar(
+        select(ManifestRevision.outlet_clearance_in).where(ManifestRevision.manifest_id == uuid.UUID(at_two.json["id"]))
+    )
     assert stored == 2.0
     assert at_two.json["manifest"]["measurements"]["outlet_clearance_in"] == 2.0
 
@@ -48,8 +50,15 @@ def test_the_clearance_is_an_interceptors(client, session, frozen_clock):
     """The clause speaks of a Grease Interceptor: a trap measured close to its outlet raises
     nothing under it."""
     world = world_in(client, session, frozen_clock, CITY)
-    factories.device(session, permit_row=world.permit, tag="GT-1", kind="trap", capacity_gallons=50,
-                     liquid_depth_in=12, frequency_days=30)
+    factories.device(
+        session,
+        permit_row=world.permit,
+        tag="GT-1",
+        kind="trap",
+        capacity_gallons=50,
+        liquid_depth_in=12,
+        frequency_days=30,
+    )
     assert "outlet_clearance" not in findings_of(world.post(trap_body(world, "GT-1", None, measurements=measured(1))))
 
 
@@ -83,8 +92,7 @@ def test_a_licensed_hauler_and_a_full_pump_down(client, session, frozen_clock):
     hauler not registered in the city, and gallons under 90% of the capacity, are exchange
     policy."""
     world = world_in(client, session, frozen_clock, CITY)
-    lapsed = factories.hauler(session, cities=(CITY,), licence_expires_on=date(2026, 5, 1),
-                              vehicles=(("TRK-1", 3000),))
+    lapsed = factories.hauler(session, cities=(CITY,), licence_expires_on=date(2026, 5, 1), vehicles=(("TRK-1", 3000),))
     token = factories.token(client, *factories.oauth_client(session, role="hauler", subject=[lapsed.id]))
     licence = findings_of(world.post(world.body(), token=token))["hauler_licence_invalid"]
     assert licence["citation"] == "San Clemente 13.30.040(C)(5)"
@@ -93,13 +101,13 @@ def test_a_licensed_hauler_and_a_full_pump_down(client, session, frozen_clock):
     registration = findings_of(world.post(world.body(), token=token))["hauler_licence_invalid"]
     assert (registration["basis"], registration["citation"]) == ("exchange_policy", "exchange policy")
     assert findings_of(world.post(world.body(full_pump_down=False)))["partial_pump_down"]["citation"] == (
-        "San Clemente 13.30.040(C)(9)")
+        "San Clemente 13.30.040(C)(9)"
+    )
 
 
 def test_the_minimum_interceptor_is_san_clementes(client, session, frozen_clock):
     """13.30.030(K): Grease Interceptors "are large (a minimum of 750 gallons)"."""
     world = world_in(client, session, frozen_clock, CITY)
-    response = register_device(client, admin_of(client, session, CITY), world, capacity_gallons=500,
-                               frequency_days=45)
+    response = register_device(client, admin_of(client, session, CITY), world, capacity_gallons=500, frequency_days=45)
     assert response.status_code == 201
     assert response.json["warnings"][0]["citation"] == "San Clemente 13.30.030(K)"

@@ -1,5 +1,6 @@
 """Each city's rules as one table (API, command line, stored rows), and every finding saying
 whether its city's ordinance or exchange policy is behind it."""
+
 import json
 import re
 from datetime import timedelta
@@ -45,17 +46,27 @@ def test_every_city_states_each_rule_with_its_own_section_or_exchange_policy(cli
         for name, value in city["parameters"].items():
             assert rules[name]["value"] == value
         # Exchange policy in every city, whatever the texts: no ordinance says these.
-        for rule in ("waste_type_matches_device", "full_pump_min_ratio", "hauler_registered", "vehicle_registered",
-                     "disposal_after_service", "disposal_confirmed", "ticket_reconciles", "plausible_service"):
+        for rule in (
+            "waste_type_matches_device",
+            "full_pump_min_ratio",
+            "hauler_registered",
+            "vehicle_registered",
+            "disposal_after_service",
+            "disposal_confirmed",
+            "ticket_reconciles",
+            "plausible_service",
+        ):
             assert rules[rule]["basis"] == "exchange_policy", (code, rule)
     victorville = {row["rule"]: row for row in cities["victorville"]["rules"]}
     # 10.03.170(c) keeps records "for no less than two years": the exchange keeps three.
-    assert (victorville["retention_years"]["value"], victorville["retention_years"]["basis"]) == (
-        3, "exchange_policy")
+    assert (victorville["retention_years"]["value"], victorville["retention_years"]["basis"]) == (3, "exchange_policy")
     assert victorville["manifest_deadline_hours"]["quote"].endswith(
-        "not later than seventy-two hours after GCDs are serviced.")
+        "not later than seventy-two hours after GCDs are serviced."
+    )
     assert victorville["allowed_frequencies"]["value"] == [30, 60, 90, 120, 180]
-    assert all(city["parameters"]["allowed_frequencies"] == [] for code, city in cities.items() if code != "victorville")
+    assert all(
+        city["parameters"]["allowed_frequencies"] == [] for code, city in cities.items() if code != "victorville"
+    )
     assert [code for code, city in cities.items() if city["parameters"]["min_outlet_clearance_in"]] == ["san-clemente"]
 
 
@@ -68,10 +79,12 @@ def test_a_preset_cites_only_its_own_city():
 
 def test_the_command_line_shows_the_same_table(app):
     output = app.test_cli_runner().invoke(args=["jurisdictions", "presets"]).output
-    tracy = output[output.index("tracy: City of Tracy"):]
-    assert "  interceptor_max_interval_months = 6  [ordinance: Tracy 5.26 interceptor maintenance (e)(2)]\n" \
-           '      "All FSEs with a grease interceptor shall maintain their grease interceptor not less than every ' \
-           'six (6) months."\n' in tracy
+    tracy = output[output.index("tracy: City of Tracy") :]
+    assert (
+        "  interceptor_max_interval_months = 6  [ordinance: Tracy 5.26 interceptor maintenance (e)(2)]\n"
+        '      "All FSEs with a grease interceptor shall maintain their grease interceptor not less than every '
+        'six (6) months."\n' in tracy
+    )
     assert "  manifest_deadline_hours = 72  [exchange policy]\n  retention_years" in tracy
 
 
@@ -81,14 +94,17 @@ def test_a_finding_says_its_basis_in_the_receipt_and_in_the_audit(client, sessio
     spec = load_spec()
     assert _schema_errors(spec, {"$ref": "#/components/schemas/Receipt"}, receipt.json) == []
     assert {f["code"]: f["basis"] for f in receipt.json["findings"]} == {
-        "late_submission": "ordinance", "vehicle_unregistered": "exchange_policy"}
+        "late_submission": "ordinance",
+        "vehicle_unregistered": "exchange_policy",
+    }
     auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
     listed = client.get("/v1/audit/findings", headers=factories.bearer(auditor))
     schema = spec["paths"]["/v1/audit/findings"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
     assert _schema_errors(spec, schema, listed.json) == []
     assert {(f["code"], f["basis"], f["citation"]) for f in listed.json["items"]} == {
         ("late_submission", "ordinance", "Victorville 10.03.170(b)"),
-        ("vehicle_unregistered", "exchange_policy", "exchange policy")}
+        ("vehicle_unregistered", "exchange_policy", "exchange policy"),
+    }
     csv = client.get("/v1/audit/findings", query_string={"format": "csv"}, headers=factories.bearer(auditor))
     assert "exchange_policy" in csv.get_data(as_text=True)
 
@@ -102,12 +118,18 @@ def test_cities_created_from_the_earlier_presets_are_brought_to_their_ordinances
     engine = app.extensions["fogx.engine"]
     engine.dispose()
     migrate.downgrade(engine, "0012")
-    old = {"manifest_deadline_hours": "Victorville 10.03.170(b), program default",
-           "allowed_frequencies": "Victorville 10.03.160(b), program default"}
+    old = {
+        "manifest_deadline_hours": "Victorville 10.03.170(b), program default",
+        "allowed_frequencies": "Victorville 10.03.160(b), program default",
+    }
     with engine.begin() as connection:
-        connection.execute(text("UPDATE jurisdictions SET citations = :old, allowed_frequencies = :days, "
-                                "trap_default_frequency_days = 30"),
-                           {"old": json.dumps(old), "days": json.dumps([30, 60, 90, 120, 180])})
+        connection.execute(
+            text(
+                "UPDATE jurisdictions SET citations = :old, allowed_frequencies = :days, "
+                "trap_default_frequency_days = 30"
+            ),
+            {"old": json.dumps(old), "days": json.dumps([30, 60, 90, 120, 180])},
+        )
         connection.execute(text("UPDATE jurisdictions SET retention_years = 2 WHERE code = 'victorville'"))
     migrate.upgrade(engine)
     engine.dispose()
@@ -115,9 +137,15 @@ def test_cities_created_from_the_earlier_presets_are_brought_to_their_ordinances
     for row in session.scalars(select(Jurisdiction)):
         preset = expected[row.code]
         assert row.citations == preset["citations"], row.code
-        for name in ("allowed_frequencies", "trap_default_frequency_days", "retention_years",
-                     "min_outlet_clearance_in", "interceptor_max_interval_days", "interceptor_max_interval_months",
-                     "interceptor_default_frequency_days"):
+        for name in (
+            "allowed_frequencies",
+            "trap_default_frequency_days",
+            "retention_years",
+            "min_outlet_clearance_in",
+            "interceptor_max_interval_days",
+            "interceptor_max_interval_months",
+            "interceptor_default_frequency_days",
+        ):
             assert getattr(row, name) == preset[name], (row.code, name)
 
 
@@ -125,10 +153,15 @@ def test_no_source_file_speaks_of_a_design_document():
     """The project cites its own files and the ordinances, nothing else."""
     from api.config import ROOT
 
-    mentions = [str(path.relative_to(ROOT)) for path in ROOT.rglob("*")
-                if path.is_file() and path.suffix in {".py", ".md", ".yaml", ".html", ".js"}
-                and ".venv" not in path.parts and "instance" not in path.parts
-                and re.search(r"DESIGN\.md", path.read_text(errors="ignore"))]
+    mentions = [
+        str(path.relative_to(ROOT))
+        for path in ROOT.rglob("*")
+        if path.is_file()
+        and path.suffix in {".py", ".md", ".yaml", ".html", ".js"}
+        and ".venv" not in path.parts
+        and "instance" not in path.parts
+        and re.search(r"DESIGN\.md", path.read_text(errors="ignore"))
+    ]
     assert mentions == [], mentions
 
 
@@ -137,21 +170,45 @@ def test_no_source_file_speaks_of_a_design_document():
 FREQUENCY_CLAUSES = {
     # "may contain ... (3) Grease interceptor maintenance schedule"; a trap's daily removal is the
     # kitchen's own cleaning (its maintenance log), so a hauler's trap frequency is exchange policy.
-    "placentia": ("Placentia 16.24 FOG Wastewater Discharge Permits (c)(3)", "exchange policy",
-                  "exchange policy", "exchange policy", 90, 30),
+    "placentia": (
+        "Placentia 16.24 FOG Wastewater Discharge Permits (c)(3)",
+        "exchange policy",
+        "exchange policy",
+        "exchange policy",
+        90,
+        30,
+    ),
     # 15A-16(D) "consistent with the maintenance frequency approved"; (C)(3) "quarterly"; traps B
     # "daily removal" is the kitchen's own, as in Placentia.
     "colusa": ("Colusa 15A-16(D)", "Colusa 15A-16(C)(3)", "exchange policy", "exchange policy", 90, 30),
     # 13.30.050(H)(1)(b) "clean and pump required Grease Control Devices on a specified schedule".
-    "san-clemente": ("San Clemente 13.30.050(H)(1)(b)", "exchange policy", "San Clemente 13.30.050(H)(1)(b)",
-                     "exchange policy", 90, 30),
+    "san-clemente": (
+        "San Clemente 13.30.050(H)(1)(b)",
+        "exchange policy",
+        "San Clemente 13.30.050(H)(1)(b)",
+        "exchange policy",
+        90,
+        30,
+    ),
     # 10.03.160(c) "consistent with a maintenance frequency approved"; (f)(2) "every ninety days";
     # (g)(1) "grease traps shall be serviced every thirty days".
-    "victorville": ("Victorville 10.03.160(c)", "Victorville 10.03.160(f)(2)", "Victorville 10.03.160(g)(1)",
-                    "Victorville 10.03.160(g)(1)", 90, 30),
+    "victorville": (
+        "Victorville 10.03.160(c)",
+        "Victorville 10.03.160(f)(2)",
+        "Victorville 10.03.160(g)(1)",
+        "Victorville 10.03.160(g)(1)",
+        90,
+        30,
+    ),
     # interceptor maintenance (b) "consistent with a maintenance frequency approved"; (e)(3) "quarterly".
-    "tracy": ("Tracy 5.26 interceptor maintenance (b)", "Tracy 5.26 interceptor maintenance (e)(3)",
-              "exchange policy", "exchange policy", 90, 30),
+    "tracy": (
+        "Tracy 5.26 interceptor maintenance (b)",
+        "Tracy 5.26 interceptor maintenance (e)(3)",
+        "exchange policy",
+        "exchange policy",
+        90,
+        30,
+    ),
 }
 
 
@@ -162,8 +219,7 @@ def test_each_city_holds_a_device_to_its_frequency_in_its_own_words(client, sess
     where the city is silent, to exchange policy."""
     from tests.ordinance_cases import admin_of, register_device, trap_body
 
-    set_interceptor, default_interceptor, set_trap, default_trap, interceptor_days, trap_days = \
-        FREQUENCY_CLAUSES[city]
+    set_interceptor, default_interceptor, set_trap, default_trap, interceptor_days, trap_days = FREQUENCY_CLAUSES[city]
     world = world_in(client, session, frozen_clock, city)
     admin = admin_of(client, session, city)
     devices = {
@@ -179,7 +235,8 @@ def test_each_city_holds_a_device_to_its_frequency_in_its_own_words(client, sess
         filed = world.body if tag.startswith("GI") else (lambda **kw: trap_body(world, tag, kw.pop("completed"), **kw))
         world.post(filed(device_tag=tag, completed=NOW - timedelta(days=days + 1, hours=2), disposal=None))
         finding = findings_of(world.post(filed(device_tag=tag, completed=NOW - timedelta(hours=2))))[
-            "service_interval_exceeded"]
+            "service_interval_exceeded"
+        ]
         assert finding["citation"] == citation, tag
         assert finding["basis"] == ("exchange_policy" if citation == "exchange policy" else "ordinance")
 
@@ -199,8 +256,10 @@ def test_returned_decant_answers_to_each_citys_prohibition(client, session, froz
     """Decant returned to the device goes on to the sewer: each of the five forbids discharging
     what was removed from a grease control device."""
     world = world_in(client, session, frozen_clock, city)
-    assert findings_of(world.post(world.body(decant_returned_gallons=200)))["decant_returned"]["citation"] == (
-        DECANT[city])
+    assert (
+        findings_of(world.post(world.body(decant_returned_gallons=200)))["decant_returned"]["citation"]
+        == (DECANT[city])
+    )
 
 
 def test_the_documented_tables_are_the_rules_and_name_tests_that_exist():
@@ -220,7 +279,7 @@ def test_the_documented_tables_are_the_rules_and_name_tests_that_exist():
             assert cells[0].startswith(f"`{row['rule']}`:"), (code, cells[0])
             assert cells[2] == ("ordinance" if row["basis"] == "ordinance" else "exchange policy"), (code, row["rule"])
             if row["basis"] == "ordinance":
-                assert (cells[3], cells[4]) == (row["citation"], f"\"{row['quote']}\""), (code, row["rule"])
+                assert (cells[3], cells[4]) == (row["citation"], f'"{row["quote"]}"'), (code, row["rule"])
             named_tests = re.findall(r"`([\w.]+)::(\w+)`", cells[5])
             assert named_tests, (code, row["rule"])
             for named in named_tests:
@@ -245,9 +304,18 @@ def test_trap_waste_to_an_approved_site_is_exchange_policy(client, session, froz
     text has one (INTERCEPTOR_DISPOSAL); a trap's load to the same site answers to exchange
     policy, as those sections speak of grease interceptor waste only."""
     from tests.ordinance_cases import admin_of, register_device, trap_body
+
     world = world_in(client, session, frozen_clock, city)
-    register_device(client, admin_of(client, session, city), world, tag="GT-1", kind="trap", capacity_gallons=50,
-                    liquid_depth_in=12, frequency_days=30)
+    register_device(
+        client,
+        admin_of(client, session, city),
+        world,
+        tag="GT-1",
+        kind="trap",
+        capacity_gallons=50,
+        liquid_depth_in=12,
+        frequency_days=30,
+    )
     closed = str(factories.disposal_site(session, cities=(city,), status="closed").id)
     interceptor = world.body()
     interceptor["disposal"]["site_id"] = closed

@@ -1,4 +1,5 @@
 """Tracy Municipal Code ch. 5.26, rule by rule, from the ordinance's own sentences."""
+
 from datetime import date, timedelta
 
 from sqlalchemy import update
@@ -8,10 +9,10 @@ from tests import factories
 from tests.manifest_world import NOW
 from tests.ordinance_cases import (
     admin_of,
-    pacific,
     at_and_over_a_quarter,
     evening_of_the_permits_last_day,
     findings_of,
+    pacific,
     register_device,
     world_in,
 )
@@ -32,29 +33,49 @@ def test_no_finding_in_tracy_cites_another_city(client, session, frozen_clock):
     first = world.body(completed=NOW - timedelta(days=200), disposal=None)
     world.post(first)
     bodies = [
-        world.body(completed=NOW - timedelta(hours=80), waste_type="grease_trap_waste", full_pump_down=False,
-                   decant_returned_gallons=100, vehicle_id="NOT-OURS",
-                   measurements={"fog_depth_in": 9, "solids_depth_in": 9, "outlet_clearance_in": 1}),
+        world.body(
+            completed=NOW - timedelta(hours=80),
+            waste_type="grease_trap_waste",
+            full_pump_down=False,
+            decant_returned_gallons=100,
+            vehicle_id="NOT-OURS",
+            measurements={"fog_depth_in": 9, "solids_depth_in": 9, "outlet_clearance_in": 1},
+        ),
         world.body(completed=NOW - timedelta(hours=130), disposal=None),
     ]
     shortfall = world.body(completed=NOW - timedelta(hours=30))
-    shortfall["disposal"].update(site_id=str(elsewhere.id), gallons_delivered=10,
-                                 delivered_at=(NOW - timedelta(hours=40)).isoformat())
+    shortfall["disposal"].update(
+        site_id=str(elsewhere.id), gallons_delivered=10, delivered_at=(NOW - timedelta(hours=40)).isoformat()
+    )
     bodies.append(shortfall)
     found = {}
     for body in bodies:
         found.update(findings_of(world.post(body)))
     # The same service again, by a hauler not registered in Tracy.
-    found.update(findings_of(world.post(world.body(completed=NOW - timedelta(hours=130), disposal=None),
-                                        token=stranger_token)))
+    found.update(
+        findings_of(world.post(world.body(completed=NOW - timedelta(hours=130), disposal=None), token=stranger_token))
+    )
     assert set(found) >= {
-        "late_submission", "permit_not_active", "waste_type_mismatch", "partial_pump_down", "decant_returned",
-        "twenty_five_percent_exceeded", "implausible_service", "hauler_licence_invalid", "vehicle_unregistered",
-        "disposal_site_unapproved", "disposal_before_service", "disposal_unconfirmed", "load_shortfall",
-        "service_interval_exceeded"}, sorted(found)
+        "late_submission",
+        "permit_not_active",
+        "waste_type_mismatch",
+        "partial_pump_down",
+        "decant_returned",
+        "twenty_five_percent_exceeded",
+        "implausible_service",
+        "hauler_licence_invalid",
+        "vehicle_unregistered",
+        "disposal_site_unapproved",
+        "disposal_before_service",
+        "disposal_unconfirmed",
+        "load_shortfall",
+        "service_interval_exceeded",
+    }, sorted(found)
     for code, finding in found.items():
         assert finding["citation"] == "exchange policy" or finding["citation"].startswith("Tracy 5.26 "), (
-            code, finding["citation"])
+            code,
+            finding["citation"],
+        )
         assert finding["basis"] == ("exchange_policy" if finding["citation"] == "exchange policy" else "ordinance")
     assert found["late_submission"]["citation"] == "exchange policy"
     # The text in hand holds no permit requirement: a suspended permit is flagged by policy.
@@ -74,12 +95,15 @@ def test_a_device_without_a_frequency_is_serviced_quarterly(client, session, fro
     created = register_device(client, admin_of(client, session, CITY), world)
     assert created.status_code == 201, created.json
     assert (created.json["frequency_days"], created.json["frequency_source"]) == (90, "city_default")
-    listed = client.get(f"/v1/fses/{world.device.fse_id}/devices/{created.json['id']}",
-                        headers=factories.bearer(admin_of(client, session, CITY)))
+    listed = client.get(
+        f"/v1/fses/{world.device.fse_id}/devices/{created.json['id']}",
+        headers=factories.bearer(admin_of(client, session, CITY)),
+    )
     assert listed.json["frequency_source"] == "city_default"
     world.post(world.body(device_tag="GI-2", completed=NOW - timedelta(days=91, hours=2), disposal=None))
     finding = findings_of(world.post(world.body(device_tag="GI-2", completed=NOW - timedelta(hours=2))))[
-        "service_interval_exceeded"]
+        "service_interval_exceeded"
+    ]
     assert finding["message"].startswith("91 days since")
     assert (finding["basis"], finding["citation"]) == ("ordinance", "Tracy 5.26 interceptor maintenance (e)(3)")
 
@@ -94,7 +118,8 @@ def test_an_interceptor_at_least_every_six_months(client, session, frozen_clock)
     assert refused.status_code == 422
     assert refused.json["errors"]["frequency_days"] == [
         "An interceptor must be serviced at least every 6 months: no frequency over 184 days "
-        "(Tracy 5.26 interceptor maintenance (e)(2))."]
+        "(Tracy 5.26 interceptor maintenance (e)(2))."
+    ]
     assert register_device(client, admin, world, frequency_days=45).status_code == 201
     assert register_device(client, admin, world, tag="GI-3", frequency_days=183).status_code == 201
     # A 30-day grace would let a 183-day interceptor run 213 days; six months stop it.
@@ -102,7 +127,8 @@ def test_an_interceptor_at_least_every_six_months(client, session, frozen_clock)
     session.commit()
     world.post(world.body(device_tag="GI-3", completed=NOW - timedelta(days=184, hours=2), disposal=None))
     finding = findings_of(world.post(world.body(device_tag="GI-3", completed=NOW - timedelta(hours=2))))[
-        "service_interval_exceeded"]
+        "service_interval_exceeded"
+    ]
     assert finding["citation"] == "Tracy 5.26 interceptor maintenance (e)(2)"
 
 
@@ -124,8 +150,9 @@ def test_a_grace_does_not_stretch_six_months_in_the_lists_either(client, session
     auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=[CITY]))
 
     def standing(as_of):
-        items = client.get("/v1/audit/missed-services", query_string={"as_of": as_of.isoformat()},
-                           headers=factories.bearer(auditor)).json["items"]
+        items = client.get(
+            "/v1/audit/missed-services", query_string={"as_of": as_of.isoformat()}, headers=factories.bearer(auditor)
+        ).json["items"]
         return {row["device_tag"]: (row["status"], row["days_overdue"], row["grace_days"]) for row in items}
 
     served = date(2025, 11, 29)
@@ -133,18 +160,25 @@ def test_a_grace_does_not_stretch_six_months_in_the_lists_either(client, session
     assert standing(date(2026, 5, 30))["GI-3"] == ("missed", 1, 0)
     assert standing(served + timedelta(days=75))["GI-4"] == ("overdue", 30, 30)
     assert standing(served + timedelta(days=76))["GI-4"] == ("missed", 31, 30)
-    period = client.get("/v1/audit/missed-services", query_string={"from": "2026-05-01", "to": "2026-05-30"},
-                        headers=factories.bearer(auditor)).json["items"]
+    period = client.get(
+        "/v1/audit/missed-services",
+        query_string={"from": "2026-05-01", "to": "2026-05-30"},
+        headers=factories.bearer(auditor),
+    ).json["items"]
     gaps = {row["device_tag"]: (row["due_on"], row["missed_on"]) for row in period}
     assert gaps["GI-3"] == ("2026-05-29", "2026-05-30") and "GI-4" in gaps
-    record = client.get(f"/v1/fses/{world.device.fse_id}/records", query_string={"to": "2026-05-30"},
-                        headers=factories.bearer(auditor)).json
+    record = client.get(
+        f"/v1/fses/{world.device.fse_id}/records", query_string={"to": "2026-05-30"}, headers=factories.bearer(auditor)
+    ).json
     assert record["summary"]["devices"]["GI-3"] == {"status": "missed", "next_due_on": "2026-05-29", "days_overdue": 1}
     # Serviced on 29 May, six months after: no finding, and no gap in the lists.
     on_time = world.post(world.body(device_tag="GI-3", completed=pacific(2026, 5, 29, 23, 30), disposal=None))
     assert "service_interval_exceeded" not in findings_of(on_time)
-    period = client.get("/v1/audit/missed-services", query_string={"from": "2026-05-01", "to": "2026-06-01"},
-                        headers=factories.bearer(auditor)).json["items"]
+    period = client.get(
+        "/v1/audit/missed-services",
+        query_string={"from": "2026-05-01", "to": "2026-06-01"},
+        headers=factories.bearer(auditor),
+    ).json["items"]
     assert "GI-3" not in {row["device_tag"] for row in period}
 
 
@@ -160,11 +194,16 @@ def test_six_months_are_calendar_months(client, session, frozen_clock):
     late = findings_of(world.post(world.body(device_tag="GI-3", completed=pacific(2026, 7, 3, 9))))
     finding = late["service_interval_exceeded"]
     assert finding["citation"] == "Tracy 5.26 interceptor maintenance (e)(2)"
-    assert finding["message"] == ("183 days since the previous qualifying service; at most 181 allowed "
-                                  "(183-day frequency, 0 grace, 6-month longest interval).")
+    assert finding["message"] == (
+        "183 days since the previous qualifying service; at most 181 allowed "
+        "(183-day frequency, 0 grace, 6-month longest interval)."
+    )
     auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=[CITY]))
-    period = client.get("/v1/audit/missed-services", query_string={"from": "2026-06-01", "to": "2026-07-03"},
-                        headers=factories.bearer(auditor)).json["items"]
+    period = client.get(
+        "/v1/audit/missed-services",
+        query_string={"from": "2026-06-01", "to": "2026-07-03"},
+        headers=factories.bearer(auditor),
+    ).json["items"]
     gaps = {row["device_tag"]: (row["due_on"], row["missed_on"], row["days_late"]) for row in period}
     assert gaps["GI-3"] == ("2026-07-01", "2026-07-02", 2)
 
@@ -180,18 +219,21 @@ def test_six_months_from_the_last_day_of_a_month_end_on_the_last_day_of_february
     assert refused.status_code == 422
     assert refused.json["errors"]["frequency_days"] == [
         "An interceptor must be serviced at least every 6 months: no frequency over 184 days "
-        "(Tracy 5.26 interceptor maintenance (e)(2))."]
+        "(Tracy 5.26 interceptor maintenance (e)(2))."
+    ]
     for tag in ("GI-3", "GI-4"):
         assert register_device(client, admin, world, tag=tag, frequency_days=184).status_code == 201
         world.post(world.body(device_tag=tag, completed=pacific(2025, 8, 31, 9), disposal=None))
     on_time = findings_of(world.post(world.body(device_tag="GI-3", completed=pacific(2026, 2, 28, 23, 30))))
     assert "service_interval_exceeded" not in on_time
     late = findings_of(world.post(world.body(device_tag="GI-4", completed=pacific(2026, 3, 1, 0, 30))))
-    assert late["service_interval_exceeded"]["message"].startswith("182 days since the previous qualifying "
-                                                                   "service; at most 181 allowed")
+    assert late["service_interval_exceeded"]["message"].startswith(
+        "182 days since the previous qualifying service; at most 181 allowed"
+    )
     auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=[CITY]))
-    record = client.get(f"/v1/fses/{world.device.fse_id}/records", query_string={"to": "2026-02-27"},
-                        headers=factories.bearer(auditor)).json
+    record = client.get(
+        f"/v1/fses/{world.device.fse_id}/records", query_string={"to": "2026-02-27"}, headers=factories.bearer(auditor)
+    ).json
     assert record["summary"]["devices"]["GI-4"]["next_due_on"] == "2026-02-28"
 
 
@@ -210,7 +252,9 @@ def test_the_evening_of_a_permits_last_day_is_still_that_day(client, session, fr
     evening, next_day = evening_of_the_permits_last_day(client, session, frozen_clock, CITY)
     assert "permit_not_active" not in evening
     assert (next_day["permit_not_active"]["basis"], next_day["permit_not_active"]["citation"]) == (
-        "exchange_policy", "exchange policy")
+        "exchange_policy",
+        "exchange policy",
+    )
 
 
 def test_a_full_pump_out_is_tracys_rule_and_the_ninety_percent_the_exchanges(client, session, frozen_clock):

@@ -1,4 +1,5 @@
 """Victorville Municipal Code ch. 10.03, rule by rule, from the ordinance's own sentences."""
+
 from datetime import date, timedelta
 
 from tests import factories
@@ -47,8 +48,9 @@ def test_the_interval_is_counted_in_the_citys_days(client, session, frozen_clock
     assert finding["citation"] == "Victorville 10.03.160(c)"
     on_time = world_in(client, session, frozen_clock, CITY, now=pacific(2026, 5, 31, 12))
     on_time.post(on_time.body(completed=pacific(2026, 3, 2, 0, 30)))
-    assert "service_interval_exceeded" not in findings_of(on_time.post(on_time.body(
-        completed=pacific(2026, 5, 31, 10))))
+    assert "service_interval_exceeded" not in findings_of(
+        on_time.post(on_time.body(completed=pacific(2026, 5, 31, 10)))
+    )
 
 
 def test_a_licence_is_judged_on_the_citys_date(client, session, frozen_clock):
@@ -60,7 +62,8 @@ def test_a_licence_is_judged_on_the_citys_date(client, session, frozen_clock):
     evening = findings_of(world.post(world.body(completed=pacific(2026, 6, 30, 23, 30)), token=token))
     assert "hauler_licence_invalid" not in evening
     finding = findings_of(world.post(world.body(completed=pacific(2026, 7, 1, 0, 30)), token=token))[
-        "hauler_licence_invalid"]
+        "hauler_licence_invalid"
+    ]
     assert (finding["basis"], finding["citation"]) == ("ordinance", "Victorville 10.03.160(b)")
 
 
@@ -93,11 +96,21 @@ def test_a_trap_answers_to_the_trap_clause(client, session, frozen_clock):
     FOG manager, but at a minimum, grease traps shall be serviced every thirty days." The
     interceptors' 25% rule is not the traps'."""
     world = world_in(client, session, frozen_clock, CITY)
-    factories.device(session, permit_row=world.permit, tag="GT-1", kind="trap", capacity_gallons=50,
-                     liquid_depth_in=12, frequency_days=30)
+    factories.device(
+        session,
+        permit_row=world.permit,
+        tag="GT-1",
+        kind="trap",
+        capacity_gallons=50,
+        liquid_depth_in=12,
+        frequency_days=30,
+    )
     world.post(trap_body(world, "GT-1", NOW - timedelta(days=33), disposal=None))
-    late = findings_of(world.post(trap_body(world, "GT-1", NOW - timedelta(hours=2),
-                                            measurements={"fog_depth_in": 6, "solids_depth_in": 3})))
+    late = findings_of(
+        world.post(
+            trap_body(world, "GT-1", NOW - timedelta(hours=2), measurements={"fog_depth_in": 6, "solids_depth_in": 3})
+        )
+    )
     finding = late["service_interval_exceeded"]
     assert (finding["basis"], finding["citation"]) == ("ordinance", "Victorville 10.03.160(g)(1)")
     assert "twenty_five_percent_exceeded" not in late  # 9 of 12 in: a trap
@@ -116,8 +129,12 @@ def test_only_victorvilles_list_of_frequencies(client, session, frozen_clock):
         refused = register_device(client, admin, world, frequency_days=days)
         assert refused.status_code == 422, days
         assert "(Victorville 10.03.160(b))" in refused.json["errors"]["frequency_days"][0]
-    assert register_device(client, admin, world, tag="GT-2", kind="trap", capacity_gallons=50,
-                           liquid_depth_in=12, frequency_days=1).status_code == 422
+    assert (
+        register_device(
+            client, admin, world, tag="GT-2", kind="trap", capacity_gallons=50, liquid_depth_in=12, frequency_days=1
+        ).status_code
+        == 422
+    )
     accepted = register_device(client, admin, world, frequency_days=120)
     assert accepted.status_code == 201 and accepted.json["frequency_source"] == "assigned"
 
@@ -143,6 +160,10 @@ def test_the_deadline_is_victorvilles_and_the_rest_exchange_policy(client, sessi
     world = world_in(client, session, frozen_clock, CITY)
     found = findings_of(world.post(world.body(completed=NOW - timedelta(hours=73), vehicle_id="NOT-OURS")))
     assert (found["late_submission"]["basis"], found["late_submission"]["citation"]) == (
-        "ordinance", "Victorville 10.03.170(b)")
+        "ordinance",
+        "Victorville 10.03.170(b)",
+    )
     assert (found["vehicle_unregistered"]["basis"], found["vehicle_unregistered"]["citation"]) == (
-        "exchange_policy", "exchange policy")
+        "exchange_policy",
+        "exchange policy",
+    )

@@ -1,6 +1,7 @@
 """A new password ends what the old one began (exchange policy): the other reset links, the
 sign-in pages left open, codes not yet exchanged, refresh and access tokens, sign-ins, and the
 webhooks made through the person's memberships."""
+
 import re
 from datetime import timedelta
 
@@ -38,9 +39,16 @@ def reset(app, client, email, password=NEW_PASSWORD):
 
 
 def exchange(client, client_id, code, verifier, redirect_uri=pf.PORTAL_REDIRECT):
-    return client.post("/oauth/token", data={"grant_type": "authorization_code", "code": code,
-                                             "redirect_uri": redirect_uri, "code_verifier": verifier,
-                                             "client_id": client_id})
+    return client.post(
+        "/oauth/token",
+        data={
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": redirect_uri,
+            "code_verifier": verifier,
+            "client_id": client_id,
+        },
+    )
 
 
 def test_using_one_reset_link_ends_every_other(app, client, city, session, sam, frozen_clock):
@@ -54,11 +62,13 @@ def test_using_one_reset_link_ends_every_other(app, client, city, session, sam, 
     frozen_clock(start + timedelta(minutes=31))
     assert client.get(older).status_code == 410
     assert pf.post_form(client, older, password="the thief's own passphrase").status_code == 410
-    assert pf.sign_in(client, city["portal"], email="sam@h.example", password=NEW_PASSWORD,
-                      scope="manifests:read")["access_token"]
+    assert pf.sign_in(client, city["portal"], email="sam@h.example", password=NEW_PASSWORD, scope="manifests:read")[
+        "access_token"
+    ]
     with pytest.raises(AssertionError):
-        pf.sign_in(client, city["portal"], email="sam@h.example", password="the thief's own passphrase",
-                   scope="manifests:read")
+        pf.sign_in(
+            client, city["portal"], email="sam@h.example", password="the thief's own passphrase", scope="manifests:read"
+        )
 
 
 def test_a_consent_page_reached_before_a_reset_yields_no_code_after_it(app, client, city, session, sam):
@@ -85,30 +95,38 @@ def test_a_code_or_token_issued_before_a_reset_stops_working_after_it(app, clien
 
     exchanged = exchange(client, city["portal"], code, verifier)
     assert exchanged.status_code == 400 and exchanged.json["error"] == "invalid_grant"
-    refreshed = client.post("/oauth/token", data={"grant_type": "refresh_token", "client_id": city["portal"],
-                                                  "refresh_token": signed_in["refresh_token"]})
+    refreshed = client.post(
+        "/oauth/token",
+        data={"grant_type": "refresh_token", "client_id": city["portal"], "refresh_token": signed_in["refresh_token"]},
+    )
     assert refreshed.status_code == 400 and refreshed.json["error"] == "invalid_grant"
     assert client.get("/v1/manifests", headers=factories.bearer(signed_in["access_token"])).status_code == 401
     session.expire_all()
     assert session.scalars(select(SignIn.revoked_reason).where(SignIn.person_id == sam.person_id)).all() == [
-        "password_changed"]
+        "password_changed"
+    ]
 
 
 def test_webhooks_made_through_a_persons_memberships_stop_at_a_reset(app, client, city, session, sam):
     """A thief's session made a webhook for the hauler's change feed: the owner's reset ends it,
     and the hauler's program's own webhook goes on."""
-    stolen = factories.bearer(pf.sign_in(client, city["portal"], email="sam@h.example",
-                                         scope="manifests:read")["access_token"])
+    stolen = factories.bearer(
+        pf.sign_in(client, city["portal"], email="sam@h.example", scope="manifests:read")["access_token"]
+    )
     made = client.post("/v1/webhooks", json={"url": "https://93.184.216.34/thief"}, headers=stolen)
     assert made.status_code == 201, made.json
-    program = factories.bearer(factories.token(client, *factories.oauth_client(
-        session, role="hauler", subject=[sam.hauler_id])))
+    program = factories.bearer(
+        factories.token(client, *factories.oauth_client(session, role="hauler", subject=[sam.hauler_id]))
+    )
     theirs = client.post("/v1/webhooks", json={"url": "https://93.184.216.34/dispatch"}, headers=program)
     assert theirs.status_code == 201, theirs.json
 
     reset(app, client, "sam@h.example")
-    own = factories.bearer(pf.sign_in(client, city["portal"], email="sam@h.example", password=NEW_PASSWORD,
-                                      scope="manifests:read")["access_token"])
+    own = factories.bearer(
+        pf.sign_in(client, city["portal"], email="sam@h.example", password=NEW_PASSWORD, scope="manifests:read")[
+            "access_token"
+        ]
+    )
     [seen] = client.get("/v1/webhooks", headers=own).json["items"]
     assert (seen["id"], seen["status"]) == (made.json["id"], "disabled")
     assert "password" in seen["disabled_reason"]
@@ -117,8 +135,9 @@ def test_webhooks_made_through_a_persons_memberships_stop_at_a_reset(app, client
     assert sorted(session.scalars(select(Webhook.status)).all()) == ["active", "disabled"]
 
 
-def test_a_second_factor_enrolment_begun_before_a_reset_is_refused_after_it(app, client, city, session, sam,
-                                                                            frozen_clock):
+def test_a_second_factor_enrolment_begun_before_a_reset_is_refused_after_it(
+    app, client, city, session, sam, frozen_clock
+):
     """The thief's authenticator would otherwise guard the owner's account from the owner."""
     frozen_clock(NOW)
     thief = pf.Browser(client)
@@ -132,8 +151,7 @@ def test_a_second_factor_enrolment_begun_before_a_reset_is_refused_after_it(app,
     assert session.get(Person, sam.person_id).totp_enabled_at is None
 
 
-def test_a_second_factor_key_shown_before_a_reset_is_not_the_one_the_owner_enrols(app, client, city, session,
-                                                                                  sam):
+def test_a_second_factor_key_shown_before_a_reset_is_not_the_one_the_owner_enrols(app, client, city, session, sam):
     """An enrolment shows its key until it is confirmed: one a thief saw must not become the owner's."""
     thief = pf.Browser(client)
     thief.open("/signin/second-factor")

@@ -3,6 +3,7 @@ checked against its SHA-256 before any of it is served. An object written under 
 (by anyone with access to the bucket or the folder) is never what a restaurant or an auditor
 downloads: the stored version comes back, or a 502 problem that says the stored scan failed
 its integrity check."""
+
 import hashlib
 import io
 import json
@@ -43,8 +44,7 @@ def world_of(frozen_clock):
         session = Session(bind=app.extensions["fogx.engine"], expire_on_commit=False)
         sessions.append(session)
         world = build(client, session)
-        operator = factories.token(client, *factories.oauth_client(session, role="fse",
-                                                                   subject=[world.device.fse_id]))
+        operator = factories.token(client, *factories.oauth_client(session, role="fse", subject=[world.device.fse_id]))
         return client, world, session, operator
 
     yield make
@@ -53,10 +53,13 @@ def world_of(frozen_clock):
 
 
 def file_with_scans(client, world, scans, **kwargs):
-    response = client.post("/v1/manifests", content_type="multipart/form-data",
-                           headers=factories.bearer(world.hauler_token), **kwargs,
-                           data={"manifest": json.dumps(world.body()),
-                                 "documents": [(io.BytesIO(data), name) for name, data in scans]})
+    response = client.post(
+        "/v1/manifests",
+        content_type="multipart/form-data",
+        headers=factories.bearer(world.hauler_token),
+        **kwargs,
+        data={"manifest": json.dumps(world.body()), "documents": [(io.BytesIO(data), name) for name, data in scans]},
+    )
     assert response.status_code == 201, response.json
     return response
 
@@ -64,15 +67,19 @@ def file_with_scans(client, world, scans, **kwargs):
 def put_scan(client, world, data):
     """A scan PUT as the raw body to a manifest filed for it (S3: streamed as it arrives)."""
     manifest_id = world.post(world.body()).json["id"]
-    response = client.put(f"/v1/manifests/{manifest_id}/documents/{sha(data)}", data=data,
-                          headers={**factories.bearer(world.hauler_token), "Content-Type": "image/png"})
+    response = client.put(
+        f"/v1/manifests/{manifest_id}/documents/{sha(data)}",
+        data=data,
+        headers={**factories.bearer(world.hauler_token), "Content-Type": "image/png"},
+    )
     assert response.status_code == 201, response.json
     return manifest_id, response.json
 
 
 def records(client, world, operator, fmt):
-    return client.get(f"/v1/fses/{world.device.fse_id}/records", query_string={"format": fmt},
-                      headers=factories.bearer(operator))
+    return client.get(
+        f"/v1/fses/{world.device.fse_id}/records", query_string={"format": fmt}, headers=factories.bearer(operator)
+    )
 
 
 def versions(s3, bucket, key):
@@ -123,8 +130,7 @@ def test_the_stored_version_is_the_one_locked(s3_app, s3_bucket, world_of):
     assert "ObjectLockMode" not in s3.head_object(Bucket=bucket, Key=sha(ORIGINAL), VersionId=forged)
 
 
-def test_the_same_scan_filed_again_after_an_overwrite_is_pinned_to_the_stored_version(
-        s3_app, s3_bucket, world_of):
+def test_the_same_scan_filed_again_after_an_overwrite_is_pinned_to_the_stored_version(s3_app, s3_bucket, world_of):
     """The key is there already (the conditional PUT writes nothing): the version that holds
     the scan's bytes is found, not the one written last."""
     _, bucket, s3 = s3_bucket
@@ -178,8 +184,9 @@ def test_a_bucket_without_versions_answers_502_for_an_overwritten_scan(make_app,
     s3 = boto3.client("s3", endpoint_url=s3_endpoint, region_name="us-west-1")
     bucket = f"fogx-plain-{uuid.uuid4().hex[:12]}"
     s3.create_bucket(Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": "us-west-1"})
-    app = make_app(STORAGE_BACKEND="s3", S3_ENDPOINT_URL=s3_endpoint, S3_BUCKET=bucket, S3_REGION="us-west-1",
-                   S3_OBJECT_LOCK="off")
+    app = make_app(
+        STORAGE_BACKEND="s3", S3_ENDPOINT_URL=s3_endpoint, S3_BUCKET=bucket, S3_REGION="us-west-1", S3_OBJECT_LOCK="off"
+    )
     client, world, session, operator = world_of(app)
     filed = file_with_scans(client, world, [("signed.pdf", ORIGINAL)])
     assert session.scalars(select(Document.object_version_id)).all() == [None]

@@ -1,9 +1,11 @@
 """The web portal: its pages as served, and the portal itself in a real browser (Chromium, driven
 by Selenium) against the app over HTTP with the demo loaded."""
+
 import os
 import re
 import shutil
 import time
+from datetime import UTC
 
 import pytest
 import requests
@@ -69,8 +71,9 @@ def chromium(tmp_path_factory):
     options.binary_location = CHROMIUM
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
         options.add_argument(argument)
-    options.add_experimental_option("prefs", {"download.default_directory": str(downloads),
-                                              "download.prompt_for_download": False})
+    options.add_experimental_option(
+        "prefs", {"download.default_directory": str(downloads), "download.prompt_for_download": False}
+    )
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
     driver.downloads = downloads
@@ -83,7 +86,9 @@ def portal_app_at(app, base):
     from sqlalchemy.orm import Session
 
     with Session(bind=app.extensions["fogx.engine"]) as session:
-        session.execute(update(OAuthApp).where(OAuthApp.client_id == DEMO_APP).values(redirect_uris=[f"{base}/portal/"]))
+        session.execute(
+            update(OAuthApp).where(OAuthApp.client_id == DEMO_APP).values(redirect_uris=[f"{base}/portal/"])
+        )
         session.commit()
 
 
@@ -130,27 +135,36 @@ DISPATCHER, CLERK = "dispatcher@demo.fogx.test", "clerk@demo.fogx.test"
 
 def sign_in(browser, email, password=DEMO_PASSWORD):
     """A person signs in from the portal on fogx's sign-in page, and is back in the portal."""
-    waiting_for(browser, lambda b: by_css(b, "#person-sign-in") and by_css(b, "#person-sign-in")[0].is_displayed(),
-                "the portal's sign-in")
+    waiting_for(
+        browser,
+        lambda b: by_css(b, "#person-sign-in") and by_css(b, "#person-sign-in")[0].is_displayed(),
+        "the portal's sign-in",
+    )
     by_css(browser, "#person-sign-in")[0].click()
     waiting_for(browser, lambda b: by_css(b, "#email"), "the sign-in page")
     by_css(browser, "#email")[0].send_keys(email)
     by_css(browser, "#password")[0].send_keys(password)
     by_css(browser, "#submit")[0].click()
-    waiting_for(browser, lambda b: b.execute_script("return sessionStorage.getItem('fogx.portal.session')"),
-                "the portal signed in")
+    waiting_for(
+        browser,
+        lambda b: b.execute_script("return sessionStorage.getItem('fogx.portal.session')"),
+        "the portal signed in",
+    )
 
 
 def active(base, token):
     """Whether the API still takes the portal's access token."""
-    return requests.get(f"{base}/v1/jurisdictions", headers={"Authorization": f"Bearer {token}"},
-                        timeout=10).status_code == 200
+    return (
+        requests.get(f"{base}/v1/jurisdictions", headers={"Authorization": f"Bearer {token}"}, timeout=10).status_code
+        == 200
+    )
 
 
 def text_of(browser, selector):
     """The text of the first element `selector` finds now, read in one script ("" if none)."""
-    return browser.execute_script("const e = document.querySelector(arguments[0]); return e ? e.innerText : ''",
-                                  selector)
+    return browser.execute_script(
+        "const e = document.querySelector(arguments[0]); return e ? e.innerText : ''", selector
+    )
 
 
 def button(browser, label, within="#view"):
@@ -161,7 +175,9 @@ def rows(browser, within="#view"):
     # Read in one script: a table the page is replacing meanwhile cannot go stale halfway.
     return browser.execute_script(
         "return [...document.querySelectorAll(arguments[0] + ' tbody tr')]"
-        ".map((tr) => [...tr.querySelectorAll('td')].map((td) => td.innerText.trim()))", within)
+        ".map((tr) => [...tr.querySelectorAll('td')].map((td) => td.innerText.trim()))",
+        within,
+    )
 
 
 def downloaded(browser):
@@ -173,34 +189,47 @@ def downloaded(browser):
 
 
 def api_token(base, client_id):
-    response = requests.post(f"{base}/oauth/token", data={"grant_type": "client_credentials"},
-                             auth=(client_id, f"{client_id}-secret"), timeout=10)
+    response = requests.post(
+        f"{base}/oauth/token",
+        data={"grant_type": "client_credentials"},
+        auth=(client_id, f"{client_id}-secret"),
+        timeout=10,
+    )
     return response.json()["access_token"]
 
 
 def test_an_operator_sees_each_restaurant_as_its_record_has_it_and_downloads_the_binder(portal):
     browser, base = portal
     sign_in(browser, OPERATOR)
-    cards = waiting_for(browser, lambda b: len(by_css(b, "article[data-fse]")) == 2 and by_css(b, "article[data-fse]"),
-                        "both restaurants")
+    cards = waiting_for(
+        browser,
+        lambda b: len(by_css(b, "article[data-fse]")) == 2 and by_css(b, "article[data-fse]"),
+        "both restaurants",
+    )
     assert "Ana Ruiz · restaurant operator" in by_css(browser, "#who-name")[0].text
     # Each device's status and due date are the ones its record gives.
     bearer = {"Authorization": f"Bearer {api_token(base, 'demo-fse')}"}
     for card in cards:
-        record = requests.get(f"{base}/v1/fses/{card.get_attribute('data-fse')}/records", headers=bearer,
-                              timeout=10).json()
+        record = requests.get(
+            f"{base}/v1/fses/{card.get_attribute('data-fse')}/records", headers=bearer, timeout=10
+        ).json()
         assert by_css(card, "h2")[0].text == record["fse"]["name"]
         devices, services = by_css(card, "table")
-        shown = {row[0].split(" (")[0]: row for row in
-                 [[cell.text for cell in by_css(tr, "td")] for tr in by_css(devices, "tbody tr")]}
+        shown = {
+            row[0].split(" (")[0]: row
+            for row in [[cell.text for cell in by_css(tr, "td")] for tr in by_css(devices, "tbody tr")]
+        }
         for device in record["devices"]:
             assert shown[device["tag"]][4] == device["next_due_on"]
         assert len(by_css(services, "tbody tr")) == len(record["manifests"])
     golden = next(card for card in cards if by_css(card, "h2")[0].text == "Golden Wok")
     assert "Missed" in golden.text and "Victorville 10.03.160(f)(1)" in golden.text
     # Beside each load, what the disposal site says it received (its receipt of the ticket).
-    light = next(row for row in [[cell.text for cell in by_css(tr, "td")]
-                                 for tr in by_css(by_css(golden, "table")[1], "tbody tr")] if row[1] == "IGS-0015")
+    light = next(
+        row
+        for row in [[cell.text for cell in by_css(tr, "td")] for tr in by_css(by_css(golden, "table")[1], "tbody tr")]
+        if row[1] == "IGS-0015"
+    )
     assert (light[3], light[4]) == ("48", "40 gal")
     button(browser, "Binder (PDF)", within=f"article[data-fse='{golden.get_attribute('data-fse')}']").click()
     binder = downloaded(browser)
@@ -217,9 +246,22 @@ def test_the_portal_asks_no_one_for_a_client_secret(client):
     assert 'id="person-sign-in"' in page
     for asked in ("client-id", "client-secret", "client_secret", "Client secret", 'type="password"'):
         assert asked not in page, asked
-    scripts = ["/portal/portal.js", "/portal/person.js"] + [f"/portal/js/{name}" for name in (
-        "api.js", "auditor.js", "dashboard.js", "dom.js", "hauler.js", "i18n.js", "lists.js", "manifest-form.js",
-        "restaurant.js", "site.js", "time.js")]
+    scripts = ["/portal/portal.js", "/portal/person.js"] + [
+        f"/portal/js/{name}"
+        for name in (
+            "api.js",
+            "auditor.js",
+            "dashboard.js",
+            "dom.js",
+            "hauler.js",
+            "i18n.js",
+            "lists.js",
+            "manifest-form.js",
+            "restaurant.js",
+            "site.js",
+            "time.js",
+        )
+    ]
     for path in scripts:
         script = client.get(path)
         assert script.status_code == 200, path
@@ -231,14 +273,20 @@ def test_an_auditor_filters_the_lists_and_downloads_the_same_csv_as_the_api(port
     browser, base = portal
     sign_in(browser, AUDITOR)
     waiting_for(browser, lambda b: rows(b), "the missed services")
-    assert rows(browser)[0][:4] == ["Golden Wok", "12120 Hesperia Rd, Victorville, CA 92395",
-                                    "VV-FOG-0002 (active)", "GI-1"]
+    assert rows(browser)[0][:4] == [
+        "Golden Wok",
+        "12120 Hesperia Rd, Victorville, CA 92395",
+        "VV-FOG-0002 (active)",
+        "GI-1",
+    ]
     assert rows(browser)[0][-1] == "Missed"
     button(browser, "Download CSV").click()
     csv = downloaded(browser)
     bearer = {"Authorization": f"Bearer {api_token(base, 'demo-auditor')}"}
-    assert csv.read_bytes() == requests.get(f"{base}/v1/audit/missed-services?format=csv", headers=bearer,
-                                            timeout=10).content
+    assert (
+        csv.read_bytes()
+        == requests.get(f"{base}/v1/audit/missed-services?format=csv", headers=bearer, timeout=10).content
+    )
     # A restaurant in the list opens its record in place, and the list comes back as it was.
     button(browser, "Golden Wok").click()
     waiting_for(browser, lambda b: by_css(b, "#view article[data-fse]"), "Golden Wok's record")
@@ -265,8 +313,11 @@ def test_an_auditor_filters_the_lists_and_downloads_the_same_csv_as_the_api(port
     waiting_for(browser, lambda b: rows(b) and rows(b)[0][0] == "Golden Wok", "the missed services again")
     assert [t.get_attribute("tabindex") for t in by_css(browser, "[role=tab]")] == ["0", "-1", "-1", "-1", "-1"]
     first.send_keys(Keys.ARROW_LEFT)
-    waiting_for(browser, lambda b: b.switch_to.active_element.text == "Haulers"
-                and text_of(b, "#audit-panel h2") == "Haulers", "the last tab by the keys")
+    waiting_for(
+        browser,
+        lambda b: b.switch_to.active_element.text == "Haulers" and text_of(b, "#audit-panel h2") == "Haulers",
+        "the last tab by the keys",
+    )
     assert by_css(browser, "#tab-haulers")[0].get_attribute("aria-selected") == "true"
     # Tabs run through faster than their lists load: the panel shows the last one chosen.
     for _ in range(3):
@@ -315,8 +366,10 @@ def test_a_hauler_sees_the_devices_coming_due(portal):
     sign_in(browser, DISPATCHER)
     waiting_for(browser, lambda b: rows(b, "#due"), "the due list")
     assert [(row[0], row[3], row[-1]) for row in rows(browser, "#due")] == [
-        ("Golden Wok", "GI-1 (interceptor)", "Missed"), ("Mesa Grill", "GI-1 (interceptor)", "Due soon"),
-        ("Golden Wok", "GT-1 (trap)", "Due soon")]
+        ("Golden Wok", "GI-1 (interceptor)", "Missed"),
+        ("Mesa Grill", "GI-1 (interceptor)", "Due soon"),
+        ("Golden Wok", "GT-1 (trap)", "Due soon"),
+    ]
     within = by_css(browser, "#due-within_days")[0]
     within.send_keys("400")
     button(browser, "Show").click()
@@ -332,7 +385,7 @@ def test_a_hauler_sees_the_devices_coming_due(portal):
 
 def test_names_from_the_registry_are_shown_as_text(portal, session):
     browser, _ = portal
-    hostile = '<img src=x onerror="document.title=\'taken\'">Mesa Grill'
+    hostile = "<img src=x onerror=\"document.title='taken'\">Mesa Grill"
     session.execute(update(Fse).where(Fse.name == "Mesa Grill").values(name=hostile))
     session.commit()
     sign_in(browser, OPERATOR)
@@ -357,8 +410,11 @@ def test_signing_out_revokes_the_token_and_a_revoked_one_signs_the_portal_out(po
     sign_in(browser, AUDITOR)
     waiting_for(browser, lambda b: rows(b), "the missed services")
     kept = browser.execute_script("return JSON.parse(sessionStorage.getItem('fogx.portal.session'))")
-    requests.post(f"{base}/oauth/revoke", timeout=10, data={
-        "token": kept["refreshToken"], "token_type_hint": "refresh_token", "client_id": DEMO_APP})
+    requests.post(
+        f"{base}/oauth/revoke",
+        timeout=10,
+        data={"token": kept["refreshToken"], "token_type_hint": "refresh_token", "client_id": DEMO_APP},
+    )
     assert not active(base, kept["token"])
     button(browser, "Findings").click()
     waiting_for(browser, lambda b: b.find_element("id", "sign-in").is_displayed(), "the sign-in form")
@@ -384,11 +440,19 @@ def test_an_operator_of_many_restaurants_opens_each_record_when_asked(portal, se
 
     browser, _ = portal
     fses = [factories.fse(session, name=f"Taqueria {n}") for n in range(6)]
-    pf.person(session, email="many@taquerias.example", organisation="restaurant", role="operator",
-              fse_ids=[f.id for f in fses])
+    pf.person(
+        session,
+        email="many@taquerias.example",
+        organisation="restaurant",
+        role="operator",
+        fse_ids=[f.id for f in fses],
+    )
     sign_in(browser, "many@taquerias.example", pf.PASSWORD)
-    cards = waiting_for(browser, lambda b: len(by_css(b, "article[data-fse]")) == 6 and by_css(b, "article[data-fse]"),
-                        "six restaurants")
+    cards = waiting_for(
+        browser,
+        lambda b: len(by_css(b, "article[data-fse]")) == 6 and by_css(b, "article[data-fse]"),
+        "six restaurants",
+    )
     # A record is an export (limited per client a minute): none is asked for until it is wanted.
     assert [by_css(card, ".record button")[0].text for card in cards] == ["Services, findings and measurements"] * 6
     assert all(by_css(card, ".empty")[0].text == "No grease control device on record." for card in cards)
@@ -412,15 +476,21 @@ def test_an_operator_reads_each_service_time_in_the_citys_local_time_with_its_of
     the city's wall clock and its offset (2026-06-30 23:30 -07:00), never UTC."""
     browser, base = portal
     sign_in(browser, OPERATOR)
-    cards = waiting_for(browser, lambda b: len(by_css(b, "article[data-fse]")) == 2 and by_css(b, "article[data-fse]"),
-                        "both restaurants")
+    cards = waiting_for(
+        browser,
+        lambda b: len(by_css(b, "article[data-fse]")) == 2 and by_css(b, "article[data-fse]"),
+        "both restaurants",
+    )
     bearer = {"Authorization": f"Bearer {api_token(base, 'demo-fse')}"}
     for card in cards:
-        record = requests.get(f"{base}/v1/fses/{card.get_attribute('data-fse')}/records", headers=bearer,
-                              timeout=10).json()
+        record = requests.get(
+            f"{base}/v1/fses/{card.get_attribute('data-fse')}/records", headers=bearer, timeout=10
+        ).json()
         shown = [by_css(tr, "td")[0].text for tr in by_css(by_css(card, "table")[1], "tbody tr")]
-        completed = sorted((m["revisions"][-1]["document"]["manifest"]["service_completed_at"]
-                            for m in record["manifests"]), reverse=True)
+        completed = sorted(
+            (m["revisions"][-1]["document"]["manifest"]["service_completed_at"] for m in record["manifests"]),
+            reverse=True,
+        )
         assert shown == [_local(value, record["time_zone"]) for value in completed]
         assert all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d -0[78]:00", text) for text in shown)
 
@@ -432,10 +502,12 @@ def test_an_auditor_reads_findings_and_deliveries_in_the_citys_local_time(portal
     bearer = {"Authorization": f"Bearer {api_token(base, 'demo-auditor')}"}
     button(browser, "Findings").click()
     findings = requests.get(f"{base}/v1/audit/findings", headers=bearer, timeout=10).json()["items"]
-    waiting_for(browser, lambda b: text_of(b, "#audit-panel h2") == "Findings" and len(rows(b)) == len(findings),
-                "the findings")
-    assert [row[0] for row in rows(browser)] == [_local(f["service_completed_at"], "America/Los_Angeles")
-                                                for f in findings]
+    waiting_for(
+        browser, lambda b: text_of(b, "#audit-panel h2") == "Findings" and len(rows(b)) == len(findings), "the findings"
+    )
+    assert [row[0] for row in rows(browser)] == [
+        _local(f["service_completed_at"], "America/Los_Angeles") for f in findings
+    ]
     button(browser, "Disposal reconciliation").click()
     waiting_for(browser, lambda b: any("HDR-00015" in row for row in rows(b)), "the reconciliation")
     light = next(row for row in rows(browser) if "HDR-00015" in row)
@@ -468,8 +540,15 @@ def test_the_portals_modules_are_served_as_javascript_under_its_policy(client):
                 elif part != ".":
                     resolved.append(part)
             waiting.append("/".join(resolved))
-    assert {"/portal/person.js", "/portal/js/api.js", "/portal/js/time.js", "/portal/js/i18n.js",
-            "/portal/js/site.js", "/portal/js/auditor.js", "/portal/js/dashboard.js"} <= seen
+    assert {
+        "/portal/person.js",
+        "/portal/js/api.js",
+        "/portal/js/time.js",
+        "/portal/js/i18n.js",
+        "/portal/js/site.js",
+        "/portal/js/auditor.js",
+        "/portal/js/dashboard.js",
+    } <= seen
 
 
 def test_a_kitchen_logs_its_trap_cleaning_and_the_missing_day_is_gone(portal, session):
@@ -477,23 +556,29 @@ def test_a_kitchen_logs_its_trap_cleaning_and_the_missing_day_is_gone(portal, se
     efficient operating conditions by removing accumulated grease on a daily basis." The
     restaurant's card lists each day since its permit's first without a cleaning in its log;
     logging today's cleaning in the form takes today off the list and shows the entry."""
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
     from domain.dates import local_date
     from tests import factories
 
     browser, base = portal
-    today = local_date(datetime.now(timezone.utc), "America/Los_Angeles")
-    permit = factories.permit(session, fse_row=factories.fse(session, city="placentia", name="Kitchen Uno"),
-                              issued_on=today - timedelta(days=2), expires_on=today + timedelta(days=300))
-    trap = factories.device(session, permit_row=permit, tag="GT-1", kind="trap", capacity_gallons=50,
-                            liquid_depth_in=12, frequency_days=30)
+    today = local_date(datetime.now(UTC), "America/Los_Angeles")
+    permit = factories.permit(
+        session,
+        fse_row=factories.fse(session, city="placentia", name="Kitchen Uno"),
+        issued_on=today - timedelta(days=2),
+        expires_on=today + timedelta(days=300),
+    )
+    trap = factories.device(
+        session, permit_row=permit, tag="GT-1", kind="trap", capacity_gallons=50, liquid_depth_in=12, frequency_days=30
+    )
     client_id, secret = factories.oauth_client(session, role="fse", subject=[permit.fse_id])
     sign_in(browser, client_id, secret)
     log = f"section[data-log='{permit.fse_id}']"
     waiting_for(browser, lambda b: "no cleaning logged on" in text_of(b, log), "the missing days")
-    assert [f"GT-1: no cleaning logged on {today - timedelta(days=n)}" in text_of(browser, log) for n in (2, 1, 0)] \
-        == [True] * 3
+    assert [f"GT-1: no cleaning logged on {today - timedelta(days=n)}" in text_of(browser, log) for n in (2, 1, 0)] == [
+        True
+    ] * 3
     assert "Placentia 16.24 Facilities Requirements (c)(3)" in text_of(browser, log)
     by_css(browser, f"#log-{permit.fse_id}-by")[0].send_keys("Luis, line cook")
     button(browser, "Log the cleaning", within=log).click()
@@ -501,12 +586,18 @@ def test_a_kitchen_logs_its_trap_cleaning_and_the_missing_day_is_gone(portal, se
     assert f"no cleaning logged on {today}" not in text_of(browser, log)
     assert f"no cleaning logged on {today - timedelta(days=1)}" in text_of(browser, log)
     bearer = {"Authorization": f"Bearer {_token(base, client_id, secret)}"}
-    [entry] = requests.get(f"{base}/v1/fses/{permit.fse_id}/maintenance-log", headers=bearer, timeout=10).json()["items"]
+    [entry] = requests.get(f"{base}/v1/fses/{permit.fse_id}/maintenance-log", headers=bearer, timeout=10).json()[
+        "items"
+    ]
     assert (entry["device_id"], entry["cleaned_on"], entry["recorded_by"]["client_id"]) == (
-        str(trap.id), today.isoformat(), client_id)
+        str(trap.id),
+        today.isoformat(),
+        client_id,
+    )
 
 
 def _token(base, client_id, secret):
-    response = requests.post(f"{base}/oauth/token", data={"grant_type": "client_credentials"},
-                             auth=(client_id, secret), timeout=10)
+    response = requests.post(
+        f"{base}/oauth/token", data={"grant_type": "client_credentials"}, auth=(client_id, secret), timeout=10
+    )
     return response.json()["access_token"]

@@ -3,10 +3,11 @@ from a real SMTP server in the test process), who accepts, sets a password and t
 factor the city requires, signs in to the portal (authorization code with PKCE), sees only
 what the role allows and signs out for good; a password reset by the mailed link; the wait
 after repeated failures, which a new password ends."""
+
 import email
 import email.policy
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pyotp
 import pytest
@@ -41,10 +42,10 @@ def inbox():
 
 
 @pytest.fixture
-def site(make_app, chromium, inbox, frozen_clock):  # noqa: F811
+def site(make_app, chromium, inbox, frozen_clock):
     """The demo served over HTTP, mailing through the SMTP server, its issuer and portal app at
     the served address; (browser, base URL, mails, move the clock)."""
-    clock = {"at": frozen_clock(datetime.now(timezone.utc).replace(microsecond=0))}
+    clock = {"at": frozen_clock(datetime.now(UTC).replace(microsecond=0))}
 
     def later(seconds):
         clock["at"] = frozen_clock(clock["at"] + timedelta(seconds=seconds))
@@ -58,8 +59,9 @@ def site(make_app, chromium, inbox, frozen_clock):  # noqa: F811
         with app.app_context():
             from storage.db import db
 
-            db.session.execute(update(OAuthApp).where(OAuthApp.client_id == "fogx-portal")
-                               .values(redirect_uris=[f"{base}/portal/"]))
+            db.session.execute(
+                update(OAuthApp).where(OAuthApp.client_id == "fogx-portal").values(redirect_uris=[f"{base}/portal/"])
+            )
             db.session.commit()
         chromium.get(f"{base}/portal/")
         chromium.execute_script("sessionStorage.clear()")
@@ -90,8 +92,11 @@ def kept_session(browser):
 
 def portal_sign_in(browser, email_address, password):
     """From the portal to the sign-in page, through the password step."""
-    waiting_for(browser, lambda b: by_css(b, "#person-sign-in") and by_css(b, "#person-sign-in")[0].is_displayed(),
-                "the portal's sign-in")
+    waiting_for(
+        browser,
+        lambda b: by_css(b, "#person-sign-in") and by_css(b, "#person-sign-in")[0].is_displayed(),
+        "the portal's sign-in",
+    )
     by_css(browser, "#person-sign-in")[0].click()
     waiting_for(browser, lambda b: by_css(b, "#email"), "the sign-in page")
     assert "code_challenge_method=S256" in browser.current_url
@@ -109,11 +114,26 @@ def test_an_invited_auditor_sets_a_password_and_totp_signs_in_sees_their_share_a
     portal_sign_in(browser, "admin@demo.fogx.test", DEMO_PASSWORD)
     waiting_for(browser, lambda b: rows(b), "the admin's lists")
     admin = {"Authorization": f"Bearer {kept_session(browser)['token']}"}
-    assert requests.put(f"{base}/v1/jurisdictions/victorville/sign-in-policy", headers=admin, timeout=10,
-                        json={"staff_totp_required": True}).status_code == 200
-    invited = requests.post(f"{base}/v1/invitations", headers=admin, timeout=10, json={
-        "email": "Rosa.Diaz@Victorville.example", "organisation": "city", "role": "auditor",
-        "jurisdiction": "victorville"})
+    assert (
+        requests.put(
+            f"{base}/v1/jurisdictions/victorville/sign-in-policy",
+            headers=admin,
+            timeout=10,
+            json={"staff_totp_required": True},
+        ).status_code
+        == 200
+    )
+    invited = requests.post(
+        f"{base}/v1/invitations",
+        headers=admin,
+        timeout=10,
+        json={
+            "email": "Rosa.Diaz@Victorville.example",
+            "organisation": "city",
+            "role": "auditor",
+            "jurisdiction": "victorville",
+        },
+    )
     assert invited.status_code == 201, invited.text
     sign_out(browser)
 
@@ -149,18 +169,32 @@ def test_an_invited_auditor_sets_a_password_and_totp_signs_in_sees_their_share_a
     assert requests.get(f"{base}/v1/audit/findings", headers=headers, timeout=10).status_code == 200
     assert requests.post(f"{base}/v1/fses", headers=headers, json={}, timeout=10).status_code == 403
     assert requests.get(f"{base}/v1/jurisdictions/tracy", headers=headers, timeout=10).status_code == 404
-    assert requests.get(f"{base}/v1/jurisdictions/victorville/registry-changes", headers=headers,
-                        timeout=10).status_code == 200
-    assert requests.post(f"{base}/v1/invitations", headers=headers, timeout=10, json={
-        "email": "x@y.example", "organisation": "city", "role": "admin", "jurisdiction": "victorville"}
-    ).status_code == 403
+    assert (
+        requests.get(f"{base}/v1/jurisdictions/victorville/registry-changes", headers=headers, timeout=10).status_code
+        == 200
+    )
+    assert (
+        requests.post(
+            f"{base}/v1/invitations",
+            headers=headers,
+            timeout=10,
+            json={"email": "x@y.example", "organisation": "city", "role": "admin", "jurisdiction": "victorville"},
+        ).status_code
+        == 403
+    )
 
     sign_out(browser)
     # The revocation is sent as the page says so: the token stops working within moments.
-    waiting_for(browser, lambda _: requests.get(f"{base}/v1/audit/findings", headers=headers,
-                                                timeout=10).status_code == 401, "the token revoked")
-    refreshed = requests.post(f"{base}/oauth/token", timeout=10, data={
-        "grant_type": "refresh_token", "refresh_token": session["refreshToken"], "client_id": "fogx-portal"})
+    waiting_for(
+        browser,
+        lambda _: requests.get(f"{base}/v1/audit/findings", headers=headers, timeout=10).status_code == 401,
+        "the token revoked",
+    )
+    refreshed = requests.post(
+        f"{base}/oauth/token",
+        timeout=10,
+        data={"grant_type": "refresh_token", "refresh_token": session["refreshToken"], "client_id": "fogx-portal"},
+    )
     assert refreshed.status_code == 400 and refreshed.json()["error"] == "invalid_grant"
 
     # Next time the code is asked for; the code of the step already used is not taken again.

@@ -4,6 +4,7 @@ what is due and its findings (in Spanish too) and downloads its record, a site c
 one delivery and disputes another, an auditor reads the city at a glance and downloads every
 list. axe-core finds no violation on any view; on the phone nothing scrolls sideways, every
 list is cards with its key fields on top, and every control is a 44 px target."""
+
 import csv
 import io
 import re
@@ -16,10 +17,24 @@ import requests
 from pypdf import PdfReader
 
 from tests.conftest import serve
-from tests.test_portal_accounts import portal_sign_in, sign_out
 from tests.test_portal import (  # noqa: F401
-    AUDITOR, CLERK, DISPATCHER, OPERATOR, api_token, button, by_css, chromium, downloaded, message, portal_app_at,
-    rows, sign_in, text_of, waiting_for)
+    AUDITOR,
+    CLERK,
+    DISPATCHER,
+    OPERATOR,
+    api_token,
+    button,
+    by_css,
+    chromium,
+    downloaded,
+    message,
+    portal_app_at,
+    rows,
+    sign_in,
+    text_of,
+    waiting_for,
+)
+from tests.test_portal_accounts import portal_sign_in, sign_out
 
 AXE = Path(__file__).parent / "axe" / "axe.min.js"
 LA = ZoneInfo("America/Los_Angeles")
@@ -37,8 +52,9 @@ def portal(s3_app, chromium, screen):
     portal page at the screen's size: (browser, base URL)."""
     assert s3_app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
     if screen == "phone":
-        chromium.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                                 {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True})
+        chromium.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True}
+        )
     with serve(s3_app) as base:
         portal_app_at(s3_app, base)
         chromium.get(f"{base}/portal/")
@@ -64,7 +80,8 @@ def accessible(browser, what):
     violations = browser.execute_async_script(
         "const done = arguments[arguments.length - 1];"
         "axe.run(document, {resultTypes: ['violations']}).then((r) => done(r.violations.map((v) =>"
-        " ({id: v.id, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' '))}))));")
+        " ({id: v.id, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' '))}))));"
+    )
     assert violations == [], f"{what}: {violations}"
     # Nor a value the page failed to fill in.
     shown = browser.execute_script("return document.body.innerText")
@@ -150,23 +167,38 @@ def test_a_dispatcher_files_a_manifest_with_its_scan_and_corrects_it(portal, scr
     fits(browser, screen, "the dispatcher's view")
     # Yesterday morning in Victorville, as the dispatcher's clock reads it.
     day = (datetime.now(LA) - timedelta(days=1)).date().isoformat()
-    for selector, value in (("#file-number", "IGS-PORTAL-1"), ("#file-permit", "VV-FOG-0002"), ("#file-device", "GI-1"),
-                            ("#file-vehicle", "TRK-7"), ("#file-driver", "Ray Delgado"), ("#file-gallons", 1400),
-                            ("#file-fog", 10), ("#file-solids", 5), ("#file-liquid", 48), ("#file-signer", "Ana Ruiz")):
+    for selector, value in (
+        ("#file-number", "IGS-PORTAL-1"),
+        ("#file-permit", "VV-FOG-0002"),
+        ("#file-device", "GI-1"),
+        ("#file-vehicle", "TRK-7"),
+        ("#file-driver", "Ray Delgado"),
+        ("#file-gallons", 1400),
+        ("#file-fog", 10),
+        ("#file-solids", 5),
+        ("#file-liquid", 48),
+        ("#file-signer", "Ana Ruiz"),
+    ):
         type_into(browser, selector, value)
     set_value(browser, "#file-started", f"{day}T09:00")
     set_value(browser, "#file-completed", f"{day}T09:45")
     by_css(browser, "#file-scan")[0].send_keys(str(scan(tmp_path)))
     by_css(browser, "#file-submit")[0].click()
-    answer = waiting_for(browser, lambda b: "is filed" in text_of(b, "#file-answer") and text_of(b, "#file-answer"),
-                         "the filing's answer")
+    answer = waiting_for(
+        browser,
+        lambda b: "is filed" in text_of(b, "#file-answer") and text_of(b, "#file-answer"),
+        "the filing's answer",
+    )
     # The findings at once, in words with their rule: 15 in of 48 is over the quarter.
     assert "Manifest IGS-PORTAL-1 is filed (revision 1)." in answer
     assert "Victorville 10.03.160(f)(1)" in answer and "twenty_five_percent_exceeded" not in answer
     assert re.search(HUMAN_TIME, answer)
     headers = bearer(base, "demo-hauler")
-    [filed] = [m for m in requests.get(f"{base}/v1/manifests?limit=200", headers=headers, timeout=10).json()["items"]
-               if m["manifest_number"] == "IGS-PORTAL-1"]
+    [filed] = [
+        m
+        for m in requests.get(f"{base}/v1/manifests?limit=200", headers=headers, timeout=10).json()["items"]
+        if m["manifest_number"] == "IGS-PORTAL-1"
+    ]
     assert [d["filename"] for d in filed["documents"]] == ["manifest-scan.pdf"]
     # The time typed was the city's wall clock.
     completed = datetime.fromisoformat(filed["manifest"]["service_completed_at"].replace("Z", "+00:00"))
@@ -174,8 +206,14 @@ def test_a_dispatcher_files_a_manifest_with_its_scan_and_corrects_it(portal, scr
     assert "twenty_five_percent_exceeded" in [f["code"] for f in filed["findings"]]
 
     # Corrected from the list of recent manifests: the depths were misread.
-    waiting_for(browser, lambda b: any(row[0].startswith("IGS-PORTAL-1") for row in rows(b, "#recent")), "the new manifest listed")
-    next(b for b in by_css(browser, "#recent button") if b.get_attribute("aria-label") == "Correct IGS-PORTAL-1").click()
+    waiting_for(
+        browser,
+        lambda b: any(row[0].startswith("IGS-PORTAL-1") for row in rows(b, "#recent")),
+        "the new manifest listed",
+    )
+    next(
+        b for b in by_css(browser, "#recent button") if b.get_attribute("aria-label") == "Correct IGS-PORTAL-1"
+    ).click()
     waiting_for(browser, lambda b: by_css(b, "#fix-reason"), "the correction form")
     assert by_css(browser, "#fix-started")[0].get_attribute("value") == f"{day}T09:00"
     accessible(browser, "the correction form")
@@ -184,8 +222,11 @@ def test_a_dispatcher_files_a_manifest_with_its_scan_and_corrects_it(portal, scr
     type_into(browser, "#fix-fog", 5)
     type_into(browser, "#fix-solids", 3)
     by_css(browser, "#fix-submit")[0].click()
-    fixed = waiting_for(browser, lambda b: "revision 2" in text_of(b, "#fix-answer") and text_of(b, "#fix-answer"),
-                        "the correction's answer")
+    fixed = waiting_for(
+        browser,
+        lambda b: "revision 2" in text_of(b, "#fix-answer") and text_of(b, "#fix-answer"),
+        "the correction's answer",
+    )
     assert "Victorville 10.03.160(f)(1)" not in fixed
     again = requests.get(f"{base}/v1/manifests/{filed['id']}", headers=headers, timeout=10).json()
     assert again["revision"] == 2 and "twenty_five_percent_exceeded" not in [f["code"] for f in again["findings"]]
@@ -199,8 +240,11 @@ def test_a_dispatcher_files_a_manifest_with_its_scan_and_corrects_it(portal, scr
     from selenium.webdriver.support.ui import Select
 
     Select(by_css(browser, "#language")[0]).select_by_value("es")
-    waiting_for(browser, lambda b: by_css(b, "#file-submit") and by_css(b, "#file-submit")[0].text == "Presentar el manifiesto",
-                "the driver's view in Spanish")
+    waiting_for(
+        browser,
+        lambda b: by_css(b, "#file-submit") and by_css(b, "#file-submit")[0].text == "Presentar el manifiesto",
+        "the driver's view in Spanish",
+    )
     view = browser.execute_script("return document.getElementById('view').textContent")
     assert "Equipos por vencer" in view and "Vence pronto" in view and "Hora local (America/Los_Angeles)" in view
     accessible(browser, "the driver's view in Spanish")
@@ -213,25 +257,34 @@ def test_a_dispatcher_files_a_manifest_with_its_scan_and_corrects_it(portal, scr
 def test_a_restaurant_reads_what_is_due_and_its_findings_and_downloads_its_record(portal, screen):
     browser, base = portal
     sign_in(browser, OPERATOR)
-    cards = waiting_for(browser, lambda b: len(by_css(b, "article[data-fse]")) == 2 and by_css(b, "article[data-fse]"),
-                        "both restaurants")
+    cards = waiting_for(
+        browser,
+        lambda b: len(by_css(b, "article[data-fse]")) == 2 and by_css(b, "article[data-fse]"),
+        "both restaurants",
+    )
     accessible(browser, "the restaurant's view")
     fits(browser, screen, "the restaurant's view")
     golden = next(card for card in cards if by_css(card, "h2")[0].text == "Golden Wok")
-    record = requests.get(f"{base}/v1/fses/{golden.get_attribute('data-fse')}/records",
-                          headers=bearer(base, "demo-fse"), timeout=10).json()
+    record = requests.get(
+        f"{base}/v1/fses/{golden.get_attribute('data-fse')}/records", headers=bearer(base, "demo-fse"), timeout=10
+    ).json()
     # Each device and when it is next due.
     devices = browser.execute_script(
         "return [...arguments[0].querySelectorAll('table')[0].querySelectorAll('tbody tr')]"
-        ".map((tr) => [...tr.querySelectorAll('td')].map((td) => td.innerText.trim()))", golden)
+        ".map((tr) => [...tr.querySelectorAll('td')].map((td) => td.innerText.trim()))",
+        golden,
+    )
     assert sorted((row[0].split(" (")[0], row[4]) for row in devices) == sorted(
-        (d["tag"], d["next_due_on"]) for d in record["devices"])
+        (d["tag"], d["next_due_on"]) for d in record["devices"]
+    )
     # Its findings in words, each with the rule behind it, no code in sight.
     findings = text_of(browser, f"article[data-fse='{golden.get_attribute('data-fse')}'] .finding-list")
     assert "Rule: Victorville 10.03.160(f)(1)" in findings and "29.6% of the 48-in design depth" in findings
     assert "_" not in text_of(browser, "#view")
     # The record with its scans.
-    button(browser, "Records with scans (ZIP)", within=f"article[data-fse='{golden.get_attribute('data-fse')}']").click()
+    button(
+        browser, "Records with scans (ZIP)", within=f"article[data-fse='{golden.get_attribute('data-fse')}']"
+    ).click()
     import zipfile
 
     with zipfile.ZipFile(downloaded(browser)) as bundle:
@@ -243,8 +296,11 @@ def test_a_restaurant_reads_what_is_due_and_its_findings_and_downloads_its_recor
     assert by_css(browser, "#language")[0].is_displayed()
 
     Select(by_css(browser, "#language")[0]).select_by_value("es")
-    waiting_for(browser, lambda b: text_of(b, "#view h1") == "Sus restaurantes" and by_css(b, "article .finding-list"),
-                "the view in Spanish")
+    waiting_for(
+        browser,
+        lambda b: text_of(b, "#view h1") == "Sus restaurantes" and by_css(b, "article .finding-list"),
+        "the view in Spanish",
+    )
     assert browser.execute_script("return document.documentElement.lang") == "es"
     view = browser.execute_script("return document.getElementById('view').textContent")
     assert "Omitido" in view and "Próximo vencimiento" in view and "GT-1 (trampa)" in view and "(vigente)" in view
@@ -310,11 +366,18 @@ def test_a_site_clerk_confirms_one_delivery_and_disputes_another(portal, screen)
     assert reason in delivery_rows(browser)["HDR-00015"][7]
     accessible(browser, "the deliveries after a dispute")
     # The city reads it in its reconciliation.
-    rows_ = requests.get(f"{base}/v1/audit/disposal-reconciliation?code=disputed&from=2000-01-01",
-                         headers=bearer(base, "demo-auditor"), timeout=10).json()["items"]
+    rows_ = requests.get(
+        f"{base}/v1/audit/disposal-reconciliation?code=disputed&from=2000-01-01",
+        headers=bearer(base, "demo-auditor"),
+        timeout=10,
+    ).json()["items"]
     assert [(r["ticket_number"], r["message"].endswith(reason)) for r in rows_] == [("HDR-00015", True)]
-    assert not [d for d in requests.get(f"{base}/v1/deliveries?state=awaiting", headers=bearer(base, "demo-site"),
-                                        timeout=10).json()["items"]]
+    assert not [
+        d
+        for d in requests.get(
+            f"{base}/v1/deliveries?state=awaiting", headers=bearer(base, "demo-site"), timeout=10
+        ).json()["items"]
+    ]
 
 
 # A city auditor ----------------------------------------------------------------------------------
@@ -335,14 +398,17 @@ def test_an_auditor_reads_the_city_at_a_glance_and_downloads_every_list(portal, 
     for key in ("missed_services", "late_filings", "findings"):
         drawn = browser.execute_script(
             "return [...document.querySelectorAll(`figure[data-chart='${arguments[0]}'] g[data-month]`)]"
-            ".map((g) => [g.dataset.month, Number(g.dataset.value)])", key)
+            ".map((g) => [g.dataset.month, Number(g.dataset.value)])",
+            key,
+        )
         assert drawn == [[m["month"], m[key]] for m in trends["months"]], key
     assert text_of(browser, "#due-soon .figure") == str(trends["due_soon"])
     assert sum(m["findings"] for m in trends["months"]) > 0
     for title in TABS:
         button(browser, title).click()
-        waiting_for(browser, lambda b: text_of(b, "#audit-panel h2") == title and (rows(b) or by_css(b, "#view .empty")),
-                    title)
+        waiting_for(
+            browser, lambda b: text_of(b, "#audit-panel h2") == title and (rows(b) or by_css(b, "#view .empty")), title
+        )
         view = text_of(browser, "#view")
         assert "undefined" not in view and "null" not in view and not re.search(r"\b[a-z]+_[a-z_]+\b", view), title
         accessible(browser, f"the auditor's {title}")
@@ -371,9 +437,15 @@ def test_an_auditor_reads_the_city_at_a_glance_and_downloads_every_list(portal, 
     waiting_for(browser, lambda b: by_css(b, "#missed-from"), "the missed services")
     set_value(browser, "#missed-from", f"{trends['months'][0]['month']}-01")
     button(browser, "Show").click()
-    waiting_for(browser, lambda b: text_of(b, "#view caption").startswith("Missed from "), "the period's missed services")
-    missed = requests.get(f"{base}/v1/audit/missed-services", params={"from": f"{trends['months'][0]['month']}-01"},
-                          headers=headers, timeout=10).json()["items"]
+    waiting_for(
+        browser, lambda b: text_of(b, "#view caption").startswith("Missed from "), "the period's missed services"
+    )
+    missed = requests.get(
+        f"{base}/v1/audit/missed-services",
+        params={"from": f"{trends['months'][0]['month']}-01"},
+        headers=headers,
+        timeout=10,
+    ).json()["items"]
     assert len(rows(browser)) == len(missed) >= sum(m["missed_services"] for m in trends["months"])
     assert "undefined" not in text_of(browser, "#view")
 
@@ -385,7 +457,9 @@ def test_a_clerk_signs_in_as_a_person_sees_the_deliveries_and_signs_out_to_nobod
     from storage.people import OAuthApp
 
     browser, base = portal
-    session.execute(update(OAuthApp).where(OAuthApp.client_id == "fogx-portal").values(redirect_uris=[f"{base}/portal/"]))
+    session.execute(
+        update(OAuthApp).where(OAuthApp.client_id == "fogx-portal").values(redirect_uris=[f"{base}/portal/"])
+    )
     session.commit()
     portal_sign_in(browser, "clerk@demo.fogx.test", DEMO_PASSWORD)
     waiting_for(browser, lambda b: len(rows(b)) > 5, "the deliveries")

@@ -1,13 +1,14 @@
 """Prebuilt statements answer exactly as SQLAlchemy would, errors and lost connections included."""
+
 import pytest
 from sqlalchemy import BigInteger, String, bindparam, insert, literal_column, select, text
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
-from tests import factories
 from services.resolving import RESOLVE
 from storage.models import Fse, Jurisdiction, Permit, new_id, unflushed
 from storage.prebuilt import Prebuilt, fetch_all, insert_rows
+from tests import factories
 
 
 def test_rows_match_what_sqlalchemy_returns(app, session):
@@ -38,14 +39,30 @@ def test_datetimes_come_back_in_utc(app, session):
 
 def test_a_unique_violation_is_sqlalchemys_integrity_error(app, session):
     permit = factories.permit(session)
-    duplicate = Prebuilt(insert(Permit.__table__).values(
-        id=bindparam("id"), jurisdiction_id=bindparam("jurisdiction_id"), fse_id=bindparam("fse_id"),
-        permit_number=bindparam("number"), kind="regular", issued_on=bindparam("issued_on"),
-        expires_on=bindparam("issued_on"), created_at=bindparam("created_at")))
+    duplicate = Prebuilt(
+        insert(Permit.__table__).values(
+            id=bindparam("id"),
+            jurisdiction_id=bindparam("jurisdiction_id"),
+            fse_id=bindparam("fse_id"),
+            permit_number=bindparam("number"),
+            kind="regular",
+            issued_on=bindparam("issued_on"),
+            expires_on=bindparam("issued_on"),
+            created_at=bindparam("created_at"),
+        )
+    )
     with pytest.raises(IntegrityError):
-        duplicate.all(session.connection(), {
-            "id": new_id(), "jurisdiction_id": permit.jurisdiction_id, "fse_id": permit.fse_id,
-            "number": permit.permit_number, "issued_on": permit.issued_on, "created_at": permit.created_at})
+        duplicate.all(
+            session.connection(),
+            {
+                "id": new_id(),
+                "jurisdiction_id": permit.jurisdiction_id,
+                "fse_id": permit.fse_id,
+                "number": permit.permit_number,
+                "issued_on": permit.issued_on,
+                "created_at": permit.created_at,
+            },
+        )
     session.rollback()
     assert session.scalar(select(Permit.permit_number).where(Permit.id == permit.id)) == permit.permit_number
 
@@ -94,8 +111,9 @@ def test_ids_read_as_text_are_the_text_of_the_ids(app, session):
 def test_a_list_bound_to_in_goes_through_sqlalchemy(app, session):
     """IN (list) is expanded per execution; the driver cannot take the compiled text as it is."""
     first, second, third = (factories.permit(session) for _ in range(3))
-    wanted = Prebuilt(select(Permit.permit_number).where(Permit.id.in_([first.id, third.id]))
-                      .order_by(Permit.permit_number))
+    wanted = Prebuilt(
+        select(Permit.permit_number).where(Permit.id.in_([first.id, third.id])).order_by(Permit.permit_number)
+    )
     expected = sorted([(first.permit_number,), (third.permit_number,)])
     assert [tuple(r) for r in wanted.all(session.connection())] == expected
     built = select(Permit.permit_number).where(Permit.id.in_([second.id])).limit(5)
@@ -137,9 +155,18 @@ def test_a_read_opens_no_transaction_and_a_lone_write_commits_by_itself(app, ses
 
 
 def _new_fse(jurisdiction, name):
-    return unflushed(Fse, id=new_id(), jurisdiction_id=jurisdiction.id, name=name, address="1 Main St, Victorville, CA",
-                     apn="001-001-00", operator_name="Operator", operator_email="op@example.com",
-                     created_at=jurisdiction.created_at, updated_at=jurisdiction.created_at)
+    return unflushed(
+        Fse,
+        id=new_id(),
+        jurisdiction_id=jurisdiction.id,
+        name=name,
+        address="1 Main St, Victorville, CA",
+        apn="001-001-00",
+        operator_name="Operator",
+        operator_email="op@example.com",
+        created_at=jurisdiction.created_at,
+        updated_at=jurisdiction.created_at,
+    )
 
 
 @pytest.mark.postgresql_only
@@ -248,9 +275,14 @@ def test_a_statement_is_prepared_once_per_connection_and_outlives_a_rollback(app
 def test_values_of_one_parameter_in_types_of_their_own(app, session):
     """The type a value is sent as depends on the value (a small integer, a large one, a
     null): each combination is its own prepared statement, and all of them answer."""
-    echo = Prebuilt(select(bindparam("n", type_=BigInteger).label("n"), bindparam("word", type_=String).label("word"),
-                           literal_column("'100%'").label("percent")))
-    for n, word in ((1, "a"), (2 ** 40, "b"), (None, None), (7, None), (-(2 ** 20), "c")):
+    echo = Prebuilt(
+        select(
+            bindparam("n", type_=BigInteger).label("n"),
+            bindparam("word", type_=String).label("word"),
+            literal_column("'100%'").label("percent"),
+        )
+    )
+    for n, word in ((1, "a"), (2**40, "b"), (None, None), (7, None), (-(2**20), "c")):
         (row,) = echo.all(session.connection(), {"n": n, "word": word})
         assert (row.n, row.word, row.percent) == (n, word, "100%")
 

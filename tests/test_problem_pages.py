@@ -1,5 +1,6 @@
 """Each problem `type` fogx can put in a problem+json body is a page it serves, saying what
 went wrong and how to fix it: HTML for a person, JSON for a program that asks for it."""
+
 import importlib
 import pkgutil
 from urllib.parse import urlsplit

@@ -1,5 +1,6 @@
 """`PUBLIC_BASE_URL` (or, alone, `PORT`) reaches every URL fogx prints: the OAuth and OpenID
 metadata, the issuer, the served openapi.yaml's servers, links in mail, problem types."""
+
 import email
 import email.policy
 from pathlib import Path
@@ -20,14 +21,23 @@ def _urls_of(app, session):
     oidc = client.get("/.well-known/openid-configuration", **https).json
     spec = yaml.safe_load(client.get("/openapi.yaml").get_data(as_text=True))
     problem = client.get("/v1/jurisdictions", **https).json["type"]
-    pf.person(session, email="rosa@r.example", organisation="city", role="auditor",
-              jurisdiction_id=factories.jurisdiction(session).id)
+    pf.person(
+        session,
+        email="rosa@r.example",
+        organisation="city",
+        role="auditor",
+        jurisdiction_id=factories.jurisdiction(session).id,
+    )
     _, hidden = pf.form_of(client.get("/signin/reset", **https).get_data(as_text=True))
     # Read whole and closed, as a server does once it has sent it: the mail goes then.
-    assert client.post("/signin/reset", data={**hidden, "email": "rosa@r.example"}, buffered=True,
-                       **https).status_code == 200
-    [mail] = [email.message_from_bytes(p.read_bytes(), policy=email.policy.default)
-              for p in Path(app.config["MAIL_DIR"]).glob("*.eml")]
+    assert (
+        client.post("/signin/reset", data={**hidden, "email": "rosa@r.example"}, buffered=True, **https).status_code
+        == 200
+    )
+    [mail] = [
+        email.message_from_bytes(p.read_bytes(), policy=email.policy.default)
+        for p in Path(app.config["MAIL_DIR"]).glob("*.eml")
+    ]
     return oauth, oidc, spec, problem, mail.get_content()
 
 
@@ -59,8 +69,10 @@ def test_port_alone_gives_the_loopback_address_on_that_port(make_app, session, m
 def test_the_defaults_and_a_malformed_base_url():
     config = load_config(environ={})
     assert config["PUBLIC_BASE_URL"] == config["OAUTH_ISSUER"] == "http://127.0.0.1:8000"
-    assert load_config(environ={"PUBLIC_BASE_URL": "https://fogx.example.org/"})["PUBLIC_BASE_URL"] == \
-        "https://fogx.example.org"
+    assert (
+        load_config(environ={"PUBLIC_BASE_URL": "https://fogx.example.org/"})["PUBLIC_BASE_URL"]
+        == "https://fogx.example.org"
+    )
     try:
         load_config(environ={"PUBLIC_BASE_URL": "fogx.example.org"})
     except ValueError as error:

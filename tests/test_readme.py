@@ -1,4 +1,5 @@
 """The README's walkthrough, run as written against the demo: the first thing a new user tries."""
+
 import re
 import subprocess
 
@@ -13,7 +14,7 @@ from tests.test_portal import by_css, chromium, message, rows, text_of, waiting_
 
 def walkthrough() -> str:
     readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("## A walk through the demo"):]
+    section = readme[readme.index("## A walk through the demo") :]
     return re.search(r"```\n(.*?)```", section, re.S).group(1)
 
 
@@ -21,12 +22,13 @@ def test_the_walkthrough_runs_as_written_against_the_demo(app, tmp_path):
     assert app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
     with serve(app) as base:
         script = walkthrough().replace("http://127.0.0.1:8000", base)
-        done = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=tmp_path, capture_output=True,
-                              text=True, timeout=120)
+        done = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120
+        )
     assert done.returncode == 0, done.stderr
     out = done.stdout
     # One error, shown on purpose (no token); every other answer is the one described.
-    assert out.count('/problems/') == 1 and '/problems/unauthorized"' in out
+    assert out.count("/problems/") == 1 and '/problems/unauthorized"' in out
     assert '"manifest_number":"IGS-1001"' in out and '"status":"accepted"' in out
     assert (tmp_path / "binder.pdf").read_bytes().startswith(b"%PDF")
     assert "Golden Wok" in out and '"change":"shorten"' in out
@@ -37,8 +39,8 @@ def test_the_walkthrough_runs_as_written_against_the_demo(app, tmp_path):
 def portal_steps() -> dict:
     """What the walkthrough tells a person to do in the portal, and what it says they see."""
     readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("## A walk through the demo"):]
-    prose = " ".join(section[section.index("First as a person"):section.index("```")].split())
+    section = readme[readme.index("## A walk through the demo") :]
+    prose = " ".join(section[section.index("First as a person") : section.index("```")].split())
     return {
         "address": re.search(r"open <(http://[^>]+)>", prose).group(1),
         "button": re.search(r"choose \*\*([^*]+)\*\*", prose).group(1),
@@ -50,12 +52,13 @@ def portal_steps() -> dict:
     }
 
 
-def test_the_walkthrough_signs_in_as_a_demo_person_in_the_portal(app, chromium, session):  # noqa: F811
+def test_the_walkthrough_signs_in_as_a_demo_person_in_the_portal(app, chromium, session):
     steps = portal_steps()
     assert app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
     with serve(app) as base:
-        session.execute(update(OAuthApp).where(OAuthApp.client_id == "fogx-portal")
-                        .values(redirect_uris=[f"{base}/portal/"]))
+        session.execute(
+            update(OAuthApp).where(OAuthApp.client_id == "fogx-portal").values(redirect_uris=[f"{base}/portal/"])
+        )
         session.commit()
         chromium.get(steps["address"].replace("http://127.0.0.1:8000", base))
         chromium.execute_script("sessionStorage.clear()")
@@ -74,7 +77,15 @@ def test_the_walkthrough_signs_in_as_a_demo_person_in_the_portal(app, chromium, 
             [sign_out] = [b for b in by_css(chromium, "button") if b.text == steps["sign_out"]]
             sign_out.click()
             waiting_for(chromium, lambda b: message(b) == "You are signed out.", "the sign-out")
-            waiting_for(chromium, lambda _: requests.get(f"{base}/v1/audit/findings", timeout=10, headers={
-                "Authorization": f"Bearer {token}"}).status_code == 401, "the tokens revoked")
+            waiting_for(
+                chromium,
+                lambda _: (
+                    requests.get(
+                        f"{base}/v1/audit/findings", timeout=10, headers={"Authorization": f"Bearer {token}"}
+                    ).status_code
+                    == 401
+                ),
+                "the tokens revoked",
+            )
         finally:
             chromium.get("about:blank")

@@ -1,8 +1,9 @@
 """Disposal sites post the loads they received; the city sees where the site's side and the
 hauler's manifests disagree."""
+
 import csv
 import io
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -15,9 +16,15 @@ RECEIVED = NOW - timedelta(days=4)
 
 
 def receipt(ticket, licence, *, gallons=1450, vehicle="TRK-1", at=RECEIVED, **overrides):
-    return {"ticket_number": ticket, "hauler_licence_number": licence, "vehicle_id": vehicle,
-            "waste_type": "grease_interceptor_waste", "gallons_received": gallons, "received_at": iso(at),
-            **overrides}
+    return {
+        "ticket_number": ticket,
+        "hauler_licence_number": licence,
+        "vehicle_id": vehicle,
+        "waste_type": "grease_interceptor_waste",
+        "gallons_received": gallons,
+        "received_at": iso(at),
+        **overrides,
+    }
 
 
 @pytest.fixture
@@ -51,9 +58,13 @@ def test_a_site_posts_each_load_once_and_never_changes_it(site_world, client, se
     assert changed.status_code == 409 and changed.mimetype == "application/problem+json"
     unknown = post_receipt(world, receipt("HDR-2", "NOT-A-LICENCE"))
     assert unknown.status_code == 201 and unknown.json["hauler_id"] is None
-    for bad in (receipt("HDR-3", world.licence, at=NOW + timedelta(hours=1)),
-                receipt("HDR-3", world.licence, gallons=-1), receipt("HDR-3", world.licence, waste_type="oil"),
-                {"ticket_number": "HDR-3"}, receipt("HDR-3", world.licence, colour="red")):
+    for bad in (
+        receipt("HDR-3", world.licence, at=NOW + timedelta(hours=1)),
+        receipt("HDR-3", world.licence, gallons=-1),
+        receipt("HDR-3", world.licence, waste_type="oil"),
+        {"ticket_number": "HDR-3"},
+        receipt("HDR-3", world.licence, colour="red"),
+    ):
         response = post_receipt(world, bad)
         assert response.status_code == 422 and response.mimetype == "application/problem+json", bad
     listed = client.get("/v1/receipts", headers=factories.bearer(world.site_token)).json["items"]
@@ -96,10 +107,11 @@ def test_the_city_sees_where_the_site_and_the_manifests_disagree(site_world, cli
     elsewhere = factories.hauler(session, name="Other Pumping")
     by_another = filed(5)
     for (_, ticket, delivered), gallons, vehicle, licence in (
-            (matched, 1420, "trk 1", world.licence),  # within 5%; the truck as the site writes it
-            (short, 1100, "TRK-1", world.licence),
-            (other_truck, 1450, "TRK-9", world.licence),
-            (by_another, 1450, "TRK-1", elsewhere.licences[0].licence_number)):
+        (matched, 1420, "trk 1", world.licence),  # within 5%; the truck as the site writes it
+        (short, 1100, "TRK-1", world.licence),
+        (other_truck, 1450, "TRK-9", world.licence),
+        (by_another, 1450, "TRK-1", elsewhere.licences[0].licence_number),
+    ):
         # The site weighs the load in a few minutes after it arrives, the same day.
         at = delivered + timedelta(minutes=10)
         assert post_receipt(world, receipt(ticket, licence, gallons=gallons, vehicle=vehicle, at=at)).status_code == 201
@@ -110,14 +122,16 @@ def test_the_city_sees_where_the_site_and_the_manifests_disagree(site_world, cli
     answer = reconciliation(client, session).json
     assert (answer["from"], answer["to"]) == ((NOW.date() - timedelta(days=30)).isoformat(), NOW.date().isoformat())
     found = sorted((row["code"], row["manifest_number"] or row["ticket_number"]) for row in answer["items"])
-    assert found == sorted([
-        (reconcile.GALLONS_DIFFER, short[0]),
-        (reconcile.RECEIPT_MISSING, unreceived[0]),
-        (reconcile.VEHICLE_DIFFERS, other_truck[0]),
-        (reconcile.HAULER_DIFFERS, by_another[0]),
-        (reconcile.MANIFEST_MISSING, "NO-MANIFEST"),
-        (reconcile.MANIFEST_MISSING, "STRANGER"),
-    ])
+    assert found == sorted(
+        [
+            (reconcile.GALLONS_DIFFER, short[0]),
+            (reconcile.RECEIPT_MISSING, unreceived[0]),
+            (reconcile.VEHICLE_DIFFERS, other_truck[0]),
+            (reconcile.HAULER_DIFFERS, by_another[0]),
+            (reconcile.MANIFEST_MISSING, "NO-MANIFEST"),
+            (reconcile.MANIFEST_MISSING, "STRANGER"),
+        ]
+    )
     assert before_reporting[0] not in str(answer) and recent[0] not in str(answer)
     gallons = next(row for row in answer["items"] if row["code"] == reconcile.GALLONS_DIFFER)
     assert (gallons["gallons_delivered"], gallons["gallons_received"]) == (1450, 1100)
@@ -137,9 +151,17 @@ def test_the_city_sees_where_the_site_and_the_manifests_disagree(site_world, cli
     factories.jurisdiction(session, "tracy")
     assert reconciliation(client, session, city="tracy").json["items"] == []
     # The missing manifest filed at last: that row goes.
-    late = world.post(world.body(completed=RECEIVED - timedelta(hours=1), disposal={
-        "site_id": str(world.site.id), "ticket_number": "NO-MANIFEST", "delivered_at": iso(RECEIVED),
-        "gallons_delivered": 1450}))
+    late = world.post(
+        world.body(
+            completed=RECEIVED - timedelta(hours=1),
+            disposal={
+                "site_id": str(world.site.id),
+                "ticket_number": "NO-MANIFEST",
+                "delivered_at": iso(RECEIVED),
+                "gallons_delivered": 1450,
+            },
+        )
+    )
     assert late.status_code == 201
     tickets = {row["ticket_number"] for row in reconciliation(client, session).json["items"]}
     assert "NO-MANIFEST" not in tickets and "STRANGER" in tickets
@@ -148,13 +170,14 @@ def test_the_city_sees_where_the_site_and_the_manifests_disagree(site_world, cli
 def test_a_bad_period_or_code_is_a_422(site_world, client, session):
     auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
     for query in ({"from": "2026-06-01", "to": "2026-05-01"}, {"code": "lost"}, {"from": "June"}):
-        response = client.get("/v1/audit/disposal-reconciliation", query_string=query,
-                              headers=factories.bearer(auditor))
+        response = client.get(
+            "/v1/audit/disposal-reconciliation", query_string=query, headers=factories.bearer(auditor)
+        )
         assert response.status_code == 422 and response.mimetype == "application/problem+json", query
 
 
 def test_the_rule_compares_both_sides_once_each_has_had_its_time():
-    at = datetime(2026, 6, 1, 12, tzinfo=timezone.utc)
+    at = datetime(2026, 6, 1, 12, tzinfo=UTC)
     wait = timedelta(hours=72)
     sent = reconcile.Delivered("h", "TRK-1", 1000, at)
     assert reconcile.compare(sent, None, now=at + wait, wait=wait) == []
@@ -163,9 +186,11 @@ def test_the_rule_compares_both_sides_once_each_has_had_its_time():
     assert reconcile.compare(None, took, now=at + 2 * wait, wait=wait) == [reconcile.MANIFEST_MISSING]
     assert reconcile.compare(sent, took, now=at, wait=wait) == []  # 5% of 1,050 is 52.5
     assert reconcile.compare(sent, reconcile.Received("h", "trk 1", 1053, at), now=at, wait=wait) == [
-        reconcile.GALLONS_DIFFER]
+        reconcile.GALLONS_DIFFER
+    ]
     assert reconcile.compare(sent, reconcile.Received(None, "TRK-1", 1000, at), now=at, wait=wait) == [
-        reconcile.HAULER_DIFFERS]
+        reconcile.HAULER_DIFFERS
+    ]
 
 
 def test_0010_keeps_the_clients_tokens_and_manifests_it_rebuilds_around(app, site_world, session):
@@ -181,7 +206,9 @@ def test_0010_keeps_the_clients_tokens_and_manifests_it_rebuilds_around(app, sit
     assert post_receipt(world, receipt("HDR-1", world.licence)).status_code == 201
 
     def counts():
-        return [session.scalar(select(func.count()).select_from(model)) for model in (OAuthClient, OAuthToken, Manifest)]
+        return [
+            session.scalar(select(func.count()).select_from(model)) for model in (OAuthClient, OAuthToken, Manifest)
+        ]
 
     before = counts()
     factories.migrated_again(app, session, down_to="0009")
@@ -204,14 +231,17 @@ def test_a_correction_that_dates_a_delivery_into_the_period_is_compared(site_wor
     completed = NOW - timedelta(days=5)
     body = world.body(completed=completed)
     body.update(manifest_number=old.json["manifest_number"], reason="Keyed the wrong month")
-    corrected = client.post(f"/v1/manifests/{old.json['id']}/corrections", json=body,
-                            headers=factories.bearer(world.hauler_token))
+    corrected = client.post(
+        f"/v1/manifests/{old.json['id']}/corrections", json=body, headers=factories.bearer(world.hauler_token)
+    )
     # A month's shift waits for the city's review; the city's auditor accepts it.
     assert corrected.status_code == 202, corrected.json
     assert reconciliation(client, session).json["items"] == []
     auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
-    approved = client.post(f"/v1/audit/corrections/{corrected.json['id']}/approve", json={},
-                           headers=factories.bearer(auditor))
+    approved = client.post(
+        f"/v1/audit/corrections/{corrected.json['id']}/approve", json={}, headers=factories.bearer(auditor)
+    )
     assert approved.status_code == 200 and approved.json["revision"] == 2, approved.json
     assert [(row["code"], row["manifest_number"]) for row in reconciliation(client, session).json["items"]] == [
-        (reconcile.RECEIPT_MISSING, old.json["manifest_number"])]
+        (reconcile.RECEIPT_MISSING, old.json["manifest_number"])
+    ]

@@ -1,5 +1,6 @@
 """A restaurant's binder and ZIP, made once for each state of its record and kept in the store:
 asked again, the copy is served as it was made; after a correction or a scan, a new one."""
+
 import io
 import zipfile
 from datetime import timedelta
@@ -24,8 +25,9 @@ def download(client, session, world):
     operator = factories.token(client, *factories.oauth_client(session, role="fse", subject=[world.device.fse_id]))
 
     def get(kind):
-        response = client.get(f"/v1/fses/{world.device.fse_id}/records", query_string={"format": kind},
-                              headers=factories.bearer(operator))
+        response = client.get(
+            f"/v1/fses/{world.device.fse_id}/records", query_string={"format": kind}, headers=factories.bearer(operator)
+        )
         assert response.status_code == 200, response.data[:300]
         assert response.headers["Content-Length"] == str(len(response.data))
         return response.data
@@ -34,8 +36,9 @@ def download(client, session, world):
 
 
 def kept(app, kind):
-    return sorted(key for key, _ in app.extensions["fogx.store"].keys() if key.startswith("record-")
-                  and key.endswith(f".{kind}"))
+    return sorted(
+        key for key, _ in app.extensions["fogx.store"].keys() if key.startswith("record-") and key.endswith(f".{kind}")
+    )
 
 
 def text_of(pdf: bytes) -> str:
@@ -69,9 +72,12 @@ def test_a_correction_makes_a_new_binder_and_zip(app, world, download, frozen_cl
 def test_a_scan_attached_makes_a_new_binder(app, world, download):
     manifest, _ = filed(world, completed=NOW - timedelta(hours=3))
     before = download("pdf")
-    attached = world.client.post(f"/v1/manifests/{manifest['id']}/documents", content_type="multipart/form-data",
-                                 data={"documents": [(io.BytesIO(PDF), "scan.pdf")]},
-                                 headers=factories.bearer(world.hauler_token))
+    attached = world.client.post(
+        f"/v1/manifests/{manifest['id']}/documents",
+        content_type="multipart/form-data",
+        data={"documents": [(io.BytesIO(PDF), "scan.pdf")]},
+        headers=factories.bearer(world.hauler_token),
+    )
     assert attached.status_code in (200, 201), attached.json
     after = download("pdf")
     assert len(PdfReader(io.BytesIO(after)).pages) > len(PdfReader(io.BytesIO(before)).pages)

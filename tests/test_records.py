@@ -1,4 +1,5 @@
 """Per-FSE records: JSON, CSV, a PDF binder read back with pypdf, and a ZIP that proves itself."""
+
 import csv
 import hashlib
 import io
@@ -26,16 +27,27 @@ def filed(client, session, frozen_clock):
     pdf, png = factories.pdf_bytes(pages=2), factories.png_bytes((640, 480))
     clean = world.body(completed=NOW - timedelta(days=200))
     frozen_clock(NOW - timedelta(days=200, hours=-2))  # filed two hours after the service
-    first = client.post("/v1/manifests", content_type="multipart/form-data", headers=headers,
-                        data={"manifest": json.dumps(clean),
-                              "documents": [(io.BytesIO(pdf), "signed.pdf"), (io.BytesIO(png), "before.png")]})
+    first = client.post(
+        "/v1/manifests",
+        content_type="multipart/form-data",
+        headers=headers,
+        data={
+            "manifest": json.dumps(clean),
+            "documents": [(io.BytesIO(pdf), "signed.pdf"), (io.BytesIO(png), "before.png")],
+        },
+    )
     assert first.status_code == 201, first.json
     frozen_clock(NOW)
     late = world.post(world.body(completed=NOW - timedelta(days=100))).json
     partial = world.post(world.body(completed=NOW - timedelta(hours=5), gallons_removed=400)).json
     operator = factories.token(client, *factories.oauth_client(session, role="fse", subject=[world.device.fse_id]))
-    return {"world": world, "operator": operator, "manifests": [first.json, late, partial],
-            "fse_id": str(world.device.fse_id), "scans": {"pdf": pdf, "png": png}}
+    return {
+        "world": world,
+        "operator": operator,
+        "manifests": [first.json, late, partial],
+        "fse_id": str(world.device.fse_id),
+        "scans": {"pdf": pdf, "png": png},
+    }
 
 
 def get(client, filed, fmt=None, accept=None, token=None):
@@ -50,7 +62,10 @@ def test_json_record_with_summary(client, filed):
     response = get(client, filed)
     assert response.status_code == 200 and response.headers["Cache-Control"] == "no-store"
     record = response.json
-    assert record["period"] == {"from": "2023-06-01", "to": "2026-06-01"}  # three years: exchange policy (Victorville 10.03.170(c) asks two)
+    assert record["period"] == {
+        "from": "2023-06-01",
+        "to": "2026-06-01",
+    }  # three years: exchange policy (Victorville 10.03.170(c) asks two)
     assert [m["manifest_number"] for m in record["manifests"]] == [m["manifest_number"] for m in filed["manifests"]]
     summary = record["summary"]
     assert summary["manifests"] == 3
@@ -63,8 +78,13 @@ def test_json_record_with_summary(client, filed):
     # 7 in measured at the two services after a full pump-down, 100 days each: not yet the
     # three intervals a frequency is drawn from.
     [device] = record["devices"]
-    assert device["measured"] == {"intervals": 2, "accumulation_in_per_day": 0.07, "share_at_frequency": 0.131,
-                                  "recommended_frequency_days": None, "change": None}
+    assert device["measured"] == {
+        "intervals": 2,
+        "accumulation_in_per_day": 0.07,
+        "share_at_frequency": 0.131,
+        "recommended_frequency_days": None,
+        "change": None,
+    }
     from tests.test_openapi import _schema_errors, load_spec
 
     assert _schema_errors(load_spec(), {"$ref": "#/components/schemas/Record"}, record) == []
@@ -85,12 +105,13 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_quoted(client, filed):
     world = filed["world"]
     world.post(world.body(driver_name='=HYPERLINK("http://evil","x")', gallons_removed=1400))
     rows = list(csv.DictReader(io.StringIO(get(client, filed, fmt="csv").get_data(as_text=True))))
-    assert rows[-1]["driver_name"] == "'=HYPERLINK(\"http://evil\",\"x\")"
+    assert rows[-1]["driver_name"] == '\'=HYPERLINK("http://evil","x")'
     assert rows[-1]["gallons_removed"] == "1400"
 
 
-@pytest.mark.parametrize(("kind", "mimetype"), [("csv", "text/csv"), ("pdf", "application/pdf"),
-                                               ("zip", "application/zip")])
+@pytest.mark.parametrize(
+    ("kind", "mimetype"), [("csv", "text/csv"), ("pdf", "application/pdf"), ("zip", "application/zip")]
+)
 def test_each_file_of_the_record_has_an_operation_of_its_own(client, filed, kind, mimetype):
     """`/records/{format}` answers what `?format=` does, as its own operation (a generated
     client reads one kind of answer an operation), in the format's type or as bytes where
@@ -114,7 +135,7 @@ def test_csv_cells_led_by_a_tab_or_carriage_return_are_quoted(client, filed, lea
     world = filed["world"]
     world.post(world.body(driver_name=lead + '=HYPERLINK("http://evil","x")', gallons_removed=1400))
     rows = list(csv.DictReader(io.StringIO(get(client, filed, fmt="csv").get_data(as_text=True), newline="")))
-    assert rows[-1]["driver_name"] == "'" + lead + "=HYPERLINK(\"http://evil\",\"x\")"
+    assert rows[-1]["driver_name"] == "'" + lead + '=HYPERLINK("http://evil","x")'
 
 
 @pytest.mark.parametrize("fmt", ["csv", "pdf", "zip"])
@@ -140,8 +161,9 @@ def test_the_binder_writes_a_vietnamese_name_as_it_is(client, session, filed):
     session.commit()
     reader = PdfReader(io.BytesIO(get(client, filed, fmt="pdf").data))
     assert "Phở Hòa Ωmega Кафе" in reader.pages[0].extract_text()
-    fonts = {font["/BaseFont"].split("+")[-1] for page in reader.pages[:4]
-             for font in page["/Resources"]["/Font"].values()}
+    fonts = {
+        font["/BaseFont"].split("+")[-1] for page in reader.pages[:4] for font in page["/Resources"]["/Font"].values()
+    }
     assert "DejaVuSans" in fonts and "Helvetica" not in fonts
 
 
@@ -159,10 +181,15 @@ def test_the_binder_writes_chinese_korean_and_japanese_names_as_they_are(client,
     assert all(footer in " ".join(page.extract_text().split()) for page in reader.pages)
 
     def fonts(pdf):
-        return {font["/BaseFont"].split("+")[-1] for page in pdf.pages
-                for font in page["/Resources"].get("/Font", {}).values()}
+        return {
+            font["/BaseFont"].split("+")[-1]
+            for page in pdf.pages
+            for font in page["/Resources"].get("/Font", {}).values()
+        }
+
     def cjk(pdf):
         return any(font.startswith("WenQuanYiMicroHei") for font in fonts(pdf))
+
     assert cjk(reader) and not cjk(plain)
 
 
@@ -243,8 +270,12 @@ def test_zip_entries_are_unique_when_manifest_numbers_collide(client, session, f
     for n, (token, number) in enumerate(filings):
         body = world.body(manifest_number=number, completed=NOW - timedelta(days=30 + 2 * n))
         body["vehicle_id"] = "TRK-1"
-        response = client.post("/v1/manifests", content_type="multipart/form-data", headers=factories.bearer(token),
-                               data={"manifest": json.dumps(body), "documents": [(io.BytesIO(png), "scan.png")]})
+        response = client.post(
+            "/v1/manifests",
+            content_type="multipart/form-data",
+            headers=factories.bearer(token),
+            data={"manifest": json.dumps(body), "documents": [(io.BytesIO(png), "scan.png")]},
+        )
         assert response.status_code == 201, response.json
     response = get(client, filed, fmt="zip")
     assert response.status_code == 200
@@ -263,11 +294,17 @@ def test_zip_entries_are_unique_when_manifest_numbers_collide(client, session, f
 
 
 def test_period_and_formats(client, filed):
-    narrow = client.get(f"/v1/fses/{filed['fse_id']}/records", headers=factories.bearer(filed["operator"]),
-                        query_string={"from": "2026-05-01", "to": "2026-06-01"}).json
+    narrow = client.get(
+        f"/v1/fses/{filed['fse_id']}/records",
+        headers=factories.bearer(filed["operator"]),
+        query_string={"from": "2026-05-01", "to": "2026-06-01"},
+    ).json
     assert len(narrow["manifests"]) == 1
-    backwards = client.get(f"/v1/fses/{filed['fse_id']}/records", headers=factories.bearer(filed["operator"]),
-                           query_string={"from": "2026-05-01", "to": "2026-04-01"})
+    backwards = client.get(
+        f"/v1/fses/{filed['fse_id']}/records",
+        headers=factories.bearer(filed["operator"]),
+        query_string={"from": "2026-05-01", "to": "2026-04-01"},
+    )
     assert backwards.status_code == 422
     assert get(client, filed, accept="image/gif").status_code == 406
     assert get(client, filed, fmt="docx").status_code == 422
@@ -288,18 +325,23 @@ def test_each_load_shows_the_disposal_sites_own_receipt_of_it(app, client):
     golden = next(f for f in fses if f["name"] == "Golden Wok")
     path = f"/v1/fses/{golden['id']}/records"
     record = client.get(path, headers=factories.bearer(operator)).json
-    receipts = {r["ticket_number"]: r for r in
-                client.get("/v1/receipts?limit=200", headers=factories.bearer(site)).json["items"]}
+    receipts = {
+        r["ticket_number"]: r
+        for r in client.get("/v1/receipts?limit=200", headers=factories.bearer(site)).json["items"]
+    }
     shown = {m["manifest_number"]: m["disposal_receipt"] for m in record["manifests"]}
-    tickets = {m["manifest_number"]: m["revisions"][-1]["document"]["manifest"]["disposal"]["ticket_number"]
-               for m in record["manifests"]}
+    tickets = {
+        m["manifest_number"]: m["revisions"][-1]["document"]["manifest"]["disposal"]["ticket_number"]
+        for m in record["manifests"]
+    }
     # The site's receipt of each load's ticket, as the site posted it; none where it sent none.
     assert shown == {number: receipts.get(ticket) for number, ticket in tickets.items()}
     assert shown["IGS-0015"]["gallons_received"] == 40 and None in shown.values()
     from tests.test_openapi import _schema_errors, load_spec
 
     assert _schema_errors(load_spec(), {"$ref": "#/components/schemas/Record"}, record) == []
-    binder = PdfReader(io.BytesIO(client.get(path, query_string={"format": "pdf"},
-                                             headers=factories.bearer(operator)).data))
+    binder = PdfReader(
+        io.BytesIO(client.get(path, query_string={"format": "pdf"}, headers=factories.bearer(operator)).data)
+    )
     page = next(" ".join(p.extract_text().split()) for p in binder.pages if "Manifest IGS-0015" in p.extract_text())
     assert "Received by the site" in page and "40 gal at" in page and "(the site's receipt)" in page

@@ -1,6 +1,7 @@
 """The registry API: what admins write, what auditors and haulers read, and as-of-date answers."""
+
 import io
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from sqlalchemy import func, select
@@ -17,14 +18,9 @@ def city(client, session):
     hauler = factories.hauler(session, cities=("victorville",))
     tokens = {
         role: factories.token(client, *factories.oauth_client(session, role=role, subject=subject))
-        for role, subject in (
-            ("admin", ["victorville"]),
-            ("auditor", ["victorville"]),
-            ("hauler", [hauler.id]),
-        )
+        for role, subject in (("admin", ["victorville"]), ("auditor", ["victorville"]), ("hauler", [hauler.id]))
     }
-    tokens["tracy_admin"] = factories.token(
-        client, *factories.oauth_client(session, role="admin", subject=["tracy"]))
+    tokens["tracy_admin"] = factories.token(client, *factories.oauth_client(session, role="admin", subject=["tracy"]))
     return tokens
 
 
@@ -33,8 +29,12 @@ def call(client, token, method, path, **kwargs):
 
 
 FSE = {
-    "name": "Mesa Grill", "address": "14500 Bear Valley Rd", "apn": "3087-211-05",
-    "jurisdiction": "victorville", "operator_name": "Ana Ruiz", "operator_email": "ana@example.com",
+    "name": "Mesa Grill",
+    "address": "14500 Bear Valley Rd",
+    "apn": "3087-211-05",
+    "jurisdiction": "victorville",
+    "operator_name": "Ana Ruiz",
+    "operator_email": "ana@example.com",
 }
 
 
@@ -47,15 +47,27 @@ def make_fse(client, token, **overrides):
 def make_permit(client, token, fse_id, **overrides):
     """A permit issued this year (unless told) for Victorville's one-year term (10.03.080(a))."""
     issued = date.fromisoformat(overrides.get("issued_on", f"{date.today().year}-01-01"))
-    body = {"permit_number": "VV-1", "fse_id": fse_id, "kind": "regular", "issued_on": issued.isoformat(),
-            "expires_on": (issued.replace(year=issued.year + 1) - timedelta(days=1)).isoformat(), **overrides}
+    body = {
+        "permit_number": "VV-1",
+        "fse_id": fse_id,
+        "kind": "regular",
+        "issued_on": issued.isoformat(),
+        "expires_on": (issued.replace(year=issued.year + 1) - timedelta(days=1)).isoformat(),
+        **overrides,
+    }
     response = call(client, token, "POST", "/v1/permits", json=body)
     assert response.status_code == 201, response.json
     return response.json
 
 
-DEVICE = {"tag": "GI-1", "kind": "interceptor", "capacity_gallons": 1500, "liquid_depth_in": 48,
-          "frequency_days": 90, "permit_number": "VV-1"}
+DEVICE = {
+    "tag": "GI-1",
+    "kind": "interceptor",
+    "capacity_gallons": 1500,
+    "liquid_depth_in": 48,
+    "frequency_days": 90,
+    "permit_number": "VV-1",
+}
 
 
 def test_admin_builds_an_fse_with_permit_and_device(client, city):
@@ -73,8 +85,13 @@ def test_admin_builds_an_fse_with_permit_and_device(client, city):
 def test_a_permit_suspended_on_march_1_was_active_in_february(client, city):
     fse = make_fse(client, city["admin"])
     permit = make_permit(client, city["admin"], fse["id"], issued_on="2026-01-01")
-    change = call(client, city["admin"], "PATCH", f"/v1/permits/{permit['id']}",
-                  json={"status": "suspended", "effective_on": "2026-03-01", "reason": "FOG spill"})
+    change = call(
+        client,
+        city["admin"],
+        "PATCH",
+        f"/v1/permits/{permit['id']}",
+        json={"status": "suspended", "effective_on": "2026-03-01", "reason": "FOG spill"},
+    )
     assert change.status_code == 200
     path = f"/v1/permits/{permit['id']}"
     february = call(client, city["auditor"], "GET", path, query_string={"as_of": "2026-02-20"})
@@ -84,11 +101,13 @@ def test_a_permit_suspended_on_march_1_was_active_in_february(client, city):
     assert [h["status"] for h in march.json["status_history"]] == ["active", "suspended"]
     expired = call(client, city["auditor"], "GET", path, query_string={"as_of": "2028-01-01"})
     assert expired.json["status"] == "suspended"
-    listed = call(client, city["auditor"], "GET", "/v1/permits",
-                  query_string={"status": "active", "as_of": "2026-02-20"})
+    listed = call(
+        client, city["auditor"], "GET", "/v1/permits", query_string={"status": "active", "as_of": "2026-02-20"}
+    )
     assert [p["id"] for p in listed.json["items"]] == [permit["id"]]
-    listed = call(client, city["auditor"], "GET", "/v1/permits",
-                  query_string={"status": "active", "as_of": "2026-03-02"})
+    listed = call(
+        client, city["auditor"], "GET", "/v1/permits", query_string={"status": "active", "as_of": "2026-03-02"}
+    )
     assert listed.json["items"] == []
 
 
@@ -103,9 +122,19 @@ def test_permit_expires_after_its_expiry_date(client, city):
 def test_uniqueness_rules(client, city):
     fse = make_fse(client, city["admin"])
     make_permit(client, city["admin"], fse["id"])
-    again = call(client, city["admin"], "POST", "/v1/permits", json={
-        "permit_number": "VV-1", "fse_id": fse["id"], "kind": "regular",
-        "issued_on": "2025-01-01", "expires_on": "2025-12-31"})
+    again = call(
+        client,
+        city["admin"],
+        "POST",
+        "/v1/permits",
+        json={
+            "permit_number": "VV-1",
+            "fse_id": fse["id"],
+            "kind": "regular",
+            "issued_on": "2025-01-01",
+            "expires_on": "2025-12-31",
+        },
+    )
     assert again.status_code == 409 and again.mimetype == "application/problem+json"
     path = f"/v1/fses/{fse['id']}/devices"
     assert call(client, city["admin"], "POST", path, json=DEVICE).status_code == 201
@@ -113,15 +142,36 @@ def test_uniqueness_rules(client, city):
 
 
 def test_validation_reports_every_field_at_once(client, city):
-    response = call(client, city["admin"], "POST", "/v1/permits", json={
-        "permit_number": "", "fse_id": "not-a-uuid", "kind": "forever",
-        "issued_on": "2026-05-01", "expires_on": "2026-04-01", "colour": "red"})
+    response = call(
+        client,
+        city["admin"],
+        "POST",
+        "/v1/permits",
+        json={
+            "permit_number": "",
+            "fse_id": "not-a-uuid",
+            "kind": "forever",
+            "issued_on": "2026-05-01",
+            "expires_on": "2026-04-01",
+            "colour": "red",
+        },
+    )
     assert response.status_code == 422
     errors = response.json["errors"]
     assert set(errors) >= {"permit_number", "fse_id", "kind", "colour"}
-    dates = call(client, city["admin"], "POST", "/v1/permits", json={
-        "permit_number": "X", "fse_id": "00000000-0000-0000-0000-000000000000", "kind": "regular",
-        "issued_on": "2026-05-01", "expires_on": "2026-04-01"})
+    dates = call(
+        client,
+        city["admin"],
+        "POST",
+        "/v1/permits",
+        json={
+            "permit_number": "X",
+            "fse_id": "00000000-0000-0000-0000-000000000000",
+            "kind": "regular",
+            "issued_on": "2026-05-01",
+            "expires_on": "2026-04-01",
+        },
+    )
     assert dates.json["errors"] == {"expires_on": ["Must be after issued_on."]}
 
 
@@ -130,9 +180,19 @@ def test_a_date_is_an_rfc_3339_full_date(client, city, written):
     """YYYY-MM-DD in ASCII digits, as openapi.yaml's `format: date` says; other ISO 8601 forms
     (basic, week dates) are refused rather than read as some day."""
     fse = make_fse(client, city["admin"])
-    response = call(client, city["admin"], "POST", "/v1/permits", json={
-        "permit_number": "VV-DAY", "fse_id": fse["id"], "kind": "regular",
-        "issued_on": written, "expires_on": "2025-12-31"})
+    response = call(
+        client,
+        city["admin"],
+        "POST",
+        "/v1/permits",
+        json={
+            "permit_number": "VV-DAY",
+            "fse_id": fse["id"],
+            "kind": "regular",
+            "issued_on": written,
+            "expires_on": "2025-12-31",
+        },
+    )
     assert response.status_code == 422 and response.json["errors"] == {"issued_on": ["Not a valid date."]}
 
 
@@ -143,8 +203,7 @@ def test_device_rules_come_from_the_jurisdiction(client, city):
     odd = call(client, city["admin"], "POST", path, json={**DEVICE, "frequency_days": 45})
     assert odd.status_code == 422
     assert "10.03.160(b)" in odd.json["errors"]["frequency_days"][0]
-    negative = call(client, city["admin"], "POST", path, json={**DEVICE, "capacity_gallons": -5,
-                                                               "liquid_depth_in": 0})
+    negative = call(client, city["admin"], "POST", path, json={**DEVICE, "capacity_gallons": -5, "liquid_depth_in": 0})
     assert set(negative.json["errors"]) == {"capacity_gallons", "liquid_depth_in"}
     unknown_permit = call(client, city["admin"], "POST", path, json={**DEVICE, "permit_number": "nope"})
     assert unknown_permit.json["errors"] == {"permit_number": ["No such permit for this FSE."]}
@@ -155,8 +214,13 @@ def test_minimum_interceptor_size_is_a_warning(client, session):
     admin = factories.token(client, *factories.oauth_client(session, role="admin", subject=["colusa"]))
     fse = make_fse(client, admin, jurisdiction="colusa")
     make_permit(client, admin, fse["id"], permit_number="CO-1")
-    response = call(client, admin, "POST", f"/v1/fses/{fse['id']}/devices",
-                    json={**DEVICE, "permit_number": "CO-1", "capacity_gallons": 750})
+    response = call(
+        client,
+        admin,
+        "POST",
+        f"/v1/fses/{fse['id']}/devices",
+        json={**DEVICE, "permit_number": "CO-1", "capacity_gallons": 750},
+    )
     assert response.status_code == 201
     [warning] = response.json["warnings"]
     assert warning["code"] == "below_minimum_size"
@@ -169,19 +233,29 @@ def test_auditor_reads_but_cannot_write(client, city):
     refused = call(client, city["auditor"], "POST", "/v1/fses", json=FSE)
     assert refused.status_code == 403
     assert 'error="insufficient_scope"' in refused.headers["WWW-Authenticate"]
-    assert call(client, city["auditor"], "PATCH", f"/v1/fses/{fse['id']}",
-                json={"name": "x"}).status_code == 403
+    assert call(client, city["auditor"], "PATCH", f"/v1/fses/{fse['id']}", json={"name": "x"}).status_code == 403
 
 
 def file_for(client, hauler_token, permit_number, tag="GI-1"):
     """The hauler files a clean service of the device done two hours ago."""
-    completed = datetime.now(timezone.utc) - timedelta(hours=2)
-    response = client.post("/v1/manifests", headers=factories.bearer(hauler_token), json={
-        "manifest_number": f"M-{permit_number}", "permit_number": permit_number, "device_tag": tag,
-        "vehicle_id": "TRK-1", "driver_name": "D", "fse_signer_name": "S",
-        "service_started_at": (completed - timedelta(hours=1)).isoformat(),
-        "service_completed_at": completed.isoformat(), "waste_type": "grease_interceptor_waste",
-        "gallons_removed": 1450, "full_pump_down": True})
+    completed = datetime.now(UTC) - timedelta(hours=2)
+    response = client.post(
+        "/v1/manifests",
+        headers=factories.bearer(hauler_token),
+        json={
+            "manifest_number": f"M-{permit_number}",
+            "permit_number": permit_number,
+            "device_tag": tag,
+            "vehicle_id": "TRK-1",
+            "driver_name": "D",
+            "fse_signer_name": "S",
+            "service_started_at": (completed - timedelta(hours=1)).isoformat(),
+            "service_completed_at": completed.isoformat(),
+            "waste_type": "grease_interceptor_waste",
+            "gallons_removed": 1450,
+            "full_pump_down": True,
+        },
+    )
     assert response.status_code == 201, response.json
     return response.json
 
@@ -193,10 +267,20 @@ def test_hauler_reads_the_restaurants_it_serves_and_writes_nothing(client, city,
     make_permit(client, city["admin"], fse["id"])
     call(client, city["admin"], "POST", f"/v1/fses/{fse['id']}/devices", json=DEVICE)
     other = make_fse(client, city["admin"], name="Taco Stand", apn="200-1")
-    site = call(client, city["admin"], "POST", "/v1/disposal-sites", json={
-        "name": "Plant", "address": "1 Rd", "facility_permit_number": "FAC-1",
-        "waste_types": ["grease_interceptor_waste"], "approved_from": "2024-01-01",
-        "jurisdictions": ["victorville"]}).json
+    site = call(
+        client,
+        city["admin"],
+        "POST",
+        "/v1/disposal-sites",
+        json={
+            "name": "Plant",
+            "address": "1 Rd",
+            "facility_permit_number": "FAC-1",
+            "waste_types": ["grease_interceptor_waste"],
+            "approved_from": "2024-01-01",
+            "jurisdictions": ["victorville"],
+        },
+    ).json
     hauler = city["hauler"]
     assert call(client, hauler, "GET", f"/v1/disposal-sites/{site['id']}").status_code == 200
     assert call(client, hauler, "GET", f"/v1/fses/{fse['id']}").status_code == 404
@@ -221,27 +305,49 @@ def test_admin_cannot_write_another_city(client, city):
     response = call(client, city["tracy_admin"], "POST", "/v1/fses", json=FSE)
     assert response.status_code == 422
     fse = make_fse(client, city["admin"])
-    assert call(client, city["tracy_admin"], "PATCH", f"/v1/fses/{fse['id']}",
-                json={"name": "Hijacked"}).status_code == 404
+    assert (
+        call(client, city["tracy_admin"], "PATCH", f"/v1/fses/{fse['id']}", json={"name": "Hijacked"}).status_code
+        == 404
+    )
     assert call(client, city["admin"], "GET", f"/v1/fses/{fse['id']}").json["name"] == "Mesa Grill"
 
 
 def test_hauler_licence_lapse_is_dated(client, city):
-    created = call(client, city["admin"], "POST", "/v1/haulers", json={
-        "name": "Desert Pumping", "licence_number": "DP-1", "licence_expires_on": "2027-06-30",
-        "licence_issued_on": "2025-07-01", "registered_on": "2025-07-01",
-        "jurisdictions": ["victorville"]})
+    created = call(
+        client,
+        city["admin"],
+        "POST",
+        "/v1/haulers",
+        json={
+            "name": "Desert Pumping",
+            "licence_number": "DP-1",
+            "licence_expires_on": "2027-06-30",
+            "licence_issued_on": "2025-07-01",
+            "registered_on": "2025-07-01",
+            "jurisdictions": ["victorville"],
+        },
+    )
     assert created.status_code == 201
     hauler_id = created.json["id"]
-    lapse = call(client, city["admin"], "PATCH", f"/v1/haulers/{hauler_id}",
-                 json={"effective_on": "2026-09-01", "licence_status": "lapsed"})
+    lapse = call(
+        client,
+        city["admin"],
+        "PATCH",
+        f"/v1/haulers/{hauler_id}",
+        json={"effective_on": "2026-09-01", "licence_status": "lapsed"},
+    )
     assert lapse.status_code == 200
     path = f"/v1/haulers/{hauler_id}"
     before = call(client, city["auditor"], "GET", path, query_string={"as_of": "2026-08-31"}).json
     after = call(client, city["auditor"], "GET", path, query_string={"as_of": "2026-09-01"}).json
     assert before["licence_valid"] is True and after["licence_valid"] is False
-    vehicle = call(client, city["admin"], "POST", f"/v1/haulers/{hauler_id}/vehicles",
-                   json={"vehicle_id": "TRK-9", "tank_capacity_gallons": 2500})
+    vehicle = call(
+        client,
+        city["admin"],
+        "POST",
+        f"/v1/haulers/{hauler_id}/vehicles",
+        json={"vehicle_id": "TRK-9", "tank_capacity_gallons": 2500},
+    )
     assert vehicle.status_code == 201
     listed = call(client, city["auditor"], "GET", f"/v1/haulers/{hauler_id}/vehicles").json
     assert [v["vehicle_id"] for v in listed["items"]] == ["TRK-9"]
@@ -264,30 +370,64 @@ def test_a_known_hauler_is_registered_in_a_second_city(client, city):
 
 
 def test_the_city_that_registered_a_hauler_renames_it_and_renumbers_its_licence(client, city):
-    created = call(client, city["admin"], "POST", "/v1/haulers", json={
-        "name": "Desert Pumping", "licence_number": "DP-1", "licence_expires_on": "2027-06-30",
-        "licence_issued_on": "2025-07-01", "jurisdictions": ["victorville"]}).json
+    created = call(
+        client,
+        city["admin"],
+        "POST",
+        "/v1/haulers",
+        json={
+            "name": "Desert Pumping",
+            "licence_number": "DP-1",
+            "licence_expires_on": "2027-06-30",
+            "licence_issued_on": "2025-07-01",
+            "jurisdictions": ["victorville"],
+        },
+    ).json
     path = f"/v1/haulers/{created['id']}"
     renamed = call(client, city["admin"], "PATCH", path, json={"name": "Desert Pumping Inc."})
     assert renamed.status_code == 200 and renamed.json["name"] == "Desert Pumping Inc."
     assert len(renamed.json["licence_history"]) == 1  # no licence row for a new name
-    renewed = call(client, city["admin"], "PATCH", path, json={
-        "licence_number": "DP-2", "licence_expires_on": "2029-06-30", "effective_on": "2026-07-01"})
+    renewed = call(
+        client,
+        city["admin"],
+        "PATCH",
+        path,
+        json={"licence_number": "DP-2", "licence_expires_on": "2029-06-30", "effective_on": "2026-07-01"},
+    )
     assert renewed.status_code == 200 and renewed.json["licence_number"] == "DP-2"
     assert [(row["licence_number"], row["expires_on"]) for row in renewed.json["licence_history"]] == [
-        ("DP-1", "2027-06-30"), ("DP-2", "2029-06-30")]
+        ("DP-1", "2027-06-30"),
+        ("DP-2", "2029-06-30"),
+    ]
     dated = call(client, city["admin"], "PATCH", path, json={"licence_status": "suspended"})
-    assert dated.status_code == 422 and dated.json["errors"] == {"effective_on": ["Required with licence_expires_on or licence_status."]}
+    assert dated.status_code == 422 and dated.json["errors"] == {
+        "effective_on": ["Required with licence_expires_on or licence_status."]
+    }
     assert call(client, city["admin"], "PATCH", path, json={}).status_code == 422
 
 
 def test_site_closure_is_dated(client, city):
-    site = call(client, city["admin"], "POST", "/v1/disposal-sites", json={
-        "name": "Plant", "address": "1 Rd", "facility_permit_number": "FAC-1",
-        "waste_types": ["grease_interceptor_waste"], "approved_from": "2024-01-01",
-        "jurisdictions": ["victorville"]}).json
-    closed = call(client, city["admin"], "PATCH", f"/v1/disposal-sites/{site['id']}",
-                  json={"status": "closed", "effective_on": "2026-07-01"})
+    site = call(
+        client,
+        city["admin"],
+        "POST",
+        "/v1/disposal-sites",
+        json={
+            "name": "Plant",
+            "address": "1 Rd",
+            "facility_permit_number": "FAC-1",
+            "waste_types": ["grease_interceptor_waste"],
+            "approved_from": "2024-01-01",
+            "jurisdictions": ["victorville"],
+        },
+    ).json
+    closed = call(
+        client,
+        city["admin"],
+        "PATCH",
+        f"/v1/disposal-sites/{site['id']}",
+        json={"status": "closed", "effective_on": "2026-07-01"},
+    )
     assert closed.status_code == 200
     path = f"/v1/disposal-sites/{site['id']}"
     assert call(client, city["auditor"], "GET", path, query_string={"as_of": "2026-06-30"}).json["status"] == "approved"
@@ -345,14 +485,15 @@ def test_a_page_of_the_registry_is_read_in_a_few_statements_however_long(app, cl
 
 
 def test_non_json_body_is_415_and_malformed_json_is_400(client, city):
-    wrong_type = call(client, city["admin"], "POST", "/v1/fses", data="name=x",
-                      content_type="application/x-www-form-urlencoded")
+    wrong_type = call(
+        client, city["admin"], "POST", "/v1/fses", data="name=x", content_type="application/x-www-form-urlencoded"
+    )
     assert wrong_type.status_code == 415 and wrong_type.mimetype == "application/problem+json"
-    malformed = call(client, city["admin"], "POST", "/v1/fses", data='{"name": ',
-                     content_type="application/json")
+    malformed = call(client, city["admin"], "POST", "/v1/fses", data='{"name": ', content_type="application/json")
     assert malformed.status_code == 400 and malformed.mimetype == "application/problem+json"
-    duplicate = call(client, city["admin"], "POST", "/v1/fses", data='{"name": "a", "name": "b"}',
-                     content_type="application/json")
+    duplicate = call(
+        client, city["admin"], "POST", "/v1/fses", data='{"name": "a", "name": "b"}', content_type="application/json"
+    )
     assert duplicate.status_code == 400 and "repeats" in duplicate.json["detail"]
 
 
@@ -361,24 +502,43 @@ def test_the_sql_permit_status_agrees_with_the_rule_on_every_day(app, session):
     from domain import registry as rules
     from storage.permit_status import permit_status_sql
 
-    histories = [[], [("active", date(2025, 1, 1))], [("active", date(2025, 1, 1)), ("suspended", date(2026, 3, 1))],
-                 [("suspended", date(2025, 6, 1)), ("active", date(2025, 9, 1))], [("revoked", date(2025, 2, 1))]]
+    histories = [
+        [],
+        [("active", date(2025, 1, 1))],
+        [("active", date(2025, 1, 1)), ("suspended", date(2026, 3, 1))],
+        [("suspended", date(2025, 6, 1)), ("active", date(2025, 9, 1))],
+        [("revoked", date(2025, 2, 1))],
+    ]
     fse = factories.fse(session)
     permits = []
     for n, history in enumerate(histories):
-        permit = Permit(jurisdiction_id=fse.jurisdiction_id, fse_id=fse.id, permit_number=f"H-{n}", kind="regular",
-                        issued_on=date(2025, 1, 1), expires_on=date(2026, 6, 30),
-                        status_changes=[PermitStatusChange(status=s, effective_on=d) for s, d in history])
+        permit = Permit(
+            jurisdiction_id=fse.jurisdiction_id,
+            fse_id=fse.id,
+            permit_number=f"H-{n}",
+            kind="regular",
+            issued_on=date(2025, 1, 1),
+            expires_on=date(2026, 6, 30),
+            status_changes=[PermitStatusChange(status=s, effective_on=d) for s, d in history],
+        )
         session.add(permit)
         permits.append(permit)
     session.commit()
-    for day in (date(2024, 12, 31), date(2025, 1, 1), date(2025, 7, 1), date(2025, 10, 1), date(2026, 3, 1),
-                date(2026, 6, 30), date(2026, 7, 1)):
+    for day in (
+        date(2024, 12, 31),
+        date(2025, 1, 1),
+        date(2025, 7, 1),
+        date(2025, 10, 1),
+        date(2026, 3, 1),
+        date(2026, 6, 30),
+        date(2026, 7, 1),
+    ):
         in_sql = dict(session.execute(select(Permit.id, permit_status_sql(day))).all())
         for permit in permits:
             changes = [rules.Dated(c.effective_on, c.status) for c in permit.status_changes]
             assert in_sql[permit.id] == rules.permit_status_on(
-                issued_on=permit.issued_on, expires_on=permit.expires_on, changes=changes, day=day), (permit, day)
+                issued_on=permit.issued_on, expires_on=permit.expires_on, changes=changes, day=day
+            ), (permit, day)
 
 
 def test_a_retried_registry_post_is_answered_once_under_its_idempotency_key(client, city, session):
@@ -389,24 +549,67 @@ def test_a_retried_registry_post_is_answered_once_under_its_idempotency_key(clie
 
     fse = make_fse(client, city["admin"])
     make_permit(client, city["admin"], fse["id"])
-    hauler = call(client, city["admin"], "POST", "/v1/haulers", json={
-        "name": "Desert Pumping", "licence_number": "DP-1", "licence_expires_on": "2027-06-30",
-        "jurisdictions": ["victorville"]}).json
+    hauler = call(
+        client,
+        city["admin"],
+        "POST",
+        "/v1/haulers",
+        json={
+            "name": "Desert Pumping",
+            "licence_number": "DP-1",
+            "licence_expires_on": "2027-06-30",
+            "jurisdictions": ["victorville"],
+        },
+    ).json
     posts = [
         ("/v1/fses", {**FSE, "apn": "IDEM-1"}, Fse, "name"),
-        ("/v1/permits", {"permit_number": "VV-2", "fse_id": fse["id"], "kind": "regular",
-                         "issued_on": "2025-01-01", "expires_on": "2025-12-31"}, Permit, "kind"),
+        (
+            "/v1/permits",
+            {
+                "permit_number": "VV-2",
+                "fse_id": fse["id"],
+                "kind": "regular",
+                "issued_on": "2025-01-01",
+                "expires_on": "2025-12-31",
+            },
+            Permit,
+            "kind",
+        ),
         (f"/v1/fses/{fse['id']}/devices", {**DEVICE, "tag": "GI-2"}, Device, "tag"),
-        ("/v1/haulers", {"name": "Valley Vac", "licence_number": "VV-3", "licence_expires_on": "2027-06-30",
-                         "jurisdictions": ["victorville"]}, Hauler, "name"),
-        (f"/v1/haulers/{hauler['id']}/vehicles", {"vehicle_id": "TRK-9", "tank_capacity_gallons": 2500}, Vehicle,
-         "vehicle_id"),
-        ("/v1/disposal-sites", {"name": "Plant", "address": "1 Rd", "facility_permit_number": "FAC-9",
-                                "waste_types": ["grease_interceptor_waste"], "approved_from": "2024-01-01",
-                                "jurisdictions": ["victorville"]}, DisposalSite, "name"),
+        (
+            "/v1/haulers",
+            {
+                "name": "Valley Vac",
+                "licence_number": "VV-3",
+                "licence_expires_on": "2027-06-30",
+                "jurisdictions": ["victorville"],
+            },
+            Hauler,
+            "name",
+        ),
+        (
+            f"/v1/haulers/{hauler['id']}/vehicles",
+            {"vehicle_id": "TRK-9", "tank_capacity_gallons": 2500},
+            Vehicle,
+            "vehicle_id",
+        ),
+        (
+            "/v1/disposal-sites",
+            {
+                "name": "Plant",
+                "address": "1 Rd",
+                "facility_permit_number": "FAC-9",
+                "waste_types": ["grease_interceptor_waste"],
+                "approved_from": "2024-01-01",
+                "jurisdictions": ["victorville"],
+            },
+            DisposalSite,
+            "name",
+        ),
     ]
     admin = factories.bearer(city["admin"])
     for n, (path, body, model, field) in enumerate(posts):
+
         def count():
             session.expire_all()
             return session.scalar(select(func.count()).select_from(model))
@@ -428,9 +631,12 @@ def test_a_retried_import_replays_its_report_and_refuses_another_file(client, ci
     rows = b"name,licence_number,licence_expires_on\nValley Vac,VV-3,2028-06-30\n"
 
     def upload(content, key):
-        return client.post("/v1/imports/haulers", content_type="multipart/form-data",
-                           headers={**factories.bearer(city["admin"]), "Idempotency-Key": key},
-                           data={"file": (io.BytesIO(content), "haulers.csv")})
+        return client.post(
+            "/v1/imports/haulers",
+            content_type="multipart/form-data",
+            headers={**factories.bearer(city["admin"]), "Idempotency-Key": key},
+            data={"file": (io.BytesIO(content), "haulers.csv")},
+        )
 
     first = upload(rows, "import-1")
     assert first.status_code == 200 and first.json["created"] == 1

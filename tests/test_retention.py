@@ -1,8 +1,9 @@
 """Retention purge, legal holds, and `records verify`."""
+
 import hashlib
 import io
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -22,10 +23,12 @@ PDF_NEW = factories.pdf_bytes("new scan")
 def file_with_scan(world, frozen_clock, completed, scan):
     frozen_clock(completed + timedelta(hours=1))
     world.reauthenticate()
-    response = world.client.post("/v1/manifests", content_type="multipart/form-data",
-                                 headers=factories.bearer(world.hauler_token),
-                                 data={"manifest": json.dumps(world.body(completed=completed)),
-                                       "documents": [(io.BytesIO(scan), "scan.pdf")]})
+    response = world.client.post(
+        "/v1/manifests",
+        content_type="multipart/form-data",
+        headers=factories.bearer(world.hauler_token),
+        data={"manifest": json.dumps(world.body(completed=completed)), "documents": [(io.BytesIO(scan), "scan.pdf")]},
+    )
     assert response.status_code == 201, response.json
     return response.json
 
@@ -34,19 +37,27 @@ def file_with_scan(world, frozen_clock, completed, scan):
 def timeline(s3_app, s3_bucket, frozen_clock):
     """Records are kept three years (exchange policy; Victorville 10.03.170(c) asks two). An expired
     record, an expired one under hold, a young one."""
-    real_now = datetime.now(timezone.utc).replace(microsecond=0)
+    real_now = datetime.now(UTC).replace(microsecond=0)
     client = https_client(s3_app)
     engine = s3_app.extensions["fogx.engine"]
     with Session(bind=engine, expire_on_commit=False) as session:
         world = build(client, session)
         held_world = build(client, session)
         old = file_with_scan(world, frozen_clock, real_now - timedelta(days=4 * 365), PDF_OLD)
-        held = file_with_scan(held_world, frozen_clock, real_now - timedelta(days=4 * 365 - 5),
-                              factories.pdf_bytes("held scan"))
+        held = file_with_scan(
+            held_world, frozen_clock, real_now - timedelta(days=4 * 365 - 5), factories.pdf_bytes("held scan")
+        )
         young = file_with_scan(world, frozen_clock, real_now - timedelta(days=30), PDF_NEW)
     frozen_clock(real_now)
-    return {"app": s3_app, "engine": engine, "old": old, "held": held, "young": young,
-            "held_fse": str(held_world.device.fse_id), "s3": s3_bucket}
+    return {
+        "app": s3_app,
+        "engine": engine,
+        "old": old,
+        "held": held,
+        "young": young,
+        "held_fse": str(held_world.device.fse_id),
+        "s3": s3_bucket,
+    }
 
 
 def count(engine, model, **where):
@@ -82,9 +93,12 @@ def test_purge_removes_expired_records_but_not_held_or_young_ones(timeline):
         auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
     feed = client.get("/v1/changes", query_string={"limit": 1000}, headers=factories.bearer(auditor)).json["items"]
     assert [(c["kind"], c["revision"]) for c in feed if c["manifest_id"] == timeline["old"]["id"]] == [
-        ("manifest.purged", None)]
+        ("manifest.purged", None)
+    ]
     assert [c["kind"] for c in feed if c["manifest_id"] == timeline["young"]["id"]] == [
-        "manifest.filed", "manifest.documents_attached"]
+        "manifest.filed",
+        "manifest.documents_attached",
+    ]
 
     _, bucket, s3 = timeline["s3"]
     keys = {o["Key"] for o in s3.list_object_versions(Bucket=bucket).get("Versions", [])}
@@ -127,10 +141,12 @@ def test_records_verify_finds_tampering(app, client, session, frozen_clock):
 
     frozen_clock(NOW)
     world = build(client, session)
-    filed = world.client.post("/v1/manifests", content_type="multipart/form-data",
-                              headers=factories.bearer(world.hauler_token),
-                              data={"manifest": json.dumps(world.body()),
-                                    "documents": [(io.BytesIO(PDF_NEW), "scan.pdf")]}).json
+    filed = world.client.post(
+        "/v1/manifests",
+        content_type="multipart/form-data",
+        headers=factories.bearer(world.hauler_token),
+        data={"manifest": json.dumps(world.body()), "documents": [(io.BytesIO(PDF_NEW), "scan.pdf")]},
+    ).json
     runner = app.test_cli_runner()
     fse_id = str(world.device.fse_id)
     clean = runner.invoke(args=["records", "verify", fse_id])
@@ -170,8 +186,7 @@ def moved(receipt, delta):
 
 def approve(client, session, correction_id):
     auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
-    response = client.post(f"/v1/audit/corrections/{correction_id}/approve", json={},
-                           headers=factories.bearer(auditor))
+    response = client.post(f"/v1/audit/corrections/{correction_id}/approve", json={}, headers=factories.bearer(auditor))
     assert response.status_code == 200, response.json
     return response.json
 
@@ -185,11 +200,18 @@ def purge(app, *args):
 def scans_sent_later(client, path, headers):
     """A scan sent to its SHA-256 and one posted as a form, after the filing: their keys."""
     late_scan = factories.pdf_bytes("late scan")
-    put = client.put(f"{path}/documents/{hashlib.sha256(late_scan).hexdigest()}", data=late_scan,
-                     headers={**headers, "Content-Type": "application/pdf"})
+    put = client.put(
+        f"{path}/documents/{hashlib.sha256(late_scan).hexdigest()}",
+        data=late_scan,
+        headers={**headers, "Content-Type": "application/pdf"},
+    )
     assert put.status_code == 201, put.json
-    added = client.post(f"{path}/documents", headers=headers, content_type="multipart/form-data",
-                        data={"documents": [(io.BytesIO(PDF_NEW), "scan.pdf")]})
+    added = client.post(
+        f"{path}/documents",
+        headers=headers,
+        content_type="multipart/form-data",
+        data={"documents": [(io.BytesIO(PDF_NEW), "scan.pdf")]},
+    )
     assert added.status_code == 201, added.json
     return put.json["sha256"], hashlib.sha256(PDF_NEW).hexdigest()
 
@@ -203,7 +225,7 @@ def test_a_correction_years_back_does_not_shorten_how_long_the_record_is_kept(s3
     kept from its first filing or the latest service it ever had: a correction dating the
     service years back, even one the city approves, purges nothing and unlocks no scan."""
     _, bucket, s3 = s3_bucket
-    real_now = datetime.now(timezone.utc).replace(microsecond=0)
+    real_now = datetime.now(UTC).replace(microsecond=0)
     client = https_client(s3_app)
     engine = s3_app.extensions["fogx.engine"]
     with Session(bind=engine, expire_on_commit=False) as session:
@@ -215,13 +237,19 @@ def test_a_correction_years_back_does_not_shorten_how_long_the_record_is_kept(s3
         world.reauthenticate()
         headers = factories.bearer(world.hauler_token)
         path = f"/v1/manifests/{filed['id']}"
-        proposal = client.post(f"{path}/corrections", headers=headers,
-                               json={**moved(filed, -timedelta(days=5 * 365)), "reason": "Keyed the wrong year"})
+        proposal = client.post(
+            f"{path}/corrections",
+            headers=headers,
+            json={**moved(filed, -timedelta(days=5 * 365)), "reason": "Keyed the wrong year"},
+        )
         assert proposal.status_code == 202, proposal.json
         assert "0 manifest(s) past retention" in purge(s3_app)
         assert approve(client, session, proposal.json["id"])["revision"] == 2
-        assert client.get(path, headers=headers).json["manifest"]["service_completed_at"].startswith(
-            str((real_now - timedelta(days=5 * 365 + 30)).year))
+        assert (
+            client.get(path, headers=headers)
+            .json["manifest"]["service_completed_at"]
+            .startswith(str((real_now - timedelta(days=5 * 365 + 30)).year))
+        )
 
         assert "0 manifest(s) past retention: purged 0" in purge(s3_app)
         assert count(engine, Manifest) == 1 and count(engine, Document) == 1
@@ -234,7 +262,7 @@ def test_a_scan_of_an_evening_service_is_locked_from_the_citys_day(s3_app, s3_bu
     """A service at 21:30 or 22:30 in Victorville is 05:30 UTC the next day: its scans, however
     sent, are kept from the city's day, as its record is (three years, exchange policy)."""
     _, bucket, s3 = s3_bucket
-    evening = (datetime.now(timezone.utc) - timedelta(days=30)).replace(hour=5, minute=30, second=0, microsecond=0)
+    evening = (datetime.now(UTC) - timedelta(days=30)).replace(hour=5, minute=30, second=0, microsecond=0)
     city_day = evening.astimezone(ZoneInfo("America/Los_Angeles")).date()
     kept_until = add_years(city_day, 3)
     client = https_client(s3_app)
@@ -248,7 +276,7 @@ def test_a_scan_of_an_evening_service_is_locked_from_the_citys_day(s3_app, s3_bu
 
 def test_a_later_service_lengthens_the_scans_locks(s3_app, s3_bucket, frozen_clock):
     _, bucket, s3 = s3_bucket
-    real_now = datetime.now(timezone.utc).replace(microsecond=0)
+    real_now = datetime.now(UTC).replace(microsecond=0)
     # At noon in the city: filed an hour later, on the service's day, which the lock counts from.
     noon = (real_now - timedelta(days=30)).replace(hour=20, minute=0, second=0)
     client = https_client(s3_app)
@@ -259,8 +287,11 @@ def test_a_later_service_lengthens_the_scans_locks(s3_app, s3_bucket, frozen_clo
         locked = retain_until(s3, bucket, key)
         frozen_clock(real_now)
         world.reauthenticate()
-        later = client.post(f"/v1/manifests/{filed['id']}/corrections", headers=factories.bearer(world.hauler_token),
-                            json={**moved(filed, timedelta(days=10)), "reason": "Keyed the wrong week"})
+        later = client.post(
+            f"/v1/manifests/{filed['id']}/corrections",
+            headers=factories.bearer(world.hauler_token),
+            json={**moved(filed, timedelta(days=10)), "reason": "Keyed the wrong week"},
+        )
         assert later.status_code == 202
         approve(client, session, later.json["id"])
         s3_app.test_cli_runner().invoke(args=["outbox", "run", "--once"])
@@ -271,18 +302,27 @@ def test_a_later_service_lengthens_the_scans_locks(s3_app, s3_bucket, frozen_clo
 def moved_off(s3_app, s3_bucket, frozen_clock):
     """An expired manifest with a scan, filed for restaurant A, whose first restaurant is on
     hold; restaurant B is another in the same city."""
-    real_now = datetime.now(timezone.utc).replace(microsecond=0)
+    real_now = datetime.now(UTC).replace(microsecond=0)
     client = https_client(s3_app)
     engine = s3_app.extensions["fogx.engine"]
     session = Session(bind=engine, expire_on_commit=False)
     world = build(client, session)
-    other = factories.device(session, permit_row=factories.permit(
-        session, fse_row=factories.fse(session, city="victorville")))
+    other = factories.device(
+        session, permit_row=factories.permit(session, fse_row=factories.fse(session, city="victorville"))
+    )
     filed = file_with_scan(world, frozen_clock, real_now - timedelta(days=4 * 365), PDF_OLD)
     frozen_clock(real_now)
     world.reauthenticate()
-    yield {"app": s3_app, "engine": engine, "client": client, "session": session, "world": world,
-           "other": other, "filed": filed, "s3": s3_bucket}
+    yield {
+        "app": s3_app,
+        "engine": engine,
+        "client": client,
+        "session": session,
+        "world": world,
+        "other": other,
+        "filed": filed,
+        "s3": s3_bucket,
+    }
     session.close()
 
 
@@ -293,8 +333,11 @@ def test_a_hold_on_the_first_restaurant_keeps_a_manifest_moved_off_it(moved_off)
     fse_a = str(world.device.fse_id)
     assert runner.invoke(args=["retention", "hold", fse_a, "--reason", "County v. Grill"]).exit_code == 0
 
-    proposal = client.post(f"/v1/manifests/{filed['id']}/corrections", headers=factories.bearer(world.hauler_token),
-                           json=correction_of(filed, permit_number=other.permit.permit_number))
+    proposal = client.post(
+        f"/v1/manifests/{filed['id']}/corrections",
+        headers=factories.bearer(world.hauler_token),
+        json=correction_of(filed, permit_number=other.permit.permit_number),
+    )
     assert proposal.status_code == 202 and proposal.json["moves"] == ["fse", "permit", "device"]
     assert "1 manifest(s) past retention: purged 0, kept 1 under legal hold" in purge(app)
 
@@ -320,8 +363,11 @@ def test_a_hold_on_a_permit_keeps_every_manifest_that_named_it(moved_off):
     placed = runner.invoke(args=["retention", "hold", first_permit, "--reason", "Permit revocation hearing"])
     assert placed.exit_code == 0 and f"placed on permit {first_permit}" in placed.output
     assert f"permit {first_permit}\tPermit revocation hearing" in runner.invoke(args=["retention", "holds"]).output
-    proposal = client.post(f"/v1/manifests/{filed['id']}/corrections", headers=factories.bearer(world.hauler_token),
-                           json=correction_of(filed, permit_number=other.permit.permit_number)).json
+    proposal = client.post(
+        f"/v1/manifests/{filed['id']}/corrections",
+        headers=factories.bearer(world.hauler_token),
+        json=correction_of(filed, permit_number=other.permit.permit_number),
+    ).json
     approve(client, moved_off["session"], proposal["id"])
     assert "purged 0, kept 1 under legal hold" in purge(app)
     assert "released 1 hold(s)" in runner.invoke(args=["retention", "release", first_permit]).output
@@ -330,11 +376,16 @@ def test_a_hold_on_a_permit_keeps_every_manifest_that_named_it(moved_off):
 
 def test_a_correction_waiting_for_the_city_keeps_an_expired_record(moved_off):
     app, client, world, filed = (moved_off[k] for k in ("app", "client", "world", "filed"))
-    proposal = client.post(f"/v1/manifests/{filed['id']}/corrections", headers=factories.bearer(world.hauler_token),
-                           json={**moved(filed, timedelta(days=30)), "reason": "Keyed the wrong month"})
+    proposal = client.post(
+        f"/v1/manifests/{filed['id']}/corrections",
+        headers=factories.bearer(world.hauler_token),
+        json={**moved(filed, timedelta(days=30)), "reason": "Keyed the wrong month"},
+    )
     assert proposal.status_code == 202
-    assert ("purged 0, kept 0 under legal hold; scans removed 0, refused by the store 0; kept 1 with a "
-            "correction awaiting the city's review") in purge(app)
+    assert (
+        "purged 0, kept 0 under legal hold; scans removed 0, refused by the store 0; kept 1 with a "
+        "correction awaiting the city's review"
+    ) in purge(app)
     assert count(moved_off["engine"], Manifest) == 1
 
 
@@ -346,7 +397,7 @@ def test_retention_ends_on_the_citys_local_date(app, client, session, frozen_clo
     completed = datetime(2024, 6, 30, 23, 30, tzinfo=pacific)
     frozen_clock(completed + timedelta(minutes=10))
     world = build(client, session)
-    assert world.post(world.body(completed=completed.astimezone(timezone.utc), disposal=None)).status_code == 201
+    assert world.post(world.body(completed=completed.astimezone(UTC), disposal=None)).status_code == 201
 
     frozen_clock(datetime(2027, 6, 30, 23, 59, tzinfo=pacific))
     assert "0 manifest(s) past retention" in purge(app, "--dry-run")
@@ -356,13 +407,13 @@ def test_retention_ends_on_the_citys_local_date(app, client, session, frozen_clo
 
 def test_retention_counts_from_the_first_filing_of_a_late_manifest(app, client, session, frozen_clock):
     """A manifest filed long after its service is kept from the day it was filed."""
-    completed = datetime(2024, 3, 1, 18, tzinfo=timezone.utc)
-    frozen_clock(datetime(2025, 3, 1, 18, tzinfo=timezone.utc))
+    completed = datetime(2024, 3, 1, 18, tzinfo=UTC)
+    frozen_clock(datetime(2025, 3, 1, 18, tzinfo=UTC))
     world = build(client, session)
     assert world.post(world.body(completed=completed, disposal=None)).status_code == 201
-    frozen_clock(datetime(2027, 6, 1, 18, tzinfo=timezone.utc))
+    frozen_clock(datetime(2027, 6, 1, 18, tzinfo=UTC))
     assert "0 manifest(s) past retention" in purge(app, "--dry-run")
-    frozen_clock(datetime(2028, 3, 3, 18, tzinfo=timezone.utc))
+    frozen_clock(datetime(2028, 3, 3, 18, tzinfo=UTC))
     assert "1 manifest(s) past retention" in purge(app, "--dry-run")
 
 
@@ -384,8 +435,12 @@ def test_records_verify_finds_altered_columns_that_decide_retention_and_holds(ap
     tampering = [
         (ManifestRevision, ManifestRevision.manifest_id, "service_completed_at", years_back),
         (ManifestRevision, ManifestRevision.manifest_id, "received_at", years_back),
-        (ManifestRevision, ManifestRevision.manifest_id, "device_id", factories.device(
-            session, permit_row=factories.permit(session, fse_row=other)).id),
+        (
+            ManifestRevision,
+            ManifestRevision.manifest_id,
+            "device_id",
+            factories.device(session, permit_row=factories.permit(session, fse_row=other)).id,
+        ),
         (Manifest, Manifest.id, "fse_id", other.id),
         (Manifest, Manifest.id, "current_revision", 2),
     ]
@@ -395,7 +450,9 @@ def test_records_verify_finds_altered_columns_that_decide_retention_and_holds(ap
         session.commit()
         result = runner.invoke(args=["records", "verify", fse_id])
         assert result.exit_code == 1 and "MISMATCH manifest" in result.output and column in result.output, (
-            column, result.output)
+            column,
+            result.output,
+        )
         session.execute(update(model).where(key == manifest_id).values({column: original}))
         session.commit()
         assert runner.invoke(args=["records", "verify", fse_id]).exit_code == 0, column
@@ -404,14 +461,17 @@ def test_records_verify_finds_altered_columns_that_decide_retention_and_holds(ap
 def test_retention_runs_from_the_latest_service_the_record_ever_had(app, client, session, frozen_clock):
     """A service corrected to a later day, then back years: the record is kept three years
     (exchange policy) past the later day, the latest service it ever had."""
-    filed_at = datetime(2024, 3, 1, 18, tzinfo=timezone.utc)
+    filed_at = datetime(2024, 3, 1, 18, tzinfo=UTC)
     frozen_clock(filed_at)
     world = build(client, session)
     filed = world.post(world.body(completed=filed_at - timedelta(hours=2), disposal=None)).json
 
     def corrected(delta):
-        response = client.post(f"/v1/manifests/{filed['id']}/corrections", json={**moved(filed, delta), "reason": "c"},
-                               headers=factories.bearer(world.hauler_token))
+        response = client.post(
+            f"/v1/manifests/{filed['id']}/corrections",
+            json={**moved(filed, delta), "reason": "c"},
+            headers=factories.bearer(world.hauler_token),
+        )
         assert response.status_code == 202, response.json
         approve(client, session, response.json["id"])
 

@@ -1,9 +1,9 @@
 """The revision in force: written in force, turned off by the correction that supersedes it, in
 the same transaction; the lists count the revisions in force that qualify, as re-judging
 leaves them."""
-from datetime import timedelta
 
 import uuid
+from datetime import timedelta
 
 import pytest
 from sqlalchemy import select
@@ -30,14 +30,22 @@ def auditor(client, session, world):
 
 def in_force(session, manifest_id) -> dict:
     session.expire_all()
-    return dict(session.execute(select(ManifestRevision.revision, ManifestRevision.in_force)
-                                .where(ManifestRevision.manifest_id == uuid.UUID(manifest_id))).all())
+    return dict(
+        session.execute(
+            select(ManifestRevision.revision, ManifestRevision.in_force).where(
+                ManifestRevision.manifest_id == uuid.UUID(manifest_id)
+            )
+        ).all()
+    )
 
 
 def qualifying(session, manifest_id) -> bool:
     session.expire_all()
-    return session.scalar(select(ManifestRevision.qualifying).where(
-        ManifestRevision.manifest_id == uuid.UUID(manifest_id), ManifestRevision.in_force))
+    return session.scalar(
+        select(ManifestRevision.qualifying).where(
+            ManifestRevision.manifest_id == uuid.UUID(manifest_id), ManifestRevision.in_force
+        )
+    )
 
 
 def last_service_on(world, token):
@@ -49,8 +57,11 @@ def last_service_on(world, token):
 
 def serviced_on(world, token):
     """The day the device's gap since its permit's issue closed, in May's missed services."""
-    response = world.client.get("/v1/audit/missed-services", query_string={"from": "2026-05-01", "to": "2026-06-01"},
-                                headers=factories.bearer(token))
+    response = world.client.get(
+        "/v1/audit/missed-services",
+        query_string={"from": "2026-05-01", "to": "2026-06-01"},
+        headers=factories.bearer(token),
+    )
     assert response.status_code == 200, response.json
     (gap,) = [row for row in response.json["items"] if row["device_id"] == str(world.device.id)]
     return gap["serviced_on"]
@@ -102,8 +113,13 @@ def test_re_judging_a_load_turns_its_service_on_and_off_in_the_lists(world, sess
     assert qualifying(session, first.json["id"]) is True
     assert last_service_on(world, auditor) == serviced_on(world, auditor) == "2026-05-30"
 
-    smaller = correct(world, second.json, second_body, gallons_removed=100,
-                      disposal={**second_body["disposal"], "gallons_delivered": 100})
+    smaller = correct(
+        world,
+        second.json,
+        second_body,
+        gallons_removed=100,
+        disposal={**second_body["disposal"], "gallons_delivered": 100},
+    )
     assert smaller.status_code == 201, smaller.json
     assert qualifying(session, first.json["id"]) is False
     assert in_force(session, second.json["id"]) == {1: False, 2: True}
@@ -115,8 +131,9 @@ def test_the_integrity_check_finds_a_revision_in_force_that_is_not_the_current_o
     filed = world.post(body)
     manifest_id = uuid.UUID(filed.json["id"])
     assert correct(world, filed.json, body, driver_name="Sam Ortiz").status_code == 201
-    row = session.scalar(select(ManifestRevision).where(ManifestRevision.manifest_id == manifest_id,
-                                                        ManifestRevision.revision == 1))
+    row = session.scalar(
+        select(ManifestRevision).where(ManifestRevision.manifest_id == manifest_id, ManifestRevision.revision == 1)
+    )
     row.in_force = True
     session.commit()
     found = integrity.problems(session, session.get(Manifest, manifest_id))

@@ -1,7 +1,8 @@
 """A second factor a person turns on: a TOTP code is taken once (RFC 6238 section 5.2), never
 an older one; the voluntary enrolment page shows the key, asks a code, gives recovery codes."""
+
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pyotp
 from sqlalchemy import select
@@ -11,14 +12,15 @@ from tests import factories
 from tests import people_factories as pf
 from tests.test_people import city  # noqa: F401
 
-NOON = datetime(2026, 6, 1, 12, tzinfo=timezone.utc)
+NOON = datetime(2026, 6, 1, 12, tzinfo=UTC)
 
 
 def enrolled(client, session, portal, frozen_clock, email="kim@v.example"):
     """A city admin whose city requires a second factor, enrolled at noon; (secret, url)."""
     frozen_clock(NOON)
-    pf.person(session, email=email, organisation="city", role="admin",
-              jurisdiction_id=factories.jurisdiction(session).id)
+    pf.person(
+        session, email=email, organisation="city", role="admin", jurisdiction_id=factories.jurisdiction(session).id
+    )
     from services import twofactor
 
     twofactor.set_policy(session, factories.jurisdiction(session).id, staff_totp_required=True)

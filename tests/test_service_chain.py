@@ -2,6 +2,7 @@
 (`previous_service_at`): the missed services of a period read their gaps from it. Whatever
 changes which services count, and two filings on one device at the same moment, leave every
 link what the services in force say it is."""
+
 import threading
 import uuid
 from collections import defaultdict
@@ -28,10 +29,15 @@ def world(client, session, frozen_clock):
 def links(session) -> dict:
     """For every qualifying revision in force: (stored link, the one its device's services say)."""
     session.expire_all()
-    rows = session.execute(select(ManifestRevision.id, ManifestRevision.device_id,
-                                  ManifestRevision.service_completed_at, ManifestRevision.manifest_id,
-                                  ManifestRevision.previous_service_at)
-                           .where(ManifestRevision.in_force, ManifestRevision.qualifying)).all()
+    rows = session.execute(
+        select(
+            ManifestRevision.id,
+            ManifestRevision.device_id,
+            ManifestRevision.service_completed_at,
+            ManifestRevision.manifest_id,
+            ManifestRevision.previous_service_at,
+        ).where(ManifestRevision.in_force, ManifestRevision.qualifying)
+    ).all()
     by_device = defaultdict(list)
     for row in rows:
         by_device[row.device_id].append(row)
@@ -60,8 +66,14 @@ def test_late_filings_loads_of_one_service_and_corrections_keep_every_link(world
     for body in bodies:
         assert world.post(body).status_code == 201
     assert_linked(session, 3)
-    oldest, middle, newest = (session.scalar(select(ManifestRevision.previous_service_at).where(
-        ManifestRevision.service_completed_at == NOW - days * DAY)) for days in (40, 30, 20))
+    oldest, middle, newest = (
+        session.scalar(
+            select(ManifestRevision.previous_service_at).where(
+                ManifestRevision.service_completed_at == NOW - days * DAY
+            )
+        )
+        for days in (40, 30, 20)
+    )
     assert (oldest, middle, newest) == (None, NOW - 40 * DAY, NOW - 30 * DAY)
 
     # A late filing between two services: the later one now links to it.
@@ -81,8 +93,9 @@ def test_late_filings_loads_of_one_service_and_corrections_keep_every_link(world
     assert_linked(session, 6)
 
     # Corrected to less, the second load no longer completes the service: neither counts.
-    smaller = correct(world, rest_filed.json, rest, gallons_removed=100,
-                      disposal={**rest["disposal"], "gallons_delivered": 100})
+    smaller = correct(
+        world, rest_filed.json, rest, gallons_removed=100, disposal={**rest["disposal"], "gallons_delivered": 100}
+    )
     assert smaller.status_code == 201, smaller.json
     assert_linked(session, 4)
 
@@ -96,10 +109,10 @@ def test_late_filings_loads_of_one_service_and_corrections_keep_every_link(world
     assert elsewhere.status_code == 202, elsewhere.json
     assert decide(world.client, auditor, elsewhere.json["id"], "approve").status_code == 200
     now_on = select(ManifestRevision.device_id).where(
-        ManifestRevision.in_force, ManifestRevision.manifest_id == uuid.UUID(late_filed.json["id"]))
+        ManifestRevision.in_force, ManifestRevision.manifest_id == uuid.UUID(late_filed.json["id"])
+    )
     assert session.scalar(now_on) == second_device.id
     assert_linked(session, 4)
-
 
 
 def test_filings_on_one_device_at_the_same_moment_each_link_to_the_one_before(world, session):
@@ -122,7 +135,6 @@ def test_filings_on_one_device_at_the_same_moment_each_link_to_the_one_before(wo
     assert_linked(session, len(bodies))
 
 
-
 def test_two_loads_of_one_service_filed_at_the_same_moment_each_count_the_other(world, session):
     """Two trucks pump one interceptor together and their dispatch systems file at once: the
     second filing to commit reads the first, and the pump-down the two loads make up counts."""
@@ -140,8 +152,10 @@ def test_two_loads_of_one_service_filed_at_the_same_moment_each_count_the_other(
         thread.start()
     for thread in threads:
         thread.join()
-    assert sorted(answer["manifest_number"] for answer in answers) == [first["manifest_number"],
-                                                                       second["manifest_number"]]
+    assert sorted(answer["manifest_number"] for answer in answers) == [
+        first["manifest_number"],
+        second["manifest_number"],
+    ]
     session.expire_all()
     counted = session.scalars(select(ManifestRevision.qualifying).where(ManifestRevision.in_force)).all()
     assert counted == [True, True]
@@ -156,17 +170,23 @@ def test_a_correction_and_a_filing_of_one_service_at_the_same_moment_each_read_t
         first = world.body(completed=NOW - day * DAY, gallons_removed=1000)
         filed = world.post(first)
         assert "partial_pump_down" in [f["code"] for f in filed.json["findings"]]
-        second = world.body(completed=NOW - day * DAY + timedelta(minutes=30), gallons_removed=450,
-                            vehicle_id="TRK-2")
+        second = world.body(completed=NOW - day * DAY + timedelta(minutes=30), gallons_removed=450, vehicle_id="TRK-2")
         start, answers = threading.Barrier(2), []
 
         def send(call):
             start.wait()
             answers.append(call().status_code)
 
-        calls = [lambda: correct(world, filed.json, first, gallons_removed=1050,
-                                 disposal={**first["disposal"], "gallons_delivered": 1050}),
-                 lambda: world.post(second)]
+        calls = [
+            lambda: correct(
+                world,
+                filed.json,
+                first,
+                gallons_removed=1050,
+                disposal={**first["disposal"], "gallons_delivered": 1050},
+            ),
+            lambda: world.post(second),
+        ]
         threads = [threading.Thread(target=send, args=(call,)) for call in calls]
         for thread in threads:
             thread.start()
@@ -174,9 +194,13 @@ def test_a_correction_and_a_filing_of_one_service_at_the_same_moment_each_read_t
             thread.join()
         assert answers == [201, 201], day
         session.expire_all()
-        counted = session.scalars(select(ManifestRevision.qualifying).where(
-            ManifestRevision.in_force, ManifestRevision.service_completed_at >= NOW - day * DAY,
-            ManifestRevision.service_completed_at < NOW - (day - 1) * DAY)).all()
+        counted = session.scalars(
+            select(ManifestRevision.qualifying).where(
+                ManifestRevision.in_force,
+                ManifestRevision.service_completed_at >= NOW - day * DAY,
+                ManifestRevision.service_completed_at < NOW - (day - 1) * DAY,
+            )
+        ).all()
         assert counted == [True, True], day
     assert_linked(session, 6)
 
@@ -195,5 +219,9 @@ def test_the_migration_links_the_services_filed_before_it(app, world, session):
     finally:
         engine.dispose()
     assert_linked(session, 4)
-    assert session.scalar(select(ManifestRevision.previous_service_at).where(
-        ManifestRevision.service_completed_at == NOW - 20 * DAY)) == NOW - 30 * DAY
+    assert (
+        session.scalar(
+            select(ManifestRevision.previous_service_at).where(ManifestRevision.service_completed_at == NOW - 20 * DAY)
+        )
+        == NOW - 30 * DAY
+    )

@@ -1,6 +1,7 @@
 """fogx served as `make run` serves it: gunicorn with the project's gunicorn.conf.py, whose
 workers serve with threads, so that clients sending their bodies slowly hold threads, not the
 workers every filing needs."""
+
 import json
 import os
 import re
@@ -24,8 +25,10 @@ def planned_servers(port, exports_port=None):
     asked = ["make", "-n", "run", f"BIN={BIN}", "HOST=127.0.0.1", f"PORT={port}"]
     asked += [f"EXPORTS_PORT={exports_port}"] if exports_port else []
     planned = subprocess.run(asked, cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    commands = re.findall(r"((?:[A-Z_]+=\S+ )*)((?:nice -n \d+ )?" + re.escape(str(BIN)) + r"/gunicorn .*?wsgi:app)",
-                          planned.replace("\\\n", " "))
+    commands = re.findall(
+        r"((?:[A-Z_]+=\S+ )*)((?:nice -n \d+ )?" + re.escape(str(BIN)) + r"/gunicorn .*?wsgi:app)",
+        planned.replace("\\\n", " "),
+    )
     return [(dict(pair.split("=", 1) for pair in shlex.split(env)), shlex.split(argv)) for env, argv in commands]
 
 
@@ -37,16 +40,25 @@ class MakeRun(Gunicorn):
 
     def __init__(self, database_url, storage_dir, *, exports=False, exports_port=None):
         super().__init__(database_url, storage_dir)
-        planned = dict((argv[argv.index("--bind") + 1], (env, argv))
-                       for env, argv in planned_servers(self.port, exports_port or _free_port()))
-        (env, self.planned), *_ = [server for bind, server in planned.items()
-                                   if (bind != f"127.0.0.1:{self.port}") == exports]
+        planned = dict(
+            (argv[argv.index("--bind") + 1], (env, argv))
+            for env, argv in planned_servers(self.port, exports_port or _free_port())
+        )
+        (env, self.planned), *_ = [
+            server for bind, server in planned.items() if (bind != f"127.0.0.1:{self.port}") == exports
+        ]
         if exports:
             self.port = int(self.planned[self.planned.index("--bind") + 1].rsplit(":", 1)[1])
             self.base = f"http://127.0.0.1:{self.port}"
-        self.env = {**os.environ, "DATABASE_URL": database_url, "STORAGE_DIR": str(storage_dir),
-                    "OUTBOX_INTERVAL_SECONDS": "0", "WEBHOOK_INTERVAL_SECONDS": "0", "TRUSTED_PROXIES": "0",
-                    "EXPORTS_URL": ""}
+        self.env = {
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "STORAGE_DIR": str(storage_dir),
+            "OUTBOX_INTERVAL_SECONDS": "0",
+            "WEBHOOK_INTERVAL_SECONDS": "0",
+            "TRUSTED_PROXIES": "0",
+            "EXPORTS_URL": "",
+        }
         self.env.update(env if exports or exports_port else {})
 
     def command(self):
@@ -73,9 +85,13 @@ class Trickle(threading.Thread):
     def run(self):
         try:
             with socket.create_connection(("127.0.0.1", self.port), timeout=5) as connection:
-                connection.sendall((f"POST /v1/manifests HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n"
-                                    f"Authorization: Bearer {self.token}\r\nContent-Type: application/json\r\n"
-                                    "Content-Length: 1000\r\n\r\n ").encode())
+                connection.sendall(
+                    (
+                        f"POST /v1/manifests HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n"
+                        f"Authorization: Bearer {self.token}\r\nContent-Type: application/json\r\n"
+                        "Content-Length: 1000\r\n\r\n "
+                    ).encode()
+                )
                 self.sending.set()
                 deadline = time.monotonic() + self.seconds
                 while not self.stop.is_set() and time.monotonic() < deadline:
@@ -88,7 +104,7 @@ class Trickle(threading.Thread):
             self.ended.set()
 
 
-def test_three_slow_bodies_do_not_stall_a_filing(served, world):  # noqa: F811
+def test_three_slow_bodies_do_not_stall_a_filing(served, world):
     """A filing sent while three slow bodies are still arriving is answered before any of
     them has stopped sending: it did not wait for a thread they hold."""
     stop = threading.Event()
@@ -108,12 +124,19 @@ def test_three_slow_bodies_do_not_stall_a_filing(served, world):  # noqa: F811
             thread.join()
 
 
-def test_workers_answer_concurrent_requests_on_their_threads(served, world):  # noqa: F811
+def test_workers_answer_concurrent_requests_on_their_threads(served, world):
     """Requests at once are answered by the workers' threads, each with its own session."""
     answered = []
-    threads = [threading.Thread(target=lambda: answered.append(requests.get(
-        f"{served.base}/v1/manifests", headers=factories.bearer(world.hauler_token), timeout=30).status_code))
-        for _ in range(12)]
+    threads = [
+        threading.Thread(
+            target=lambda: answered.append(
+                requests.get(
+                    f"{served.base}/v1/manifests", headers=factories.bearer(world.hauler_token), timeout=30
+                ).status_code
+            )
+        )
+        for _ in range(12)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -131,8 +154,9 @@ def test_one_request_is_logged_once_in_one_structured_line(database_url, tmp_pat
     with open(tmp_path / "served.log", "w+") as output:
         server.start(output=output)
         try:
-            answer = requests.get(f"{server.base}/v1/jurisdictions?count=me", timeout=10,
-                                  headers={"X-Request-Id": "count-me-once"})
+            answer = requests.get(
+                f"{server.base}/v1/jurisdictions?count=me", timeout=10, headers={"X-Request-Id": "count-me-once"}
+            )
             assert answer.status_code == 401
         finally:
             server.stop()

@@ -1,5 +1,6 @@
 """Rate limits counted in Redis are one limit for every app server: two gunicorn instances on one
 database and one Redis (127.0.0.1:6379, a database number of the tests' own)."""
+
 import os
 import uuid
 
@@ -46,7 +47,7 @@ def two_servers(redis_present, database_url, tmp_path):
         server.stop()
 
 
-def test_two_app_servers_count_one_submissions_limit(two_servers, world):  # noqa: F811
+def test_two_app_servers_count_one_submissions_limit(two_servers, world):
     """SUBMISSIONS_PER_MINUTE=4 on each: four filings in all pass, taken in turns from both
     servers (and so from several workers), and the fifth is refused by either."""
     first, second = two_servers
@@ -58,8 +59,9 @@ def test_two_app_servers_count_one_submissions_limit(two_servers, world):  # noq
         statuses.append(requests.post(f"{server.base}/v1/manifests", json=body, headers=bearer, timeout=30).status_code)
     assert statuses == [201] * 4
     for server in (first, second):
-        refused = requests.post(f"{server.base}/v1/manifests", json=world.body(manifest_number="R-over"),
-                                headers=bearer, timeout=30)
+        refused = requests.post(
+            f"{server.base}/v1/manifests", json=world.body(manifest_number="R-over"), headers=bearer, timeout=30
+        )
         assert refused.status_code == 429, refused.text
         assert refused.headers["Content-Type"] == "application/problem+json"
         assert 0 < int(refused.headers["Retry-After"]) <= 60
@@ -69,6 +71,13 @@ def test_two_app_servers_count_one_failed_sign_in_limit(two_servers):
     """AUTH_FAILURE_LIMIT failures for one client id from one address: counted across both
     servers, the address then waits at either."""
     first, second = two_servers
-    statuses = [requests.post(f"{(first, second)[n % 2].base}/oauth/token", data={"grant_type": "client_credentials"},
-                              auth=("nobody", "guess"), timeout=30).status_code for n in range(12)]
+    statuses = [
+        requests.post(
+            f"{(first, second)[n % 2].base}/oauth/token",
+            data={"grant_type": "client_credentials"},
+            auth=("nobody", "guess"),
+            timeout=30,
+        ).status_code
+        for n in range(12)
+    ]
     assert statuses == [401] * 10 + [429] * 2

@@ -1,6 +1,7 @@
 """Every list that is a query, as CSV written by PostgreSQL itself and as written from its rows in
 Python: equal row for row, cell for cell, for names a spreadsheet would run as formulas, evening
 times in California and whole days."""
+
 import csv
 import io
 from datetime import date, timedelta
@@ -17,7 +18,7 @@ from tests.manifest_world import NOW, build
 
 pytestmark = pytest.mark.postgresql_only
 # Names a spreadsheet would run, and ones it would take as numbers.
-NAMES = ("=HYPERLINK(\"http://x\")", "+Wok", "-5", "@Grill", "\tTab Diner", "\rReturn Cafe", "", "1e3", "Plain Tacos")
+NAMES = ('=HYPERLINK("http://x")', "+Wok", "-5", "@Grill", "\tTab Diner", "\rReturn Cafe", "", "1e3", "Plain Tacos")
 
 
 @pytest.fixture
@@ -31,8 +32,11 @@ def city(client, session, frozen_clock):
         factories.device(session, permit_row=permit, tag=f"GI-{n}", frequency_days=30 + n)
         permit.fse.name = name  # an empty name too, which the factory would not take
         session.commit()
-        body = world.body(completed=NOW - timedelta(days=40 + 9 * n, hours=1), permit_number=permit.permit_number,
-                          device_tag=f"GI-{n}")
+        body = world.body(
+            completed=NOW - timedelta(days=40 + 9 * n, hours=1),
+            permit_number=permit.permit_number,
+            device_tag=f"GI-{n}",
+        )
         assert world.post(body).status_code == 201
     # Filed late (a finding that names its service time): 23:30 PDT, the evening before a UTC day.
     evening = world.body(completed=NOW.replace(hour=6, minute=30) - timedelta(days=5))
@@ -54,9 +58,13 @@ def lists(session, city):
     _, _, intervals = audit.missed_services(session, auditor, period_from=date(2025, 6, 1), period_to=NOW.date())
     findings = audit.findings(session, auditor).order_by("service_completed_at", "finding_id")
     due = audit.due_for_hauler(session, hauler, within_days=365)
-    return [("missed as of today", as_of, zone), ("missed as of a past day", past, zone),
-            ("missed intervals", intervals, zone), ("findings", findings, zone),
-            ("due", due, audit.hauler_zone(session, hauler.hauler_id))]
+    return [
+        ("missed as of today", as_of, zone),
+        ("missed as of a past day", past, zone),
+        ("missed intervals", intervals, zone),
+        ("findings", findings, zone),
+        ("due", due, audit.hauler_zone(session, hauler.hauler_id)),
+    ]
 
 
 def rows_of(text: str) -> list[list[str]]:
@@ -79,8 +87,9 @@ def test_every_list_as_postgresql_writes_it_is_the_python_sheet_row_for_row(sess
 def test_the_sheets_hold_what_they_are_compared_on(session, city, app):
     """The comparison above covers formula cells, an evening's local time and whole days."""
     engine = app.extensions["fogx.engine"]
-    written = {name: b"".join(sheets.sheet(engine, query, zone=zone)).decode()
-               for name, query, zone in lists(session, city)}
+    written = {
+        name: b"".join(sheets.sheet(engine, query, zone=zone)).decode() for name, query, zone in lists(session, city)
+    }
     every = "".join(written.values())
     assert "'=HYPERLINK" in every and "'+Wok" in every and "'@Grill" in every and "'\tTab Diner" in every
     assert "-5" in every and "'-5" not in every  # a number, not a formula
@@ -96,6 +105,10 @@ def test_a_sheet_asked_over_http_is_written_by_postgresql(client, session, city,
     # PostgreSQL ends its lines with LF alone; Python's csv module with CRLF.
     assert b"\r\n" not in answer.data and answer.data.count(b"\n") > 3
     auditor = city["auditor"]
-    python = "".join(table_csv.render(audit.every_row(session, audit.findings(session, auditor).order_by(
-        "service_completed_at", "finding_id")), zone=audit.zone_of(session, auditor.jurisdiction_id)))
+    python = "".join(
+        table_csv.render(
+            audit.every_row(session, audit.findings(session, auditor).order_by("service_completed_at", "finding_id")),
+            zone=audit.zone_of(session, auditor.jurisdiction_id),
+        )
+    )
     assert rows_of(answer.data.decode()) == rows_of(python)

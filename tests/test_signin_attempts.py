@@ -4,11 +4,12 @@ limited per address; a stranger's wrong passwords keep out the stranger's addres
 owner; tries sent at once are counted in turn; an invitation page is no way around the limits;
 every refusal of a password, and every answer of the reset form, reads the same and costs the
 same, account or not; reset mail to one address is limited."""
-from email import message_from_bytes
-from email import policy as mail_policy
+
 import re
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
+from email import message_from_bytes
+from email import policy as mail_policy
 from pathlib import Path
 
 import pyotp
@@ -24,7 +25,7 @@ from tests import factories
 from tests import people_factories as pf
 from tests.conftest import _free_port, https_client
 
-NOON = datetime(2026, 6, 1, 12, tzinfo=timezone.utc)
+NOON = datetime(2026, 6, 1, 12, tzinfo=UTC)
 OWNER, STRANGER, THIRD, FOURTH = "203.0.113.9", "198.51.100.7", "192.0.2.33", "192.0.2.44"
 _, CHALLENGE = pf.pkce()  # one authorization request, so that pages differ by their answers alone
 
@@ -46,8 +47,12 @@ def make_world(make_app, frozen_clock):
         app = make_app(**limits)
         session = Session(bind=app.extensions["fogx.engine"], expire_on_commit=False)
         sessions.append(session)
-        return {"app": app, "session": session, "portal": pf.app(session)[0],
-                "city": factories.jurisdiction(session).id}
+        return {
+            "app": app,
+            "session": session,
+            "portal": pf.app(session)[0],
+            "city": factories.jurisdiction(session).id,
+        }
 
     yield build
     for session in sessions:
@@ -150,8 +155,9 @@ def test_the_code_step_is_limited_per_address(make_world):
 def test_a_strangers_wrong_passwords_do_not_keep_the_owner_out(make_world):
     world = make_world(SIGN_IN_FAILURE_LIMIT=3, SIGN_IN_LOCKOUT_SECONDS=900, AUTH_FAILURE_LIMIT=10)
     person(world, "lee@v.example")
-    assert [signing_in(world, "lee@v.example", "wrong password!", address=STRANGER)[1].status_code
-            for _ in range(3)] == [401, 401, 401]
+    assert [
+        signing_in(world, "lee@v.example", "wrong password!", address=STRANGER)[1].status_code for _ in range(3)
+    ] == [401, 401, 401]
     # The stranger's address waits for that account, even with the right password ...
     _, waited = signing_in(world, "lee@v.example", address=STRANGER)
     assert waited.status_code == 429 and 0 < int(waited.headers["Retry-After"]) <= 900
@@ -171,8 +177,10 @@ def test_a_right_password_clears_its_addresss_count(make_world):
     world = make_world(SIGN_IN_FAILURE_LIMIT=3, AUTH_FAILURE_LIMIT=10)
     person(world, "lee@v.example")
     for _ in range(2):
-        assert [signing_in(world, "lee@v.example", "mistyped!", address=OWNER)[1].status_code
-                for _ in range(2)] == [401, 401]
+        assert [signing_in(world, "lee@v.example", "mistyped!", address=OWNER)[1].status_code for _ in range(2)] == [
+            401,
+            401,
+        ]
         assert pf.code_from(signing_in(world, "lee@v.example", address=OWNER)[1])
 
 
@@ -192,7 +200,9 @@ def test_a_new_password_lets_its_owner_in_from_where_they_failed(make_world):
 
 
 def test_an_account_failed_from_many_addresses_slows_only_the_addresses_that_failed(make_world):
-    world = make_world(SIGN_IN_FAILURE_LIMIT=3, SIGN_IN_LOCKOUT_SECONDS=900, AUTH_FAILURE_LIMIT=4, AUTH_FAILURE_WINDOW_SECONDS=300)
+    world = make_world(
+        SIGN_IN_FAILURE_LIMIT=3, SIGN_IN_LOCKOUT_SECONDS=900, AUTH_FAILURE_LIMIT=4, AUTH_FAILURE_WINDOW_SECONDS=300
+    )
     person(world, "lee@v.example")
     for address, failures in ((STRANGER, 3), (THIRD, 1)):
         for _ in range(failures):
@@ -261,14 +271,19 @@ def test_every_refusal_of_a_password_reads_the_same_and_costs_one_hash(make_worl
 def mails_in(app) -> list[str]:
     """The text of each message mailed, oldest first."""
     folder = Path(app.config["MAIL_DIR"])
-    return [message_from_bytes(p.read_bytes(), policy=mail_policy.default).get_content()
-            for p in sorted(folder.glob("*.eml"))]
+    return [
+        message_from_bytes(p.read_bytes(), policy=mail_policy.default).get_content()
+        for p in sorted(folder.glob("*.eml"))
+    ]
 
 
 def mails_to(app) -> list:
     folder = Path(app.config["MAIL_DIR"])
-    return [message_from_bytes(p.read_bytes(), policy=mail_policy.default)["To"]
-            for p in sorted(folder.glob("*.eml"))] if folder.exists() else []
+    return (
+        [message_from_bytes(p.read_bytes(), policy=mail_policy.default)["To"] for p in sorted(folder.glob("*.eml"))]
+        if folder.exists()
+        else []
+    )
 
 
 def reset_asked(app, address):
@@ -284,8 +299,12 @@ def reset_asked(app, address):
 
     event.listen(engine, "before_cursor_execute", ran)
     try:
-        answer = browser.http.post("/signin/reset", data={**pf.form_of(browser.page)[1], "email": address},
-                                   headers=browser._headers(), buffered=False)
+        answer = browser.http.post(
+            "/signin/reset",
+            data={**pf.form_of(browser.page)[1], "email": address},
+            headers=browser._headers(),
+            buffered=False,
+        )
         answer.get_data()
     finally:
         event.remove(engine, "before_cursor_execute", ran)
@@ -357,8 +376,9 @@ def test_codes_sent_at_once_are_counted_in_turn(make_world):
     assert stored(world, "kim@v.example").failed_sign_ins == 3
 
 
-@pytest.mark.parametrize("setting", ["SIGN_IN_FAILURE_LIMIT", "SIGN_IN_LOCKOUT_SECONDS", "AUTH_FAILURE_LIMIT",
-                                     "AUTH_FAILURE_WINDOW_SECONDS"])
+@pytest.mark.parametrize(
+    "setting", ["SIGN_IN_FAILURE_LIMIT", "SIGN_IN_LOCKOUT_SECONDS", "AUTH_FAILURE_LIMIT", "AUTH_FAILURE_WINDOW_SECONDS"]
+)
 def test_limits_that_would_never_let_anyone_in_or_never_count_are_refused(setting):
     from api.config import ConfigError, load_config
 
@@ -423,11 +443,17 @@ def test_an_invitation_to_an_existing_account_limits_guesses_at_its_password(mak
     world = make_world(SIGN_IN_FAILURE_LIMIT=3, AUTH_FAILURE_LIMIT=50)
     person(world, "lee@v.example")
     app, http = world["app"], https_client(world["app"])
-    admin = factories.bearer(factories.token(http, *factories.oauth_client(world["session"], role="admin",
-                                                                          subject=["victorville"])))
-    assert http.post("/v1/invitations", headers=admin, json={
-        "email": "lee@v.example", "organisation": "city", "role": "admin", "jurisdiction": "victorville"}
-    ).status_code == 201
+    admin = factories.bearer(
+        factories.token(http, *factories.oauth_client(world["session"], role="admin", subject=["victorville"]))
+    )
+    assert (
+        http.post(
+            "/v1/invitations",
+            headers=admin,
+            json={"email": "lee@v.example", "organisation": "city", "role": "admin", "jurisdiction": "victorville"},
+        ).status_code
+        == 201
+    )
     [mail] = mails_in(app)
     link = re.search(r"https://fogx\.test(/signin/invitations/\S+)", mail).group(1)
 

@@ -1,7 +1,8 @@
 """The sign-in pages' forms take a POST only with the form token of the person's own session:
 one without it, or with another's, is refused with a page saying so, and changes nothing."""
+
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pyotp
 import pytest
@@ -33,8 +34,13 @@ def refused(response):
 
 @pytest.mark.parametrize(("how", "token"), FORGERIES)
 def test_the_sign_in_form_without_its_token_signs_no_one_in(client, city, session, how, token):
-    pf.person(session, email="ivy@v.example", organisation="city", role="auditor",
-              jurisdiction_id=factories.jurisdiction(session).id)
+    pf.person(
+        session,
+        email="ivy@v.example",
+        organisation="city",
+        role="auditor",
+        jurisdiction_id=factories.jurisdiction(session).id,
+    )
     _, challenge = pf.pkce()
     browser = pf.Browser(client)
     browser.open(pf.authorize_url(city["portal"], challenge, scope="audit:read"))
@@ -46,8 +52,13 @@ def test_the_sign_in_form_without_its_token_signs_no_one_in(client, city, sessio
 
 
 def test_a_token_of_another_session_is_refused(client, city, session):
-    pf.person(session, email="ivy@v.example", organisation="city", role="auditor",
-              jurisdiction_id=factories.jurisdiction(session).id)
+    pf.person(
+        session,
+        email="ivy@v.example",
+        organisation="city",
+        role="auditor",
+        jurisdiction_id=factories.jurisdiction(session).id,
+    )
     _, challenge = pf.pkce()
     url = pf.authorize_url(city["portal"], challenge, scope="audit:read")
     attacker, victim = pf.Browser(client), pf.Browser(client)
@@ -60,11 +71,18 @@ def test_a_token_of_another_session_is_refused(client, city, session):
 
 @pytest.mark.parametrize(("how", "token"), FORGERIES)
 def test_the_totp_consent_and_enrolment_steps_need_the_token(client, city, session, frozen_clock, how, token):
-    at = datetime(2026, 6, 1, 12, tzinfo=timezone.utc)
+    at = datetime(2026, 6, 1, 12, tzinfo=UTC)
     frozen_clock(at)
-    membership = pf.person(session, email="kim@v.example", organisation="city", role="admin",
-                           jurisdiction_id=factories.jurisdiction(session).id)
-    client.put("/v1/jurisdictions/victorville/sign-in-policy", headers=city["admin"], json={"staff_totp_required": True})
+    membership = pf.person(
+        session,
+        email="kim@v.example",
+        organisation="city",
+        role="admin",
+        jurisdiction_id=factories.jurisdiction(session).id,
+    )
+    client.put(
+        "/v1/jurisdictions/victorville/sign-in-policy", headers=city["admin"], json={"staff_totp_required": True}
+    )
     _, challenge = pf.pkce()
     browser = pf.Browser(client)
     browser.open(pf.authorize_url(city["portal"], challenge, scope="audit:read"))
@@ -78,11 +96,11 @@ def test_the_totp_consent_and_enrolment_steps_need_the_token(client, city, sessi
     pf.code_from(browser.submit())
 
     # The TOTP step of the next sign-in, a minute on.
-    frozen_clock(datetime(2026, 6, 1, 12, 1, tzinfo=timezone.utc))
+    frozen_clock(datetime(2026, 6, 1, 12, 1, tzinfo=UTC))
     browser = pf.Browser(client)
     browser.open(pf.authorize_url(city["portal"], challenge, scope="audit:read"))
     browser.submit(email="kim@v.example", password=pf.PASSWORD)
-    code = pyotp.TOTP(secret).at(datetime(2026, 6, 1, 12, 1, tzinfo=timezone.utc))
+    code = pyotp.TOTP(secret).at(datetime(2026, 6, 1, 12, 1, tzinfo=UTC))
     assert refused(forged(browser, token, code=code))
     assert pf.code_from(browser.submit(code=code))
 
@@ -91,11 +109,14 @@ def test_the_totp_consent_and_enrolment_steps_need_the_token(client, city, sessi
 def test_consent_without_the_token_grants_nothing(client, session, how, token):
     hauler = factories.hauler(session)
     person = pf.person(session, email="sam@h.example", organisation="hauler", role="dispatcher", hauler_id=hauler.id)
-    app_id, _ = pf.app(session, public=False, first_party=False, name="Dispatch Pro",
-                       redirect_uri="https://dispatch.example/cb")
+    app_id, _ = pf.app(
+        session, public=False, first_party=False, name="Dispatch Pro", redirect_uri="https://dispatch.example/cb"
+    )
     _, challenge = pf.pkce()
     browser = pf.Browser(client)
-    browser.open(pf.authorize_url(app_id, challenge, scope="manifests:read", redirect_uri="https://dispatch.example/cb"))
+    browser.open(
+        pf.authorize_url(app_id, challenge, scope="manifests:read", redirect_uri="https://dispatch.example/cb")
+    )
     browser.submit(email="sam@h.example", password=pf.PASSWORD)
     assert "asks to act for you" in browser.page
     assert refused(forged(browser, token, decision="allow"))
@@ -105,8 +126,17 @@ def test_consent_without_the_token_grants_nothing(client, session, how, token):
 
 @pytest.mark.parametrize(("how", "token"), FORGERIES)
 def test_accepting_an_invitation_needs_the_token(app, client, city, session, how, token):
-    assert invite(client, city["admin"], email="new@v.example", organisation="city", role="auditor",
-                  jurisdiction="victorville").status_code == 201
+    assert (
+        invite(
+            client,
+            city["admin"],
+            email="new@v.example",
+            organisation="city",
+            role="auditor",
+            jurisdiction="victorville",
+        ).status_code
+        == 201
+    )
     path = link_in(mails(app)[0])
     browser = pf.Browser(client)
     browser.open(path)
@@ -118,8 +148,13 @@ def test_accepting_an_invitation_needs_the_token(app, client, city, session, how
 
 @pytest.mark.parametrize(("how", "token"), FORGERIES)
 def test_a_password_reset_needs_the_token_to_be_asked_for_and_to_be_set(app, client, session, how, token):
-    membership = pf.person(session, email="olga@r.example", organisation="city", role="auditor",
-                           jurisdiction_id=factories.jurisdiction(session).id)
+    membership = pf.person(
+        session,
+        email="olga@r.example",
+        organisation="city",
+        role="auditor",
+        jurisdiction_id=factories.jurisdiction(session).id,
+    )
     browser = pf.Browser(client)
     browser.open("/signin/reset")
     assert refused(forged(browser, token, email="olga@r.example"))
@@ -144,6 +179,9 @@ def test_the_session_cookie_is_signed_httponly_lax_and_secure_over_https(client,
     # The token is not readable in the cookie (it is signed, and the page holds it).
     token = pf.form_of(response.get_data(as_text=True))[1]["csrf_token"]
     forged_cookie = "fogx_session=" + cookie.split(";")[0].split("=", 1)[1][:-4] + "AAAA"
-    answer = client.post(pf.authorize_url(city["portal"], challenge), headers={"Cookie": forged_cookie},
-                         data={"csrf_token": token, "step": "password", "email": "x@y.example", "password": "x"})
+    answer = client.post(
+        pf.authorize_url(city["portal"], challenge),
+        headers={"Cookie": forged_cookie},
+        data={"csrf_token": token, "step": "password", "email": "x@y.example", "password": "x"},
+    )
     assert refused(answer)

@@ -6,6 +6,7 @@ Victorville restaurant, delivered to that site. Placentia then registers the sam
 licence number and approves the same site (each joins the shared record). Each attack is what
 Placentia's admin could do with that, and what comes of it now.
 """
+
 import io
 import uuid
 from datetime import timedelta
@@ -47,25 +48,43 @@ class Cities:
         assert browser.open(link_in(message)).status_code == 200, browser.page
         accepted = browser.submit(name=name, password=pf.PASSWORD)
         assert accepted.status_code == 200, browser.page
-        self.headers[email] = factories.bearer(pf.sign_in(self.client, self.portal, email=email,
-                                                          scope=scope)["access_token"])
+        self.headers[email] = factories.bearer(
+            pf.sign_in(self.client, self.portal, email=email, scope=scope)["access_token"]
+        )
         return self.headers[email]
 
     def add_truck(self, city):
-        response = self.call(city, "POST", f"/v1/haulers/{self.hauler_id}/vehicles",
-                             json={"vehicle_id": "TRK-1", "tank_capacity_gallons": 3000})
+        response = self.call(
+            city,
+            "POST",
+            f"/v1/haulers/{self.hauler_id}/vehicles",
+            json={"vehicle_id": "TRK-1", "tank_capacity_gallons": 3000},
+        )
         assert response.status_code == 201, response.json
 
     def body(self, permit, device, site_id, *, at=NOW, **overrides):
         self.filed += 1
-        return {"manifest_number": f"M-{self.filed}", "permit_number": permit.permit_number,
-                "device_tag": device.tag, "vehicle_id": "TRK-1", "driver_name": "Sam Ortiz",
-                "fse_signer_name": "Ana Ruiz", "service_started_at": iso(at - timedelta(hours=3)),
-                "service_completed_at": iso(at - timedelta(hours=2)), "waste_type": "grease_interceptor_waste",
-                "gallons_removed": 1450, "decant_returned_gallons": 0, "full_pump_down": True,
-                "disposal": {"site_id": site_id, "ticket_number": f"T-{self.filed}",
-                             "delivered_at": iso(at - timedelta(hours=1)), "gallons_delivered": 1450},
-                **overrides}
+        return {
+            "manifest_number": f"M-{self.filed}",
+            "permit_number": permit.permit_number,
+            "device_tag": device.tag,
+            "vehicle_id": "TRK-1",
+            "driver_name": "Sam Ortiz",
+            "fse_signer_name": "Ana Ruiz",
+            "service_started_at": iso(at - timedelta(hours=3)),
+            "service_completed_at": iso(at - timedelta(hours=2)),
+            "waste_type": "grease_interceptor_waste",
+            "gallons_removed": 1450,
+            "decant_returned_gallons": 0,
+            "full_pump_down": True,
+            "disposal": {
+                "site_id": site_id,
+                "ticket_number": f"T-{self.filed}",
+                "delivered_at": iso(at - timedelta(hours=1)),
+                "gallons_delivered": 1450,
+            },
+            **overrides,
+        }
 
 
 @pytest.fixture
@@ -74,21 +93,28 @@ def cities(app, client, session, frozen_clock):
     world = Cities(app, client, session)
     for code in (V, P):
         factories.jurisdiction(session, code)
-        world.headers[code] = factories.bearer(factories.token(client, *factories.oauth_client(
-            session, role="admin", subject=[code])))
+        world.headers[code] = factories.bearer(
+            factories.token(client, *factories.oauth_client(session, role="admin", subject=[code]))
+        )
     hauler = world.call(V, "POST", "/v1/haulers", json={**HAULER, "jurisdictions": [V]})
     site = world.call(V, "POST", "/v1/disposal-sites", json={**SITE, "jurisdictions": [V]})
     assert hauler.status_code == site.status_code == 201
     world.hauler_id, world.site_id = hauler.json["id"], site.json["id"]
     world.add_truck(V)
-    world.permits = {code: factories.permit(session, fse_row=factories.fse(session, city=code, name=f"{code} diner"),
-                                            number=f"{code[:2].upper()}-FOG-1") for code in (V, P)}
+    world.permits = {
+        code: factories.permit(
+            session, fse_row=factories.fse(session, city=code, name=f"{code} diner"), number=f"{code[:2].upper()}-FOG-1"
+        )
+        for code in (V, P)
+    }
     world.devices = {code: factories.device(session, permit_row=world.permits[code]) for code in (V, P)}
     # The hauler's own dispatch software files a Victorville pump-out delivered to the site.
-    world.headers["program"] = factories.bearer(factories.token(client, *factories.oauth_client(
-        session, role="hauler", subject=[world.hauler_id])))
-    filed = world.call("program", "POST", "/v1/manifests", json=world.body(world.permits[V], world.devices[V],
-                                                                             world.site_id))
+    world.headers["program"] = factories.bearer(
+        factories.token(client, *factories.oauth_client(session, role="hauler", subject=[world.hauler_id]))
+    )
+    filed = world.call(
+        "program", "POST", "/v1/manifests", json=world.body(world.permits[V], world.devices[V], world.site_id)
+    )
     assert filed.status_code == 201, filed.json
     world.victorville_manifest = filed.json["id"]
     # Victorville's admin made the hauler a dispatcher of its own.
@@ -111,44 +137,69 @@ def manifest_ids(cities, who):
 def test_a_hauler_admin_made_by_another_city_reads_and_files_nothing_of_the_first(cities):
     """The issue's attack: Placentia's admin makes a person the shared hauler's admin; that
     person neither reads the hauler's Victorville manifests nor files at Victorville permits."""
-    invited = cities.invite(P, email="mallory@evil.example", organisation="hauler", role="admin",
-                            hauler_id=cities.hauler_id)
+    invited = cities.invite(
+        P, email="mallory@evil.example", organisation="hauler", role="admin", hauler_id=cities.hauler_id
+    )
     mallory = "mallory@evil.example"
     cities.join(mallory, HAULER_SCOPES)
     assert cities.victorville_manifest not in manifest_ids(cities, mallory)
     assert invited["jurisdiction_id"] == str(factories.jurisdiction(cities.session, P).id)
     assert cities.call(mallory, "GET", f"/v1/manifests/{cities.victorville_manifest}").status_code == 404
-    for path in (f"/v1/manifests/{cities.victorville_manifest}/revisions", "/v1/changes", "/v1/haulers/me/due",
-                 "/v1/fses", "/v1/permits", "/v1/jurisdictions"):
+    for path in (
+        f"/v1/manifests/{cities.victorville_manifest}/revisions",
+        "/v1/changes",
+        "/v1/haulers/me/due",
+        "/v1/fses",
+        "/v1/permits",
+        "/v1/jurisdictions",
+    ):
         response = cities.call(mallory, "GET", path)
         assert response.status_code in (200, 404), path
         text = response.get_data(as_text=True)
         assert cities.victorville_manifest not in text and "victorville" not in text.lower(), path
     # Filing at a Victorville permit is refused as an unknown permit would be.
-    elsewhere = cities.call(mallory, "POST", "/v1/manifests", json=cities.body(
-        cities.permits[V], cities.devices[V], cities.site_id))
-    unknown = cities.call(mallory, "POST", "/v1/manifests", json=cities.body(
-        cities.permits[V], cities.devices[V], cities.site_id, permit_number="NO-SUCH-1"))
+    elsewhere = cities.call(
+        mallory, "POST", "/v1/manifests", json=cities.body(cities.permits[V], cities.devices[V], cities.site_id)
+    )
+    unknown = cities.call(
+        mallory,
+        "POST",
+        "/v1/manifests",
+        json=cities.body(cities.permits[V], cities.devices[V], cities.site_id, permit_number="NO-SUCH-1"),
+    )
     assert elsewhere.status_code == unknown.status_code == 422
     assert elsewhere.json["errors"] == unknown.json["errors"]
     # A correction of the Victorville manifest, or a scan sent to it, finds nothing.
     filed = cities.call("program", "GET", f"/v1/manifests/{cities.victorville_manifest}").json["manifest"]
-    corrected = cities.call(mallory, "POST", f"/v1/manifests/{cities.victorville_manifest}/corrections",
-                            json={**filed, "driver_name": "Mallory", "reason": "Mine now"})
+    corrected = cities.call(
+        mallory,
+        "POST",
+        f"/v1/manifests/{cities.victorville_manifest}/corrections",
+        json={**filed, "driver_name": "Mallory", "reason": "Mine now"},
+    )
     assert corrected.status_code == 404
     scan = factories.pdf_bytes("forged")
-    sent = cities.call(mallory, "POST", f"/v1/manifests/{cities.victorville_manifest}/documents",
-                       data={"documents": [(io.BytesIO(scan), "f.pdf")]},
-                       content_type="multipart/form-data")
+    sent = cities.call(
+        mallory,
+        "POST",
+        f"/v1/manifests/{cities.victorville_manifest}/documents",
+        data={"documents": [(io.BytesIO(scan), "f.pdf")]},
+        content_type="multipart/form-data",
+    )
     assert sent.status_code == 404
     # In Placentia it works for the hauler: the filing is Placentia's, and only that is seen.
-    own = cities.call(mallory, "POST", "/v1/manifests", json=cities.body(cities.permits[P], cities.devices[P],
-                                                                          cities.site_id))
+    own = cities.call(
+        mallory, "POST", "/v1/manifests", json=cities.body(cities.permits[P], cities.devices[P], cities.site_id)
+    )
     assert own.status_code == 201, own.json
     assert manifest_ids(cities, mallory) == {own.json["id"]}
     # The hauler's numbers are one series: Victorville's is taken, and nothing of its filing is shown.
-    taken = cities.call(mallory, "POST", "/v1/manifests", json=cities.body(
-        cities.permits[P], cities.devices[P], cities.site_id, manifest_number="M-1"))
+    taken = cities.call(
+        mallory,
+        "POST",
+        "/v1/manifests",
+        json=cities.body(cities.permits[P], cities.devices[P], cities.site_id, manifest_number="M-1"),
+    )
     assert taken.status_code == 409 and cities.victorville_manifest not in taken.get_data(as_text=True)
     # Its staff inherit the scope.
     driver = cities.invite(mallory, email="dan@evil.example", organisation="hauler", role="driver")
@@ -166,10 +217,12 @@ def test_a_clerk_made_by_another_city_sees_and_disputes_no_delivery_of_the_first
     listed = cities.call(clerk, "GET", "/v1/deliveries")
     assert listed.status_code == 200, listed.json
     assert cities.victorville_manifest not in listed.get_data(as_text=True)
-    disputed = cities.call(clerk, "POST", f"/v1/deliveries/{cities.victorville_manifest}/disputes",
-                           json={"reason": "Never arrived"})
-    missing = cities.call(clerk, "POST", "/v1/deliveries/0190d5c4-7f7b-7c4e-9b1a-2f3e4d5c6b7a/disputes",
-                          json={"reason": "Never arrived"})
+    disputed = cities.call(
+        clerk, "POST", f"/v1/deliveries/{cities.victorville_manifest}/disputes", json={"reason": "Never arrived"}
+    )
+    missing = cities.call(
+        clerk, "POST", "/v1/deliveries/0190d5c4-7f7b-7c4e-9b1a-2f3e4d5c6b7a/disputes", json={"reason": "Never arrived"}
+    )
     assert disputed.status_code == missing.status_code == 404
     assert disputed.json["detail"] == missing.json["detail"]
     assert [j["code"] for j in cities.call(clerk, "GET", "/v1/jurisdictions").json["items"]] == [P]
@@ -178,10 +231,17 @@ def test_a_clerk_made_by_another_city_sees_and_disputes_no_delivery_of_the_first
 def test_a_clerk_made_by_another_city_is_not_handed_the_sites_other_receipts(cities):
     """A receipt is found again by its ticket and day: the clerk Placentia made, sending the
     body the site's own gate sent, is refused without being shown the site's receipt."""
-    gate = factories.bearer(factories.token(cities.client, *factories.oauth_client(
-        cities.session, role="site", subject=[cities.site_id])))
-    body = {"ticket_number": "T-77", "hauler_licence_number": HAULER["licence_number"], "vehicle_id": "TRK-1",
-            "waste_type": "grease_interceptor_waste", "gallons_received": 1400, "received_at": iso(NOW)}
+    gate = factories.bearer(
+        factories.token(cities.client, *factories.oauth_client(cities.session, role="site", subject=[cities.site_id]))
+    )
+    body = {
+        "ticket_number": "T-77",
+        "hauler_licence_number": HAULER["licence_number"],
+        "vehicle_id": "TRK-1",
+        "waste_type": "grease_interceptor_waste",
+        "gallons_received": 1400,
+        "received_at": iso(NOW),
+    }
     sent = cities.client.post("/v1/receipts", headers=gate, json=body)
     assert sent.status_code == 201, sent.json
     cities.invite(P, email="clerk@evil.example", organisation="site", role="clerk", site_id=cities.site_id)
@@ -200,19 +260,37 @@ def test_a_clerk_made_by_another_city_changes_nothing_in_the_first_citys_reconci
     puts its receipts among Victorville's loads."""
     cities.invite(P, email="clerk@evil.example", organisation="site", role="clerk", site_id=cities.site_id)
     cities.join("clerk@evil.example", "openid receipts:write")
-    received = cities.call("clerk@evil.example", "POST", "/v1/receipts", json={
-        "ticket_number": "T-FORGED", "hauler_licence_number": HAULER["licence_number"], "vehicle_id": "TRK-1",
-        "waste_type": "grease_interceptor_waste", "gallons_received": 900, "received_at": iso(NOW)})
+    received = cities.call(
+        "clerk@evil.example",
+        "POST",
+        "/v1/receipts",
+        json={
+            "ticket_number": "T-FORGED",
+            "hauler_licence_number": HAULER["licence_number"],
+            "vehicle_id": "TRK-1",
+            "waste_type": "grease_interceptor_waste",
+            "gallons_received": 900,
+            "received_at": iso(NOW),
+        },
+    )
     assert received.status_code == 201, received.json
     later = frozen_clock(NOW + timedelta(days=1))
-    cities.headers["program"] = factories.bearer(factories.token(cities.client, *factories.oauth_client(
-        cities.session, role="hauler", subject=[cities.hauler_id])))
-    filed = cities.call("program", "POST", "/v1/manifests", json=cities.body(
-        cities.permits[V], cities.devices[V], cities.site_id, at=later))
+    cities.headers["program"] = factories.bearer(
+        factories.token(
+            cities.client, *factories.oauth_client(cities.session, role="hauler", subject=[cities.hauler_id])
+        )
+    )
+    filed = cities.call(
+        "program",
+        "POST",
+        "/v1/manifests",
+        json=cities.body(cities.permits[V], cities.devices[V], cities.site_id, at=later),
+    )
     assert filed.status_code == 201, filed.json
     frozen_clock(NOW + timedelta(days=5))
-    auditor = factories.bearer(factories.token(cities.client, *factories.oauth_client(
-        cities.session, role="auditor", subject=[V])))
+    auditor = factories.bearer(
+        factories.token(cities.client, *factories.oauth_client(cities.session, role="auditor", subject=[V]))
+    )
     listed = cities.client.get("/v1/audit/disposal-reconciliation", headers=auditor)
     assert listed.status_code == 200, listed.json
     assert listed.json["items"] == []
@@ -238,8 +316,9 @@ def test_a_city_admin_neither_lists_nor_removes_the_staff_another_city_made(citi
 def test_the_exchange_makes_a_whole_company_admin_who_reaches_every_city(cities):
     """Only the exchange's operator (the command line) makes a hauler's admin with no city's
     scope: it reads the hauler's filings in every city and manages all its staff."""
-    result = cities.app.test_cli_runner().invoke(args=[
-        "people", "invite", "--email", "owner@desert.example", "--hauler", cities.hauler_id, "--role", "admin"])
+    result = cities.app.test_cli_runner().invoke(
+        args=["people", "invite", "--email", "owner@desert.example", "--hauler", cities.hauler_id, "--role", "admin"]
+    )
     assert result.exit_code == 0, result.output
     owner = "owner@desert.example"
     cities.join(owner, HAULER_SCOPES)
@@ -257,23 +336,32 @@ def test_the_exchange_makes_a_whole_company_admin_who_reaches_every_city(cities)
     # No one but the operator makes an unscoped one: a city's admin always scopes to its city.
     made = cities.invite(V, email="x@desert.example", organisation="hauler", role="admin", hauler_id=cities.hauler_id)
     assert made["jurisdiction_id"] is not None
-    principals = cities.session.scalars(select(OAuthClient.jurisdiction_id).where(
-        OAuthClient.role == "hauler", OAuthClient.name.like("pla@desert.example%"))).all()
+    principals = cities.session.scalars(
+        select(OAuthClient.jurisdiction_id).where(
+            OAuthClient.role == "hauler", OAuthClient.name.like("pla@desert.example%")
+        )
+    ).all()
     assert principals == [factories.jurisdiction(cities.session, P).id]
 
 
 def test_the_exchange_makes_a_clerk_of_the_whole_site(cities):
     runner = cities.app.test_cli_runner()
-    for args in (["--site", cities.site_id, "--role", "admin"], ["--site", "not-an-id", "--role", "clerk"],
-                 ["--role", "clerk"], ["--site", cities.site_id, "--hauler", cities.hauler_id, "--role", "clerk"]):
+    for args in (
+        ["--site", cities.site_id, "--role", "admin"],
+        ["--site", "not-an-id", "--role", "clerk"],
+        ["--role", "clerk"],
+        ["--site", cities.site_id, "--hauler", cities.hauler_id, "--role", "clerk"],
+    ):
         refused = runner.invoke(args=["people", "invite", "--email", "x@site.example", *args])
         assert refused.exit_code == 2, (args, refused.output)
-    made = runner.invoke(args=["people", "invite", "--email", "gate@site.example", "--site", cities.site_id,
-                               "--role", "clerk"])
+    made = runner.invoke(
+        args=["people", "invite", "--email", "gate@site.example", "--site", cities.site_id, "--role", "clerk"]
+    )
     assert made.exit_code == 0, made.output
     cities.join("gate@site.example", "openid receipts:write")
-    filed = cities.call("program", "POST", "/v1/manifests", json=cities.body(cities.permits[P], cities.devices[P],
-                                                                              cities.site_id))
+    filed = cities.call(
+        "program", "POST", "/v1/manifests", json=cities.body(cities.permits[P], cities.devices[P], cities.site_id)
+    )
     listed = cities.call("gate@site.example", "GET", "/v1/deliveries").json["items"]
     assert {d["manifest_id"] for d in listed} == {cities.victorville_manifest, filed.json["id"]}
     # Neither city lists or ends it; the operator does.
@@ -289,8 +377,9 @@ def test_the_exchange_makes_a_clerk_of_the_whole_site(cities):
 
 def test_the_exchange_withdraws_its_own_invitation(cities):
     runner = cities.app.test_cli_runner()
-    made = runner.invoke(args=["people", "invite", "--email", "late@site.example", "--site", cities.site_id,
-                               "--role", "clerk"])
+    made = runner.invoke(
+        args=["people", "invite", "--email", "late@site.example", "--site", cities.site_id, "--role", "clerk"]
+    )
     assert made.exit_code == 0, made.output
     invitation_id = made.output.rsplit("invitation ", 1)[1].strip(" )\n")
     link = pending_link(cities, "late@site.example")
@@ -305,8 +394,9 @@ def test_a_person_with_the_hauler_in_two_cities_tells_the_memberships_apart(citi
     own city, named with it wherever the person picks one (sign-in, the token's claims)."""
     names = {city: factories.jurisdiction(cities.session, city).name for city in (V, P)}
     for city in (V, P):
-        cities.invite(city, email="two@desert.example", organisation="hauler", role="driver",
-                      hauler_id=cities.hauler_id)
+        cities.invite(
+            city, email="two@desert.example", organisation="hauler", role="driver", hauler_id=cities.hauler_id
+        )
     for message in (m for m in mails(cities.app) if m["To"] == "two@desert.example"):
         browser = pf.Browser(cities.client)
         browser.open(link_in(message))
@@ -376,10 +466,12 @@ def test_a_city_admin_does_not_end_a_restaurant_membership_that_spans_another_ci
     """A restaurant's admin holding a Placentia and a Victorville restaurant is not Placentia's
     to list or remove: ending it would end access to what was filed in Victorville."""
     fse_ids = [cities.permits[city].fse_id for city in (V, P)]
-    both = pf.person(cities.session, email="chain@diner.example", organisation="restaurant", role="admin",
-                     fse_ids=fse_ids)
-    only_placentia = pf.person(cities.session, email="one@diner.example", organisation="restaurant", role="operator",
-                               fse_ids=fse_ids[1:])
+    both = pf.person(
+        cities.session, email="chain@diner.example", organisation="restaurant", role="admin", fse_ids=fse_ids
+    )
+    only_placentia = pf.person(
+        cities.session, email="one@diner.example", organisation="restaurant", role="operator", fse_ids=fse_ids[1:]
+    )
     listed = [m["id"] for m in cities.call(P, "GET", "/v1/memberships").json["items"]]
     assert str(only_placentia.id) in listed and str(both.id) not in listed
     assert cities.call(P, "POST", f"/v1/memberships/{both.id}/removal").status_code == 404
@@ -392,25 +484,49 @@ def test_memberships_a_city_granted_before_are_scoped_to_it(app, session):
     hauler = factories.hauler(session, cities=(V, P))
     admin_client_id, _ = factories.oauth_client(session, role="admin", subject=[P])
     admin = session.scalar(select(OAuthClient).where(OAuthClient.client_id == admin_client_id))
-    boss = pf.person(session, email="boss@old.example", organisation="hauler", role="admin", hauler_id=hauler.id,
-                     invited_by_client_id=admin.id)
-    driver = pf.person(session, email="driver@old.example", organisation="hauler", role="driver",
-                       hauler_id=hauler.id, invited_by_client_id=boss.principal_id)
+    boss = pf.person(
+        session,
+        email="boss@old.example",
+        organisation="hauler",
+        role="admin",
+        hauler_id=hauler.id,
+        invited_by_client_id=admin.id,
+    )
+    driver = pf.person(
+        session,
+        email="driver@old.example",
+        organisation="hauler",
+        role="driver",
+        hauler_id=hauler.id,
+        invited_by_client_id=boss.principal_id,
+    )
     owner = pf.person(session, email="owner@old.example", organisation="hauler", role="admin", hauler_id=hauler.id)
     ids = {"boss": boss.id, "driver": driver.id, "owner": owner.id}
     factories.migrated_again(app, session, down_to="0026")
     scoped = {name: session.scalar(select(Membership).where(Membership.id == row_id)) for name, row_id in ids.items()}
     assert {name: m.jurisdiction_id for name, m in scoped.items()} == {
-        "boss": placentia.id, "driver": placentia.id, "owner": None}
+        "boss": placentia.id,
+        "driver": placentia.id,
+        "owner": None,
+    }
     assert {name: m.principal.jurisdiction_id for name, m in scoped.items()} == {
-        "boss": placentia.id, "driver": placentia.id, "owner": None}
+        "boss": placentia.id,
+        "driver": placentia.id,
+        "owner": None,
+    }
 
 
 def test_going_back_before_scopes_revokes_a_scoped_membership_rather_than_widening_it(app, session):
     placentia = factories.jurisdiction(session, P)
     hauler = factories.hauler(session, cities=(V, P))
-    scoped = pf.person(session, email="scoped@old.example", organisation="hauler", role="driver",
-                       hauler_id=hauler.id, jurisdiction_id=placentia.id)
+    scoped = pf.person(
+        session,
+        email="scoped@old.example",
+        organisation="hauler",
+        role="driver",
+        hauler_id=hauler.id,
+        jurisdiction_id=placentia.id,
+    )
     principal_id = scoped.principal_id
     factories.migrated_again(app, session, down_to="0026")
     principal = session.get(OAuthClient, principal_id)

@@ -1,4 +1,5 @@
 """Text that is no Unicode, and request lines no server should take: a 4xx problem+json each."""
+
 import json
 
 import pytest
@@ -17,8 +18,18 @@ def world(client, session, frozen_clock):
 
 
 @pytest.mark.parametrize("value", LONE)
-@pytest.mark.parametrize("field", ["driver_name", "manifest_number", "permit_number", "device_tag",
-                                   "vehicle_id", "fse_signer_name", "disposal.ticket_number"])
+@pytest.mark.parametrize(
+    "field",
+    [
+        "driver_name",
+        "manifest_number",
+        "permit_number",
+        "device_tag",
+        "vehicle_id",
+        "fse_signer_name",
+        "disposal.ticket_number",
+    ],
+)
 def test_a_lone_surrogate_in_a_manifest_is_422_naming_the_field(world, session, field, value):
     body = world.body()
     if "." in field:
@@ -36,8 +47,12 @@ def test_a_lone_surrogate_in_a_correction_reason_is_422_naming_it(world, session
     assert filed.status_code == 201
     body = world.body(manifest_number=filed.json["manifest"]["manifest_number"])
     body["reason"] = "typo \udc80"
-    response = world.client.post(f"/v1/manifests/{filed.json['id']}/corrections", data=json.dumps(body),
-                                 content_type="application/json", headers=factories.bearer(world.hauler_token))
+    response = world.client.post(
+        f"/v1/manifests/{filed.json['id']}/corrections",
+        data=json.dumps(body),
+        content_type="application/json",
+        headers=factories.bearer(world.hauler_token),
+    )
     assert response.status_code == 422 and response.mimetype == "application/problem+json"
     assert "reason" in response.json["errors"]
 
@@ -49,8 +64,11 @@ def test_a_lone_surrogate_as_a_key_or_in_the_manifest_part_is_422(world, session
     assert_refused(response, session, status=422)
     assert "\ud800" in response.json["errors"]
     response = world.client.post(
-        "/v1/manifests", content_type="multipart/form-data", headers=factories.bearer(world.hauler_token),
-        data={"manifest": json.dumps(world.body(driver_name="\udfff"))})
+        "/v1/manifests",
+        content_type="multipart/form-data",
+        headers=factories.bearer(world.hauler_token),
+        data={"manifest": json.dumps(world.body(driver_name="\udfff"))},
+    )
     assert_refused(response, session, status=422)
     assert "driver_name" in response.json["errors"]
 
@@ -70,11 +88,18 @@ REGISTRY_FIELDS = ["name", "address", "apn", "operator_name", "operator_email", 
 def test_a_lone_surrogate_in_a_registry_field_is_422_naming_it(client, session, field):
     factories.jurisdiction(session, "victorville")
     admin = factories.token(client, *factories.oauth_client(session, role="admin", subject=["victorville"]))
-    body = {"name": "Mesa Grill", "address": "14500 Bear Valley Rd", "apn": "3087-211-05",
-            "jurisdiction": "victorville", "operator_name": "Ana Ruiz", "operator_email": "ana@example.com"}
+    body = {
+        "name": "Mesa Grill",
+        "address": "14500 Bear Valley Rd",
+        "apn": "3087-211-05",
+        "jurisdiction": "victorville",
+        "operator_name": "Ana Ruiz",
+        "operator_email": "ana@example.com",
+    }
     body[field] = body[field][:3] + "\ud800" + body[field][3:]
-    response = client.post("/v1/fses", data=json.dumps(body), content_type="application/json",
-                           headers=factories.bearer(admin))
+    response = client.post(
+        "/v1/fses", data=json.dumps(body), content_type="application/json", headers=factories.bearer(admin)
+    )
     assert response.status_code == 422, response.get_data(as_text=True)[:300]
     assert response.mimetype == "application/problem+json"
     assert field in response.json["errors"]
@@ -91,16 +116,20 @@ def _multipart(parts, boundary=b"fogx-boundary"):
     return out + b"--" + boundary + b"--\r\n", "multipart/form-data; boundary=" + boundary.decode()
 
 
-@pytest.mark.parametrize("disposition", [
-    b'name="documents"; filename="scan\xed\xb2\x80.png"',
-    b"name=\"documents\"; filename*=utf-8''scan%ED%B2%80.png",
-])
+@pytest.mark.parametrize(
+    "disposition",
+    [b'name="documents"; filename="scan\xed\xb2\x80.png"', b"name=\"documents\"; filename*=utf-8''scan%ED%B2%80.png"],
+)
 def test_surrogates_in_a_query_or_a_filename_are_no_500(world, session, disposition):
     token = factories.bearer(world.hauler_token)
     listed = world.client.get("/v1/manifests?permit_number=%ED%A0%80", headers=token)
     assert listed.status_code in (200, 422), listed.get_data(as_text=True)[:300]
-    body, content_type = _multipart([(b'name="manifest"', None, json.dumps(world.body()).encode()),
-                                     (disposition, b"image/png", factories.png_bytes())])
+    body, content_type = _multipart(
+        [
+            (b'name="manifest"', None, json.dumps(world.body()).encode()),
+            (disposition, b"image/png", factories.png_bytes()),
+        ]
+    )
     response = world.client.post("/v1/manifests", data=body, content_type=content_type, headers=token)
     assert response.status_code in (201, 422), response.get_data(as_text=True)[:300]
     if response.status_code == 201:
@@ -137,16 +166,20 @@ def _raw(server, request: bytes):
 # past gunicorn's longest (8190 bytes), a header past its longest, a malformed line or header.
 REFUSED = [
     (b"GET /v1/manifests?q=" + b"x" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "uri-too-long"),
-    (b"GET /health HTTP/1.1\r\nHost: x\r\nX-Long: " + b"y" * 9000 + b"\r\n\r\n", 431,
-     "header-fields-too-large"),
-    (b"GET /health HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-%d: 1\r\n" % n for n in range(101)) + b"\r\n",
-     431, "header-fields-too-large"),
+    (b"GET /health HTTP/1.1\r\nHost: x\r\nX-Long: " + b"y" * 9000 + b"\r\n\r\n", 431, "header-fields-too-large"),
+    (
+        b"GET /health HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-%d: 1\r\n" % n for n in range(101)) + b"\r\n",
+        431,
+        "header-fields-too-large",
+    ),
     (b"GET /health HTTP/9.9\r\nHost: x\r\n\r\n", 400, "bad-request"),
     (b"GET /health HTTP/1.1\r\nHost: x\r\nBad Name: 1\r\n\r\n", 400, "bad-request"),
-    (b"POST /v1/manifests HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400,
-     "bad-request"),
-    (b"POST /v1/manifests HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: x-rot13\r\n\r\n0\r\n\r\n", 400,
-     "transfer-coding-unsupported"),
+    (b"POST /v1/manifests HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400, "bad-request"),
+    (
+        b"POST /v1/manifests HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: x-rot13\r\n\r\n0\r\n\r\n",
+        400,
+        "transfer-coding-unsupported",
+    ),
     (b"GET" + b"x" * 7000 + b"\r\nHost: x\r\n\r\n", 400, "bad-request"),  # gunicorn's message repeats it
     (b"GET /health HTTP/1.1\r\nHost: x\r\nExpect: the-moon\r\n\r\n", 417, "expectation-failed"),
 ]

@@ -1,12 +1,13 @@
 """Webhooks: the change feed posted to a receiver over real HTTP, signed, in order, at least
 once, retried with backoff; and the URLs a webhook may not post to."""
+
 import hashlib
 import hmac
 import json
 import queue
 import threading
 import time
-from datetime import timedelta
+from datetime import UTC, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -64,8 +65,9 @@ def world(local, session):
 
 
 def subscribe(world, url, token=None, **fields):
-    response = world.client.post("/v1/webhooks", json={"url": url, **fields},
-                                 headers=factories.bearer(token or world.hauler_token))
+    response = world.client.post(
+        "/v1/webhooks", json={"url": url, **fields}, headers=factories.bearer(token or world.hauler_token)
+    )
     assert response.status_code == 201, response.json
     spec = load_spec()
     assert _schema_errors(spec, spec["components"]["schemas"]["WebhookCreated"], response.json) == []
@@ -100,8 +102,9 @@ def test_what_follows_the_subscription_is_posted_signed_and_in_order(local, worl
     assert headers["Fogx-Webhook-Id"] == body["webhook_id"] == webhook["id"]
     assert headers["Fogx-Delivery"] == body["next_cursor"] == body["items"][-1]["cursor"]
     # What the feed gives after the webhook's cursor, entry for entry.
-    feed = world.client.get("/v1/changes", query_string={"cursor": webhook["cursor"]},
-                            headers=factories.bearer(world.hauler_token)).json
+    feed = world.client.get(
+        "/v1/changes", query_string={"cursor": webhook["cursor"]}, headers=factories.bearer(world.hauler_token)
+    ).json
     assert body["items"] == feed["items"]
     assert [item["manifest_id"] for item in body["items"]] == [f["id"] for f in filed]
     spec = load_spec()
@@ -149,8 +152,9 @@ def test_a_failed_delivery_is_tried_again_later_with_the_same_entries(local, wor
     receiver.answers.put(503)
     frozen_clock(NOW + timedelta(seconds=11))
     assert run(local).startswith("delivered 0, failed 1")
-    assert shown(world, webhook)["next_attempt_at"] == (
-        NOW + timedelta(seconds=31)).isoformat().replace("+00:00", "Z")  # twice as long
+    assert shown(world, webhook)["next_attempt_at"] == (NOW + timedelta(seconds=31)).isoformat().replace(
+        "+00:00", "Z"
+    )  # twice as long
     world.post(world.body())  # arrives meanwhile: it goes in a later delivery, after these
     frozen_clock(NOW + timedelta(seconds=32))
     assert run(local).startswith("delivered 1")
@@ -176,7 +180,9 @@ def test_410_or_a_revoked_client_disables_the_webhook_and_so_can_its_client(loca
     receiver.answers.put(410)
     assert run(local) == "delivered 0, failed 0, idle 0, disabled 1"
     assert (shown(world, gone)["status"], shown(world, gone)["disabled_reason"]) == (
-        "disabled", "the receiver answered 410 Gone")
+        "disabled",
+        "the receiver answered 410 Gone",
+    )
 
     kept = subscribe(world, receiver.url)
     stopped = world.client.post(f"/v1/webhooks/{kept['id']}/disable", headers=factories.bearer(world.hauler_token))
@@ -228,17 +234,32 @@ def test_the_urls_a_webhook_may_not_post_to(make_app, session):
         response = client.post("/v1/webhooks", json={"url": url}, headers=factories.bearer(world.hauler_token))
         assert response.status_code == 422 and response.mimetype == "application/problem+json", url
         assert reason in response.json["errors"]["url"][0], (url, response.json)
-    for body in ({"url": "https://93.184.216.34/hook", "colour": "red"}, {"url": "https://93.184.216.34/hook",
-                                                                         "cursor": "nope"}, {}):
+    for body in (
+        {"url": "https://93.184.216.34/hook", "colour": "red"},
+        {"url": "https://93.184.216.34/hook", "cursor": "nope"},
+        {},
+    ):
         assert client.post("/v1/webhooks", json=body, headers=factories.bearer(world.hauler_token)).status_code == 422
-    made = client.post("/v1/webhooks", json={"url": "https://93.184.216.34/hook"},
-                       headers=factories.bearer(world.hauler_token))
+    made = client.post(
+        "/v1/webhooks", json={"url": "https://93.184.216.34/hook"}, headers=factories.bearer(world.hauler_token)
+    )
     assert made.status_code == 201 and made.headers["Location"].endswith(made.json["id"])
 
 
 # Addresses `ipaddress`'s is_global calls global that lead to no public receiver.
-NOT_PUBLIC = ["64:ff9b::a00:1", "64:ff9b::7f00:1", "64:ff9b::808:808", "64:ff9b:1::a00:1", "2002:a00:1::1",
-              "2002:7f00:1::1", "192.0.0.8", "224.0.0.1", "239.255.255.250", "ff02::1", "ff0e::1"]
+NOT_PUBLIC = [
+    "64:ff9b::a00:1",
+    "64:ff9b::7f00:1",
+    "64:ff9b::808:808",
+    "64:ff9b:1::a00:1",
+    "2002:a00:1::1",
+    "2002:7f00:1::1",
+    "192.0.0.8",
+    "224.0.0.1",
+    "239.255.255.250",
+    "ff02::1",
+    "ff0e::1",
+]
 
 
 @pytest.mark.parametrize("address", NOT_PUBLIC)
@@ -248,15 +269,17 @@ def test_translated_special_and_multicast_addresses_are_refused(make_app, sessio
     client = https_client(make_app())
     world = build(client, session)
     host = f"[{address}]" if ":" in address else address
-    response = client.post("/v1/webhooks", json={"url": f"https://{host}/hook"},
-                           headers=factories.bearer(world.hauler_token))
+    response = client.post(
+        "/v1/webhooks", json={"url": f"https://{host}/hook"}, headers=factories.bearer(world.hauler_token)
+    )
     assert response.status_code == 422 and response.mimetype == "application/problem+json"
     assert "not a public address" in response.json["errors"]["url"][0], response.json
 
 
 @pytest.mark.parametrize("address", ["64:ff9b::a00:1", "2002:7f00:1::1", "239.255.255.250"])
-def test_a_delivery_is_not_posted_to_a_host_that_turned_translated_or_multicast(make_app, world, receiver,
-                                                                                  monkeypatch, address):
+def test_a_delivery_is_not_posted_to_a_host_that_turned_translated_or_multicast(
+    make_app, world, receiver, monkeypatch, address
+):
     """A host public at registration that resolves to such an address at delivery is a failed
     delivery, and nothing is sent."""
     import socket
@@ -309,12 +332,14 @@ def test_a_worker_delivers_once_as_it_starts_serving_then_every_interval(make_ap
 
 def _signed_with(headers, raw, secret):
     timestamp, mac = (part.split("=", 1)[1] for part in headers["Fogx-Signature"].split(","))
-    return hmac.compare_digest(mac, hmac.new(secret.encode(), f"{timestamp}.".encode() + raw,
-                                             hashlib.sha256).hexdigest())
+    return hmac.compare_digest(
+        mac, hmac.new(secret.encode(), f"{timestamp}.".encode() + raw, hashlib.sha256).hexdigest()
+    )
 
 
-def test_no_secret_is_stored_and_every_process_with_the_key_signs_alike(make_app, local, world, receiver,
-                                                                          session, tmp_path):
+def test_no_secret_is_stored_and_every_process_with_the_key_signs_alike(
+    make_app, local, world, receiver, session, tmp_path
+):
     from sqlalchemy import text
 
     webhook = subscribe(world, receiver.url)
@@ -384,7 +409,7 @@ def test_a_delivery_goes_to_the_address_its_host_was_checked_at(make_app, world,
 
 def _certificate(tmp_path, name):
     """A CA's file, and a certificate for `name` it signed with its key (PEM files)."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
@@ -392,31 +417,41 @@ def _certificate(tmp_path, name):
     from cryptography.x509.oid import NameOID
 
     def made(subject, issuer, key, signer, *, ca, names=()):
-        now = datetime.now(timezone.utc)
-        builder = (x509.CertificateBuilder().subject_name(subject).issuer_name(issuer).public_key(key.public_key())
-                   .serial_number(x509.random_serial_number()).not_valid_before(now - timedelta(days=1))
-                   .not_valid_after(now + timedelta(days=1))
-                   .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+        now = datetime.now(UTC)
+        builder = (
+            x509.CertificateBuilder()
+            .subject_name(subject)
+            .issuer_name(issuer)
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - timedelta(days=1))
+            .not_valid_after(now + timedelta(days=1))
+            .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+        )
         if names:
-            builder = builder.add_extension(x509.SubjectAlternativeName([x509.DNSName(n) for n in names]),
-                                            critical=False)
+            builder = builder.add_extension(
+                x509.SubjectAlternativeName([x509.DNSName(n) for n in names]), critical=False
+            )
         return builder.sign(signer, hashes.SHA256())
 
     ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
     ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "fogx test CA")])
     ca = made(ca_name, ca_name, ca_key, ca_key, ca=True)
-    leaf = made(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)]), ca_name, key, ca_key, ca=False,
-                names=[name])
+    leaf = made(
+        x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)]), ca_name, key, ca_key, ca=False, names=[name]
+    )
     pem = serialization.Encoding.PEM
     (tmp_path / "ca.pem").write_bytes(ca.public_bytes(pem))
-    (tmp_path / "leaf.pem").write_bytes(leaf.public_bytes(pem) + key.private_bytes(
-        pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    (tmp_path / "leaf.pem").write_bytes(
+        leaf.public_bytes(pem) + key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
     return tmp_path / "ca.pem", tmp_path / "leaf.pem"
 
 
 @pytest.mark.parametrize("certified", ["hooks.test", "elsewhere.test"])
-def test_over_tls_the_checked_address_must_still_prove_the_hosts_name(make_app, world, receiver, monkeypatch,
-                                                                      tmp_path, certified):
+def test_over_tls_the_checked_address_must_still_prove_the_hosts_name(
+    make_app, world, receiver, monkeypatch, tmp_path, certified
+):
     import socket
     import ssl
 

@@ -1,6 +1,7 @@
 """Who did what: a receipt, a correction and its review, a scan and each change of the registry
 name the person behind them (or the program's client), and the city reads its registry's
 changes with who and when, in its local time."""
+
 import csv
 import hashlib
 import io
@@ -11,7 +12,6 @@ import pytest
 from sqlalchemy import select
 
 from storage.models import ManifestRevision
-
 from tests import factories
 from tests import people_factories as pf
 from tests.manifest_world import NOW, build
@@ -39,24 +39,37 @@ def test_a_persons_registry_changes_are_listed_with_who_and_when_in_local_time(w
     program = factories.token(client, *factories.oauth_client(session, role="admin", subject=["victorville"]))
     made = client.post("/v1/fses", json=FSE, headers=factories.bearer(admin))
     assert made.status_code == 201, made.json
-    assert client.patch(f"/v1/fses/{made.json['id']}", json={"operator_name": "Bo Li"},
-                        headers=factories.bearer(program)).status_code == 200
+    assert (
+        client.patch(
+            f"/v1/fses/{made.json['id']}", json={"operator_name": "Bo Li"}, headers=factories.bearer(program)
+        ).status_code
+        == 200
+    )
     auditor = person(client, session, "avery@v.example", "city", "auditor", jurisdiction_id=city.id)
     listed = client.get("/v1/jurisdictions/victorville/registry-changes", headers=factories.bearer(auditor))
     assert listed.status_code == 200, listed.json
     first, second = listed.json["items"]
     assert (first["action"], first["subject_id"], first["by_person_name"], first["by_client_id"]) == (
-        "fse.created", made.json["id"], "Pat Doe", None)
+        "fse.created",
+        made.json["id"],
+        "Pat Doe",
+        None,
+    )
     assert "name" in first["detail"]["fields"] and first["by_role"] == "admin"
     assert (second["action"], second["by_person_id"], second["detail"]) == (
-        "fse.updated", None, {"fields": ["operator_name"]})
+        "fse.updated",
+        None,
+        {"fields": ["operator_name"]},
+    )
     assert second["by_client_id"].startswith("admin-")
     # Victorville's wall clock in June: Pacific daylight time.
     assert first["at"].endswith("-07:00") and first["at"][:16] == (NOW - timedelta(hours=7)).strftime("%Y-%m-%dT%H:%M")
     paged = client.get("/v1/jurisdictions/victorville/registry-changes?limit=1", headers=factories.bearer(auditor)).json
     assert [i["id"] for i in paged["items"]] == [first["id"]] and paged["next_cursor"]
-    rest = client.get(f"/v1/jurisdictions/victorville/registry-changes?limit=1&cursor={paged['next_cursor']}",
-                      headers=factories.bearer(auditor)).json
+    rest = client.get(
+        f"/v1/jurisdictions/victorville/registry-changes?limit=1&cursor={paged['next_cursor']}",
+        headers=factories.bearer(auditor),
+    ).json
     assert [i["id"] for i in rest["items"]] == [second["id"]] and rest["next_cursor"] is None
     sheet = client.get("/v1/jurisdictions/victorville/registry-changes?format=csv", headers=factories.bearer(auditor))
     assert sheet.status_code == 200 and sheet.mimetype == "text/csv"
@@ -82,8 +95,12 @@ def test_a_clerks_receipt_names_the_clerk(world, client, session):
     licence = world.hauler.licences[0].licence_number
     made = client.post("/v1/receipts", json=receipt("T-77", licence), headers=factories.bearer(clerk))
     assert made.status_code == 201, made.json
-    assert made.json["submitted_by"] == {"client_id": None, "role": "site",
-                                         "person_id": made.json["submitted_by"]["person_id"], "person_name": "Pat Doe"}
+    assert made.json["submitted_by"] == {
+        "client_id": None,
+        "role": "site",
+        "person_id": made.json["submitted_by"]["person_id"],
+        "person_name": "Pat Doe",
+    }
     program = factories.token(client, *factories.oauth_client(session, role="site", subject=[world.site.id]))
     other = client.post("/v1/receipts", json=receipt("T-78", licence), headers=factories.bearer(program)).json
     assert other["submitted_by"]["person_id"] is None and other["submitted_by"]["client_id"].startswith("site-")
@@ -95,16 +112,22 @@ def test_a_drivers_scan_and_a_dispatchers_correction_name_them_and_the_reviewer(
     manifest, body = filed(world)
     scan = factories.pdf_bytes()
     key = hashlib.sha256(scan).hexdigest()
-    put = client.put(f"/v1/manifests/{manifest['id']}/documents/{key}", data=scan,
-                     headers={**factories.bearer(driver), "Content-Type": "application/pdf"})
+    put = client.put(
+        f"/v1/manifests/{manifest['id']}/documents/{key}",
+        data=scan,
+        headers={**factories.bearer(driver), "Content-Type": "application/pdf"},
+    )
     assert put.status_code == 201, put.json
     assert put.json["uploaded_by"]["person_name"] == "Pat Doe" and put.json["uploaded_by"]["role"] == "hauler"
     shown = client.get(f"/v1/manifests/{manifest['id']}", headers=factories.bearer(world.hauler_token)).json
     assert [d["uploaded_by"]["person_name"] for d in shown["documents"]] == ["Pat Doe"]
     # A scan the dispatch program sends names the program, in its answer as when read again.
     other_scan = factories.pdf_bytes("second")
-    sent = client.put(f"/v1/manifests/{manifest['id']}/documents/{hashlib.sha256(other_scan).hexdigest()}",
-                      data=other_scan, headers={**factories.bearer(world.hauler_token), "Content-Type": "application/pdf"})
+    sent = client.put(
+        f"/v1/manifests/{manifest['id']}/documents/{hashlib.sha256(other_scan).hexdigest()}",
+        data=other_scan,
+        headers={**factories.bearer(world.hauler_token), "Content-Type": "application/pdf"},
+    )
     assert sent.status_code == 201, sent.json
     shown = client.get(f"/v1/manifests/{manifest['id']}", headers=factories.bearer(world.hauler_token)).json
     [read] = [d for d in shown["documents"] if d["id"] == sent.json["id"]]
@@ -115,16 +138,25 @@ def test_a_drivers_scan_and_a_dispatchers_correction_name_them_and_the_reviewer(
     proposal = correct(world, manifest, body, token=driver, permit_number=device.permit.permit_number)
     assert proposal.status_code == 202, proposal.json
     assert proposal.json["submitted_by"]["person_name"] == "Pat Doe" and proposal.json["decided_by"] is None
-    pf.person(session, email="avery@v.example", name="Avery Audit", organisation="city", role="auditor",
-              jurisdiction_id=city.id)
+    pf.person(
+        session,
+        email="avery@v.example",
+        name="Avery Audit",
+        organisation="city",
+        role="auditor",
+        jurisdiction_id=city.id,
+    )
     auditor = pf.sign_in(client, "test-portal", email="avery@v.example", scope="corrections:review")["access_token"]
     approved = decide(client, auditor, proposal.json["id"], "approve", reason="Ticket shows it")
     assert approved.status_code == 200, approved.json
     assert approved.json["decided_by"]["person_name"] == "Avery Audit"
     assert approved.json["submitted_by"]["person_name"] == "Pat Doe"
     # The revision the approval made carries the driver's certification of its hash.
-    revision = session.scalars(select(ManifestRevision).where(ManifestRevision.manifest_id == uuid.UUID(manifest["id"]))
-                               .order_by(ManifestRevision.revision.desc())).first()
+    revision = session.scalars(
+        select(ManifestRevision)
+        .where(ManifestRevision.manifest_id == uuid.UUID(manifest["id"]))
+        .order_by(ManifestRevision.revision.desc())
+    ).first()
     assert revision.revision == 2 and revision.certification["name"] == "Pat Doe"
     assert revision.certification["sha256"] == revision.sha256
 
@@ -137,8 +169,11 @@ def test_a_csv_import_is_one_registry_change_with_its_counts(world, client, sess
     admin = person(client, session, "casey@v.example", "city", "admin", jurisdiction_id=city.id)
     imported = upload(client, admin, "fses", (ROOT / "samples" / "fses.csv").read_bytes())
     assert imported.status_code == 200, imported.json
-    [change] = client.get("/v1/jurisdictions/victorville/registry-changes", headers=factories.bearer(admin)).json["items"]
+    [change] = client.get("/v1/jurisdictions/victorville/registry-changes", headers=factories.bearer(admin)).json[
+        "items"
+    ]
     assert change["action"] == "import.fses" and change["subject_id"] is None
     assert change["by_person_name"] == "Pat Doe"
-    assert change["detail"] == {name: imported.json[name] for name in ("rows", "created", "updated", "unchanged",
-                                                                       "rejected")}
+    assert change["detail"] == {
+        name: imported.json[name] for name in ("rows", "created", "updated", "unchanged", "rejected")
+    }

@@ -4,8 +4,9 @@ Revision ID: 0002
 Revises: 0001
 Create Date: 2026-12-02
 """
-from alembic import op
+
 import sqlalchemy as sa
+from alembic import op
 
 revision = "0002"
 down_revision = "0001"
@@ -15,8 +16,11 @@ depends_on = None
 
 def upgrade():
     op.create_index(
-        "ix_revisions_qualifying", "manifest_revisions", ["device_id", "service_completed_at"],
-        postgresql_where=sa.text("qualifying"), sqlite_where=sa.text("qualifying"),
+        "ix_revisions_qualifying",
+        "manifest_revisions",
+        ["device_id", "service_completed_at"],
+        postgresql_where=sa.text("qualifying"),
+        sqlite_where=sa.text("qualifying"),
         postgresql_include=["manifest_id", "revision"],
     )
 

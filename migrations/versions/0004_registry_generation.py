@@ -9,16 +9,24 @@ Revision ID: 0004
 Revises: 0003
 Create Date: 2026-12-02
 """
-from alembic import op
+
 import sqlalchemy as sa
+from alembic import op
 
 revision = "0004"
 down_revision = "0003"
 branch_labels = None
 depends_on = None
 
-TABLES = ("haulers", "hauler_licences", "hauler_registrations", "vehicles",
-          "disposal_sites", "disposal_site_status_changes", "disposal_site_jurisdictions")
+TABLES = (
+    "haulers",
+    "hauler_licences",
+    "hauler_registrations",
+    "vehicles",
+    "disposal_sites",
+    "disposal_site_status_changes",
+    "disposal_site_jurisdictions",
+)
 
 POSTGRESQL_FUNCTION = """
 CREATE FUNCTION fogx_registry_changed() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -50,13 +58,17 @@ def upgrade():
     if op.get_bind().dialect.name == "postgresql":
         op.execute(POSTGRESQL_FUNCTION)
         for table in TABLES:
-            op.execute(f"CREATE TRIGGER registry_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE"
-                       f" ON {table} FOR EACH STATEMENT EXECUTE FUNCTION fogx_registry_changed()")
+            op.execute(
+                f"CREATE TRIGGER registry_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE"
+                f" ON {table} FOR EACH STATEMENT EXECUTE FUNCTION fogx_registry_changed()"
+            )
     else:
         for table in TABLES:
             for event in ("INSERT", "UPDATE", "DELETE"):
-                op.execute(f"CREATE TRIGGER registry_changed_{table}_{event.lower()} AFTER {event} ON {table}"
-                           f" BEGIN {SQLITE_BUMP} END")
+                op.execute(
+                    f"CREATE TRIGGER registry_changed_{table}_{event.lower()} AFTER {event} ON {table}"
+                    f" BEGIN {SQLITE_BUMP} END"
+                )
 
 
 def downgrade():

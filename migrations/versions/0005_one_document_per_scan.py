@@ -5,6 +5,7 @@ Revision ID: 0005
 Revises: 0004
 Create Date: 2026-12-03
 """
+
 from alembic import op
 
 revision = "0005"

@@ -6,6 +6,7 @@ Revision ID: 0006
 Revises: 0005
 Create Date: 2026-12-03
 """
+
 from alembic import op
 
 revision = "0006"

@@ -8,6 +8,7 @@ Revision ID: 0007
 Revises: 0006
 Create Date: 2026-12-03
 """
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -30,8 +31,11 @@ def upgrade():
         read = "CAST(json_extract(body, '$.manifest.measurements.{0}') AS REAL)"
         measured = "json_type(body, '$.manifest.measurements') = 'object'"
     # Only the revisions that hold measurements are written: the rest keep their row as it is.
-    op.execute("UPDATE manifest_revisions SET " + ", ".join(f"{depth} = {read.format(depth)}" for depth in DEPTHS)
-               + f" WHERE {measured}")
+    op.execute(
+        "UPDATE manifest_revisions SET "
+        + ", ".join(f"{depth} = {read.format(depth)}" for depth in DEPTHS)
+        + f" WHERE {measured}"
+    )
 
 
 def downgrade():

@@ -7,6 +7,7 @@ Revision ID: 0008
 Revises: 0007
 Create Date: 2026-12-04
 """
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -20,10 +21,13 @@ def upgrade():
     postgresql = op.get_bind().dialect.name == "postgresql"
     op.create_table(
         "changes",
-        sa.Column("seq", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), primary_key=True,
-                  autoincrement=True),
-        sa.Column("txid", sa.BigInteger(), nullable=False,
-                  server_default=sa.text("(pg_current_xact_id()::text::bigint)" if postgresql else "0")),
+        sa.Column("seq", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), primary_key=True, autoincrement=True),
+        sa.Column(
+            "txid",
+            sa.BigInteger(),
+            nullable=False,
+            server_default=sa.text("(pg_current_xact_id()::text::bigint)" if postgresql else "0"),
+        ),
         sa.Column("kind", sa.String(40), nullable=False),
         sa.Column("at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("manifest_id", sa.Uuid(), nullable=False),
@@ -39,11 +43,15 @@ def upgrade():
         op.create_index(f"ix_changes_{name}_feed", "changes", [first, "txid", "seq"])
     op.create_index("ix_changes_manifest_id", "changes", ["manifest_id"])
     if postgresql:
-        findings = ("json_build_object('findings', coalesce((SELECT json_agg(f.code ORDER BY f.code) "
-                    "FROM findings f WHERE f.revision_id = r.id AND f.cleared_at IS NULL), '[]'::json))")
+        findings = (
+            "json_build_object('findings', coalesce((SELECT json_agg(f.code ORDER BY f.code) "
+            "FROM findings f WHERE f.revision_id = r.id AND f.cleared_at IS NULL), '[]'::json))"
+        )
     else:
-        findings = ("json_object('findings', (SELECT json_group_array(code) FROM (SELECT f.code FROM findings f "
-                    "WHERE f.revision_id = r.id AND f.cleared_at IS NULL ORDER BY f.code)))")
+        findings = (
+            "json_object('findings', (SELECT json_group_array(code) FROM (SELECT f.code FROM findings f "
+            "WHERE f.revision_id = r.id AND f.cleared_at IS NULL ORDER BY f.code)))"
+        )
     op.execute(f"""
         INSERT INTO changes (kind, at, manifest_id, manifest_number, revision, hauler_id, fse_id,
                              jurisdiction_id, detail)

@@ -7,6 +7,7 @@ Revision ID: 0010
 Revises: 0009
 Create Date: 2026-12-04
 """
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -39,8 +40,7 @@ def _constraints(table, roles, one_subject):
 def upgrade():
     with op.batch_alter_table("oauth_clients") as table:
         table.add_column(sa.Column("site_id", sa.Uuid(), nullable=True))
-        table.create_foreign_key(op.f("fk_oauth_clients_site_id_disposal_sites"), "disposal_sites",
-                                 ["site_id"], ["id"])
+        table.create_foreign_key(op.f("fk_oauth_clients_site_id_disposal_sites"), "disposal_sites", ["site_id"], ["id"])
         _constraints(table, "'hauler', 'fse', 'auditor', 'admin', 'site'", ONE_SUBJECT)
     op.create_table(
         "disposal_receipts",
@@ -56,18 +56,27 @@ def upgrade():
         sa.Column("body", sa.JSON(), nullable=False),
         sa.Column("submitted_by_client_id", sa.Uuid(), nullable=False),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(["site_id"], ["disposal_sites.id"],
-                                name=op.f("fk_disposal_receipts_site_id_disposal_sites")),
+        sa.ForeignKeyConstraint(
+            ["site_id"], ["disposal_sites.id"], name=op.f("fk_disposal_receipts_site_id_disposal_sites")
+        ),
         sa.ForeignKeyConstraint(["hauler_id"], ["haulers.id"], name=op.f("fk_disposal_receipts_hauler_id_haulers")),
-        sa.ForeignKeyConstraint(["submitted_by_client_id"], ["oauth_clients.id"],
-                                name=op.f("fk_disposal_receipts_submitted_by_client_id_oauth_clients")),
+        sa.ForeignKeyConstraint(
+            ["submitted_by_client_id"],
+            ["oauth_clients.id"],
+            name=op.f("fk_disposal_receipts_submitted_by_client_id_oauth_clients"),
+        ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_disposal_receipts")),
         sa.UniqueConstraint("site_id", "ticket_number", name=op.f("uq_disposal_receipts_site_id")),
     )
     op.create_index("ix_disposal_receipts_hauler_id", "disposal_receipts", ["hauler_id"])
     op.create_index("ix_disposal_receipts_site_received", "disposal_receipts", ["site_id", "received_at"])
-    op.create_index("ix_manifests_corrected", "manifests", ["jurisdiction_id"],
-                    postgresql_where=sa.text("current_revision > 1"), sqlite_where=sa.text("current_revision > 1"))
+    op.create_index(
+        "ix_manifests_corrected",
+        "manifests",
+        ["jurisdiction_id"],
+        postgresql_where=sa.text("current_revision > 1"),
+        sqlite_where=sa.text("current_revision > 1"),
+    )
 
 
 def downgrade():

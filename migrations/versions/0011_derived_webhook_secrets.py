@@ -6,6 +6,7 @@ Revision ID: 0011
 Revises: 0010
 Create Date: 2026-12-04
 """
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -23,8 +24,10 @@ def upgrade():
 def downgrade():
     # The schema before stored every secret; a derived one is not written back, so those
     # webhooks stop, rather than sign with a key their receivers do not hold.
-    op.execute("UPDATE webhooks SET secret = '', status = 'disabled', disabled_at = CURRENT_TIMESTAMP, "
-               "disabled_reason = 'its secret is derived, which this version of the schema cannot sign with' "
-               "WHERE secret IS NULL")
+    op.execute(
+        "UPDATE webhooks SET secret = '', status = 'disabled', disabled_at = CURRENT_TIMESTAMP, "
+        "disabled_reason = 'its secret is derived, which this version of the schema cannot sign with' "
+        "WHERE secret IS NULL"
+    )
     with op.batch_alter_table("webhooks") as table:
         table.alter_column("secret", existing_type=sa.String(64), nullable=False)

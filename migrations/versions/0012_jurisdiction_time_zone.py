@@ -4,6 +4,7 @@ Revision ID: 0012
 Revises: 0011
 Create Date: 2026-12-04
 """
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -15,8 +16,7 @@ depends_on = None
 
 def upgrade():
     with op.batch_alter_table("jurisdictions") as table:
-        table.add_column(sa.Column("time_zone", sa.String(64), nullable=False,
-                                   server_default="America/Los_Angeles"))
+        table.add_column(sa.Column("time_zone", sa.String(64), nullable=False, server_default="America/Los_Angeles"))
 
 
 def downgrade():

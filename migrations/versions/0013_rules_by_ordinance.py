@@ -8,6 +8,7 @@ Revision ID: 0013
 Revises: 0012
 Create Date: 2026-12-05
 """
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -18,13 +19,32 @@ depends_on = None
 
 POLICY = "exchange policy"
 RULES = (
-    "manifest_deadline_hours", "retention_years", "permit_required", "waste_type_matches_device",
-    "full_pump_down", "trap_full_pump_down", "full_pump_min_ratio", "decant_return_allowed",
-    "twenty_five_percent_rule", "min_outlet_clearance_in", "interceptor_frequency",
-    "interceptor_default_frequency_days", "interceptor_max_interval_days", "trap_frequency",
-    "trap_default_frequency_days", "allowed_frequencies", "min_interceptor_gallons", "grace_days",
-    "hauler_licensed", "hauler_registered", "vehicle_registered", "disposal_site_approved",
-    "disposal_after_service", "disposal_confirmed", "ticket_reconciles", "plausible_service",
+    "manifest_deadline_hours",
+    "retention_years",
+    "permit_required",
+    "waste_type_matches_device",
+    "full_pump_down",
+    "trap_full_pump_down",
+    "full_pump_min_ratio",
+    "decant_return_allowed",
+    "twenty_five_percent_rule",
+    "min_outlet_clearance_in",
+    "interceptor_frequency",
+    "interceptor_default_frequency_days",
+    "interceptor_max_interval_days",
+    "trap_frequency",
+    "trap_default_frequency_days",
+    "allowed_frequencies",
+    "min_interceptor_gallons",
+    "grace_days",
+    "hauler_licensed",
+    "hauler_registered",
+    "vehicle_registered",
+    "disposal_site_approved",
+    "disposal_after_service",
+    "disposal_confirmed",
+    "ticket_reconciles",
+    "plausible_service",
 )
 # Each preset city's sections as of this revision; every other rule is exchange policy.
 CITED = {
@@ -97,9 +117,14 @@ VALUES = {
 OLD_FREQUENCIES = [30, 60, 90, 120, 180]
 
 jurisdictions = sa.table(
-    "jurisdictions", sa.column("code", sa.String), sa.column("citations", sa.JSON),
-    sa.column("allowed_frequencies", sa.JSON), sa.column("trap_default_frequency_days", sa.Integer),
-    sa.column("min_outlet_clearance_in", sa.Float), sa.column("retention_years", sa.Integer))
+    "jurisdictions",
+    sa.column("code", sa.String),
+    sa.column("citations", sa.JSON),
+    sa.column("allowed_frequencies", sa.JSON),
+    sa.column("trap_default_frequency_days", sa.Integer),
+    sa.column("min_outlet_clearance_in", sa.Float),
+    sa.column("retention_years", sa.Integer),
+)
 
 
 def upgrade():
@@ -107,21 +132,24 @@ def upgrade():
         table.add_column(sa.Column("min_outlet_clearance_in", sa.Float(), nullable=True))
     with op.batch_alter_table("devices") as table:
         table.add_column(sa.Column("frequency_source", sa.String(20), nullable=False, server_default="assigned"))
-        table.create_check_constraint(op.f("ck_devices_frequency_source"),
-                                      "frequency_source IN ('assigned', 'city_default')")
+        table.create_check_constraint(
+            op.f("ck_devices_frequency_source"), "frequency_source IN ('assigned', 'city_default')"
+        )
     with op.batch_alter_table("manifest_revisions") as table:
         table.add_column(sa.Column("outlet_clearance_in", sa.Float(), nullable=True))
     for code, cited in CITED.items():
         citations = {rule: cited.get(rule, POLICY) for rule in RULES}
-        op.execute(jurisdictions.update().where(jurisdictions.c.code == code)
-                   .values(citations=citations, **VALUES[code]))
+        op.execute(
+            jurisdictions.update().where(jurisdictions.c.code == code).values(citations=citations, **VALUES[code])
+        )
     # Records are kept at least three years (exchange policy), longer where a city says so.
     op.execute(jurisdictions.update().where(jurisdictions.c.retention_years < 3).values(retention_years=3))
 
 
 def downgrade():
-    op.execute(jurisdictions.update().where(jurisdictions.c.code.in_(tuple(CITED)))
-               .values(allowed_frequencies=OLD_FREQUENCIES))
+    op.execute(
+        jurisdictions.update().where(jurisdictions.c.code.in_(tuple(CITED))).values(allowed_frequencies=OLD_FREQUENCIES)
+    )
     with op.batch_alter_table("manifest_revisions") as table:
         table.drop_column("outlet_clearance_in")
     with op.batch_alter_table("devices") as table:

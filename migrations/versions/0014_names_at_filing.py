@@ -10,7 +10,8 @@ Revision ID: 0014
 Revises: 0013
 Create Date: 2026-12-05
 """
-from datetime import datetime, timezone
+
+from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 import sqlalchemy as sa
@@ -27,7 +28,7 @@ DEFAULT_ZONE = "America/Los_Angeles"
 def _sqlite_local_date(stamp, zone):
     if stamp is None:
         return None
-    instant = datetime.fromisoformat(stamp).replace(tzinfo=timezone.utc)
+    instant = datetime.fromisoformat(stamp).replace(tzinfo=UTC)
     return instant.astimezone(ZoneInfo(zone or DEFAULT_ZONE)).date().isoformat()
 
 
@@ -42,9 +43,11 @@ def _local_date(instant, zone):
 
 
 def _licence(conditions):
-    return (f"(SELECT l.licence_number FROM hauler_licences l JOIN manifests m ON m.hauler_id = l.hauler_id"
-            f" WHERE m.id = manifest_revisions.manifest_id{conditions}"
-            f" ORDER BY l.effective_on DESC, l.recorded_at DESC LIMIT 1)")
+    return (
+        f"(SELECT l.licence_number FROM hauler_licences l JOIN manifests m ON m.hauler_id = l.hauler_id"
+        f" WHERE m.id = manifest_revisions.manifest_id{conditions}"
+        f" ORDER BY l.effective_on DESC, l.recorded_at DESC LIMIT 1)"
+    )
 
 
 def upgrade():
@@ -56,7 +59,8 @@ def upgrade():
     service_day = _local_date(
         "manifest_revisions.service_completed_at",
         "(SELECT j.time_zone FROM jurisdictions j JOIN manifests m ON m.jurisdiction_id = j.id"
-        " WHERE m.id = manifest_revisions.manifest_id)")
+        " WHERE m.id = manifest_revisions.manifest_id)",
+    )
     in_force = f" AND l.effective_on <= {service_day}"
     by_filing = " AND l.recorded_at <= manifest_revisions.received_at"
     op.execute(
@@ -66,28 +70,41 @@ def upgrade():
         f" hauler_licence_number = COALESCE({_licence(in_force + by_filing)}, {_licence(in_force)}, {_licence('')}),"
         " disposal_site_name = (SELECT s.name FROM disposal_sites s WHERE s.id = manifest_revisions.disposal_site_id),"
         " disposal_site_address = (SELECT s.address FROM disposal_sites s"
-        "                          WHERE s.id = manifest_revisions.disposal_site_id)")
+        "                          WHERE s.id = manifest_revisions.disposal_site_id)"
+    )
 
     with op.batch_alter_table("disposal_receipts") as table:
         table.add_column(sa.Column("received_on", sa.Date(), nullable=True))
-    site_zone = ("COALESCE((SELECT MIN(j.time_zone) FROM disposal_site_jurisdictions sj"
-                 " JOIN jurisdictions j ON j.id = sj.jurisdiction_id"
-                 f" WHERE sj.site_id = disposal_receipts.site_id), '{DEFAULT_ZONE}')")
+    site_zone = (
+        "COALESCE((SELECT MIN(j.time_zone) FROM disposal_site_jurisdictions sj"
+        " JOIN jurisdictions j ON j.id = sj.jurisdiction_id"
+        f" WHERE sj.site_id = disposal_receipts.site_id), '{DEFAULT_ZONE}')"
+    )
     op.execute(f"UPDATE disposal_receipts SET received_on = {_local_date('disposal_receipts.received_at', site_zone)}")
     with op.batch_alter_table("disposal_receipts") as table:
         table.alter_column("received_on", existing_type=sa.Date(), nullable=False)
         table.drop_constraint(op.f("uq_disposal_receipts_site_id"), type_="unique")
-        table.create_unique_constraint(op.f("uq_disposal_receipts_site_id"),
-                                       ["site_id", "ticket_number", "received_on"])
+        table.create_unique_constraint(
+            op.f("uq_disposal_receipts_site_id"), ["site_id", "ticket_number", "received_on"]
+        )
 
 
 def downgrade():
-    reused = op.get_bind().execute(sa.text(
-        "SELECT site_id, ticket_number FROM disposal_receipts GROUP BY site_id, ticket_number"
-        " HAVING COUNT(*) > 1")).first()
+    reused = (
+        op.get_bind()
+        .execute(
+            sa.text(
+                "SELECT site_id, ticket_number FROM disposal_receipts GROUP BY site_id, ticket_number"
+                " HAVING COUNT(*) > 1"
+            )
+        )
+        .first()
+    )
     if reused is not None:
-        raise RuntimeError(f"a site numbered ticket {reused.ticket_number} on two days: before 0014 a "
-                           "ticket was one receipt, and no receipt is deleted")
+        raise RuntimeError(
+            f"a site numbered ticket {reused.ticket_number} on two days: before 0014 a "
+            "ticket was one receipt, and no receipt is deleted"
+        )
     with op.batch_alter_table("disposal_receipts") as table:
         table.drop_constraint(op.f("uq_disposal_receipts_site_id"), type_="unique")
         table.create_unique_constraint(op.f("uq_disposal_receipts_site_id"), ["site_id", "ticket_number"])

@@ -6,6 +6,7 @@ Revision ID: 0015
 Revises: 0014
 Create Date: 2026-12-05
 """
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -38,18 +39,24 @@ def upgrade():
         sa.Column("decided_by_client_id", sa.Uuid(), nullable=True),
         sa.Column("decision_reason", sa.Text(), nullable=True),
         sa.Column("revision", sa.Integer(), nullable=True),
-        sa.CheckConstraint("status IN ('pending', 'approved', 'rejected')",
-                           name=op.f("ck_pending_corrections_status")),
-        sa.ForeignKeyConstraint(["manifest_id"], ["manifests.id"],
-                                name=op.f("fk_pending_corrections_manifest_id_manifests")),
-        sa.ForeignKeyConstraint(["jurisdiction_id"], ["jurisdictions.id"],
-                                name=op.f("fk_pending_corrections_jurisdiction_id_jurisdictions")),
-        sa.ForeignKeyConstraint(["hauler_id"], ["haulers.id"],
-                                name=op.f("fk_pending_corrections_hauler_id_haulers")),
-        sa.ForeignKeyConstraint(["submitted_by_client_id"], ["oauth_clients.id"],
-                                name=op.f("fk_pending_corrections_submitted_by_client_id_oauth_clients")),
-        sa.ForeignKeyConstraint(["decided_by_client_id"], ["oauth_clients.id"],
-                                name=op.f("fk_pending_corrections_decided_by_client_id_oauth_clients")),
+        sa.CheckConstraint("status IN ('pending', 'approved', 'rejected')", name=op.f("ck_pending_corrections_status")),
+        sa.ForeignKeyConstraint(
+            ["manifest_id"], ["manifests.id"], name=op.f("fk_pending_corrections_manifest_id_manifests")
+        ),
+        sa.ForeignKeyConstraint(
+            ["jurisdiction_id"], ["jurisdictions.id"], name=op.f("fk_pending_corrections_jurisdiction_id_jurisdictions")
+        ),
+        sa.ForeignKeyConstraint(["hauler_id"], ["haulers.id"], name=op.f("fk_pending_corrections_hauler_id_haulers")),
+        sa.ForeignKeyConstraint(
+            ["submitted_by_client_id"],
+            ["oauth_clients.id"],
+            name=op.f("fk_pending_corrections_submitted_by_client_id_oauth_clients"),
+        ),
+        sa.ForeignKeyConstraint(
+            ["decided_by_client_id"],
+            ["oauth_clients.id"],
+            name=op.f("fk_pending_corrections_decided_by_client_id_oauth_clients"),
+        ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_pending_corrections")),
     )
     op.create_index("ix_pending_corrections_review", "pending_corrections", ["jurisdiction_id", "status", "id"])
@@ -64,8 +71,10 @@ def downgrade():
     op.drop_index("ix_pending_corrections_review", table_name="pending_corrections")
     op.drop_table("pending_corrections")
     # A hold on a permit becomes one on its FSE: a downgrade keeps more, never less.
-    op.execute("UPDATE legal_holds SET fse_id = (SELECT fse_id FROM permits WHERE permits.id = legal_holds.permit_id)"
-               " WHERE permit_id IS NOT NULL")
+    op.execute(
+        "UPDATE legal_holds SET fse_id = (SELECT fse_id FROM permits WHERE permits.id = legal_holds.permit_id)"
+        " WHERE permit_id IS NOT NULL"
+    )
     with op.batch_alter_table("legal_holds") as table:
         table.drop_constraint(op.f("fk_legal_holds_permit_id_permits"), type_="foreignkey")
         table.drop_column("permit_id")

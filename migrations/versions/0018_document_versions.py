@@ -5,6 +5,7 @@ Revision ID: 0018
 Revises: 0016
 Create Date: 2026-12-04
 """
+
 import sqlalchemy as sa
 from alembic import op
 

@@ -5,9 +5,9 @@ Revision ID: 0019
 Revises: 0018
 Create Date: 2026-12-05
 """
+
 import sqlalchemy as sa
 from alembic import op
-
 
 revision = "0019"
 down_revision = "0018"
@@ -31,7 +31,8 @@ def _fk(name, target, nullable=True, **kw):
 
 def upgrade():
     op.create_table(
-        "people", _id(),
+        "people",
+        _id(),
         sa.Column("email", sa.String(254), nullable=False, unique=True),
         sa.Column("name", sa.String(200), nullable=False),
         sa.Column("password_hash", sa.String(200)),
@@ -45,7 +46,8 @@ def upgrade():
         sa.CheckConstraint("status IN ('active', 'disabled')", name="status"),
     )
     op.create_table(
-        "memberships", _id(),
+        "memberships",
+        _id(),
         _fk("person_id", "people", False, index=True),
         sa.Column("organisation", sa.String(20), nullable=False),
         sa.Column("role", sa.String(20), nullable=False),
@@ -62,10 +64,13 @@ def upgrade():
             "(organisation = 'hauler' AND role IN ('dispatcher', 'driver', 'admin'))"
             " OR (organisation = 'restaurant' AND role IN ('operator', 'admin'))"
             " OR (organisation = 'city' AND role IN ('auditor', 'admin'))"
-            " OR (organisation = 'site' AND role = 'clerk')", name="role"),
+            " OR (organisation = 'site' AND role = 'clerk')",
+            name="role",
+        ),
     )
     op.create_table(
-        "invitations", _id(),
+        "invitations",
+        _id(),
         sa.Column("email", sa.String(254), nullable=False, index=True),
         sa.Column("organisation", sa.String(20), nullable=False),
         sa.Column("role", sa.String(20), nullable=False),
@@ -82,7 +87,8 @@ def upgrade():
         _fk("membership_id", "memberships"),
     )
     op.create_table(
-        "password_resets", _id(),
+        "password_resets",
+        _id(),
         _fk("person_id", "people", False, index=True),
         sa.Column("token_sha256", sa.String(64), nullable=False, unique=True),
         _created(),
@@ -90,7 +96,8 @@ def upgrade():
         sa.Column("used_at", UTCDateTime),
     )
     op.create_table(
-        "recovery_codes", _id(),
+        "recovery_codes",
+        _id(),
         _fk("person_id", "people", False, index=True),
         sa.Column("code_sha256", sa.String(64), nullable=False),
         _created(),
@@ -103,7 +110,8 @@ def upgrade():
         _created("updated_at"),
     )
     op.create_table(
-        "oauth_apps", _id(),
+        "oauth_apps",
+        _id(),
         sa.Column("client_id", sa.String(64), nullable=False, unique=True),
         sa.Column("secret_sha256", sa.String(64)),
         sa.Column("name", sa.String(200), nullable=False),
@@ -114,7 +122,8 @@ def upgrade():
         sa.Column("revoked_at", UTCDateTime),
     )
     op.create_table(
-        "sign_ins", _id(),
+        "sign_ins",
+        _id(),
         _fk("person_id", "people", False, index=True),
         _fk("membership_id", "memberships", False, index=True),
         _fk("app_id", "oauth_apps", False),
@@ -126,7 +135,8 @@ def upgrade():
         sa.Column("revoked_reason", sa.String(40)),
     )
     op.create_table(
-        "authorization_codes", _id(),
+        "authorization_codes",
+        _id(),
         sa.Column("code_sha256", sa.String(64), nullable=False, unique=True),
         _fk("app_id", "oauth_apps", False),
         _fk("person_id", "people", False),
@@ -144,7 +154,8 @@ def upgrade():
         _fk("sign_in_id", "sign_ins"),
     )
     op.create_table(
-        "refresh_tokens", _id(),
+        "refresh_tokens",
+        _id(),
         _fk("sign_in_id", "sign_ins", False, index=True),
         sa.Column("token_sha256", sa.String(64), nullable=False, unique=True),
         _created("issued_at"),
@@ -159,7 +170,8 @@ def upgrade():
         _created("granted_at"),
     )
     op.create_table(
-        "record_reads", _id(),
+        "record_reads",
+        _id(),
         _fk("fse_id", "fses", False),
         _fk("client_id", "oauth_clients", False),
         _fk("person_id", "people"),
@@ -170,13 +182,21 @@ def upgrade():
     )
     op.create_index("ix_record_reads_fse_read", "record_reads", ["fse_id", "read_at"])
     with op.batch_alter_table("oauth_tokens") as table:
-        table.add_column(sa.Column("person_id", sa.Uuid, sa.ForeignKey("people.id", name="fk_oauth_tokens_person_id_people")))
-        table.add_column(sa.Column("sign_in_id", sa.Uuid,
-                                   sa.ForeignKey("sign_ins.id", name="fk_oauth_tokens_sign_in_id_sign_ins")))
+        table.add_column(
+            sa.Column("person_id", sa.Uuid, sa.ForeignKey("people.id", name="fk_oauth_tokens_person_id_people"))
+        )
+        table.add_column(
+            sa.Column("sign_in_id", sa.Uuid, sa.ForeignKey("sign_ins.id", name="fk_oauth_tokens_sign_in_id_sign_ins"))
+        )
         table.create_index("ix_oauth_tokens_sign_in_id", ["sign_in_id"])
     with op.batch_alter_table("manifest_revisions") as table:
-        table.add_column(sa.Column("submitted_by_person_id", sa.Uuid, sa.ForeignKey(
-            "people.id", name="fk_manifest_revisions_submitted_by_person_id_people")))
+        table.add_column(
+            sa.Column(
+                "submitted_by_person_id",
+                sa.Uuid,
+                sa.ForeignKey("people.id", name="fk_manifest_revisions_submitted_by_person_id_people"),
+            )
+        )
         table.add_column(sa.Column("certification", sa.JSON))
 
 
@@ -192,6 +212,18 @@ def downgrade():
         table.drop_column("sign_in_id")
         table.drop_column("person_id")
     op.drop_index("ix_record_reads_fse_read", "record_reads")
-    for name in ("record_reads", "consents", "refresh_tokens", "authorization_codes", "sign_ins", "oauth_apps",
-                 "sign_in_policies", "recovery_codes", "password_resets", "invitations", "memberships", "people"):
+    for name in (
+        "record_reads",
+        "consents",
+        "refresh_tokens",
+        "authorization_codes",
+        "sign_ins",
+        "oauth_apps",
+        "sign_in_policies",
+        "recovery_codes",
+        "password_resets",
+        "invitations",
+        "memberships",
+        "people",
+    ):
         op.drop_table(name)

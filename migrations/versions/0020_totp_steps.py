@@ -6,6 +6,7 @@ Revision ID: 0020
 Revises: 0019
 Create Date: 2026-12-05
 """
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -29,8 +30,12 @@ def upgrade():
         with op.batch_alter_table(name) as table:
             if name == "documents":
                 table.add_column(sa.Column("uploaded_by_client_id", sa.Uuid, nullable=True))
-                table.create_foreign_key("fk_documents_uploaded_by_client_id_oauth_clients", "oauth_clients",
-                                         ["uploaded_by_client_id"], ["id"])
+                table.create_foreign_key(
+                    "fk_documents_uploaded_by_client_id_oauth_clients",
+                    "oauth_clients",
+                    ["uploaded_by_client_id"],
+                    ["id"],
+                )
             for column in columns:
                 table.add_column(sa.Column(column, sa.Uuid, nullable=True))
                 table.create_foreign_key(f"fk_{name}_{column}_people", "people", [column], ["id"])

@@ -5,6 +5,7 @@ Revision ID: 0022
 Revises: 0021
 Create Date: 2026-12-05
 """
+
 from alembic import op
 
 revision = "0022"
@@ -14,8 +15,12 @@ depends_on = None
 
 
 def upgrade():
-    op.create_index("ix_revisions_completed", "manifest_revisions", ["service_completed_at"],
-                    postgresql_include=["id", "manifest_id", "revision"])
+    op.create_index(
+        "ix_revisions_completed",
+        "manifest_revisions",
+        ["service_completed_at"],
+        postgresql_include=["id", "manifest_id", "revision"],
+    )
 
 
 def downgrade():

@@ -6,6 +6,7 @@ Revision ID: 0024
 Revises: 0023
 Create Date: 2026-12-05
 """
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -20,6 +21,11 @@ def upgrade():
 
 
 def downgrade():
-    op.create_index("ix_revisions_qualifying", "manifest_revisions", ["device_id", "service_completed_at"],
-                    postgresql_where=sa.text("qualifying"), sqlite_where=sa.text("qualifying"),
-                    postgresql_include=["manifest_id", "revision"])
+    op.create_index(
+        "ix_revisions_qualifying",
+        "manifest_revisions",
+        ["device_id", "service_completed_at"],
+        postgresql_where=sa.text("qualifying"),
+        sqlite_where=sa.text("qualifying"),
+        postgresql_include=["manifest_id", "revision"],
+    )

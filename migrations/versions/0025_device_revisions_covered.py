@@ -6,6 +6,7 @@ Revision ID: 0025
 Revises: 0024
 Create Date: 2026-12-06
 """
+
 from alembic import op
 
 revision = "0025"
@@ -16,8 +17,12 @@ depends_on = None
 
 def upgrade():
     op.drop_index("ix_revisions_device_completed", table_name="manifest_revisions")
-    op.create_index("ix_revisions_device_completed", "manifest_revisions", ["device_id", "service_completed_at"],
-                    postgresql_include=["id", "manifest_id", "in_force"])
+    op.create_index(
+        "ix_revisions_device_completed",
+        "manifest_revisions",
+        ["device_id", "service_completed_at"],
+        postgresql_include=["id", "manifest_id", "in_force"],
+    )
 
 
 def downgrade():

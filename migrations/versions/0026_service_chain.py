@@ -5,6 +5,7 @@ Revision ID: 0026
 Revises: 0025
 Create Date: 2026-12-06
 """
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -24,14 +25,25 @@ def upgrade():
         " SELECT id, lag(service_completed_at) OVER (PARTITION BY device_id"
         "  ORDER BY service_completed_at, manifest_id) AS previous"
         " FROM manifest_revisions WHERE in_force AND qualifying) AS linked"
-        " WHERE manifest_revisions.id = linked.id AND linked.previous IS NOT NULL")
-    op.create_index("ix_revisions_counted", "manifest_revisions", ["device_id", "service_completed_at"],
-                    postgresql_include=["manifest_id", "previous_service_at"], **COUNTED)
+        " WHERE manifest_revisions.id = linked.id AND linked.previous IS NOT NULL"
+    )
+    op.create_index(
+        "ix_revisions_counted",
+        "manifest_revisions",
+        ["device_id", "service_completed_at"],
+        postgresql_include=["manifest_id", "previous_service_at"],
+        **COUNTED,
+    )
 
 
 def downgrade():
     op.drop_index("ix_revisions_counted", table_name="manifest_revisions")
     with op.batch_alter_table("manifest_revisions") as batch:
         batch.drop_column("previous_service_at")
-    op.create_index("ix_revisions_counted", "manifest_revisions", ["device_id", "service_completed_at"],
-                    postgresql_include=["manifest_id"], **COUNTED)
+    op.create_index(
+        "ix_revisions_counted",
+        "manifest_revisions",
+        ["device_id", "service_completed_at"],
+        postgresql_include=["manifest_id"],
+        **COUNTED,
+    )

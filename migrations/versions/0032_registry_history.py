@@ -8,6 +8,7 @@ Revision ID: 0032
 Revises: 0031
 Create Date: 2026-12-06
 """
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -17,16 +18,23 @@ branch_labels = None
 depends_on = None
 
 # The preset cities whose ordinance gives a notice period for a change of the permit's terms.
-NOTICE = {"victorville": (30, "Victorville 10.03.080(c)"),
-          "placentia": (45, "Placentia 16.24 FOG Wastewater Discharge Permits (e)(3)"),
-          "san-clemente": (45, "San Clemente 13.30.050(J)")}
+NOTICE = {
+    "victorville": (30, "Victorville 10.03.080(c)"),
+    "placentia": (45, "Placentia 16.24 FOG Wastewater Discharge Permits (e)(3)"),
+    "san-clemente": (45, "San Clemente 13.30.050(J)"),
+}
 # The preset cities whose ordinance states the longest interval in months, and its section.
 MONTHS = {"tracy": (6, 183, "Tracy 5.26 interceptor maintenance (e)(2)"), "colusa": (12, 365, "Colusa 15A-16(C)(2)")}
 
 jurisdictions = sa.table(
-    "jurisdictions", sa.column("id"), sa.column("code", sa.String), sa.column("citations", sa.JSON),
-    sa.column("interceptor_max_interval_days", sa.Integer), sa.column("interceptor_max_interval_months", sa.Integer),
-    sa.column("frequency_change_notice_days", sa.Integer))
+    "jurisdictions",
+    sa.column("id"),
+    sa.column("code", sa.String),
+    sa.column("citations", sa.JSON),
+    sa.column("interceptor_max_interval_days", sa.Integer),
+    sa.column("interceptor_max_interval_months", sa.Integer),
+    sa.column("frequency_change_notice_days", sa.Integer),
+)
 
 
 def upgrade():
@@ -44,11 +52,15 @@ def upgrade():
         sa.Column("noticed_on", sa.Date(), nullable=False),
         sa.Column("sooner_because", sa.Text(), nullable=True),
         sa.Column("recorded_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(["device_id"], ["devices.id"], name=op.f("fk_device_frequency_changes_device_id_devices")),
+        sa.ForeignKeyConstraint(
+            ["device_id"], ["devices.id"], name=op.f("fk_device_frequency_changes_device_id_devices")
+        ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_device_frequency_changes")),
         sa.UniqueConstraint("device_id", "effective_on", name=op.f("uq_device_frequency_changes_device_id")),
         sa.CheckConstraint("to_days > 0", name=op.f("ck_device_frequency_changes_to_days_positive")),
-        sa.CheckConstraint("effective_on >= noticed_on", name=op.f("ck_device_frequency_changes_effective_after_notice")),
+        sa.CheckConstraint(
+            "effective_on >= noticed_on", name=op.f("ck_device_frequency_changes_effective_after_notice")
+        ),
     )
     op.create_table(
         "device_permit_moves",
@@ -60,10 +72,12 @@ def upgrade():
         sa.Column("reason", sa.Text(), nullable=False),
         sa.Column("recorded_at", sa.DateTime(timezone=True), nullable=False),
         sa.ForeignKeyConstraint(["device_id"], ["devices.id"], name=op.f("fk_device_permit_moves_device_id_devices")),
-        sa.ForeignKeyConstraint(["from_permit_id"], ["permits.id"],
-                                name=op.f("fk_device_permit_moves_from_permit_id_permits")),
-        sa.ForeignKeyConstraint(["to_permit_id"], ["permits.id"],
-                                name=op.f("fk_device_permit_moves_to_permit_id_permits")),
+        sa.ForeignKeyConstraint(
+            ["from_permit_id"], ["permits.id"], name=op.f("fk_device_permit_moves_from_permit_id_permits")
+        ),
+        sa.ForeignKeyConstraint(
+            ["to_permit_id"], ["permits.id"], name=op.f("fk_device_permit_moves_to_permit_id_permits")
+        ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_device_permit_moves")),
         sa.UniqueConstraint("device_id", "effective_on", name=op.f("uq_device_permit_moves_device_id")),
         sa.CheckConstraint("from_permit_id <> to_permit_id", name=op.f("ck_device_permit_moves_to_another_permit")),
@@ -71,8 +85,14 @@ def upgrade():
     op.create_index(op.f("ix_device_permit_moves_device_id"), "device_permit_moves", ["device_id"])
     op.create_index(op.f("ix_device_permit_moves_from_permit_id"), "device_permit_moves", ["from_permit_id"])
     bind = op.get_bind()
-    rows = bind.execute(sa.select(jurisdictions.c.id, jurisdictions.c.code, jurisdictions.c.citations,
-                                  jurisdictions.c.interceptor_max_interval_days)).all()
+    rows = bind.execute(
+        sa.select(
+            jurisdictions.c.id,
+            jurisdictions.c.code,
+            jurisdictions.c.citations,
+            jurisdictions.c.interceptor_max_interval_days,
+        )
+    ).all()
     for row in rows:
         citations = dict(row.citations or {})
         citations.setdefault("interceptor_max_interval_months", "exchange policy")
@@ -90,8 +110,14 @@ def upgrade():
 
 def downgrade():
     bind = op.get_bind()
-    rows = bind.execute(sa.select(jurisdictions.c.id, jurisdictions.c.code, jurisdictions.c.citations,
-                                  jurisdictions.c.interceptor_max_interval_months)).all()
+    rows = bind.execute(
+        sa.select(
+            jurisdictions.c.id,
+            jurisdictions.c.code,
+            jurisdictions.c.citations,
+            jurisdictions.c.interceptor_max_interval_months,
+        )
+    ).all()
     for row in rows:
         citations = dict(row.citations or {})
         citations.pop("interceptor_max_interval_months", None)

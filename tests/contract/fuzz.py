@@ -13,6 +13,7 @@ peers for the object-level authorization check. Run by `make fuzz` (and CI).
 Arguments are passed on to `schemathesis run`, e.g. `--include-operation-id authorize` to try
 a few operations while changing them.
 """
+
 import hashlib
 import json
 import os
@@ -22,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import requests
@@ -42,8 +43,9 @@ def free_port():
 
 
 def flask(env, *args):
-    subprocess.run([str(BIN / "flask"), "--app", "wsgi", *args], cwd=ROOT, env=env, check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [str(BIN / "flask"), "--app", "wsgi", *args], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL
+    )
 
 
 def seed_peers(env):
@@ -74,8 +76,12 @@ with app.app_context():
 
 
 def token(base, client_id):
-    response = requests.post(f"{base}/oauth/token", data={"grant_type": "client_credentials"},
-                             auth=(client_id, f"{client_id}-secret"), timeout=10)
+    response = requests.post(
+        f"{base}/oauth/token",
+        data={"grant_type": "client_credentials"},
+        auth=(client_id, f"{client_id}-secret"),
+        timeout=10,
+    )
     response.raise_for_status()
     return response.json()["access_token"]
 
@@ -83,47 +89,73 @@ def token(base, client_id):
 def file_manifests(base, tokens):
     """Give each hauler a manifest of its own, so the peers have objects to keep apart, and
     the first a scan: their ids, by the placeholder in schemathesis.toml each fills in."""
-    site = requests.get(f"{base}/v1/disposal-sites", headers={"Authorization": f"Bearer {tokens['hauler']}"},
-                        timeout=10).json()["items"][0]["id"]
-    completed = datetime.now(timezone.utc) - timedelta(hours=3)
+    site = requests.get(
+        f"{base}/v1/disposal-sites", headers={"Authorization": f"Bearer {tokens['hauler']}"}, timeout=10
+    ).json()["items"][0]["id"]
+    completed = datetime.now(UTC) - timedelta(hours=3)
     manifests = []
     for n, (role, permit, tag) in enumerate((("hauler", "VV-FOG-0001", "GI-1"), ("hauler-2", "VV-FOG-0002", "GI-1"))):
         body = {
-            "manifest_number": f"FUZZ-{n}", "permit_number": permit, "device_tag": tag, "vehicle_id": "TRK-7",
-            "driver_name": "Driver", "fse_signer_name": "Signer",
+            "manifest_number": f"FUZZ-{n}",
+            "permit_number": permit,
+            "device_tag": tag,
+            "vehicle_id": "TRK-7",
+            "driver_name": "Driver",
+            "fse_signer_name": "Signer",
             "service_started_at": (completed - timedelta(hours=1)).isoformat(),
-            "service_completed_at": completed.isoformat(), "waste_type": "grease_interceptor_waste",
-            "gallons_removed": 1400, "full_pump_down": True,
-            "disposal": {"site_id": site, "ticket_number": f"T-FUZZ-{n}",
-                         "delivered_at": (completed + timedelta(minutes=30)).isoformat(), "gallons_delivered": 1400},
+            "service_completed_at": completed.isoformat(),
+            "waste_type": "grease_interceptor_waste",
+            "gallons_removed": 1400,
+            "full_pump_down": True,
+            "disposal": {
+                "site_id": site,
+                "ticket_number": f"T-FUZZ-{n}",
+                "delivered_at": (completed + timedelta(minutes=30)).isoformat(),
+                "gallons_delivered": 1400,
+            },
         }
-        response = requests.post(f"{base}/v1/manifests", json=body, timeout=10,
-                                 headers={"Authorization": f"Bearer {tokens[role]}"})
+        response = requests.post(
+            f"{base}/v1/manifests", json=body, timeout=10, headers={"Authorization": f"Bearer {tokens[role]}"}
+        )
         assert response.status_code in (200, 201), response.text
         manifests.append(response.json()["id"])
     scan = pdf_bytes("Pump-out manifest FUZZ-0, signed")
-    response = requests.put(f"{base}/v1/manifests/{manifests[0]}/documents/{hashlib.sha256(scan).hexdigest()}",
-                            data=scan, timeout=10, headers={"Authorization": f"Bearer {tokens['hauler']}",
-                                                            "Content-Type": "application/pdf"})
+    response = requests.put(
+        f"{base}/v1/manifests/{manifests[0]}/documents/{hashlib.sha256(scan).hexdigest()}",
+        data=scan,
+        timeout=10,
+        headers={"Authorization": f"Bearer {tokens['hauler']}", "Content-Type": "application/pdf"},
+    )
     assert response.status_code in (200, 201), response.text
     document = response.json()
     # A correction moving the first manifest's service by ten days waits for the city's review.
-    moved = {name: (datetime.fromisoformat(body[name]) - timedelta(days=10)).isoformat()
-             for name in ("service_started_at", "service_completed_at")}
-    first = requests.get(f"{base}/v1/manifests/{manifests[0]}", timeout=10,
-                         headers={"Authorization": f"Bearer {tokens['hauler']}"}).json()["manifest"]
-    response = requests.post(f"{base}/v1/manifests/{manifests[0]}/corrections", timeout=10,
-                             json={**first, **moved, "disposal": None, "reason": "Keyed the wrong day"},
-                             headers={"Authorization": f"Bearer {tokens['hauler']}"})
+    moved = {
+        name: (datetime.fromisoformat(body[name]) - timedelta(days=10)).isoformat()
+        for name in ("service_started_at", "service_completed_at")
+    }
+    first = requests.get(
+        f"{base}/v1/manifests/{manifests[0]}", timeout=10, headers={"Authorization": f"Bearer {tokens['hauler']}"}
+    ).json()["manifest"]
+    response = requests.post(
+        f"{base}/v1/manifests/{manifests[0]}/corrections",
+        timeout=10,
+        json={**first, **moved, "disposal": None, "reason": "Keyed the wrong day"},
+        headers={"Authorization": f"Bearer {tokens['hauler']}"},
+    )
     assert response.status_code == 202, response.text
-    return {"MANIFEST_IDS": manifests, "DOCUMENT_IDS": [document["id"], document["sha256"]],
-            "SCAN_SHA256": [document["sha256"]], "CORRECTION_IDS": [response.json()["id"]]}
+    return {
+        "MANIFEST_IDS": manifests,
+        "DOCUMENT_IDS": [document["id"], document["sha256"]],
+        "SCAN_SHA256": [document["sha256"]],
+        "CORRECTION_IDS": [response.json()["id"]],
+    }
 
 
 def registry_ids(base, tokens):
     """The ids of the demo's registry (FSEs, their devices, permits, haulers, disposal sites),
     by the placeholder in schemathesis.toml each fills in: generated requests to one of them
     reach the route behind the lookup, not only its 404."""
+
     def items(path, role="admin"):
         response = requests.get(f"{base}{path}", headers={"Authorization": f"Bearer {tokens[role]}"}, timeout=10)
         response.raise_for_status()
@@ -143,18 +175,38 @@ def main():
     work = Path(tempfile.mkdtemp(prefix="fogx-fuzz-"))
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "PUBLIC_BASE_URL": base,
-           "DATABASE_URL": os.environ.get("FUZZ_DATABASE_URL") or f"sqlite:///{work / 'fuzz.sqlite3'}",
-           "STORAGE_DIR": str(work / "objects"), "TOKEN_TTL_SECONDS": "7200", "OUTBOX_INTERVAL_SECONDS": "0",
-           # The limits would answer most generated requests with 429 and leave the routes behind
-           # them unexamined; tests/test_hostile_input.py checks the limits themselves.
-           "SUBMISSIONS_PER_MINUTE": "1000000", "EXPORTS_PER_MINUTE": "1000000", "AUTH_FAILURE_LIMIT": "1000000"}
+    env = {
+        **os.environ,
+        "PUBLIC_BASE_URL": base,
+        "DATABASE_URL": os.environ.get("FUZZ_DATABASE_URL") or f"sqlite:///{work / 'fuzz.sqlite3'}",
+        "STORAGE_DIR": str(work / "objects"),
+        "TOKEN_TTL_SECONDS": "7200",
+        "OUTBOX_INTERVAL_SECONDS": "0",
+        # The limits would answer most generated requests with 429 and leave the routes behind
+        # them unexamined; tests/test_hostile_input.py checks the limits themselves.
+        "SUBMISSIONS_PER_MINUTE": "1000000",
+        "EXPORTS_PER_MINUTE": "1000000",
+        "AUTH_FAILURE_LIMIT": "1000000",
+    }
     flask(env, "db", "upgrade")
     flask(env, "demo", "load")
     seed_peers(env)
-    server = subprocess.Popen([str(BIN / "gunicorn"), "--bind", f"127.0.0.1:{port}", "--workers", "2",
-                               "--access-logfile", "/dev/null", "wsgi:app"], cwd=ROOT, env=env,
-                              stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "w"))
+    server = subprocess.Popen(
+        [
+            str(BIN / "gunicorn"),
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            "2",
+            "--access-logfile",
+            "/dev/null",
+            "wsgi:app",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=open(work / "server.log", "w"),
+    )
     try:
         for _ in range(300):
             try:
@@ -164,22 +216,53 @@ def main():
                 time.sleep(0.1)
         tokens = {role: token(base, f"demo-{role}") for role in ROLES}
         # The demo's portal app, registered for the address served here (PUBLIC_BASE_URL).
-        known = {**file_manifests(base, tokens), **registry_ids(base, tokens),
-                 "APP_IDS": ["fogx-portal"], "REDIRECT_URIS": [f"{base}/portal/"]}
-        (work / "wfc.json").write_text(json.dumps({"auth": [
-            {"name": role, "fixedHeaders": [{"name": "Authorization", "value": f"Bearer {tokens[role]}"}]}
-            for role in ROLES]}))
-        config = (ROOT / "tests" / "contract" / "schemathesis.toml").read_text().replace(
-            "WFC_PATH", str(work / "wfc.json")).replace("HAULER_TOKEN", tokens["hauler"]).replace(
-            "SITE_TOKEN", tokens["site"])
+        known = {
+            **file_manifests(base, tokens),
+            **registry_ids(base, tokens),
+            "APP_IDS": ["fogx-portal"],
+            "REDIRECT_URIS": [f"{base}/portal/"],
+        }
+        (work / "wfc.json").write_text(
+            json.dumps(
+                {
+                    "auth": [
+                        {"name": role, "fixedHeaders": [{"name": "Authorization", "value": f"Bearer {tokens[role]}"}]}
+                        for role in ROLES
+                    ]
+                }
+            )
+        )
+        config = (
+            (ROOT / "tests" / "contract" / "schemathesis.toml")
+            .read_text()
+            .replace("WFC_PATH", str(work / "wfc.json"))
+            .replace("HAULER_TOKEN", tokens["hauler"])
+            .replace("SITE_TOKEN", tokens["site"])
+        )
         for placeholder, values in known.items():
             config = config.replace(placeholder, json.dumps(values))
         (work / "schemathesis.toml").write_text(config)
-        command = [str(BIN / "schemathesis"), "--config-file", str(work / "schemathesis.toml"), "run",
-                   str(ROOT / "openapi.yaml"), "--url", base, "--checks", "all", "--workers", "1",
-                   "--phases", "examples,coverage,fuzzing",
-                   "--max-examples", os.environ.get("FUZZ_MAX_EXAMPLES", "25"),
-                   "--seed", os.environ.get("FUZZ_SEED", "20261202"), "--no-color", *sys.argv[1:]]
+        command = [
+            str(BIN / "schemathesis"),
+            "--config-file",
+            str(work / "schemathesis.toml"),
+            "run",
+            str(ROOT / "openapi.yaml"),
+            "--url",
+            base,
+            "--checks",
+            "all",
+            "--workers",
+            "1",
+            "--phases",
+            "examples,coverage,fuzzing",
+            "--max-examples",
+            os.environ.get("FUZZ_MAX_EXAMPLES", "25"),
+            "--seed",
+            os.environ.get("FUZZ_SEED", "20261202"),
+            "--no-color",
+            *sys.argv[1:],
+        ]
         print("$", " ".join(command[2:]), flush=True)
         result = subprocess.run(command, cwd=work)
         if result.returncode:
