@@ -50,7 +50,7 @@ def _cell(column):
     if isinstance(kind, TypeDecorator):  # UTCDateTime: stored and read as the type it decorates
         kind = kind.impl
     if column.name in DAY_COLUMNS and isinstance(kind, INTEGERS):
-        day = literal_column("DATE '2000-01-01'") + column
+        day = literal_column("DATE '2000-01-01'") + cast(column, Integer)
         return func.to_char(day, "YYYY-MM-DD").label(column.name.replace("_day", "_on"))
     if isinstance(kind, DateTime):
         return func.to_char(column, INSTANT).label(column.name)

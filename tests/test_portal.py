@@ -560,6 +560,7 @@ def test_a_kitchen_logs_its_trap_cleaning_and_the_missing_day_is_gone(portal, se
 
     from domain.dates import local_date
     from tests import factories
+    from tests import people_factories as pf
 
     browser, base = portal
     today = local_date(datetime.now(UTC), "America/Los_Angeles")
@@ -572,8 +573,10 @@ def test_a_kitchen_logs_its_trap_cleaning_and_the_missing_day_is_gone(portal, se
     trap = factories.device(
         session, permit_row=permit, tag="GT-1", kind="trap", capacity_gallons=50, liquid_depth_in=12, frequency_days=30
     )
-    client_id, secret = factories.oauth_client(session, role="fse", subject=[permit.fse_id])
-    sign_in(browser, client_id, secret)
+    cook = pf.person(
+        session, email="cook@kitchen-uno.example", organisation="restaurant", role="operator", fse_ids=[permit.fse_id]
+    )
+    sign_in(browser, "cook@kitchen-uno.example", pf.PASSWORD)
     log = f"section[data-log='{permit.fse_id}']"
     waiting_for(browser, lambda b: "no cleaning logged on" in text_of(b, log), "the missing days")
     assert [f"GT-1: no cleaning logged on {today - timedelta(days=n)}" in text_of(browser, log) for n in (2, 1, 0)] == [
@@ -585,14 +588,16 @@ def test_a_kitchen_logs_its_trap_cleaning_and_the_missing_day_is_gone(portal, se
     waiting_for(browser, lambda b: "Luis, line cook" in text_of(b, log), "the logged cleaning")
     assert f"no cleaning logged on {today}" not in text_of(browser, log)
     assert f"no cleaning logged on {today - timedelta(days=1)}" in text_of(browser, log)
+    # Read back by the restaurant's program: the entry was recorded by the person who signed in.
+    client_id, secret = factories.oauth_client(session, role="fse", subject=[permit.fse_id])
     bearer = {"Authorization": f"Bearer {_token(base, client_id, secret)}"}
     [entry] = requests.get(f"{base}/v1/fses/{permit.fse_id}/maintenance-log", headers=bearer, timeout=10).json()[
         "items"
     ]
-    assert (entry["device_id"], entry["cleaned_on"], entry["recorded_by"]["client_id"]) == (
+    assert (entry["device_id"], entry["cleaned_on"], entry["recorded_by"]["person_id"]) == (
         str(trap.id),
         today.isoformat(),
-        client_id,
+        str(cook.person_id),
     )
 
 
