@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 import pytest
 import requests
 from pypdf import PdfReader
+from selenium.common.exceptions import StaleElementReferenceException
 
 from tests.conftest import serve
 from tests.test_portal import (  # noqa: F401
@@ -39,6 +40,20 @@ from tests.test_portal_accounts import portal_sign_in, sign_out
 AXE = Path(__file__).parent / "axe" / "axe.min.js"
 LA = ZoneInfo("America/Los_Angeles")
 HUMAN_TIME = r"\d{4}-\d\d-\d\d \d\d:\d\d -0[78]:00"
+
+
+def click_when_drawn(browser, title):
+    """Click the button `title` once the view has stopped drawing it anew (a list that finishes
+    loading draws its buttons again, and a button found before that is gone)."""
+
+    def clicked(b):
+        try:
+            button(b, title).click()
+            return True
+        except StaleElementReferenceException:
+            return False
+
+    waiting_for(browser, clicked, title)
 
 
 @pytest.fixture(params=["desktop", "phone"])
@@ -414,7 +429,7 @@ def test_an_auditor_reads_the_city_at_a_glance_and_downloads_every_list(portal, 
         accessible(browser, f"the auditor's {title}")
         fits(browser, screen, f"the auditor's {title}")
         fresh_download(browser)
-        button(browser, "Download CSV").click()
+        click_when_drawn(browser, "Download CSV")
         sheet = downloaded(browser)
         lines = list(csv.reader(io.StringIO(sheet.read_text())))
         assert len(lines) - 1 == len(rows(browser)), title
