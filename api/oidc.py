@@ -21,11 +21,11 @@ from auth.keys import oidc_signing_pem
 from auth.people import OIDC_SCOPES, query_app
 from auth.protect import current_principal, require
 from auth.scopes import ALL_SCOPES
-from auth.signins import revoke
+from services import apps
 from services.accounts import organisation_name
 from storage.db import db
 from storage.models import OAuthToken
-from storage.people import AuthorizationCode, Membership, Person, SignIn
+from storage.people import AuthorizationCode, Membership, Person
 
 ID_TOKEN_SECONDS = 3600
 bp = Blueprint("oidc", __name__)
@@ -179,10 +179,7 @@ def sign_out():
     if sign_in_id is not None:
         # A session of its own: a GET's session only reads.
         with Session(bind=current_app.extensions["fogx.engine"]) as session:
-            sign_in = session.get(SignIn, _as_uuid(sign_in_id))
-            if sign_in is not None:
-                revoke(session, [sign_in.id], reason="signed_out")
-                session.commit()
+            apps.sign_out(session, _as_uuid(sign_in_id))
     target = values.get("post_logout_redirect_uri")
     if target:
         app = query_app(values.get("client_id") or (audience[0] if isinstance(audience, list) else audience) or "")

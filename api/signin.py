@@ -19,11 +19,11 @@ from auth.people import SignedIn, granted_scope
 from auth.ratelimit import SignInAttempts, current_limits
 from auth.server import authorization
 from domain.clock import now
-from services import passwords, twofactor
+from services import apps, passwords, twofactor
 from services.accounts import organisation_name
 from services.errors import ServiceError
 from storage.db import db
-from storage.people import Consent, Person
+from storage.people import Person
 
 bp = Blueprint("signin", __name__)
 PENDING_SECONDS = 600
@@ -281,19 +281,14 @@ class Flow:
         return self.issue(SignedIn(person, membership, scope, _at(self.state["t"]), self.state["amr"]))
 
     def _consented(self, person, membership, scope):
-        """The person let this app act for them in this organisation, with these scopes."""
-        consent = db.session.get(Consent, (person.id, self.app.id, membership.id))
-        return consent is not None and set(scope.split()) <= set(consent.scope.split())
+        return apps.has_consented(
+            db.session, person_id=person.id, app_id=self.app.id, membership_id=membership.id, scope=scope
+        )
 
     def _remember_consent(self, person, membership, scope):
-        key = (person.id, self.app.id, membership.id)
-        consent = db.session.get(Consent, key) or Consent(
-            person_id=person.id, app_id=self.app.id, membership_id=membership.id
+        apps.remember_consent(
+            db.session, person_id=person.id, app_id=self.app.id, membership_id=membership.id, scope=scope
         )
-        consent.scope = " ".join(sorted(set(scope.split()) | set((consent.scope or "").split())))
-        consent.granted_at = now()
-        db.session.add(consent)
-        db.session.commit()
 
     def issue(self, user):
         try:

@@ -9,10 +9,11 @@ from sqlalchemy import select
 from auth.credentials import sha256_hex
 from auth.people import OIDC_SCOPES
 from auth.scopes import ALL_SCOPES
+from auth.signins import revoke
 from domain.clock import now
 from services.clients import ClientError
 from storage.models import OAuthClient
-from storage.people import OAuthApp
+from storage.people import Consent, OAuthApp, SignIn
 
 
 def _checked_uri(uri: str) -> str:
@@ -66,3 +67,28 @@ def describe(row: OAuthApp) -> dict:
         "scope": row.scope,
         "created_at": row.created_at.isoformat(),
     }
+
+
+def has_consented(session, *, person_id, app_id, membership_id, scope: str) -> bool:
+    """The person let this app act for them in this organisation, with these scopes."""
+    consent = session.get(Consent, (person_id, app_id, membership_id))
+    return consent is not None and set(scope.split()) <= set(consent.scope.split())
+
+
+def remember_consent(session, *, person_id, app_id, membership_id, scope: str) -> None:
+    """The person's consent to the app in this organisation, widened to `scope`; committed."""
+    consent = session.get(Consent, (person_id, app_id, membership_id)) or Consent(
+        person_id=person_id, app_id=app_id, membership_id=membership_id
+    )
+    consent.scope = " ".join(sorted(set(scope.split()) | set((consent.scope or "").split())))
+    consent.granted_at = now()
+    session.add(consent)
+    session.commit()
+
+
+def sign_out(session, sign_in_id) -> None:
+    """End a sign-in and every token it issued; committed. An unknown sign-in is no error."""
+    sign_in = session.get(SignIn, sign_in_id)
+    if sign_in is not None:
+        revoke(session, [sign_in.id], reason="signed_out")
+        session.commit()
