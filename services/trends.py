@@ -63,11 +63,9 @@ def trends(session, principal, *, months=12, as_of=None) -> dict:
     late = func.sum(case((found.c.code == LATE, 1), else_=0))
     found_by_month = select(bucket, func.count(), late).group_by(bucket)
 
-    due = (
-        queries.device_due(as_of, dialect, manifest=False)
-        .where(Fse.jurisdiction_id == principal.jurisdiction_id)
-        .subquery("due")
-    )
+    due = queries.device_due(
+        as_of, dialect, manifest=False, where=[Fse.jurisdiction_id == principal.jurisdiction_id]
+    ).subquery("due")
     due_soon_count = select(func.count()).where(due.c.status == "due_soon")
 
     # The year of gaps takes longest: the other two are worked out beside it.

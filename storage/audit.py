@@ -14,7 +14,16 @@ from domain.presets import EXCHANGE_POLICY, ORDINANCE, POLICY
 from domain.status import ENDING_STATUSES
 
 # The interval's SQL, read by the lists from here too.
-from storage.intervals import by_frequency, day_of, first_issued, frequency_changed, longest_columns, service_bounds
+from storage.intervals import (
+    day_of,
+    ever_paused,
+    fenced,
+    first_issued,
+    frequency_changed,
+    longest_columns,
+    with_bounds,
+    with_frequency,
+)
 from storage.localtime import day_start, local_day
 from storage.models import (
     Device,
@@ -163,28 +172,20 @@ def _last_columns(zone, manifest):
     ).join(Manifest, Manifest.id == ManifestRevision.manifest_id)
 
 
-def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True):
-    """One row per device: its last qualifying service up to `as_of`, due day and lateness.
-    A device whose permit has ended by `as_of` is due no more: `permit_ended`, no due day.
-    Without `manifest`, the last service's manifest number and hauler are left out (a count
-    of statuses reads no manifest)."""
+def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True, where=()):
+    """One row per device (of those `where` selects, conditions on the registry's tables): its
+    last qualifying service up to `as_of`, due day and lateness. A device whose permit has
+    ended by `as_of` is due no more: `permit_ended`, no due day. Without `manifest`, the last
+    service's manifest number and hauler are left out (a count of statuses reads no manifest).
+
+    Worked out in layers, each column once a row (`storage.intervals.fenced`): the device with
+    its last service and what its interval is judged by, the frequency's run, the bounds, and
+    then the status from those."""
     last, on = _last_service(as_of, dialect, manifest=manifest)
     ending, ending_on = _permit_ending(as_of, dialect)
-    ended = permit_ended_day(ending) <= day_number(as_of)
     first = first_issued()
-    issued_day = func.coalesce(first.c.issued_day, day_of(Permit.issued_on))
-    start_day = func.coalesce(last.c.day, issued_day)
-    ran = by_frequency(start_day, Device.id, Device.frequency_days, frequency_changed(Device.id))
-    due_day, last_day = service_bounds(start_day, ran, Jurisdiction.grace_days, *longest_columns(), permit_id=Permit.id)
-    days_overdue = literal(day_number(as_of)) - due_day
-    status = case(
-        (ended, "permit_ended"),
-        (last.c.manifest_id.is_(None), "never_serviced"),
-        (days_overdue <= 0, case((days_overdue >= -14, "due_soon"), else_="compliant")),
-        (literal(day_number(as_of)) <= last_day, "overdue"),
-        else_="missed",
-    )
-    return (
+    longest_days, longest_months = longest_columns()
+    inputs = fenced(
         select(
             Fse.id.label("fse_id"),
             Fse.name.label("fse_name"),
@@ -195,16 +196,18 @@ def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True):
             Device.id.label("device_id"),
             Device.tag.label("device_tag"),
             Device.kind.label("device_kind"),
-            # The days the gap may run to its due day, and the grace after it.
-            (due_day - start_day).label("frequency_days"),
-            (last_day - due_day).label("grace_days"),
             last.c.day.label("last_service_day"),
             last.c.manifest_id.label("last_manifest_id"),
-            *(_last_manifest(last) if manifest else ()),
-            # Not yet due is 0 days overdue, as in a record's summary (domain.status).
-            case((ended, null()), else_=due_day).label("due_day"),
-            case((ended, 0), (days_overdue > 0, days_overdue), else_=0).label("days_overdue"),
-            status.label("status"),
+            *((last.c.manifest_number, last.c.hauler_id) if manifest else ()),
+            func.coalesce(last.c.day, first.c.issued_day, day_of(Permit.issued_on)).label("start"),
+            Device.frequency_days.label("frequency"),
+            frequency_changed(Device.id).label("changed"),
+            Jurisdiction.grace_days.label("grace"),
+            longest_days.label("longest_days"),
+            longest_months.label("longest_months"),
+            Permit.id.label("permit_id"),
+            ever_paused(Permit.id).label("paused"),
+            (permit_ended_day(ending) <= day_number(as_of)).label("ended"),
         )
         .select_from(Device)
         .join(Fse, Fse.id == Device.fse_id)
@@ -213,23 +216,55 @@ def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True):
         .outerjoin(last, on)
         .outerjoin(ending, ending_on)
         .outerjoin(first, first.c.device_id == Device.id)
-        .where(or_(Permit.issued_on <= as_of, first.c.issued_day <= day_number(as_of)))
+        .where(or_(Permit.issued_on <= as_of, first.c.issued_day <= day_number(as_of)), *where),
+        "due_inputs",
+    )
+    rows = with_bounds(with_frequency(inputs, "due_run"), "due_bounds")
+    today = literal(day_number(as_of))
+    days_overdue = today - rows.c.due
+    status = case(
+        (rows.c.ended, "permit_ended"),
+        (rows.c.last_manifest_id.is_(None), "never_serviced"),
+        (days_overdue <= 0, case((days_overdue >= -14, "due_soon"), else_="compliant")),
+        (today <= rows.c.in_time, "overdue"),
+        else_="missed",
+    )
+    return select(
+        rows.c.fse_id,
+        rows.c.fse_name,
+        rows.c.address,
+        rows.c.jurisdiction,
+        rows.c.permit_number,
+        rows.c.permit_status,
+        rows.c.device_id,
+        rows.c.device_tag,
+        rows.c.device_kind,
+        # The days the gap may run to its due day, and the grace after it.
+        (rows.c.due - rows.c.start).label("frequency_days"),
+        (rows.c.in_time - rows.c.due).label("grace_days"),
+        rows.c.last_service_day,
+        rows.c.last_manifest_id,
+        *(_last_manifest(rows) if manifest else ()),
+        # Not yet due is 0 days overdue, as in a record's summary (domain.status).
+        case((rows.c.ended, null()), else_=rows.c.due).label("due_day"),
+        case((rows.c.ended, 0), (days_overdue > 0, days_overdue), else_=0).label("days_overdue"),
+        status.label("status"),
     )
 
 
-def _last_manifest(last):
+def _last_manifest(rows):
     return (
-        last.c.manifest_number.label("last_manifest_number"),
-        last.c.hauler_id.label("last_hauler_id"),
+        rows.c.manifest_number.label("last_manifest_number"),
+        rows.c.hauler_id.label("last_hauler_id"),
         # A scalar subquery, not a join: it is evaluated for the rows returned only, after
         # the sort and the page, not inside the probe of every device.
-        select(Hauler.name).where(Hauler.id == last.c.hauler_id).scalar_subquery().label("last_hauler_name"),
+        select(Hauler.name).where(Hauler.id == rows.c.hauler_id).scalar_subquery().label("last_hauler_name"),
     )
 
 
 def missed_as_of(as_of: date, jurisdiction_id, *, dialect, fse_id=None, hauler_id=None, status=None, area=None):
     """Devices past due on `as_of` (overdue within the grace, missed beyond, never serviced)."""
-    rows = device_due(as_of, dialect).where(Fse.jurisdiction_id == jurisdiction_id).subquery("due")
+    rows = device_due(as_of, dialect, where=[Fse.jurisdiction_id == jurisdiction_id]).subquery("due")
     query = select(rows).where(rows.c.days_overdue > 0)
     return _filters(query, rows, fse_id=fse_id, hauler_id=hauler_id, status=status, area=area).order_by(
         rows.c.days_overdue.desc(), rows.c.device_id
@@ -249,14 +284,14 @@ def due_for_hauler(as_of: date, hauler_id, within_days: int, *, dialect, jurisdi
     )
     if jurisdiction_id is not None:
         served = served.where(Manifest.jurisdiction_id == jurisdiction_id)
-    rows = device_due(as_of, dialect).where(Device.id.in_(served)).subquery("due")
+    rows = device_due(as_of, dialect, where=[Device.id.in_(served)]).subquery("due")
     return (
         select(rows).where(rows.c.due_day <= day_number(as_of) + within_days).order_by(rows.c.due_day, rows.c.device_id)
     )
 
 
 def fse_status(as_of: date, fse_id, *, dialect):
-    rows = device_due(as_of, dialect).where(Fse.id == fse_id).subquery("due")
+    rows = device_due(as_of, dialect, where=[Fse.id == fse_id]).subquery("due")
     return select(rows).order_by(rows.c.device_tag)
 
 

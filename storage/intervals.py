@@ -109,21 +109,49 @@ def by_frequency(start, device_id, frequency_days, changed):
     return case((changed, func.coalesce(before_first, within_change)), else_=start + frequency_days)
 
 
-def service_bounds(start, by_frequency, grace, longest_days, longest_months, *, permit_id=None):
-    """(due day, last day in time) of a gap from the day number `start`, as
-    `domain.status.Interval`: the day its frequency has run (`by_frequency`), and that plus
-    the grace, neither past the longest interval (in months where the city counts months);
-    each moved later by the days the permit `permit_id` was not in force, where it ever was
-    suspended or revoked (the rest go the plain way)."""
-    cap = func.coalesce(months_after(start, longest_months), start + longest_days)
-    in_time = by_frequency + grace
-    if permit_id is not None:
-        paused = ever_paused(permit_id)
-        by_frequency, in_time, cap = (
-            case((paused, resumed(start, bound, permit_id)), else_=bound) for bound in (by_frequency, in_time, cap)
-        )
-    due = case((cap < by_frequency, cap), else_=by_frequency)
-    return due, case((cap < in_time, cap), else_=in_time)
+def fenced(query, name: str):
+    """`query` as a subquery the planner keeps whole (OFFSET 0): each column is worked out once a
+    row and read by name above it, where an inlined expression would be copied into every
+    expression that reads it, and its subqueries run again for each copy."""
+    return query.offset(0).subquery(name)
+
+
+def with_frequency(rows, name: str):
+    """`rows` (a subquery with `start`, `device_id`, `frequency` and `changed`) with `ran`, the
+    day number the frequency in force has run from `start` (`by_frequency`)."""
+    ran = by_frequency(rows.c.start, rows.c.device_id, rows.c.frequency, rows.c.changed)
+    return fenced(select(rows, ran.label("ran")), name)
+
+
+def with_bounds(rows, name: str):
+    """`rows` (a subquery with `start`, `ran`, `grace`, `longest_days`, `longest_months`,
+    `permit_id` and `paused`, whether that permit was ever suspended or revoked) with `due`
+    and `in_time` (`domain.status.Interval`): the day the frequency has run and that plus the
+    grace, neither past the longest interval (in months where the city counts months), each
+    moved later by the days the permit was not in force where it ever was paused."""
+    cap = func.coalesce(months_after(rows.c.start, rows.c.longest_months), rows.c.start + rows.c.longest_days)
+    plain = fenced(select(rows, cap.label("cap"), (rows.c.ran + rows.c.grace).label("ran_grace")), f"{name}_plain")
+    moved = fenced(
+        select(
+            plain,
+            *(
+                case(
+                    (plain.c.paused, resumed(plain.c.start, plain.c[bound], plain.c.permit_id)), else_=plain.c[bound]
+                ).label(f"{bound}_moved")
+                for bound in ("ran", "ran_grace", "cap")
+            ),
+        ),
+        f"{name}_moved",
+    )
+    cap, ran, ran_grace = moved.c.cap_moved, moved.c.ran_moved, moved.c.ran_grace_moved
+    return fenced(
+        select(
+            moved,
+            case((cap < ran, cap), else_=ran).label("due"),
+            case((cap < ran_grace, cap), else_=ran_grace).label("in_time"),
+        ),
+        name,
+    )
 
 
 def _later(a, b):

@@ -5,18 +5,16 @@ from datetime import date
 
 from sqlalchemy import Date, and_, case, func, literal, null, or_, select, union_all
 
-from storage.audit import (
-    _last_service,
-    _permit_ending,
-    by_frequency,
-    city_zone,
-    day_number,
+from storage.audit import _last_service, _permit_ending, city_zone, day_number, permit_ended_day
+from storage.intervals import (
     day_of,
+    ever_paused,
+    fenced,
     first_issued,
     frequency_changed,
     longest_columns,
-    permit_ended_day,
-    service_bounds,
+    with_bounds,
+    with_frequency,
 )
 from storage.localtime import day_start, local_day, more_than_days_apart
 from storage.models import Device, Fse, Jurisdiction, Manifest, ManifestRevision, Permit
@@ -58,6 +56,7 @@ def missed_intervals(
             longest_months.label("longest_months"),
             func.coalesce(first.c.issued_day, day_of(Permit.issued_on)).label("issued_day"),
             last.c.day.label("last_day"),
+            ever_paused(Permit.id).label("paused"),
         )
         .select_from(Device)
         .join(Fse, Fse.id == Device.fse_id)
@@ -105,32 +104,50 @@ def missed_intervals(
         city.c.device_id, city.c.last_day.label("start_day"), null().label("end_day"), null().label("end_manifest_id")
     )
     every_gap = union_all(closed, open_).subquery("every_gap")
-    served_from = every_gap.c.start_day
-    start = func.coalesce(served_from, city.c.issued_day)
-    ran = by_frequency(start, city.c.device_id, city.c.frequency, city.c.changed)
-    due, in_time = service_bounds(
-        start, ran, city.c.grace, city.c.longest_days, city.c.longest_months, permit_id=city.c.permit_id
+    # Each gap beside what it is judged by, its frequency's run and its bounds, each worked out
+    # once a gap (`storage.intervals.fenced`).
+    judged = fenced(
+        select(
+            every_gap.c.device_id,
+            every_gap.c.end_day,
+            every_gap.c.end_manifest_id,
+            every_gap.c.start_day.label("served_from"),
+            func.coalesce(every_gap.c.start_day, city.c.issued_day).label("start"),
+            city.c.permit_id,
+            city.c.frequency,
+            city.c.changed,
+            city.c.grace,
+            city.c.longest_days,
+            city.c.longest_months,
+            city.c.paused,
+        ).join(city, city.c.device_id == every_gap.c.device_id),
+        "gap_inputs",
     )
-    reached = func.coalesce(every_gap.c.end_day, day_number(period_to))
-    missed_on = in_time + 1
+    bounded = with_bounds(with_frequency(judged, "gap_run"), "gap_run_bounds")
+    # Worked out apart (a materialised CTE on PostgreSQL): the planner's guess at the cost of
+    # the bounds' subqueries, however rarely they run, would otherwise dwarf every join after it
+    # and leave it choosing among them blind.
+    bounded = select(bounded).cte("gap_bounds")
+    if dialect == "postgresql":
+        bounded = bounded.prefix_with("MATERIALIZED")
+    reached = func.coalesce(bounded.c.end_day, day_number(period_to))
+    missed_on = bounded.c.in_time + 1
     # The gaps that reach past their due day and the grace, due to be missed by the period's
     # end: only these are read beside the registry and their permit's ending (which may end
     # them sooner).
     gaps = (
         select(
-            every_gap.c.device_id,
-            every_gap.c.end_day,
-            every_gap.c.end_manifest_id,
-            city.c.permit_id,
-            served_from.label("served_from"),
-            start.label("start"),
-            due.label("due"),
-            in_time.label("in_time"),
+            bounded.c.device_id,
+            bounded.c.end_day,
+            bounded.c.end_manifest_id,
+            bounded.c.permit_id,
+            bounded.c.served_from,
+            bounded.c.start,
+            bounded.c.due,
+            bounded.c.in_time,
             reached.label("reached"),
             missed_on.label("missed_on"),
-        )
-        .join(city, city.c.device_id == every_gap.c.device_id)
-        .where(reached > in_time, missed_on <= day_number(period_to))
+        ).where(reached > bounded.c.in_time, missed_on <= day_number(period_to))
     ).subquery("gaps")
     ending, ending_on = _permit_ending(period_to, dialect)
     last_day_in_force = permit_ended_day(ending) - 1
