@@ -8,7 +8,7 @@ from pathlib import Path
 import psycopg
 
 from bench import runs
-from bench.harness import DEVICES, ROOT, SMALL, say
+from bench.harness import DEVICES, ROOT, SMALL, STAGES, say
 
 results = []
 figures = []  # (figure, value) for bench/runs.csv
@@ -53,9 +53,8 @@ def write_readme(started, elapsed, dsn):
     table += [f"| {name} | {value} | {limit} | {ratio} | {target} |" for name, value, limit, ratio, target in results]
     block = (
         f"Last run: {started:%Y-%m-%d %H:%M} UTC on {machine(dsn)}; "
-        f"{'small city (BENCH_SMALL=1)' if SMALL else f'{DEVICES:,} devices'}; {elapsed / 60:.1f} minutes.\n\n"
-        + "\n".join(table)
-        + "\n"
+        f"{'small city (BENCH_SMALL=1)' if SMALL else f'{DEVICES:,} devices'}; manifests at"
+        f" {' and '.join(f'{size:,}' for size in STAGES)}; {elapsed / 60:.1f} minutes.\n\n" + "\n".join(table) + "\n"
     )
     runs.append(machine(dsn), f"{started:%Y-%m-%d %H:%M}", runs.commit_of(ROOT), figures)
     readme.write_text(with_results(readme.read_text() if readme.exists() else "", block))

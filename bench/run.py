@@ -13,6 +13,8 @@ bench/runs.csv (`bench.runs`).
                          the county of `bench/county.py` (default: fogx_county on the local
                          PostgreSQL), built there once when it is missing and kept for later runs
     BENCH_COUNTY=0       no county stage
+    BENCH_STAGES=100000  the stages named alone (of 100000,1000000): the mixed stage and the
+                         filings alone are at the first
 """
 
 import os
