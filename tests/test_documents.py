@@ -15,7 +15,7 @@ from sqlalchemy import func, select, text
 from storage.models import Document, Manifest, OutboxEntry
 from tests import factories
 from tests.conftest import https_client, serve
-from tests.manifest_world import NOW, build
+from tests.manifest_world import NOW, build, post_multipart
 
 PDF = factories.pdf_bytes()
 PNG = factories.png_bytes()
@@ -30,14 +30,6 @@ def sha(data):
 def world(client, session, frozen_clock):
     frozen_clock(NOW)
     return build(client, session)
-
-
-def post_multipart(world, body, files, client=None, **form):
-    data = {"manifest": json.dumps(body), **form}
-    data["documents"] = [(io.BytesIO(content), name) for name, content in files]
-    return (client or world.client).post(
-        "/v1/manifests", data=data, content_type="multipart/form-data", headers=factories.bearer(world.hauler_token)
-    )
 
 
 def objects(app):

@@ -11,8 +11,7 @@ from sqlalchemy import func, select, text, update
 from domain import chain
 from storage.models import DisposalSiteJurisdiction, Manifest, ManifestRevision, PermitStatusChange
 from tests import factories
-from tests.manifest_world import NOW, build, iso
-from tests.test_documents import post_multipart
+from tests.manifest_world import NOW, build, iso, post_multipart
 
 
 @pytest.fixture

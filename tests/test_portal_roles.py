@@ -17,8 +17,7 @@ import requests
 from pypdf import PdfReader
 from selenium.common.exceptions import StaleElementReferenceException
 
-from tests.conftest import serve
-from tests.test_portal import (  # noqa: F401
+from tests.browser import (  # noqa: F401
     AUDITOR,
     CLERK,
     DISPATCHER,
@@ -30,12 +29,14 @@ from tests.test_portal import (  # noqa: F401
     downloaded,
     message,
     portal_app_at,
+    portal_sign_in,
     rows,
     sign_in,
+    sign_out,
     text_of,
     waiting_for,
 )
-from tests.test_portal_accounts import portal_sign_in, sign_out
+from tests.conftest import serve
 
 AXE = Path(__file__).parent / "axe" / "axe.min.js"
 LA = ZoneInfo("America/Los_Angeles")

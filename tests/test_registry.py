@@ -8,6 +8,7 @@ from sqlalchemy import func, select
 
 from storage.models import Permit, PermitStatusChange
 from tests import factories
+from tests.registry_calls import FSE
 
 
 @pytest.fixture
@@ -26,16 +27,6 @@ def city(client, session):
 
 def call(client, token, method, path, **kwargs):
     return client.open(path, method=method, headers=factories.bearer(token), **kwargs)
-
-
-FSE = {
-    "name": "Mesa Grill",
-    "address": "14500 Bear Valley Rd",
-    "apn": "3087-211-05",
-    "jurisdiction": "victorville",
-    "operator_name": "Ana Ruiz",
-    "operator_email": "ana@example.com",
-}
 
 
 def make_fse(client, token, **overrides):
