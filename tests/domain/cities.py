@@ -31,12 +31,13 @@ def citations(code: str) -> dict:
 
 
 def rules(code: str, **overrides) -> Rules:
-    """The checks' parameters of a city created from its preset, `overrides` changed."""
+    """The checks' parameters of a city created from its preset, `overrides` changed, read as
+    the filing reads a jurisdiction's row (`Rules.of`: shares and clearances exact)."""
     values = parameters(code)
     given = {f.name: values[f.name] for f in fields(Rules) if f.name in values}
     given.update(time_zone=presets.PRESETS[code]["time_zone"], citations=citations(code))
     given.update(overrides)
-    return Rules(**given)
+    return Rules.of(SimpleNamespace(**given))
 
 
 def city(code: str, **overrides) -> SimpleNamespace:
