@@ -185,3 +185,43 @@ def portal_sign_in(browser, email_address, password):
 def sign_out(browser):
     by_css(browser, "#sign-out")[0].click()
     waiting_for(browser, lambda b: message(b) == "You are signed out.", "the sign-out")
+
+
+# The page's requests counted from the moment each is made to a macrotask after its body is read,
+# by then whatever the page does with the answer is done.
+_COUNT_FETCHES = """
+if (!window.fogxFetches) {
+  const state = (window.fogxFetches = { pending: 0, made: 0 });
+  const original = window.fetch;
+  window.fetch = function (...args) {
+    state.pending += 1;
+    state.made += 1;
+    let ended = false;
+    const end = () => {
+      if (!ended) { ended = true; setTimeout(() => { state.pending -= 1; }, 0); }
+    };
+    return original.apply(this, args).then((response) => {
+      for (const name of ["json", "text", "blob", "arrayBuffer"]) {
+        const read = response[name].bind(response);
+        response[name] = () => read().finally(end);
+      }
+      return response;
+    }, (error) => { end(); throw error; });
+  };
+}
+"""
+
+
+def count_fetches(browser):
+    """Count the page's requests from now on (`fetches_pending`)."""
+    browser.execute_script(_COUNT_FETCHES)
+
+
+def fetches_pending(browser) -> int:
+    """The page's requests made since `count_fetches` whose answer is not yet read and used."""
+    return browser.execute_script("return window.fogxFetches.pending")
+
+
+def fetches_made(browser) -> int:
+    """The page's requests made since `count_fetches`."""
+    return browser.execute_script("return window.fogxFetches.made")

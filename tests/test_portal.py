@@ -2,7 +2,6 @@
 by Selenium) against the app over HTTP with the demo loaded."""
 
 import re
-import time
 from datetime import UTC
 
 import pytest
@@ -22,7 +21,10 @@ from tests.browser import (  # noqa: F401
     button,
     by_css,
     chromium,
+    count_fetches,
     downloaded,
+    fetches_made,
+    fetches_pending,
     message,
     portal,
     rows,
@@ -184,11 +186,14 @@ def test_an_auditor_filters_the_lists_and_downloads_the_same_csv_as_the_api(port
         "the last tab by the keys",
     )
     assert by_css(browser, "#tab-haulers")[0].get_attribute("aria-selected") == "true"
-    # Tabs run through faster than their lists load: the panel shows the last one chosen.
+    # Tabs run through faster than their lists load: the panel shows the last one chosen, once
+    # every list asked for has answered and been read (none left to draw over it).
+    count_fetches(browser)
     for _ in range(3):
         browser.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
     waiting_for(browser, lambda b: text_of(b, "#audit-panel h2") == "Frequency recommendations", "the last chosen")
-    time.sleep(1)
+    waiting_for(browser, lambda b: fetches_pending(b) == 0, "every list asked for answered and read")
+    assert fetches_made(browser) >= 3  # a list for each tab passed through
     assert text_of(browser, "#audit-panel h2") == "Frequency recommendations"
     button(browser, "Haulers").click()
     waiting_for(browser, lambda b: any(row[0] == "Inland Grease Services" for row in rows(b)), "the scorecards")
