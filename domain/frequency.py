@@ -13,16 +13,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from domain.amounts import exact
-from domain.presets import POLICY
+from domain.presets import POLICY, PRESETS
 
-# Where each city lets the frequency follow the data (Placentia's ordinance holds the 25%
-# rule alone, cited with it).
-ADJUSTMENT = {
-    "colusa": "Colusa 15A-16(C)(3)",
-    "victorville": "Victorville 10.03.160(f)(3)",
-    "tracy": "Tracy 5.26 interceptor maintenance (e)(3)",
-    "san-clemente": "San Clemente 13.30.050(H)(1)(b)",
-}
+# Where each city lets the frequency follow the data, from its preset (Placentia's ordinance
+# holds the 25% rule alone, cited with it).
+ADJUSTMENT = {code: preset["adjustment"].citation for code, preset in PRESETS.items() if preset["adjustment"]}
 
 
 @dataclass(frozen=True)

@@ -137,9 +137,11 @@ class Source:
     quote: str
 
 
-def _city(name, **sources):
+def _city(name, *, adjustment: Source | None = None, **sources):
+    """A city's preset: its rules' `sources`, and `adjustment`, where its text lets the city
+    adjust a device's frequency to the accumulation measured (`domain.frequency`)."""
     assert set(sources) <= set(RULE_KEYS), set(sources) - set(RULE_KEYS)
-    return {"name": name, "time_zone": "America/Los_Angeles", "sources": sources}
+    return {"name": name, "time_zone": "America/Los_Angeles", "sources": sources, "adjustment": adjustment}
 
 
 # Quotes are the ordinances' own words; " ... " joins two passages of one section.
@@ -190,6 +192,12 @@ PRESETS = {
     ),
     "colusa": _city(
         "City of Colusa",
+        adjustment=Source(
+            True,
+            "Colusa 15A-16(C)(3)",
+            "The maintenance frequency shall be adjusted when sufficient data has been obtained to establish an "
+            "average frequency based on the requirements described in Section 15A-16(C)(1)",
+        ),
         retention_years=Source(
             3, "Colusa 15A-16(I)", "Pumping records shall be kept and maintained onsite for a minimum of three years"
         ),
@@ -255,6 +263,13 @@ PRESETS = {
     ),
     "san-clemente": _city(
         "City of San Clemente",
+        adjustment=Source(
+            True,
+            "San Clemente 13.30.050(H)(1)(b)",
+            "The Operator of a Food Service Establishment may request that the Utilities Manager or Authorized "
+            "Inspector issue a revised cleaning or pumping schedule for Grease Interceptors where it can be shown "
+            "that the change in frequency will not cause or contribute to non compliance",
+        ),
         frequency_change_notice_days=Source(
             45,
             "San Clemente 13.30.050(J)",
@@ -329,6 +344,12 @@ PRESETS = {
     ),
     "victorville": _city(
         "City of Victorville",
+        adjustment=Source(
+            True,
+            "Victorville 10.03.160(f)(3)",
+            "The maintenance frequency shall be adjusted when sufficient data has been obtained to establish an "
+            "average frequency based on the requirements described in Subsection 10.03.160(f)(1)",
+        ),
         frequency_change_notice_days=Source(
             30,
             "Victorville 10.03.080(c)",
@@ -399,6 +420,12 @@ PRESETS = {
     ),
     "tracy": _city(
         "City of Tracy",
+        adjustment=Source(
+            True,
+            "Tracy 5.26 interceptor maintenance (e)(3)",
+            "The maintenance frequency shall be adjusted when sufficient data have been obtained to establish an "
+            "average frequency based on the requirements described in subsection (e)(1)",
+        ),
         retention_years=Source(
             3,
             "Tracy 5.26 records",

@@ -8,7 +8,6 @@ from sqlalchemy.orm import joinedload, selectinload
 
 from domain import checks
 from domain import registry as reg
-from domain.amounts import exact
 from domain.registry_rows import approval_of, licences_of, registrations_of
 from domain.status import frequency_history
 from storage.models import (
@@ -22,35 +21,12 @@ from storage.models import (
     RegistryGeneration,
 )
 
-# The jurisdiction's columns the checks read.
-RULE_COLUMNS = (
-    "manifest_deadline_hours",
-    "twenty_five_percent_rule",
-    "full_pump_min_ratio",
-    "grace_days",
-    "decant_return_allowed",
-    "interceptor_max_interval_days",
-    "interceptor_max_interval_months",
-    "min_outlet_clearance_in",
-    "time_zone",
-    "citations",
-)
+# The jurisdiction's columns the checks read: a column for each field of `checks.Rules`.
+RULE_COLUMNS = checks.Rules.columns()
 
 
 def rules_of(jurisdiction: Jurisdiction) -> checks.Rules:
-    return checks.Rules(
-        manifest_deadline_hours=jurisdiction.manifest_deadline_hours,
-        # A city's shares and clearance, typed as decimals (0.25, 2), read back as those decimals.
-        twenty_five_percent_rule=exact(jurisdiction.twenty_five_percent_rule),
-        full_pump_min_ratio=exact(jurisdiction.full_pump_min_ratio),
-        grace_days=jurisdiction.grace_days,
-        decant_return_allowed=jurisdiction.decant_return_allowed,
-        interceptor_max_interval_days=jurisdiction.interceptor_max_interval_days,
-        interceptor_max_interval_months=jurisdiction.interceptor_max_interval_months,
-        min_outlet_clearance_in=exact(jurisdiction.min_outlet_clearance_in),
-        time_zone=jurisdiction.time_zone,
-        citations=dict(jurisdiction.citations),
-    )
+    return checks.Rules.of(jurisdiction)
 
 
 def device_facts(device: Device, changes=None) -> checks.DeviceFacts:

@@ -26,23 +26,7 @@ from storage.prebuilt import Prebuilt
 
 
 def load_of(revision: ManifestRevision) -> checks.Load:
-    return checks.Load(
-        service_started_at=revision.service_started_at,
-        service_completed_at=revision.service_completed_at,
-        waste_type=revision.waste_type,
-        gallons_removed=revision.gallons_removed,
-        decant_returned_gallons=revision.decant_returned_gallons,
-        full_pump_down=revision.full_pump_down,
-        vehicle_id=revision.vehicle_id,
-        fog_depth_in=revision.fog_depth_in,
-        solids_depth_in=revision.solids_depth_in,
-        disposal_site_id=revision.disposal_site_id,
-        disposal_ticket_number=revision.disposal_ticket_number,
-        disposal_delivered_at=revision.disposal_delivered_at,
-        disposal_gallons_delivered=revision.disposal_gallons_delivered,
-        outlet_clearance_in=revision.outlet_clearance_in,
-        manifest_id=revision.manifest_id,
-    )
+    return checks.Load.of(revision)
 
 
 def current_revisions():

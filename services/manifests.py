@@ -74,27 +74,7 @@ def refuse_the_future(data, now):
 
 
 def _columns(data, named: Named) -> dict:
-    disposal = data.get("disposal") or {}
-    measured = data.get("measurements") or {}
-    return dict(
-        device_id=named.device_id,
-        service_started_at=data["service_started_at"],
-        service_completed_at=data["service_completed_at"],
-        waste_type=data["waste_type"],
-        gallons_removed=data["gallons_removed"],
-        decant_returned_gallons=data["decant_returned_gallons"],
-        full_pump_down=data["full_pump_down"],
-        vehicle_id=data["vehicle_id"],
-        disposal_site_id=disposal.get("site_id"),
-        disposal_ticket_number=disposal.get("ticket_number"),
-        disposal_delivered_at=disposal.get("delivered_at"),
-        disposal_gallons_delivered=disposal.get("gallons_delivered"),
-        fog_depth_in=measured.get("fog_depth_in"),
-        solids_depth_in=measured.get("solids_depth_in"),
-        outlet_clearance_in=measured.get("outlet_clearance_in"),
-        qualifying=True,
-        previous_service_at=None,
-    )
+    return dict(device_id=named.device_id, **checks.Load.filed(data), qualifying=True, previous_service_at=None)
 
 
 def named_at_filing(session, hauler_id, data, named: Named) -> dict:

@@ -1,5 +1,7 @@
 """A small world to file manifests in: a Victorville restaurant, a hauler, a disposal site."""
 
+import io
+import json
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
@@ -107,4 +109,51 @@ def build(client, session, *, city="victorville", capacity=1500, frequency=90):
         permit=permit,
         site=site,
         credentials=credentials,
+    )
+
+
+def other_device(world, session, status="active"):
+    """A second restaurant in the same city, with its own permit and interceptor."""
+    permit = factories.permit(session, fse_row=factories.fse(session, city="victorville"), status=status)
+    return factories.device(session, permit_row=permit)
+
+
+def filed(world, **overrides):
+    body = world.body(**overrides)
+    response = world.post(body)
+    assert response.status_code == 201, response.json
+    return response.json, body
+
+
+def correct(world, manifest, body, token=None, **changes):
+    return world.client.post(
+        f"/v1/manifests/{manifest['id']}/corrections",
+        json={**body, "reason": "correcting", **changes},
+        headers=factories.bearer(token or world.hauler_token),
+    )
+
+
+def shifted(body, hours):
+    """The body with its service (and delivery) moved by `hours`."""
+    moved = {}
+    for name in ("service_started_at", "service_completed_at"):
+        moved[name] = iso(_instant(body[name]) + timedelta(hours=hours))
+    delivered = _instant(body["disposal"]["delivered_at"]) + timedelta(hours=hours)
+    disposal = dict(body["disposal"], delivered_at=iso(delivered))
+    return {**body, **moved, "disposal": disposal}
+
+
+def _instant(value):
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def decide(client, token, correction_id, verb, **body):
+    return client.post(f"/v1/audit/corrections/{correction_id}/{verb}", json=body, headers=factories.bearer(token))
+
+
+def post_multipart(world, body, files, client=None, **form):
+    data = {"manifest": json.dumps(body), **form}
+    data["documents"] = [(io.BytesIO(content), name) for name, content in files]
+    return (client or world.client).post(
+        "/v1/manifests", data=data, content_type="multipart/form-data", headers=factories.bearer(world.hauler_token)
     )

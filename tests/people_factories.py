@@ -2,16 +2,22 @@
 pages as a browser would (forms read from the page, posted back)."""
 
 import base64
+import email
+import email.policy
 import hashlib
 import html
 import re
 import secrets
+from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
+
+import pytest
 
 from services import apps
 from services.accounts import make_membership
 from services.passwords import checked
 from storage.people import Person
+from tests import factories
 
 PASSWORD = "correct horse battery staple"
 PORTAL_REDIRECT = "https://fogx.test/portal/"
@@ -180,3 +186,28 @@ def person_token(http, session, *, email, organisation, role, scope=None, **subj
         "site": "receipts:write",
     }.get(organisation, "audit:read records:read manifests:read" + (" registry:write" if role == "admin" else ""))
     return sign_in(http, "test-portal", email=email, scope=scope)["access_token"]
+
+
+def mails(app) -> list:
+    folder = Path(app.config["MAIL_DIR"])
+    return (
+        [email.message_from_bytes(p.read_bytes(), policy=email.policy.default) for p in sorted(folder.glob("*.eml"))]
+        if folder.exists()
+        else []
+    )
+
+
+def link_in(message) -> str:
+    return re.search(r"https://fogx\.test(/signin/\S+)", message.get_content()).group(1)
+
+
+@pytest.fixture
+def city(client, session):
+    factories.jurisdiction(session, "victorville")
+    admin = factories.token(client, *factories.oauth_client(session, role="admin", subject=["victorville"]))
+    portal = app(session)
+    return {"admin": factories.bearer(admin), "portal": portal[0]}
+
+
+def invite(client, headers, **body):
+    return client.post("/v1/invitations", headers=headers, json=body)

@@ -15,7 +15,7 @@ from sqlalchemy import select
 
 from storage.models import Fse
 from tests import factories, people_factories
-from tests.test_access_matrix import (
+from tests.access_requests import (
     NOT_OBJECTS,
     answer_like_missing,
     file_manifest,

@@ -13,7 +13,7 @@ from sqlalchemy import create_engine, insert, select, text
 from storage.models import Change
 from tests import factories
 from tests.manifest_world import NOW, build
-from tests.test_openapi import _schema_errors, load_spec
+from tests.spec import load_spec, schema_errors
 
 
 @pytest.fixture
@@ -26,7 +26,7 @@ def read(client, token, **query):
     response = client.get("/v1/changes", query_string=query, headers=factories.bearer(token))
     assert response.status_code == 200, response.json
     spec = load_spec()
-    assert _schema_errors(spec, spec["components"]["schemas"]["ChangeFeed"], response.json) == []
+    assert schema_errors(spec, spec["components"]["schemas"]["ChangeFeed"], response.json) == []
     return response.json
 
 

@@ -1,7 +1,7 @@
 """Corrections that would move a manifest wait for the city's review; small ones apply at once."""
 
 import uuid
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from sqlalchemy import select, text
@@ -11,7 +11,7 @@ from storage.corrections import PendingCorrection
 from storage.models import Change, ManifestRevision
 from tests import factories
 from tests import people_factories as pf
-from tests.manifest_world import NOW, build, iso
+from tests.manifest_world import NOW, build, correct, decide, filed, iso, other_device, shifted  # noqa: F401
 
 
 @pytest.fixture
@@ -34,45 +34,6 @@ def city(client, session, world):
         "tracy": token("auditor", "tracy"),
         "reader": token("auditor", "victorville", scopes=["audit:read", "manifests:read"]),
     }
-
-
-def other_device(world, session, status="active"):
-    """A second restaurant in the same city, with its own permit and interceptor."""
-    permit = factories.permit(session, fse_row=factories.fse(session, city="victorville"), status=status)
-    return factories.device(session, permit_row=permit)
-
-
-def filed(world, **overrides):
-    body = world.body(**overrides)
-    response = world.post(body)
-    assert response.status_code == 201, response.json
-    return response.json, body
-
-
-def correct(world, manifest, body, token=None, **changes):
-    return world.client.post(
-        f"/v1/manifests/{manifest['id']}/corrections",
-        json={**body, "reason": "correcting", **changes},
-        headers=factories.bearer(token or world.hauler_token),
-    )
-
-
-def shifted(body, hours):
-    """The body with its service (and delivery) moved by `hours`."""
-    moved = {}
-    for name in ("service_started_at", "service_completed_at"):
-        moved[name] = iso(_instant(body[name]) + timedelta(hours=hours))
-    delivered = _instant(body["disposal"]["delivered_at"]) + timedelta(hours=hours)
-    disposal = dict(body["disposal"], delivered_at=iso(delivered))
-    return {**body, **moved, "disposal": disposal}
-
-
-def _instant(value):
-    return datetime.fromisoformat(value.replace("Z", "+00:00"))
-
-
-def decide(client, token, correction_id, verb, **body):
-    return client.post(f"/v1/audit/corrections/{correction_id}/{verb}", json=body, headers=factories.bearer(token))
 
 
 def review_list(client, token, **query):

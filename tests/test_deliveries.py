@@ -10,8 +10,8 @@ from sqlalchemy import event
 from domain import reconcile
 from tests import factories
 from tests.manifest_world import NOW
-from tests.test_openapi import _schema_errors, load_spec
-from tests.test_receipts import post_receipt, receipt, reconciliation, site_world  # noqa: F401
+from tests.receipts_world import post_receipt, receipt, reconciliation, site_world  # noqa: F401
+from tests.spec import load_spec, schema_errors
 
 
 def deliveries(world, token=None, **query):
@@ -21,7 +21,7 @@ def deliveries(world, token=None, **query):
     assert response.status_code == 200, response.json
     spec = load_spec()
     for item in response.json["items"]:
-        assert _schema_errors(spec, spec["components"]["schemas"]["Delivery"], item) == []
+        assert schema_errors(spec, spec["components"]["schemas"]["Delivery"], item) == []
     return response.json
 
 
@@ -60,7 +60,7 @@ def test_a_clerk_confirms_one_delivery_and_disputes_another(site_world, client, 
     made = dispute(world, questioned["id"], {"reason": reason})
     assert made.status_code == 201, made.json
     spec = load_spec()
-    assert _schema_errors(spec, spec["components"]["schemas"]["DeliveryDispute"], made.json) == []
+    assert schema_errors(spec, spec["components"]["schemas"]["DeliveryDispute"], made.json) == []
     assert made.json["reason"] == reason and made.json["manifest_id"] == questioned["id"]
     assert dispute(world, questioned["id"], {"reason": "Still not here."}).status_code == 201
 
@@ -128,7 +128,7 @@ def test_the_city_month_by_month_counts_what_its_lists_list(app, client, session
     answer = response.json
     spec = load_spec()
     schema = spec["paths"]["/v1/audit/trends"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
-    assert _schema_errors(spec, schema, answer) == []
+    assert schema_errors(spec, schema, answer) == []
     assert len(answer["months"]) == 13 and answer["months"][-1]["month"] == answer["as_of"][:7]
     for month in answer["months"]:
         year, number = map(int, month["month"].split("-"))
@@ -167,7 +167,7 @@ def test_the_months_of_an_early_year_are_named_as_the_schema_says_and_no_year_be
     assert [m["month"] for m in early.json["months"]] == ["0193-07", "0193-08", "0193-09"]
     spec = load_spec()
     schema = spec["paths"]["/v1/audit/trends"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
-    assert _schema_errors(spec, schema, early.json) == []
+    assert schema_errors(spec, schema, early.json) == []
     first = client.get("/v1/audit/trends", query_string={"as_of": "0001-12-31", "months": 12}, headers=auditor)
     assert first.status_code == 200 and first.json["months"][0]["month"] == "0001-01"
     for bad in ({"as_of": "0001-11-30", "months": 12}, {"as_of": "9999-12-31", "months": 1}):

@@ -5,9 +5,9 @@ import time
 
 import pytest
 
+from tests.browser import WAIT, chromium  # noqa: F401  the one browser of the run
 from tests.conftest import serve
-from tests.test_openapi import load_spec
-from tests.test_portal import WAIT, chromium  # noqa: F401  the one browser of the run
+from tests.spec import load_spec
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,7 @@ from sqlalchemy import func, select, text
 from storage.models import Document, OutboxEntry
 from tests import factories
 from tests.conftest import _free_port, https_client, serve
+from tests.fake_s3 import fake_s3, listening
 from tests.manifest_world import NOW, build
 
 PDF = factories.pdf_bytes("PUT SCAN")
@@ -311,34 +312,8 @@ def _relay(endpoint):
         threading.Thread(target=pump, args=(inbound, outbound, []), daemon=True).start()
         threading.Thread(target=pump, args=(outbound, inbound), daemon=True).start()
 
-    with _listening(relay) as address:
+    with listening(relay) as address:
         yield address, seen, forwarded
-
-
-@contextlib.contextmanager
-def _listening(handle):
-    """A listener on a free local port whose connections go to `handle` as they are accepted,
-    until the block ends; its address."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    listener.settimeout(0.2)
-    stop = threading.Event()
-
-    def serve_forever():
-        while not stop.is_set():
-            try:
-                connection, _ = listener.accept()
-            except TimeoutError:
-                continue
-            handle(connection)
-
-    thread = threading.Thread(target=serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
-    finally:
-        stop.set()
-        thread.join()
-        listener.close()
 
 
 def test_a_client_gone_mid_upload_is_400_and_nothing_is_stored(s3_app, frozen_clock):
@@ -437,75 +412,8 @@ def test_a_store_that_answers_412_before_the_body_still_gets_the_scan_read_and_c
 @contextlib.contextmanager
 def _answering_412():
     """An S3 endpoint for which every key exists: each PUT is answered 412 after its headers."""
-    with _fake_s3(stored_already=True) as (endpoint, _):
+    with fake_s3(stored_already=True) as (endpoint, _):
         yield endpoint
-
-
-@contextlib.contextmanager
-def _fake_s3(stored_already=False, busy=0, region=None):
-    """An S3 endpoint on a socket, and the (headers, body) of each PUT it was sent. Every key
-    exists (412 after the headers) or none does (100 Continue when asked, the body read, 200;
-    503 SlowDown to the first `busy` PUTs). With `region`, the bucket is there: a PUT signed
-    for another region is answered 301 PermanentRedirect naming it (before a body it was
-    asked to wait for is sent)."""
-    slow_down = (
-        b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code>'
-        b"<Message>Please reduce your request rate.</Message></Error>"
-    )
-    error = (
-        b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code>'
-        b"<Message>At least one of the pre-conditions you specified did not hold</Message></Error>"
-    )
-    moved = (
-        b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>PermanentRedirect</Code><Message>The bucket '
-        b"you are attempting to access must be addressed using the specified endpoint.</Message></Error>"
-    )
-    redirect = (
-        b"HTTP/1.1 301 Moved Permanently\r\nx-amz-bucket-region: %s\r\nContent-Type: application/xml\r\n"
-        b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % ((region or "").encode(), len(moved), moved)
-    )
-    received = []
-
-    def answer(connection):
-        data = b""
-        while b"\r\n\r\n" not in data:
-            data += connection.recv(65536)
-        head, body = data.split(b"\r\n\r\n", 1)
-        headers = dict(line.split(b": ", 1) for line in head.split(b"\r\n")[1:])
-        if stored_already:
-            connection.sendall(
-                b"HTTP/1.1 412 Precondition Failed\r\nContent-Type: application/xml\r\n"
-                b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(error), error)
-            )
-            return
-        elsewhere = region is not None and f"/{region}/s3/".encode() not in headers[b"Authorization"]
-        if elsewhere and headers.get(b"Expect") == b"100-continue":
-            received.append((headers, b""))
-            connection.sendall(redirect)
-            return
-        if headers.get(b"Expect") == b"100-continue":
-            connection.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
-        while len(body) < int(headers[b"Content-Length"]):
-            body += connection.recv(65536)
-        received.append((headers, body))
-        if elsewhere:
-            connection.sendall(redirect)
-            return
-        if len(received) <= busy:
-            connection.sendall(
-                b"HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\n"
-                b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(slow_down), slow_down)
-            )
-            return
-        connection.sendall(b'HTTP/1.1 200 OK\r\nETag: "0"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')
-
-    def serve(connection):
-        with connection:
-            connection.settimeout(5)
-            answer(connection)
-
-    with _listening(serve) as address:
-        yield address, received
 
 
 def test_a_put_is_signed_conditional_checksummed_and_only_a_file_waits_for_100_continue(tmp_path, monkeypatch):
@@ -518,7 +426,7 @@ def test_a_put_is_signed_conditional_checksummed_and_only_a_file_waits_for_100_c
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
     monkeypatch.setenv("AWS_SESSION_TOKEN", "a-role-session")  # as an instance or task role has
-    with _fake_s3() as (endpoint, received):
+    with fake_s3() as (endpoint, received):
         store = S3Store(bucket="scans", endpoint_url=endpoint, region="us-west-1")
         spool = HashingSpool(10 * 2**20, directory=tmp_path)
         try:
@@ -549,12 +457,12 @@ def test_a_file_is_sent_again_when_s3_is_busy_and_a_stream_is_not(tmp_path, monk
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
     scan = tmp_path / "scan.pdf"
     scan.write_bytes(PDF)
-    with _fake_s3(busy=2) as (endpoint, received):
+    with fake_s3(busy=2) as (endpoint, received):
         S3Store(bucket="scans", endpoint_url=endpoint, region="us-west-1").put_file(
             sha(PDF), str(scan), "application/pdf"
         )
     assert [body for _, body in received] == [PDF, PDF, PDF]  # the whole file each time
-    with _fake_s3(busy=1) as (endpoint, received):
+    with fake_s3(busy=1) as (endpoint, received):
         store = S3Store(bucket="scans", endpoint_url=endpoint, region="us-west-1")
         spool = HashingSpool(10 * 2**20, directory=tmp_path)
         try:
@@ -563,7 +471,7 @@ def test_a_file_is_sent_again_when_s3_is_busy_and_a_stream_is_not(tmp_path, monk
         finally:
             spool.close()
     assert len(received) == 1
-    with _fake_s3(busy=3) as (endpoint, received):
+    with fake_s3(busy=3) as (endpoint, received):
         with pytest.raises(StoreUnavailable, match="503 SlowDown"):
             S3Store(bucket="scans", endpoint_url=endpoint, region="us-west-1").put_file(
                 sha(PDF), str(scan), "application/pdf"
@@ -678,7 +586,7 @@ def test_a_stream_goes_to_s3_in_blocks_of_256_kib_as_it_came(monkeypatch):
     spool = HashingSpool(10 * 2**20)
     try:
         passing = Watched(Source(data), spool, len(data))
-        with _fake_s3() as (endpoint, received):
+        with fake_s3() as (endpoint, received):
             store = S3Store(bucket="scans", endpoint_url=endpoint, region="us-west-1")
             assert store.put_stream(sha(data), passing, len(data), "image/png").wrote
     finally:
@@ -752,13 +660,13 @@ def test_puts_follow_the_bucket_to_the_region_s3_names(tmp_path, monkeypatch):
     def signed_for(headers):
         return re.search(rb"/\d{8}/([a-z0-9-]+)/s3/", headers[b"Authorization"]).group(1).decode()
 
-    with _fake_s3(region="eu-west-1") as (endpoint, received):
+    with fake_s3(region="eu-west-1") as (endpoint, received):
         S3Store(bucket="scans", endpoint_url=endpoint, region="us-west-1").put_file(
             sha(PDF), str(scan), "application/pdf"
         )
     assert [(signed_for(headers), body) for headers, body in received] == [("us-west-1", b""), ("eu-west-1", PDF)]
 
-    with _fake_s3(region="eu-west-1") as (endpoint, received):
+    with fake_s3(region="eu-west-1") as (endpoint, received):
         store = S3Store(bucket="scans", endpoint_url=endpoint, region="us-west-1")
         for attempt in range(2):
             spool = HashingSpool(10 * 2**20)

@@ -4,6 +4,8 @@ import hashlib
 import io
 import json
 import logging
+import os
+import sys
 import threading
 import time
 from datetime import UTC, date, datetime, timedelta
@@ -15,7 +17,7 @@ from sqlalchemy import func, select, text
 from storage.models import Document, Manifest, OutboxEntry
 from tests import factories
 from tests.conftest import https_client, serve
-from tests.manifest_world import NOW, build
+from tests.manifest_world import NOW, build, post_multipart
 
 PDF = factories.pdf_bytes()
 PNG = factories.png_bytes()
@@ -30,14 +32,6 @@ def sha(data):
 def world(client, session, frozen_clock):
     frozen_clock(NOW)
     return build(client, session)
-
-
-def post_multipart(world, body, files, client=None, **form):
-    data = {"manifest": json.dumps(body), **form}
-    data["documents"] = [(io.BytesIO(content), name) for name, content in files]
-    return (client or world.client).post(
-        "/v1/manifests", data=data, content_type="multipart/form-data", headers=factories.bearer(world.hauler_token)
-    )
 
 
 def objects(app):
@@ -288,11 +282,23 @@ def test_the_lock_follows_the_receipt(s3_app, s3_bucket, frozen_clock):
     assert s3.head_object(Bucket=bucket, Key=sha(PDF))["ObjectLockMode"] == "COMPLIANCE"
 
 
+def _waiting_to_be_woken(thread) -> bool:
+    """Whether `thread` is blocked in the wait of its loop (`Event.wait`, called from `loop`)."""
+    frame = sys._current_frames().get(thread.ident)
+    while frame is not None:
+        caller = frame.f_back
+        if frame.f_code is threading.Event.wait.__code__ and caller is not None and caller.f_code.co_name == "loop":
+            return True
+        frame = caller
+    return False
+
+
 def test_where_the_outbox_thread_runs_the_lock_is_its_work(make_app, s3_bucket, frozen_clock):
     """With the process's outbox thread running (its next round an hour away), the receipt
     sent (the response closed) wakes it and it applies the lock; not before, so that it does
     not take the interpreter from the request while the receipt is on its way, and not the
-    request's thread."""
+    request's thread. The events are recorded as they happen: the wake-up, the lock, the
+    receipt sent."""
     endpoint, bucket, s3 = s3_bucket
     app = make_app(
         STORAGE_BACKEND="s3",
@@ -301,13 +307,21 @@ def test_where_the_outbox_thread_runs_the_lock_is_its_work(make_app, s3_bucket, 
         S3_REGION="us-west-1",
         OUTBOX_INTERVAL_SECONDS=3600,
     )
-    store = app.extensions["fogx.store"]
-    locked_by, lock = [], store.set_retention
-    store.set_retention = lambda *args, **kwargs: (
-        locked_by.append(threading.current_thread().name),
+    client, world = s3_world(app, frozen_clock)
+    # The world's requests started this process's outbox thread; once its first round is done
+    # it waits for its wake-up.
+    worker = app.extensions["fogx.outbox_worker"]
+    assert worker["pid"] == os.getpid()
+    deadline = time.monotonic() + 20
+    while not _waiting_to_be_woken(worker["thread"]):
+        assert time.monotonic() < deadline, "the outbox thread never finished its first round"
+        time.sleep(0.05)
+    events, wake, lock = [], worker["wake"].set, app.extensions["fogx.store"].set_retention
+    worker["wake"].set = lambda: (events.append("woken"), wake())
+    app.extensions["fogx.store"].set_retention = lambda *args, **kwargs: (
+        events.append(("locked by", threading.current_thread().name)),
         lock(*args, **kwargs),
     )
-    client, world = s3_world(app, frozen_clock)
     response = client.post(
         "/v1/manifests",
         content_type="multipart/form-data",
@@ -316,15 +330,16 @@ def test_where_the_outbox_thread_runs_the_lock_is_its_work(make_app, s3_bucket, 
         data={"manifest": json.dumps(world.body()), "documents": [(io.BytesIO(PDF), "a.pdf")]},
     )
     assert response.status_code == 201
-    time.sleep(0.5)
-    assert "ObjectLockMode" not in s3.head_object(Bucket=bucket, Key=sha(PDF))
+    # Committed and answered, the receipt not yet sent: nothing has woken the thread.
+    assert events == []
+    events.append("receipt sent")
     response.close()
     deadline = time.monotonic() + 20
     while "ObjectLockMode" not in (head := s3.head_object(Bucket=bucket, Key=sha(PDF))):
-        assert time.monotonic() < deadline, "the outbox thread did not apply the lock"
+        assert time.monotonic() < deadline, f"the outbox thread did not apply the lock: {events}"
         time.sleep(0.05)
     assert head["ObjectLockMode"] == "COMPLIANCE"
-    assert locked_by == ["fogx-outbox"]
+    assert events == ["receipt sent", "woken", ("locked by", "fogx-outbox")]
 
 
 def test_the_same_scan_twice_in_s3_is_one_locked_version(s3_app, s3_bucket, frozen_clock):

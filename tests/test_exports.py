@@ -12,8 +12,7 @@ import requests
 from tests import factories
 from tests.conftest import _free_port
 from tests.manifest_world import NOW
-from tests.test_faults import post, world  # noqa: F401  (the fixture)
-from tests.test_serving import MakeRun, planned_servers
+from tests.servers import MakeRun, planned_servers, post, world  # noqa: F401  (the fixture)
 
 
 def nice_of(pid) -> int:

@@ -3,13 +3,10 @@ instances on one database, database connections dropped under the app."""
 
 import itertools
 import os
-import signal
 import subprocess
-import sys
 import threading
 import time
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 import requests
@@ -18,66 +15,9 @@ from sqlalchemy.orm import Session
 
 from storage.models import Manifest, ManifestRevision, OutboxEntry
 from tests import factories
-from tests.conftest import _free_port, https_client
-from tests.manifest_world import NOW, build
-
-BIN = Path(sys.executable).parent
-ROOT = Path(__file__).resolve().parent.parent
-
-
-class Gunicorn:
-    """The app under gunicorn in its own process group, so it can be killed outright."""
-
-    def __init__(self, database_url, storage_dir, workers=2):
-        self.port = _free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.env = {
-            **os.environ,
-            "DATABASE_URL": database_url,
-            "STORAGE_DIR": str(storage_dir),
-            "OUTBOX_INTERVAL_SECONDS": "0",
-            "SUBMISSIONS_PER_MINUTE": "100000",
-        }
-        self.workers = workers
-        self.process = None
-
-    def command(self):
-        return [
-            str(BIN / "gunicorn"),
-            "--bind",
-            f"127.0.0.1:{self.port}",
-            "--workers",
-            str(self.workers),
-            "--access-logfile",
-            "/dev/null",
-            "wsgi:app",
-        ]
-
-    def start(self, output=subprocess.DEVNULL):
-        """Start it and wait until it answers; its stdout and stderr go to `output`."""
-        self.process = subprocess.Popen(
-            self.command(), cwd=ROOT, env=self.env, stdout=output, stderr=output, start_new_session=True
-        )
-        for _ in range(300):
-            try:
-                if requests.get(f"{self.base}/health", timeout=5).status_code == 200:
-                    return self
-            except requests.RequestException:  # not listening yet, or workers still booting
-                time.sleep(0.05)
-        raise RuntimeError("gunicorn did not start")
-
-    def worker_pids(self):
-        listed = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout
-        return [int(pid) for pid in listed.split()]
-
-    def kill(self):
-        os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait()
-
-    def stop(self):
-        if self.process and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            self.process.wait(timeout=30)
+from tests.conftest import https_client
+from tests.manifest_world import NOW
+from tests.servers import BIN, ROOT, Gunicorn, post, world  # noqa: F401
 
 
 def open_files(pid):
@@ -93,11 +33,6 @@ def open_files(pid):
 
 
 @pytest.fixture
-def world(app, client, session):
-    return build(client, session)
-
-
-@pytest.fixture
 def servers(database_url, tmp_path):
     started = []
 
@@ -109,15 +44,6 @@ def servers(database_url, tmp_path):
     yield start
     for server in started:
         server.stop()
-
-
-def post(base, world, body, timeout=30):
-    return requests.post(
-        f"{base}/v1/manifests",
-        json=body,
-        timeout=timeout,
-        headers={**factories.bearer(world.hauler_token), "Idempotency-Key": body["manifest_number"]},
-    )
 
 
 def counts(session):

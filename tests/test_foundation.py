@@ -241,9 +241,9 @@ def test_the_demo_has_a_year_of_services_to_show(app, client, frozen_clock, load
     assert [row["code"] for row in year] == ["receipt_missing", "gallons_differ", "manifest_missing"]
     # The permit, the hauler's licence and registration and the site are in force on the day:
     # Mesa Grill's service the day before, filed as the documentation shows, raises nothing.
-    from tests.test_openapi import _json_bodies, load_spec
+    from tests.spec import json_bodies, load_spec
 
-    filing = dict(_json_bodies(load_spec()))["POST /v1/manifests"]["example"]
+    filing = dict(json_bodies(load_spec()))["POST /v1/manifests"]["example"]
     day = (load_day - timedelta(days=1)).isoformat()
     for key in ("service_started_at", "service_completed_at"):
         filing[key] = day + filing[key][10:]

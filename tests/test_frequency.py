@@ -10,7 +10,7 @@ import pytest
 from domain.frequency import Accumulation, citation, recommend
 from tests import factories
 from tests.manifest_world import iso
-from tests.test_openapi import _schema_errors, load_spec
+from tests.spec import load_spec, schema_errors
 
 ALLOWED = [30, 60, 90, 120, 180]
 START = date(2025, 6, 1)
@@ -149,7 +149,7 @@ def test_auditor_sees_which_interceptors_the_measurements_call_to_service_more_o
 
     body = recommendations(client, session).json
     spec = load_spec()
-    assert _schema_errors(spec, {"$ref": "#/components/schemas/FrequencyRecommendations"}, body) == []
+    assert schema_errors(spec, {"$ref": "#/components/schemas/FrequencyRecommendations"}, body) == []
     assert (body["as_of"], body["min_intervals"], body["next_cursor"]) == ("2026-06-01", 3, None)
     rows = {row["device_tag"]: row for row in body["items"]}
     assert set(rows) == {"GI-fast", "GI-slow", "GI-steady"}

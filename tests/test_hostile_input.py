@@ -5,32 +5,16 @@ import json
 import struct
 
 import pytest
-from sqlalchemy import func, select
 
-from storage.models import Document, Manifest
 from tests import factories
 from tests.manifest_world import NOW, build
+from tests.refusals import assert_refused, raw_post
 
 
 @pytest.fixture
 def world(client, session, frozen_clock):
     frozen_clock(NOW)
     return build(client, session)
-
-
-def raw_post(world, data, content_type="application/json"):
-    return world.client.post(
-        "/v1/manifests", data=data, content_type=content_type, headers=factories.bearer(world.hauler_token)
-    )
-
-
-def assert_refused(response, session, status=None):
-    assert 400 <= response.status_code < 500, response.get_data(as_text=True)[:300]
-    if status:
-        assert response.status_code == status, response.json
-    assert response.mimetype == "application/problem+json"
-    assert session.scalar(select(func.count()).select_from(Manifest)) == 0
-    assert session.scalar(select(func.count()).select_from(Document)) == 0
 
 
 def deeply_nested(depth):

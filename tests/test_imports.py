@@ -1,7 +1,6 @@
 """Bulk CSV import: bad rows reported by number, good rows stored, re-runs change nothing."""
 
 import csv
-import io
 import json
 
 import pytest
@@ -11,6 +10,7 @@ from api.config import ROOT
 from services.imports import COLUMNS
 from storage.models import Device, DisposalSite, Fse, Hauler, Permit, Vehicle
 from tests import factories
+from tests.registry_calls import upload
 
 BAD_ROWS = {
     # line number in the file (header is line 1): (row, the field named in the reason)
@@ -119,15 +119,6 @@ def test_changed_rows_are_updates(app, session, tmp_path):
 def admin_token(client, session):
     factories.jurisdiction(session, "victorville")
     return factories.token(client, *factories.oauth_client(session, role="admin", subject=["victorville"]))
-
-
-def upload(client, token, kind, content, filename="rows.csv"):
-    return client.post(
-        f"/v1/imports/{kind}",
-        headers=factories.bearer(token),
-        data={"file": (io.BytesIO(content), filename)},
-        content_type="multipart/form-data",
-    )
 
 
 def test_api_import_reports_and_is_idempotent(client, admin_token):

@@ -229,9 +229,9 @@ def test_a_revoked_or_expired_permit_ends_its_devices_due_dates(city, session, f
     assert {device["status"] for device in record["devices"]} == {"permit_ended"}
     before = ask(world, world.auditor, f"/v1/fses/{fse.id}/records", to="2026-04-30").json
     assert before["summary"]["devices"]["GI-1"] == {"status": "missed", "next_due_on": "2026-04-05", "days_overdue": 25}
-    from tests.test_openapi import _schema_errors, load_spec
+    from tests.spec import load_spec, schema_errors
 
-    assert _schema_errors(load_spec(), {"$ref": "#/components/schemas/Record"}, record) == []
+    assert schema_errors(load_spec(), {"$ref": "#/components/schemas/Record"}, record) == []
     binder = PdfReader(io.BytesIO(ask(world, world.auditor, f"/v1/fses/{fse.id}/records", format="pdf").data))
     assert "Permit ended" in binder.pages[1].extract_text()
 
@@ -377,9 +377,9 @@ def test_the_record_names_the_hauler_and_the_site_as_they_were_at_filing(city, s
     first, second = manifest["revisions"]
     assert (first["hauler_name"], first["disposal_site_name"]) == named_then
     assert (second["hauler_name"], second["disposal_site_name"]) == ("Renamed Pumping LLC", "Renamed Plant")
-    from tests.test_openapi import _schema_errors, load_spec
+    from tests.spec import load_spec, schema_errors
 
-    assert _schema_errors(load_spec(), {"$ref": "#/components/schemas/Record"}, record) == []
+    assert schema_errors(load_spec(), {"$ref": "#/components/schemas/Record"}, record) == []
 
     [row] = csv.DictReader(
         io.StringIO(

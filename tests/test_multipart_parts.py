@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 from storage.models import Document, Manifest
 from tests import factories
 from tests.manifest_world import NOW, build
-from tests.test_openapi import load_spec
+from tests.spec import load_spec
 
 
 @pytest.fixture

@@ -7,13 +7,7 @@ import yaml
 from openapi_spec_validator import validate
 
 from api.config import ROOT
-
-METHODS = {"get", "post", "put", "patch", "delete"}
-
-
-def load_spec():
-    with open(ROOT / "openapi.yaml") as handle:
-        return yaml.safe_load(handle)
+from tests.spec import METHODS, json_bodies, load_spec, operations, schema_errors
 
 
 def app_routes(app):
@@ -57,44 +51,21 @@ def test_protected_routes_declare_the_scopes_the_app_requires(app):
                 assert "401" in operation["responses"] and "403" in operation["responses"]
 
 
-def _operations(spec):
-    for path, item in spec["paths"].items():
-        for method, operation in item.items():
-            if method in METHODS:
-                yield f"{method.upper()} {path}", operation
-
-
-def _json_bodies(spec):
-    for name, operation in _operations(spec):
-        media = operation.get("requestBody", {}).get("content", {}).get("application/json")
-        if media is not None:
-            yield name, media
-
-
-def _schema_errors(spec, schema, value):
-    from jsonschema import Draft202012Validator
-
-    validator = Draft202012Validator(
-        {**schema, "components": spec["components"]}, format_checker=Draft202012Validator.FORMAT_CHECKER
-    )
-    return [error.message for error in validator.iter_errors(value)]
-
-
 def test_every_json_body_has_an_example_that_its_schema_accepts():
     spec = load_spec()
-    bodies = dict(_json_bodies(spec))
+    bodies = dict(json_bodies(spec))
     assert len(bodies) >= 12
     for name, media in bodies.items():
         assert "example" in media, f"{name} has no example"
-        assert _schema_errors(spec, media["schema"], media["example"]) == [], name
-    for name, operation in _operations(spec):
+        assert schema_errors(spec, media["schema"], media["example"]) == [], name
+    for name, operation in operations(spec):
         for status, response in operation.get("responses", {}).items():
             media = response.get("content", {}).get("application/json", {})
             if "example" in media:
-                assert _schema_errors(spec, media["schema"], media["example"]) == [], f"{name} {status}"
+                assert schema_errors(spec, media["schema"], media["example"]) == [], f"{name} {status}"
     # The validator can fail: a body the schema refuses is caught.
     filing = bodies["POST /v1/manifests"]
-    assert _schema_errors(spec, filing["schema"], dict(filing["example"], gallons_removed="1500"))
+    assert schema_errors(spec, filing["schema"], dict(filing["example"], gallons_removed="1500"))
 
 
 def test_the_manifest_examples_file_and_correct_against_the_demo_data(app, client, frozen_clock):
@@ -106,7 +77,7 @@ def test_the_manifest_examples_file_and_correct_against_the_demo_data(app, clien
     frozen_clock(datetime(2026, 12, 3, 12, tzinfo=UTC))
     assert app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
     spec = load_spec()
-    bodies = dict(_json_bodies(spec))
+    bodies = dict(json_bodies(spec))
     headers = factories.bearer(factories.token(client, "demo-hauler", "demo-hauler-secret"))
     filing = bodies["POST /v1/manifests"]["example"]
     filed = client.post("/v1/manifests", headers=headers, json=filing)

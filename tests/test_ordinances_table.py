@@ -14,7 +14,7 @@ from storage.models import Jurisdiction
 from tests import factories
 from tests.manifest_world import NOW
 from tests.ordinance_cases import CITY_NAMES, findings_of, world_in
-from tests.test_openapi import _schema_errors, load_spec
+from tests.spec import load_spec, schema_errors
 
 CITIES = tuple(CITY_NAMES)
 
@@ -28,7 +28,7 @@ def test_every_city_states_each_rule_with_its_own_section_or_exchange_policy(cli
     assert listed.status_code == 200
     spec = load_spec()
     schema = spec["paths"]["/v1/jurisdictions"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
-    assert _schema_errors(spec, schema, listed.json) == []
+    assert schema_errors(spec, schema, listed.json) == []
     cities = {item["code"]: item for item in listed.json["items"]}
     assert sorted(cities) == sorted(CITIES)
     for code, city in cities.items():
@@ -92,7 +92,7 @@ def test_a_finding_says_its_basis_in_the_receipt_and_in_the_audit(client, sessio
     world = world_in(client, session, frozen_clock, "victorville")
     receipt = world.post(world.body(completed=NOW - timedelta(hours=73), vehicle_id="NOT-OURS"))
     spec = load_spec()
-    assert _schema_errors(spec, {"$ref": "#/components/schemas/Receipt"}, receipt.json) == []
+    assert schema_errors(spec, {"$ref": "#/components/schemas/Receipt"}, receipt.json) == []
     assert {f["code"]: f["basis"] for f in receipt.json["findings"]} == {
         "late_submission": "ordinance",
         "vehicle_unregistered": "exchange_policy",
@@ -100,7 +100,7 @@ def test_a_finding_says_its_basis_in_the_receipt_and_in_the_audit(client, sessio
     auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))
     listed = client.get("/v1/audit/findings", headers=factories.bearer(auditor))
     schema = spec["paths"]["/v1/audit/findings"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
-    assert _schema_errors(spec, schema, listed.json) == []
+    assert schema_errors(spec, schema, listed.json) == []
     assert {(f["code"], f["basis"], f["citation"]) for f in listed.json["items"]} == {
         ("late_submission", "ordinance", "Victorville 10.03.170(b)"),
         ("vehicle_unregistered", "exchange_policy", "exchange policy"),

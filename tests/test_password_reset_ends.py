@@ -14,7 +14,7 @@ from storage.people import Consent, Person, SignIn
 from tests import factories
 from tests import people_factories as pf
 from tests.manifest_world import NOW
-from tests.test_people import city, link_in, mails  # noqa: F401
+from tests.people_factories import city, link_in, mails  # noqa: F401
 
 NEW_PASSWORD = "a whole new passphrase"
 APP_CALLBACK = "https://dispatch.example/cb"

@@ -1,11 +1,8 @@
 """People: invitations by mail, accepting them, resets, a second factor, removal,
 who filed a manifest and who read a record (failed sign-ins: `test_signin_attempts.py`)."""
 
-import email
-import email.policy
 import re
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pyotp
 import pytest
@@ -15,31 +12,7 @@ from storage.models import ManifestRevision
 from storage.people import Membership, Person
 from tests import factories
 from tests import people_factories as pf
-
-
-def mails(app) -> list:
-    folder = Path(app.config["MAIL_DIR"])
-    return (
-        [email.message_from_bytes(p.read_bytes(), policy=email.policy.default) for p in sorted(folder.glob("*.eml"))]
-        if folder.exists()
-        else []
-    )
-
-
-def link_in(message) -> str:
-    return re.search(r"https://fogx\.test(/signin/\S+)", message.get_content()).group(1)
-
-
-@pytest.fixture
-def city(client, session):
-    factories.jurisdiction(session, "victorville")
-    admin = factories.token(client, *factories.oauth_client(session, role="admin", subject=["victorville"]))
-    portal = pf.app(session)
-    return {"admin": factories.bearer(admin), "portal": portal[0]}
-
-
-def invite(client, headers, **body):
-    return client.post("/v1/invitations", headers=headers, json=body)
+from tests.people_factories import city, invite, link_in, mails  # noqa: F401
 
 
 def accept(client, path, **form):

@@ -1,10 +1,7 @@
 """The web portal: its pages as served, and the portal itself in a real browser (Chromium, driven
 by Selenium) against the app over HTTP with the demo loaded."""
 
-import os
 import re
-import shutil
-import time
 from datetime import UTC
 
 import pytest
@@ -13,15 +10,28 @@ from pypdf import PdfReader
 from sqlalchemy import update
 
 from api.portal import POLICY
-from services.demo_people import DEMO_APP, DEMO_PASSWORD
+from services.demo_people import DEMO_APP
 from storage.models import Fse
-from storage.people import OAuthApp
-from tests.conftest import serve
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-WAIT = 20
-
+from tests.browser import (  # noqa: F401
+    AUDITOR,
+    DISPATCHER,
+    OPERATOR,
+    active,
+    api_token,
+    button,
+    by_css,
+    chromium,
+    count_fetches,
+    downloaded,
+    fetches_made,
+    fetches_pending,
+    message,
+    portal,
+    rows,
+    sign_in,
+    text_of,
+    waiting_for,
+)
 
 # The pages as served ------------------------------------------------------------------------
 
@@ -53,149 +63,6 @@ def test_a_file_the_portal_does_not_have_is_a_problem_404(client, path):
 
 
 # The portal in a browser --------------------------------------------------------------------
-
-
-@pytest.fixture(scope="session")
-def chromium(tmp_path_factory):
-    """One headless Chromium for the run, saving downloads to a folder of its own."""
-    if not (CHROMIUM and CHROMEDRIVER):
-        message = "Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)"
-        if os.environ.get("FOGX_BROWSER_TESTS") == "required":
-            pytest.fail(message)
-        pytest.skip(message)
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    downloads = tmp_path_factory.mktemp("downloads")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
-        options.add_argument(argument)
-    options.add_experimental_option(
-        "prefs", {"download.default_directory": str(downloads), "download.prompt_for_download": False}
-    )
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
-    driver.downloads = downloads
-    yield driver
-    driver.quit()
-
-
-def portal_app_at(app, base):
-    """The demo's portal app, registered for the address the test serves it at."""
-    from sqlalchemy.orm import Session
-
-    with Session(bind=app.extensions["fogx.engine"]) as session:
-        session.execute(
-            update(OAuthApp).where(OAuthApp.client_id == DEMO_APP).values(redirect_uris=[f"{base}/portal/"])
-        )
-        session.commit()
-
-
-@pytest.fixture
-def portal(app, chromium):
-    """The demo served over HTTP, and the browser on a fresh portal page: (browser, base URL)."""
-    assert app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
-    with serve(app) as base:
-        portal_app_at(app, base)
-        chromium.get(f"{base}/portal/")
-        chromium.execute_script("sessionStorage.clear()")
-        for old in chromium.downloads.iterdir():
-            old.unlink()
-        yield chromium, base
-        chromium.get("about:blank")
-
-
-def by_css(browser, selector):
-    from selenium.webdriver.common.by import By
-
-    return browser.find_elements(By.CSS_SELECTOR, selector)
-
-
-def waiting_for(browser, found, what):
-    """`found(browser)` once it is truthy."""
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        value = found(browser)
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"never saw {what}; the message: {message(browser)!r}")
-
-
-def message(browser):
-    box = by_css(browser, "#message")
-    return box[0].text if box else ""
-
-
-# The demo's people, one a role (services/demo_people.py).
-OPERATOR, AUDITOR = "operator@demo.fogx.test", "auditor@demo.fogx.test"
-DISPATCHER, CLERK = "dispatcher@demo.fogx.test", "clerk@demo.fogx.test"
-
-
-def sign_in(browser, email, password=DEMO_PASSWORD):
-    """A person signs in from the portal on fogx's sign-in page, and is back in the portal."""
-    waiting_for(
-        browser,
-        lambda b: by_css(b, "#person-sign-in") and by_css(b, "#person-sign-in")[0].is_displayed(),
-        "the portal's sign-in",
-    )
-    by_css(browser, "#person-sign-in")[0].click()
-    waiting_for(browser, lambda b: by_css(b, "#email"), "the sign-in page")
-    by_css(browser, "#email")[0].send_keys(email)
-    by_css(browser, "#password")[0].send_keys(password)
-    by_css(browser, "#submit")[0].click()
-    waiting_for(
-        browser,
-        lambda b: b.execute_script("return sessionStorage.getItem('fogx.portal.session')"),
-        "the portal signed in",
-    )
-
-
-def active(base, token):
-    """Whether the API still takes the portal's access token."""
-    return (
-        requests.get(f"{base}/v1/jurisdictions", headers={"Authorization": f"Bearer {token}"}, timeout=10).status_code
-        == 200
-    )
-
-
-def text_of(browser, selector):
-    """The text of the first element `selector` finds now, read in one script ("" if none)."""
-    return browser.execute_script(
-        "const e = document.querySelector(arguments[0]); return e ? e.innerText : ''", selector
-    )
-
-
-def button(browser, label, within="#view"):
-    return next(b for b in by_css(browser, f"{within} button") if b.text == label)
-
-
-def rows(browser, within="#view"):
-    # Read in one script: a table the page is replacing meanwhile cannot go stale halfway.
-    return browser.execute_script(
-        "return [...document.querySelectorAll(arguments[0] + ' tbody tr')]"
-        ".map((tr) => [...tr.querySelectorAll('td')].map((td) => td.innerText.trim()))",
-        within,
-    )
-
-
-def downloaded(browser):
-    def whole(_):
-        files = [f for f in browser.downloads.iterdir() if not f.name.endswith(".crdownload")]
-        return files[0] if files and not any(browser.downloads.glob("*.crdownload")) else None
-
-    return waiting_for(browser, whole, "a download")
-
-
-def api_token(base, client_id):
-    response = requests.post(
-        f"{base}/oauth/token",
-        data={"grant_type": "client_credentials"},
-        auth=(client_id, f"{client_id}-secret"),
-        timeout=10,
-    )
-    return response.json()["access_token"]
 
 
 def test_an_operator_sees_each_restaurant_as_its_record_has_it_and_downloads_the_binder(portal):
@@ -319,11 +186,14 @@ def test_an_auditor_filters_the_lists_and_downloads_the_same_csv_as_the_api(port
         "the last tab by the keys",
     )
     assert by_css(browser, "#tab-haulers")[0].get_attribute("aria-selected") == "true"
-    # Tabs run through faster than their lists load: the panel shows the last one chosen.
+    # Tabs run through faster than their lists load: the panel shows the last one chosen, once
+    # every list asked for has answered and been read (none left to draw over it).
+    count_fetches(browser)
     for _ in range(3):
         browser.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
     waiting_for(browser, lambda b: text_of(b, "#audit-panel h2") == "Frequency recommendations", "the last chosen")
-    time.sleep(1)
+    waiting_for(browser, lambda b: fetches_pending(b) == 0, "every list asked for answered and read")
+    assert fetches_made(browser) >= 3  # a list for each tab passed through
     assert text_of(browser, "#audit-panel h2") == "Frequency recommendations"
     button(browser, "Haulers").click()
     waiting_for(browser, lambda b: any(row[0] == "Inland Grease Services" for row in rows(b)), "the scorecards")

@@ -16,8 +16,8 @@ from sqlalchemy import update
 
 from services.demo_people import DEMO_PASSWORD
 from storage.people import OAuthApp
+from tests.browser import by_css, chromium, fill, message, portal_sign_in, rows, sign_out, text_of, waiting_for  # noqa: F401
 from tests.conftest import _free_port, serve
-from tests.test_portal import by_css, chromium, message, rows, text_of, waiting_for  # noqa: F401
 
 NEW_PASSWORD = "a long new passphrase of mine"
 FAILURE_LIMIT = 3
@@ -74,38 +74,12 @@ def link_in(mail, base) -> str:
     return re.search(re.escape(base) + r"/signin/\S+", mail.get_content()).group(0)
 
 
-def fill(browser, **fields):
-    for name, value in fields.items():
-        box = by_css(browser, f"#{name}")[0]
-        box.clear()
-        box.send_keys(value)
-    by_css(browser, "#submit")[0].click()
-
-
 def heading(browser):
     return text_of(browser, "h1")
 
 
 def kept_session(browser):
     return browser.execute_script("return JSON.parse(sessionStorage.getItem('fogx.portal.session'))")
-
-
-def portal_sign_in(browser, email_address, password):
-    """From the portal to the sign-in page, through the password step."""
-    waiting_for(
-        browser,
-        lambda b: by_css(b, "#person-sign-in") and by_css(b, "#person-sign-in")[0].is_displayed(),
-        "the portal's sign-in",
-    )
-    by_css(browser, "#person-sign-in")[0].click()
-    waiting_for(browser, lambda b: by_css(b, "#email"), "the sign-in page")
-    assert "code_challenge_method=S256" in browser.current_url
-    fill(browser, email=email_address, password=password)
-
-
-def sign_out(browser):
-    by_css(browser, "#sign-out")[0].click()
-    waiting_for(browser, lambda b: message(b) == "You are signed out.", "the sign-out")
 
 
 def test_an_invited_auditor_sets_a_password_and_totp_signs_in_sees_their_share_and_signs_out(site):

@@ -5,7 +5,7 @@ from sqlalchemy import update
 
 from services.demo_people import DEMO_PASSWORD
 from storage.people import OAuthApp
-from tests.test_portal import by_css, chromium, message, portal, rows, text_of, waiting_for  # noqa: F401
+from tests.browser import by_css, chromium, message, portal, rows, text_of, waiting_for  # noqa: F401
 
 
 def test_a_person_signs_in_to_the_portal_without_a_client_secret_and_out_again(portal, session):

@@ -17,8 +17,7 @@ import requests
 from pypdf import PdfReader
 from selenium.common.exceptions import StaleElementReferenceException
 
-from tests.conftest import serve
-from tests.test_portal import (  # noqa: F401
+from tests.browser import (  # noqa: F401
     AUDITOR,
     CLERK,
     DISPATCHER,
@@ -30,12 +29,14 @@ from tests.test_portal import (  # noqa: F401
     downloaded,
     message,
     portal_app_at,
+    portal_sign_in,
     rows,
     sign_in,
+    sign_out,
     text_of,
     waiting_for,
 )
-from tests.test_portal_accounts import portal_sign_in, sign_out
+from tests.conftest import serve
 
 AXE = Path(__file__).parent / "axe" / "axe.min.js"
 LA = ZoneInfo("America/Los_Angeles")
@@ -436,14 +437,14 @@ def test_an_auditor_reads_the_city_at_a_glance_and_downloads_every_list(portal, 
     # The findings' counts in words.
     button(browser, "Findings").click()
     waiting_for(browser, lambda b: by_css(b, "#view ul.counts li"), "the counts")
-    assert "FOG and solids over 25% of the depth: 5" in text_of(browser, "#view ul.counts")
+    assert "FOG and solids over the depth limit: 5" in text_of(browser, "#view ul.counts")
     # Filtered by a finding named in words.
     from selenium.webdriver.support.ui import Select
 
-    Select(by_css(browser, "#findings-code")[0]).select_by_visible_text("Manifest filed after the deadline")
+    Select(by_css(browser, "#findings-code")[0]).select_by_visible_text("Manifest filed late")
     button(browser, "Show").click()
     waiting_for(browser, lambda b: by_css(b, "#view .empty"), "no late filing")
-    Select(by_css(browser, "#findings-code")[0]).select_by_visible_text("FOG and solids over 25% of the depth")
+    Select(by_css(browser, "#findings-code")[0]).select_by_visible_text("FOG and solids over the depth limit")
     button(browser, "Show").click()
     waiting_for(browser, lambda b: len(rows(b)) == 5, "the five findings of that rule")
     assert {row[-1] for row in rows(browser)} == {"Victorville 10.03.160(f)(1)"}

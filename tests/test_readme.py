@@ -8,8 +8,8 @@ from sqlalchemy import update
 
 from api.config import ROOT
 from storage.people import OAuthApp
+from tests.browser import by_css, chromium, message, rows, text_of, waiting_for  # noqa: F401
 from tests.conftest import serve
-from tests.test_portal import by_css, chromium, message, rows, text_of, waiting_for  # noqa: F401
 
 
 def walkthrough() -> str:

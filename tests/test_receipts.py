@@ -5,43 +5,11 @@ import csv
 import io
 from datetime import UTC, datetime, timedelta
 
-import pytest
-
 from domain import reconcile
 from tests import factories
-from tests.manifest_world import NOW, build, iso
-from tests.test_openapi import _schema_errors, load_spec
-
-RECEIVED = NOW - timedelta(days=4)
-
-
-def receipt(ticket, licence, *, gallons=1450, vehicle="TRK-1", at=RECEIVED, **overrides):
-    return {
-        "ticket_number": ticket,
-        "hauler_licence_number": licence,
-        "vehicle_id": vehicle,
-        "waste_type": "grease_interceptor_waste",
-        "gallons_received": gallons,
-        "received_at": iso(at),
-        **overrides,
-    }
-
-
-@pytest.fixture
-def site_world(client, session, frozen_clock):
-    """A Victorville restaurant, hauler and site; the site reports from ten days before NOW."""
-    frozen_clock(NOW - timedelta(days=10))
-    world = build(client, session)
-    site_client = factories.oauth_client(session, role="site", subject=[world.site.id])
-    frozen_clock(NOW)
-    world.reauthenticate()
-    world.site_token = factories.token(client, *site_client)
-    world.licence = world.hauler.licences[0].licence_number
-    return world
-
-
-def post_receipt(world, body, token=None):
-    return world.client.post("/v1/receipts", json=body, headers=factories.bearer(token or world.site_token))
+from tests.manifest_world import NOW, iso
+from tests.receipts_world import RECEIVED, post_receipt, receipt, reconciliation, site_world  # noqa: F401
+from tests.spec import load_spec, schema_errors
 
 
 def test_a_site_posts_each_load_once_and_never_changes_it(site_world, client, session):
@@ -51,7 +19,7 @@ def test_a_site_posts_each_load_once_and_never_changes_it(site_world, client, se
     assert first.json["hauler_id"] == str(world.hauler.id) and first.json["site_id"] == str(world.site.id)
     assert first.headers["Location"].endswith(first.json["id"])
     spec = load_spec()
-    assert _schema_errors(spec, spec["components"]["schemas"]["DisposalReceipt"], first.json) == []
+    assert schema_errors(spec, spec["components"]["schemas"]["DisposalReceipt"], first.json) == []
     again = post_receipt(world, receipt("HDR-1", world.licence))
     assert again.status_code == 200 and again.json["id"] == first.json["id"]
     changed = post_receipt(world, receipt("HDR-1", world.licence, gallons=1000))
@@ -76,16 +44,6 @@ def test_a_site_posts_each_load_once_and_never_changes_it(site_world, client, se
     other = factories.token(client, *other_site)
     assert client.get(f"/v1/receipts/{first.json['id']}", headers=factories.bearer(other)).status_code == 404
     assert client.get("/v1/receipts", headers=factories.bearer(other)).json["items"] == []
-
-
-def reconciliation(client, session, city="victorville", **query):
-    auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=[city]))
-    response = client.get("/v1/audit/disposal-reconciliation", query_string=query, headers=factories.bearer(auditor))
-    assert response.status_code == 200, response.json
-    if query.get("format") != "csv":
-        spec = load_spec()
-        assert _schema_errors(spec, spec["components"]["schemas"]["DisposalReconciliation"], response.json) == []
-    return response
 
 
 def test_the_city_sees_where_the_site_and_the_manifests_disagree(site_world, client, session, frozen_clock):

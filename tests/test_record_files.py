@@ -9,9 +9,9 @@ import pytest
 from pypdf import PdfReader
 
 from tests import factories
-from tests.manifest_world import NOW, build
-from tests.test_corrections import correct, filed
-from tests.test_documents import PDF
+from tests.manifest_world import NOW, build, correct, filed
+
+PDF = factories.pdf_bytes()
 
 
 @pytest.fixture

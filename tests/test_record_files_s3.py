@@ -9,10 +9,10 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.conftest import https_client
-from tests.manifest_world import NOW, build
-from tests.test_corrections import filed
-from tests.test_document_put import _fake_s3
-from tests.test_documents import PDF
+from tests.fake_s3 import fake_s3
+from tests.manifest_world import NOW, build, filed
+
+PDF = factories.pdf_bytes()
 
 
 def test_a_binder_and_a_zip_are_kept_in_s3_and_served_again_from_there(s3_app, s3_bucket, frozen_clock):
@@ -53,7 +53,7 @@ def test_a_file_whose_key_is_not_its_hash_goes_to_s3_with_its_own_sha256(tmp_pat
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
     binder = tmp_path / "binder.pdf"
     binder.write_bytes(PDF)
-    with _fake_s3() as (endpoint, received):
+    with fake_s3() as (endpoint, received):
         S3Store(bucket="records", endpoint_url=endpoint, region="us-west-1").put_file(
             "record-0c1d.pdf", str(binder), "application/pdf"
         )

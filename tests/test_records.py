@@ -85,9 +85,9 @@ def test_json_record_with_summary(client, filed):
         "recommended_frequency_days": None,
         "change": None,
     }
-    from tests.test_openapi import _schema_errors, load_spec
+    from tests.spec import load_spec, schema_errors
 
-    assert _schema_errors(load_spec(), {"$ref": "#/components/schemas/Record"}, record) == []
+    assert schema_errors(load_spec(), {"$ref": "#/components/schemas/Record"}, record) == []
 
 
 def test_csv_one_row_per_manifest(client, filed):
@@ -337,9 +337,9 @@ def test_each_load_shows_the_disposal_sites_own_receipt_of_it(app, client):
     # The site's receipt of each load's ticket, as the site posted it; none where it sent none.
     assert shown == {number: receipts.get(ticket) for number, ticket in tickets.items()}
     assert shown["IGS-0015"]["gallons_received"] == 40 and None in shown.values()
-    from tests.test_openapi import _schema_errors, load_spec
+    from tests.spec import load_spec, schema_errors
 
-    assert _schema_errors(load_spec(), {"$ref": "#/components/schemas/Record"}, record) == []
+    assert schema_errors(load_spec(), {"$ref": "#/components/schemas/Record"}, record) == []
     binder = PdfReader(
         io.BytesIO(client.get(path, query_string={"format": "pdf"}, headers=factories.bearer(operator)).data)
     )

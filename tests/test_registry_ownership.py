@@ -18,6 +18,7 @@ from storage import migrate
 from storage.models import DisposalSite, Hauler, Jurisdiction
 from tests import factories
 from tests.manifest_world import NOW, iso
+from tests.registry_calls import HAULER, SITE
 
 A, B = "victorville", "tracy"  # A registered the hauler and the site; B is the second city
 
@@ -84,22 +85,6 @@ class Cities:
         result = self.app.test_cli_runner().invoke(args=["import", kind, str(path), "--jurisdiction", city, "--json"])
         assert result.exit_code == 0, result.output
         return json.loads(result.stdout)
-
-
-HAULER = {
-    "name": "Desert Pumping",
-    "licence_number": "DP-1",
-    "licence_expires_on": "2028-06-30",
-    "licence_issued_on": "2024-01-01",
-    "registered_on": "2024-01-01",
-}
-SITE = {
-    "name": "High Desert Renewables",
-    "address": "17150 Smoke Tree St, Hesperia",
-    "facility_permit_number": "HDR-22-0091",
-    "waste_types": ["grease_interceptor_waste", "grease_trap_waste"],
-    "approved_from": "2024-01-01",
-}
 
 
 @pytest.fixture

@@ -11,8 +11,7 @@ from sqlalchemy import select
 from services import integrity
 from storage.models import Manifest, ManifestRevision
 from tests import factories
-from tests.manifest_world import NOW, build
-from tests.test_corrections import correct, decide, shifted
+from tests.manifest_world import NOW, build, correct, decide, shifted
 
 FIRST = NOW - timedelta(hours=50)  # 10:00 UTC on 30 May, 03:00 in Victorville
 

@@ -10,7 +10,7 @@ from sqlalchemy import select
 from storage.people import Person, RecoveryCode
 from tests import factories
 from tests import people_factories as pf
-from tests.test_people import city  # noqa: F401
+from tests.people_factories import city  # noqa: F401
 
 NOON = datetime(2026, 6, 1, 12, tzinfo=UTC)
 

@@ -14,8 +14,7 @@ from sqlalchemy import select
 from storage import migrate
 from storage.models import ManifestRevision
 from tests import factories
-from tests.manifest_world import NOW, build
-from tests.test_corrections import correct, decide, shifted
+from tests.manifest_world import NOW, build, correct, decide, shifted
 
 DAY = timedelta(days=1)
 

@@ -4,10 +4,7 @@ workers every filing needs."""
 
 import json
 import os
-import re
-import shlex
 import socket
-import subprocess
 import threading
 import time
 
@@ -15,54 +12,14 @@ import pytest
 import requests
 
 from tests import factories
-from tests.conftest import _free_port
-from tests.test_faults import BIN, ROOT, Gunicorn, post, world  # noqa: F401  (the fixture)
-
-
-def planned_servers(port, exports_port=None):
-    """The gunicorns `make run` starts (read from `make -n`), each as (environment, argv): the
-    app server on `port` and the export pool beside it (on `exports_port`, where given)."""
-    asked = ["make", "-n", "run", f"BIN={BIN}", "HOST=127.0.0.1", f"PORT={port}"]
-    asked += [f"EXPORTS_PORT={exports_port}"] if exports_port else []
-    planned = subprocess.run(asked, cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    commands = re.findall(
-        r"((?:[A-Z_]+=\S+ )*)((?:nice -n \d+ )?" + re.escape(str(BIN)) + r"/gunicorn .*?wsgi:app)",
-        planned.replace("\\\n", " "),
-    )
-    return [(dict(pair.split("=", 1) for pair in shlex.split(env)), shlex.split(argv)) for env, argv in commands]
-
-
-class MakeRun(Gunicorn):
-    """A gunicorn of `make run` (its app server, or with `exports=True` its export pool), started
-    with its command line and environment on a free port, on the test's database. The app server
-    passes heavy reads to the export pool on `exports_port` where given, and serves them itself
-    where not."""
-
-    def __init__(self, database_url, storage_dir, *, exports=False, exports_port=None):
-        super().__init__(database_url, storage_dir)
-        planned = dict(
-            (argv[argv.index("--bind") + 1], (env, argv))
-            for env, argv in planned_servers(self.port, exports_port or _free_port())
-        )
-        (env, self.planned), *_ = [
-            server for bind, server in planned.items() if (bind != f"127.0.0.1:{self.port}") == exports
-        ]
-        if exports:
-            self.port = int(self.planned[self.planned.index("--bind") + 1].rsplit(":", 1)[1])
-            self.base = f"http://127.0.0.1:{self.port}"
-        self.env = {
-            **os.environ,
-            "DATABASE_URL": database_url,
-            "STORAGE_DIR": str(storage_dir),
-            "OUTBOX_INTERVAL_SECONDS": "0",
-            "WEBHOOK_INTERVAL_SECONDS": "0",
-            "TRUSTED_PROXIES": "0",
-            "EXPORTS_URL": "",
-        }
-        self.env.update(env if exports or exports_port else {})
-
-    def command(self):
-        return self.planned
+from tests.servers import (  # noqa: F401  (the fixture)
+    BIN,
+    ROOT,
+    Gunicorn,
+    MakeRun,
+    post,
+    world,
+)
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import pytest
 import requests
 
 from tests import factories
-from tests.test_faults import Gunicorn, world  # noqa: F401  (the fixture)
+from tests.servers import Gunicorn, world  # noqa: F401  (the fixture)
 
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
 

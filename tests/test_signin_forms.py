@@ -11,7 +11,7 @@ from sqlalchemy import select
 from storage.people import Consent, Invitation, Person
 from tests import factories
 from tests import people_factories as pf
-from tests.test_people import city, invite, link_in, mails  # noqa: F401
+from tests.people_factories import city, invite, link_in, mails  # noqa: F401
 
 FORGERIES = [("missing", None), ("wrong", "not-the-sessions-token")]
 

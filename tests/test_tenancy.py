@@ -19,8 +19,8 @@ from storage.people import Invitation, Membership, Person
 from tests import factories
 from tests import people_factories as pf
 from tests.manifest_world import NOW, iso
-from tests.test_people import link_in, mails
-from tests.test_registry_ownership import HAULER, SITE
+from tests.people_factories import link_in, mails
+from tests.registry_calls import HAULER, SITE
 
 V, P = "victorville", "placentia"  # V registered the hauler and the site; P joined them later
 HAULER_SCOPES = "openid manifests:write manifests:read"

@@ -6,7 +6,7 @@ import pytest
 
 from tests import factories
 from tests.manifest_world import NOW, build
-from tests.test_hostile_input import assert_refused, raw_post
+from tests.refusals import assert_refused, raw_post
 
 LONE = ["\ud800", "\udc80", "a\udbffz"]
 
@@ -191,7 +191,7 @@ def test_under_gunicorn_a_long_request_line_is_a_problem_414(world, database_url
     gunicorn's refusal, in problem+json too (api/serving.py)."""
     import requests
 
-    from tests.test_faults import Gunicorn
+    from tests.servers import Gunicorn
 
     server = Gunicorn(database_url, tmp_path / "objects", workers=1).start()
     try:

@@ -16,7 +16,7 @@ from sqlalchemy import create_engine, text
 from tests import factories
 from tests.conftest import https_client
 from tests.manifest_world import NOW, build
-from tests.test_openapi import _schema_errors, load_spec
+from tests.spec import load_spec, schema_errors
 
 
 class Receiver:
@@ -70,7 +70,7 @@ def subscribe(world, url, token=None, **fields):
     )
     assert response.status_code == 201, response.json
     spec = load_spec()
-    assert _schema_errors(spec, spec["components"]["schemas"]["WebhookCreated"], response.json) == []
+    assert schema_errors(spec, spec["components"]["schemas"]["WebhookCreated"], response.json) == []
     return response.json
 
 
@@ -108,7 +108,7 @@ def test_what_follows_the_subscription_is_posted_signed_and_in_order(local, worl
     assert body["items"] == feed["items"]
     assert [item["manifest_id"] for item in body["items"]] == [f["id"] for f in filed]
     spec = load_spec()
-    assert _schema_errors(spec, spec["components"]["schemas"]["WebhookDelivery"], body) == []
+    assert schema_errors(spec, spec["components"]["schemas"]["WebhookDelivery"], body) == []
 
     delivered = shown(world, webhook)
     # A minute on, nothing new: the webhook is read, not written (its lease was released with

@@ -14,10 +14,9 @@ from sqlalchemy import select
 from storage.models import ManifestRevision
 from tests import factories
 from tests import people_factories as pf
-from tests.manifest_world import NOW, build
-from tests.test_corrections import correct, decide, filed, other_device
-from tests.test_receipts import receipt
-from tests.test_registry import FSE
+from tests.manifest_world import NOW, build, correct, decide, filed, other_device
+from tests.receipts_world import receipt
+from tests.registry_calls import FSE
 
 
 @pytest.fixture
@@ -163,7 +162,7 @@ def test_a_drivers_scan_and_a_dispatchers_correction_name_them_and_the_reviewer(
 
 def test_a_csv_import_is_one_registry_change_with_its_counts(world, client, session):
     from api.config import ROOT
-    from tests.test_imports import upload
+    from tests.registry_calls import upload
 
     city = factories.jurisdiction(session)
     admin = person(client, session, "casey@v.example", "city", "admin", jurisdiction_id=city.id)

@@ -2,16 +2,12 @@
 // as CSV, findings and differences always in words with the rule behind them.
 import { downloadCsv, everything, getJson } from "./api.js";
 import { action, el, report, show } from "./dom.js";
-import { findingWords } from "./i18n.js";
+import { FINDING_CODES, findingWords } from "./i18n.js";
 import { dashboard } from "./dashboard.js";
 import { badge, filteredList } from "./lists.js";
 import { restaurant } from "./restaurant.js";
 import { when } from "./time.js";
 
-const FINDING_CODES = ["late_submission", "permit_not_active", "waste_type_mismatch", "partial_pump_down",
-  "decant_returned", "twenty_five_percent_exceeded", "outlet_clearance", "implausible_service", "hauler_licence_invalid",
-  "vehicle_unregistered", "disposal_site_unapproved", "disposal_before_service", "disposal_unconfirmed",
-  "load_shortfall", "service_interval_exceeded"];
 const DIFFERENCES = {
   receipt_missing: "No receipt from the site", manifest_missing: "No manifest for the load",
   gallons_differ: "Gallons differ", hauler_differs: "Another hauler", vehicle_differs: "Another truck",

@@ -120,14 +120,14 @@ const WORDS = {
 // Each finding's code in words (what the rule asks), for the counts and for Spanish readers.
 const FINDINGS = {
   en: {
-    late_submission: "Manifest filed after the deadline", permit_not_active: "Permit not active on the service day",
-    waste_type_mismatch: "Waste type does not match the device", partial_pump_down: "Not pumped out completely",
-    decant_returned: "Decanted liquid returned to the device", twenty_five_percent_exceeded: "FOG and solids over 25% of the depth",
-    outlet_clearance: "Too little clearance at the outlet", implausible_service: "Service implausible as filed",
-    hauler_licence_invalid: "Hauler's licence not valid", vehicle_unregistered: "Truck not registered",
+    late_submission: "Manifest filed late", permit_not_active: "Serviced without a permit in force",
+    waste_type_mismatch: "Waste type does not match the device", partial_pump_down: "Not fully pumped out",
+    decant_returned: "Water returned to the device (decant)", twenty_five_percent_exceeded: "FOG and solids over the depth limit",
+    outlet_clearance: "Grease too close to the outlet", implausible_service: "Filed too close to another service",
+    hauler_licence_invalid: "Hauler's licence not valid", vehicle_unregistered: "Truck not registered to the hauler",
     disposal_site_unapproved: "Disposal site not approved", disposal_before_service: "Delivered before the service ended",
-    disposal_unconfirmed: "Disposal not yet shown", load_shortfall: "Load delivered short of the gallons removed",
-    service_interval_exceeded: "Serviced later than the required interval",
+    disposal_unconfirmed: "No disposal record filed", load_shortfall: "Ticket delivered less than was pumped",
+    service_interval_exceeded: "Serviced later than its frequency",
   },
   es: {
     late_submission: "Manifiesto presentado después del plazo", permit_not_active: "Permiso no vigente el día del servicio",
@@ -140,6 +140,9 @@ const FINDINGS = {
     service_interval_exceeded: "Atendido después del intervalo exigido",
   },
 };
+
+// The finding codes, in the order of the exchange's table (domain/facts.py CODES).
+export const FINDING_CODES = Object.keys(FINDINGS.en);
 
 export const LANGUAGES = { en: "English", es: "Español" };
 let chosen = LANGUAGES[localStorage.getItem(KEPT)] ? localStorage.getItem(KEPT) : "en";

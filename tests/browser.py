@@ -1,0 +1,227 @@
+"""The portal in a real browser: one headless Chromium for the run, the demo served to it, and
+how the tests read and drive its pages."""
+
+import os
+import shutil
+import time
+
+import pytest
+import requests
+from sqlalchemy import update
+
+from services.demo_people import DEMO_APP, DEMO_PASSWORD
+from storage.people import OAuthApp
+from tests.conftest import serve
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+WAIT = 20
+
+
+@pytest.fixture(scope="session")
+def chromium(tmp_path_factory):
+    """One headless Chromium for the run, saving downloads to a folder of its own."""
+    if not (CHROMIUM and CHROMEDRIVER):
+        message = "Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)"
+        if os.environ.get("FOGX_BROWSER_TESTS") == "required":
+            pytest.fail(message)
+        pytest.skip(message)
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    downloads = tmp_path_factory.mktemp("downloads")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
+        options.add_argument(argument)
+    options.add_experimental_option(
+        "prefs", {"download.default_directory": str(downloads), "download.prompt_for_download": False}
+    )
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
+    driver.downloads = downloads
+    yield driver
+    driver.quit()
+
+
+def portal_app_at(app, base):
+    """The demo's portal app, registered for the address the test serves it at."""
+    from sqlalchemy.orm import Session
+
+    with Session(bind=app.extensions["fogx.engine"]) as session:
+        session.execute(
+            update(OAuthApp).where(OAuthApp.client_id == DEMO_APP).values(redirect_uris=[f"{base}/portal/"])
+        )
+        session.commit()
+
+
+@pytest.fixture
+def portal(app, chromium):
+    """The demo served over HTTP, and the browser on a fresh portal page: (browser, base URL)."""
+    assert app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
+    with serve(app) as base:
+        portal_app_at(app, base)
+        chromium.get(f"{base}/portal/")
+        chromium.execute_script("sessionStorage.clear()")
+        for old in chromium.downloads.iterdir():
+            old.unlink()
+        yield chromium, base
+        chromium.get("about:blank")
+
+
+def by_css(browser, selector):
+    from selenium.webdriver.common.by import By
+
+    return browser.find_elements(By.CSS_SELECTOR, selector)
+
+
+def waiting_for(browser, found, what):
+    """`found(browser)` once it is truthy."""
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        value = found(browser)
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"never saw {what}; the message: {message(browser)!r}")
+
+
+def message(browser):
+    box = by_css(browser, "#message")
+    return box[0].text if box else ""
+
+
+# The demo's people, one a role (services/demo_people.py).
+OPERATOR, AUDITOR = "operator@demo.fogx.test", "auditor@demo.fogx.test"
+DISPATCHER, CLERK = "dispatcher@demo.fogx.test", "clerk@demo.fogx.test"
+
+
+def sign_in(browser, email, password=DEMO_PASSWORD):
+    """A person signs in from the portal on fogx's sign-in page, and is back in the portal."""
+    waiting_for(
+        browser,
+        lambda b: by_css(b, "#person-sign-in") and by_css(b, "#person-sign-in")[0].is_displayed(),
+        "the portal's sign-in",
+    )
+    by_css(browser, "#person-sign-in")[0].click()
+    waiting_for(browser, lambda b: by_css(b, "#email"), "the sign-in page")
+    by_css(browser, "#email")[0].send_keys(email)
+    by_css(browser, "#password")[0].send_keys(password)
+    by_css(browser, "#submit")[0].click()
+    waiting_for(
+        browser,
+        lambda b: b.execute_script("return sessionStorage.getItem('fogx.portal.session')"),
+        "the portal signed in",
+    )
+
+
+def active(base, token):
+    """Whether the API still takes the portal's access token."""
+    return (
+        requests.get(f"{base}/v1/jurisdictions", headers={"Authorization": f"Bearer {token}"}, timeout=10).status_code
+        == 200
+    )
+
+
+def text_of(browser, selector):
+    """The text of the first element `selector` finds now, read in one script ("" if none)."""
+    return browser.execute_script(
+        "const e = document.querySelector(arguments[0]); return e ? e.innerText : ''", selector
+    )
+
+
+def button(browser, label, within="#view"):
+    return next(b for b in by_css(browser, f"{within} button") if b.text == label)
+
+
+def rows(browser, within="#view"):
+    # Read in one script: a table the page is replacing meanwhile cannot go stale halfway.
+    return browser.execute_script(
+        "return [...document.querySelectorAll(arguments[0] + ' tbody tr')]"
+        ".map((tr) => [...tr.querySelectorAll('td')].map((td) => td.innerText.trim()))",
+        within,
+    )
+
+
+def downloaded(browser):
+    def whole(_):
+        files = [f for f in browser.downloads.iterdir() if not f.name.endswith(".crdownload")]
+        return files[0] if files and not any(browser.downloads.glob("*.crdownload")) else None
+
+    return waiting_for(browser, whole, "a download")
+
+
+def api_token(base, client_id):
+    response = requests.post(
+        f"{base}/oauth/token",
+        data={"grant_type": "client_credentials"},
+        auth=(client_id, f"{client_id}-secret"),
+        timeout=10,
+    )
+    return response.json()["access_token"]
+
+
+def fill(browser, **fields):
+    for name, value in fields.items():
+        box = by_css(browser, f"#{name}")[0]
+        box.clear()
+        box.send_keys(value)
+    by_css(browser, "#submit")[0].click()
+
+
+def portal_sign_in(browser, email_address, password):
+    """From the portal to the sign-in page, through the password step."""
+    waiting_for(
+        browser,
+        lambda b: by_css(b, "#person-sign-in") and by_css(b, "#person-sign-in")[0].is_displayed(),
+        "the portal's sign-in",
+    )
+    by_css(browser, "#person-sign-in")[0].click()
+    waiting_for(browser, lambda b: by_css(b, "#email"), "the sign-in page")
+    assert "code_challenge_method=S256" in browser.current_url
+    fill(browser, email=email_address, password=password)
+
+
+def sign_out(browser):
+    by_css(browser, "#sign-out")[0].click()
+    waiting_for(browser, lambda b: message(b) == "You are signed out.", "the sign-out")
+
+
+# The page's requests counted from the moment each is made to a macrotask after its body is read,
+# by then whatever the page does with the answer is done.
+_COUNT_FETCHES = """
+if (!window.fogxFetches) {
+  const state = (window.fogxFetches = { pending: 0, made: 0 });
+  const original = window.fetch;
+  window.fetch = function (...args) {
+    state.pending += 1;
+    state.made += 1;
+    let ended = false;
+    const end = () => {
+      if (!ended) { ended = true; setTimeout(() => { state.pending -= 1; }, 0); }
+    };
+    return original.apply(this, args).then((response) => {
+      for (const name of ["json", "text", "blob", "arrayBuffer"]) {
+        const read = response[name].bind(response);
+        response[name] = () => read().finally(end);
+      }
+      return response;
+    }, (error) => { end(); throw error; });
+  };
+}
+"""
+
+
+def count_fetches(browser):
+    """Count the page's requests from now on (`fetches_pending`)."""
+    browser.execute_script(_COUNT_FETCHES)
+
+
+def fetches_pending(browser) -> int:
+    """The page's requests made since `count_fetches` whose answer is not yet read and used."""
+    return browser.execute_script("return window.fogxFetches.pending")
+
+
+def fetches_made(browser) -> int:
+    """The page's requests made since `count_fetches`."""
+    return browser.execute_script("return window.fogxFetches.made")

@@ -1,0 +1,1 @@
+"""The ordinance rules of `domain/`, judged through its functions alone: no app, no database."""
