@@ -139,14 +139,19 @@ def offline(browser, cut):
     )
 
 
+def as_phone(browser):
+    """The browser's tab as a 390 x 844 phone."""
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True}
+    )
+
+
 @pytest.fixture
 def phone(app, chromium):
     """The demo served behind the relay, the browser a 390 x 844 phone: (browser, base, line,
     direct base)."""
     assert app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
-    chromium.execute_cdp_cmd(
-        "Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True}
-    )
+    as_phone(chromium)
     with serve(app) as direct:
         line = Line(int(direct.rsplit(":", 1)[1]))
         line.connect()
@@ -339,6 +344,7 @@ def test_a_driver_files_three_stops_offline_and_each_is_filed_once_when_the_netw
     browser.switch_to.window(old)
     browser.close()
     browser.switch_to.window(new)
+    as_phone(browser)
     offline(browser, True)
     browser.get(base + HOME)
     waiting_for(
@@ -407,7 +413,8 @@ def test_a_refused_filing_stays_on_the_phone_with_the_reason_and_is_corrected_an
     sign(browser)
     by_css(browser, "#d-submit")[0].click()
     shown = waiting_for(browser, lambda b: stops(b)[mesa][1] == "filed" and stops(b)[mesa][2], "Mesa Grill filed")
-    assert "Permit not active on the service day" in shown or "not active" in shown, shown
+    assert f"Permit VV-FOG-0001 was expired on {today}." in shown, shown
+    assert by_css(browser, f"li[data-stop='{mesa}'] li[data-code='permit_not_active'] cite")
 
     # A permit number the exchange does not know is refused: the filing stays, with the reason.
     open_stop(browser, wok)
@@ -432,9 +439,8 @@ def test_a_refused_filing_stays_on_the_phone_with_the_reason_and_is_corrected_an
     open_stop(browser, wok)
     assert "No such permit." in text_of(browser, "#d-permit-error")
     assert by_css(browser, "#d-permit")[0].get_attribute("aria-invalid") == "true"
-    assert len(by_css(browser, ".photos li")) == 1 and "signature taken at the service is kept" in text_of(
-        browser, "#view"
-    )
+    waiting_for(browser, lambda b: len(by_css(b, ".photos li")) == 1, "the photo kept")
+    assert "signature taken at the service is kept" in text_of(browser, "#view")
     accessible(browser, "the correction")
     fits(browser, "phone", "the correction")
     type_into(browser, "#d-permit", "VV-FOG-0002")
@@ -444,3 +450,96 @@ def test_a_refused_filing_stays_on_the_phone_with_the_reason_and_is_corrected_an
     [filed] = [m for m in hauler_manifests(direct)[0] if m["manifest_number"] == number]
     assert filed["manifest"]["permit_number"] == "VV-FOG-0002"
     assert sorted(d["content_type"] for d in filed["documents"]) == ["image/jpeg", "image/png"]
+
+
+# The phone's checks are the exchange's ---------------------------------------------------------
+
+PHONE_CHECKS = {
+    "check.capacity": "vehicle_unregistered",
+    "check.twentyFive": "twenty_five_percent_exceeded",
+    "check.clearance": "outlet_clearance",
+    "check.full": "partial_pump_down",
+    "check.decant": "decant_returned",
+}
+INTERCEPTOR = {"kind": "interceptor", "capacity_gallons": 1000, "liquid_depth_in": 48}
+TRAP = {"kind": "trap", "capacity_gallons": 50, "liquid_depth_in": 12}
+FULL = {"gallons": 900, "decant": 0, "full": True, "fog": 7.2, "solids": 4.8}
+CASES = [
+    ("victorville", INTERCEPTOR, FULL),  # 12 in of 48 is at the quarter, 900 of 1000 at 0.9
+    ("victorville", INTERCEPTOR, {**FULL, "fog": 7.21}),
+    ("victorville", INTERCEPTOR, {**FULL, "gallons": 899}),
+    ("victorville", INTERCEPTOR, {**FULL, "full": False}),
+    ("victorville", INTERCEPTOR, {**FULL, "gallons": 3001}),
+    ("victorville", INTERCEPTOR, {**FULL, "decant": 5}),
+    ("victorville", INTERCEPTOR, {**FULL, "clearance": 1}),  # Victorville sets no clearance
+    ("san-clemente", INTERCEPTOR, {**FULL, "clearance": 2}),
+    ("san-clemente", INTERCEPTOR, {**FULL, "clearance": 2.01}),
+    ("san-clemente", TRAP, {**FULL, "gallons": 44, "clearance": 1, "fog": 9, "solids": 9}),
+    ("tracy", TRAP, {**FULL, "gallons": 45}),
+]
+
+
+def exchange_flags(city, device, values, app):
+    """What domain/checks.py flags of the same load, and the rule each cites."""
+    from decimal import Decimal
+
+    from domain import checks as rules
+    from services.filing_facts import rules_of
+    from storage.db import db
+    from storage.models import Jurisdiction
+
+    with app.app_context():
+        city_rules = rules_of(db.session.query(Jurisdiction).filter_by(code=city).one())
+    depth = lambda name: None if values.get(name) is None else Decimal(str(values[name]))  # noqa: E731
+    now = datetime.now(UTC)
+    load = rules.Load(
+        service_started_at=now,
+        service_completed_at=now,
+        waste_type=f"grease_{device['kind']}_waste",
+        gallons_removed=values["gallons"],
+        decant_returned_gallons=values["decant"],
+        full_pump_down=values["full"],
+        vehicle_id="TRK-7",
+        fog_depth_in=depth("fog"),
+        solids_depth_in=depth("solids"),
+        outlet_clearance_in=depth("clearance"),
+    )
+    facts = rules.DeviceFacts(device["kind"], device["capacity_gallons"], Decimal(device["liquid_depth_in"]), 90)
+    hauler = rules.HaulerFacts(licences=(), registrations=(), vehicles={"TRK-7": 3000})
+    found = [
+        *rules.vehicle_unregistered(load, hauler, city_rules),
+        *rules.twenty_five_percent_exceeded(load, facts, city_rules),
+        *rules.outlet_clearance(load, facts, city_rules),
+        *rules.partial_pump_down([load], facts, city_rules),
+        *rules.decant_returned(load, city_rules),
+    ]
+    return sorted((f.code, f.citation) for f in found)
+
+
+def test_the_phone_flags_what_the_exchange_flags_citing_the_same_rule(phone, app):
+    browser, base, _, _ = phone
+    browser.get(base + HOME)
+    from schemas.jurisdiction import JurisdictionSchema
+    from storage.db import db
+    from storage.models import Jurisdiction
+
+    with app.app_context():  # each city as /v1/jurisdictions gives it to its haulers
+        cities = {
+            row.code: json.loads(app.json.dumps(JurisdictionSchema().dump(row)))
+            for row in db.session.query(Jurisdiction).filter(
+                Jurisdiction.code.in_(["victorville", "san-clemente", "tracy"])
+            )
+        }
+    phone_flags = browser.execute_async_script(
+        "const [cases, cities, done] = arguments;"
+        "import('/portal/driver/checks.js').then(({ preflight }) => done(cases.map(([city, device, values]) =>"
+        " preflight({ city: cities[city], device, vehicles: [{ vehicle_id: 'TRK-7', tank: 3000 }],"
+        "   values: { ...values, vehicle: 'TRK-7' } }).filter((c) => c.state === 'flag').map((c) => [c.key, c.citation]))),"
+        " (error) => done(String(error)))",
+        [list(case) for case in CASES],
+        cities,
+    )
+    for (city, device, values), flagged in zip(CASES, phone_flags, strict=True):
+        mine = sorted((PHONE_CHECKS[key], citation) for key, citation in flagged)
+        assert mine == exchange_flags(city, device, values, app), (city, device, values)
+    assert any(flagged for flagged in phone_flags) and not phone_flags[0]

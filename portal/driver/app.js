@@ -69,9 +69,9 @@ function outcome(filing) {
 }
 
 async function openStop(stop, filing) {
+  formOpen = true; // the list is not drawn again under the form
   const city = day.cities[stop.jurisdiction];
   const all = await filings();
-  formOpen = true;
   const { parts, ready } = stopForm({
     stop, city, vehicles: day.vehicles, sites: day.sites, driver: (await current())?.name || "",
     filing, seq: (all.at(-1)?.seq || 0) + 1,
@@ -90,6 +90,7 @@ async function openStop(stop, filing) {
 async function drawStops() {
   if (formOpen || !day) return;
   const all = await filings();
+  if (formOpen) return;
   const latest = new Map();
   for (const filing of all) {
     if (filing.state === "filed" && Date.now() - new Date(filing.signedAt).getTime() > SHOWN_FOR_MS) continue;
