@@ -117,8 +117,11 @@ class Line:
                     pass
 
     def cut(self):
+        if self.listener is None:
+            return
         self.listener.shutdown(socket.SHUT_RDWR)
         self.listener.close()
+        self.listener = None
         with self.lock:
             for end in self.open:
                 try:
@@ -332,6 +335,7 @@ def test_a_driver_files_three_stops_offline_and_each_is_filed_once_when_the_netw
     waiting_for(browser, lambda b: stops(b).get(wok_trap, [None, None])[1] == "waiting", "the trap waiting")
     left = stops(browser)[wok_trap][2]
     assert re.search(r"Quedan (71 h \d+|72 h 0) min de las 72 horas", left), left
+    assert re.search(r"Servicio terminado \d{4}-\d\d-\d\d \d\d:\d\d -0[78]:00", left), left
     accessible(browser, "three filings waiting, in Spanish")
     fits(browser, "phone", "three filings waiting")
     Select(by_css(browser, "#language")[0]).select_by_value("en")

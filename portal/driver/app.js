@@ -54,8 +54,11 @@ function left(filing) {
 
 function outcome(filing) {
   const state = el("p", { class: `state ${filing.state}` }, el("strong", {}, w(`state.${filing.state}`)), ` · ${filing.manifest.manifest_number}`);
-  if (filing.state === "waiting" || filing.state === "uploading") return [state, el("p", { class: "left" }, left(filing))];
-  if (filing.state === "refused") return [state, el("p", { class: "refusal" }, w("reason", { reason: filing.reason }))];
+  const signed = el("p", {}, w("signedAt", { when: when(filing.manifest.service_completed_at, filing.zone) }));
+  if (filing.state === "waiting" || filing.state === "uploading") return [state, signed, el("p", { class: "left" }, left(filing))];
+  if (filing.state === "refused") {
+    return [state, el("p", { class: "refusal" }, w("reason", { reason: filing.reason })), signed, el("p", { class: "left" }, left(filing))];
+  }
   const receipt = filing.receipt;
   const open = (receipt.findings || []).filter((f) => !f.cleared_at);
   return [
