@@ -197,9 +197,10 @@ def stops(browser):
 
 
 def photo(tmp_path, name):
-    """A camera's photo, 3000 x 2000: larger than the phone sends."""
+    """A camera's photo, 3000 x 2000 (larger than the phone sends), each of its own colour."""
     path = tmp_path / name
-    picture = Image.new("RGB", (3000, 2000), (40, 90, 160))
+    shade = int(hashlib.sha256(name.encode()).hexdigest()[:2], 16)
+    picture = Image.new("RGB", (3000, 2000), (40, shade, 160))
     picture.paste((200, 120, 40), (0, 0, 1500, 2000))
     picture.save(path, "JPEG", quality=90)
     return str(path)

@@ -116,13 +116,14 @@ async function drawStops() {
       filing ? outcome(filing) : null,
       button);
   });
-  view().replaceChildren(
+  view().replaceChildren(...[
     el("h1", {}, w("stops")),
     el("p", { class: "note" }, w("stopsAsOf", { n: WITHIN_DAYS, when: when(day.loadedAt, Object.values(day.cities)[0]?.zone || "America/Los_Angeles") })),
     waiting ? el("p", { class: "waiting" }, w("waitingCount", { n: waiting }), " ",
       el("button", { type: "button", class: "quiet", onclick: () => kick() }, w("sendNow"))) : null,
     cards.length ? el("ul", { class: "stops" }, cards) : el("p", {}, w("noStops")),
-    el("p", {}, el("button", { type: "button", class: "quiet", id: "sign-out", onclick: () => leave().catch(report) }, w("signOut"))));
+    el("p", {}, el("button", { type: "button", class: "quiet", id: "sign-out", onclick: () => leave().catch(report) }, w("signOut"))),
+  ].filter(Boolean));
 }
 
 async function leave() {

@@ -217,5 +217,5 @@ export function stopForm({ stop, city, vehicles, sites, driver, filing, seq, onD
     el("p", {}, stop.address),
     filing?.reason ? el("p", { class: "refusal" }, w("reason", { reason: filing.reason })) : null,
   ];
-  return { parts: [...header, form], ready: () => pad.fit() };
+  return { parts: [...header, form].filter(Boolean), ready: () => pad.fit() };
 }
