@@ -214,6 +214,16 @@ def sign(browser):
     ).move_by_offset(60, 50).move_by_offset(60, -30).release().perform()
 
 
+def stop_when(browser, device_id, state, what):
+    """The stop's card's text once the stop is in `state`."""
+
+    def found(b):
+        name, now, text = stops(b).get(device_id, [None, None, None])
+        return now == state and text
+
+    return waiting_for(browser, found, what)
+
+
 def open_stop(browser, device_id):
     by_css(browser, f"button[data-open='{device_id}']")[0].click()
     return waiting_for(browser, lambda b: by_css(b, "#d-submit"), "the stop's form")
@@ -417,7 +427,7 @@ def test_a_refused_filing_stays_on_the_phone_with_the_reason_and_is_corrected_an
     type_into(browser, "#d-signer", "Ana Ruiz")
     sign(browser)
     by_css(browser, "#d-submit")[0].click()
-    shown = waiting_for(browser, lambda b: stops(b)[mesa][1] == "filed" and stops(b)[mesa][2], "Mesa Grill filed")
+    shown = stop_when(browser, mesa, "filed", "Mesa Grill filed")
     assert f"Permit VV-FOG-0001 was expired on {today}." in shown, shown
     assert by_css(browser, f"li[data-stop='{mesa}'] li[data-code='permit_not_active'] cite")
 
@@ -432,7 +442,7 @@ def test_a_refused_filing_stays_on_the_phone_with_the_reason_and_is_corrected_an
     waiting_for(browser, lambda b: len(by_css(b, ".photos li")) == 1, "one photo")
     number = by_css(browser, "#d-number")[0].get_attribute("value")
     by_css(browser, "#d-submit")[0].click()
-    shown = waiting_for(browser, lambda b: stops(b)[wok][1] == "refused" and stops(b)[wok][2], "the refusal")
+    shown = stop_when(browser, wok, "refused", "the refusal")
     assert "No such permit." in shown and "The exchange's reason:" in shown
     assert not [m for m in hauler_manifests(direct)[0] if m["manifest_number"] == number]
     # Still there after the page is opened again.
@@ -450,7 +460,7 @@ def test_a_refused_filing_stays_on_the_phone_with_the_reason_and_is_corrected_an
     fits(browser, "phone", "the correction")
     type_into(browser, "#d-permit", "VV-FOG-0002")
     by_css(browser, "#d-submit")[0].click()
-    shown = waiting_for(browser, lambda b: stops(b)[wok][1] == "filed" and stops(b)[wok][2], "the correction filed")
+    shown = stop_when(browser, wok, "filed", "the correction filed")
     assert f"Receipt: manifest {number}, revision 1" in shown
     [filed] = [m for m in hauler_manifests(direct)[0] if m["manifest_number"] == number]
     assert filed["manifest"]["permit_number"] == "VV-FOG-0002"
