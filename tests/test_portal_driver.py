@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 import pytest
 import requests
 from PIL import Image
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.support.ui import Select
 from sqlalchemy import update
@@ -225,7 +226,17 @@ def stop_when(browser, device_id, state, what):
 
 
 def open_stop(browser, device_id):
-    by_css(browser, f"button[data-open='{device_id}']")[0].click()
+    """Open the stop's form, once the list has stopped drawing its button anew (the day's stops
+    read afresh draw the list again)."""
+
+    def clicked(b):
+        try:
+            by_css(b, f"button[data-open='{device_id}']")[0].click()
+            return True
+        except (IndexError, StaleElementReferenceException):
+            return False
+
+    waiting_for(browser, clicked, "the stop's button")
     return waiting_for(browser, lambda b: by_css(b, "#d-submit"), "the stop's form")
 
 
