@@ -134,8 +134,9 @@ class Line:
 
 
 def offline(browser, cut):
-    """The DevTools protocol's offline emulation, for the page's own requests and
-    `navigator.onLine` (the service worker's requests are the relay's to cut)."""
+    """The DevTools protocol's offline emulation: the page's own requests fail and
+    `navigator.onLine` is false. It does not reach the page's service worker (with the page
+    offline, the worker's own requests still reach the app), so the relay cuts those."""
     browser.execute_cdp_cmd("Network.enable", {})
     browser.execute_cdp_cmd(
         "Network.emulateNetworkConditions",
