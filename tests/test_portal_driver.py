@@ -1,7 +1,8 @@
 """The driver's phone app, in Chromium at 390 x 844: installable and starting with no signal, three
 stops filed with the network cut, the tab closed and opened again, and each filed once with its
 signature and photos when the network returns; a refused filing shown with the exchange's reason,
-corrected and sent again; axe-core finds nothing, in English and Spanish."""
+corrected and sent again; a sign-in kept on the phone refreshed when its token has run out; the
+phone's checks flagging what the exchange's flag; axe-core finds nothing, in English and Spanish."""
 
 import hashlib
 import io
@@ -570,3 +571,50 @@ def test_the_phone_flags_what_the_exchange_flags_citing_the_same_rule(phone, app
         mine = sorted((PHONE_CHECKS[key], citation) for key, citation in flagged)
         assert mine == exchange_flags(city, device, values, app), (city, device, values)
     assert any(flagged for flagged in phone_flags) and not phone_flags[0]
+
+
+KEPT_SESSION = """
+const [change, done] = [arguments[0], arguments[arguments.length - 1]];
+const opening = indexedDB.open("fogx-driver", 1);
+opening.onsuccess = () => {
+  const transaction = opening.result.transaction("kept", "readwrite");
+  const kept = transaction.objectStore("kept");
+  const reading = kept.get("session");
+  reading.onsuccess = () => {
+    const session = reading.result;
+    if (change) kept.put({ ...session, token: "ran-out", expiresAt: 0 }, "session");
+    transaction.oncomplete = () => done(session);
+  };
+};
+"""
+
+
+def test_an_access_token_that_ran_out_is_refreshed_before_filing_and_sign_out_ends_the_sign_in(phone):
+    browser, base, _, direct = phone
+    day = sign_in(browser, base)
+    mesa = next(device for device, (name, _, _) in day.items() if name == "Mesa Grill")
+    # The phone was left overnight: its 15-minute access token has run out.
+    before = browser.execute_async_script(KEPT_SESSION, True)
+    open_stop(browser, mesa)
+    type_into(browser, "#d-gallons", 1460)
+    by_css(browser, "#d-full")[0].click()
+    type_into(browser, "#d-signer", "Ana Ruiz")
+    sign(browser)
+    number = by_css(browser, "#d-number")[0].get_attribute("value")
+    by_css(browser, "#d-submit")[0].click()
+    stop_when(browser, mesa, "filed", "Mesa Grill filed")
+    # Filed with a new access token, and the refresh token used once has its successor kept.
+    after = browser.execute_async_script(KEPT_SESSION, False)
+    assert after["token"] not in (before["token"], "ran-out") and after["refreshToken"] != before["refreshToken"]
+    assert [m for m in hauler_manifests(direct)[0] if m["manifest_number"] == number]
+
+    # Nothing left to send: signing out ends the sign-in and empties the phone.
+    by_css(browser, "#sign-out")[0].click()
+    waiting_for(browser, lambda b: message(b) == "You are signed out.", "the sign-out")
+    assert browser.execute_async_script(KEPT_SESSION, False) is None
+    refreshed = requests.post(
+        f"{direct}/oauth/token",
+        data={"grant_type": "refresh_token", "refresh_token": after["refreshToken"], "client_id": DEMO_APP},
+        timeout=10,
+    )
+    assert refreshed.status_code == 400 and refreshed.json()["error"] == "invalid_grant"
