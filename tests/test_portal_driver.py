@@ -1,37 +1,41 @@
 """The driver's phone app, in Chromium at 390 x 844: installable and starting with no signal, three
 stops filed with the network cut, the tab closed and opened again, and each filed once with its
 signature and photos when the network returns; a refused filing shown with the exchange's reason,
-corrected and sent again; a sign-in kept on the phone refreshed when its token has run out; the
-phone's checks flagging what the exchange's flag; axe-core finds nothing, in English and Spanish."""
+corrected and sent again; a sign-in kept on the phone refreshed when its token has run out, and
+ended at sign-out; axe-core finds nothing, in English and Spanish."""
 
 import hashlib
 import io
 import json
 import posixpath
 import re
-import socket
-import threading
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-import pytest
 import requests
 from PIL import Image
-from selenium.common.exceptions import StaleElementReferenceException
-from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.support.ui import Select
-from sqlalchemy import update
 
 from api.portal import POLICY
-from services.demo_people import DEMO_APP, DEMO_PASSWORD
-from storage.people import OAuthApp
-from tests.conftest import _free_port, serve
+from services.demo_people import DEMO_APP
+from tests.driver_phone import (  # noqa: F401
+    HOME,
+    as_phone,
+    checks,
+    hauler_manifests,
+    offline,
+    open_stop,
+    phone,
+    photo,
+    sign,
+    sign_in,
+    stop_when,
+    stops,
+)
 from tests.test_portal import api_token, by_css, chromium, message, text_of, waiting_for  # noqa: F401
 from tests.test_portal_roles import accessible, fits, type_into
 
-DRIVER = "driver@demo.fogx.test"
 LA = ZoneInfo("America/Los_Angeles")
-HOME = "/portal/driver/"
 
 
 # The app as served ------------------------------------------------------------------------------
@@ -69,189 +73,6 @@ def test_the_driver_app_is_served_with_its_manifest_worker_and_icons(client):
         source = client.get(f"/portal/driver/{name}.js").get_data(as_text=True)
         for imported in re.findall(r'from "(\.{1,2}/[^"]+)"', source):
             assert posixpath.normpath(posixpath.join("/portal/driver", imported)) in shell, (name, imported)
-
-
-# The network, as the phone sees it ---------------------------------------------------------------
-
-
-class Line:
-    """A TCP relay between the browser and the app: cut, it refuses new connections and drops
-    the open ones (kept-alive ones too), as a phone with no signal finds the network."""
-
-    def __init__(self, target):
-        self.target = target
-        self.port = _free_port()
-        self.open = set()
-        self.lock = threading.Lock()
-        self.listener = None
-
-    def connect(self):
-        listener = socket.socket()
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind(("127.0.0.1", self.port))
-        listener.listen(64)
-        self.listener = listener
-        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
-
-    def _accept(self, listener):
-        while True:
-            try:
-                near, _ = listener.accept()
-            except OSError:
-                return
-            far = socket.create_connection(("127.0.0.1", self.target))
-            with self.lock:
-                self.open |= {near, far}
-            for source, sink in ((near, far), (far, near)):
-                threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
-
-    def _pump(self, source, sink):
-        try:
-            while data := source.recv(65536):
-                sink.sendall(data)
-        except OSError:
-            pass
-        finally:
-            for end in (source, sink):
-                try:
-                    end.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-
-    def cut(self):
-        if self.listener is None:
-            return
-        self.listener.shutdown(socket.SHUT_RDWR)
-        self.listener.close()
-        self.listener = None
-        with self.lock:
-            for end in self.open:
-                try:
-                    end.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-                end.close()
-            self.open.clear()
-
-
-def offline(browser, cut):
-    """The DevTools protocol's offline emulation: the page's own requests fail and
-    `navigator.onLine` is false. It does not reach the page's service worker (with the page
-    offline, the worker's own requests still reach the app), so the relay cuts those."""
-    browser.execute_cdp_cmd("Network.enable", {})
-    browser.execute_cdp_cmd(
-        "Network.emulateNetworkConditions",
-        {"offline": cut, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
-    )
-
-
-def as_phone(browser):
-    """The browser's tab as a 390 x 844 phone."""
-    browser.execute_cdp_cmd(
-        "Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True}
-    )
-
-
-@pytest.fixture
-def phone(app, chromium):
-    """The demo served behind the relay, the browser a 390 x 844 phone: (browser, base, line,
-    direct base)."""
-    assert app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
-    as_phone(chromium)
-    with serve(app) as direct:
-        line = Line(int(direct.rsplit(":", 1)[1]))
-        line.connect()
-        base = f"http://127.0.0.1:{line.port}"
-        from sqlalchemy.orm import Session
-
-        with Session(bind=app.extensions["fogx.engine"]) as session:
-            session.execute(update(OAuthApp).where(OAuthApp.client_id == DEMO_APP).values(redirect_uris=[base + HOME]))
-            session.commit()
-        try:
-            yield chromium, base, line, direct
-        finally:
-            offline(chromium, False)
-            chromium.get("about:blank")
-            chromium.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-            line.cut()
-
-
-def sign_in(browser, base):
-    browser.get(base + HOME)
-    waiting_for(
-        browser, lambda b: by_css(b, "#person-sign-in") and by_css(b, "#person-sign-in")[0].is_displayed(), "sign-in"
-    )
-    accessible(browser, "the driver's sign-in")
-    fits(browser, "phone", "the driver's sign-in")
-    by_css(browser, "#person-sign-in")[0].click()
-    waiting_for(browser, lambda b: by_css(b, "#email"), "the sign-in page")
-    by_css(browser, "#email")[0].send_keys(DRIVER)
-    by_css(browser, "#password")[0].send_keys(DEMO_PASSWORD)
-    by_css(browser, "#submit")[0].click()
-    return waiting_for(browser, lambda b: len(by_css(b, "li[data-stop]")) == 3 and stops(b), "the day's three stops")
-
-
-def stops(browser):
-    """Each stop on the list: {device id: (restaurant, state, text)}."""
-    return browser.execute_script(
-        "return Object.fromEntries([...document.querySelectorAll('li[data-stop]')].map((li) =>"
-        " [li.dataset.stop, [li.querySelector('h2').textContent, li.dataset.state, li.innerText]]))"
-    )
-
-
-def photo(tmp_path, name):
-    """A camera's photo, 3000 x 2000 (larger than the phone sends), each of its own colour."""
-    path = tmp_path / name
-    shade = int(hashlib.sha256(name.encode()).hexdigest()[:2], 16)
-    picture = Image.new("RGB", (3000, 2000), (40, shade, 160))
-    picture.paste((200, 120, 40), (0, 0, 1500, 2000))
-    picture.save(path, "JPEG", quality=90)
-    return str(path)
-
-
-def sign(browser):
-    pad = by_css(browser, "#d-signature")[0]
-    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", pad)
-    ActionChains(browser).move_to_element_with_offset(pad, -100, 10).click_and_hold().move_by_offset(
-        60, -40
-    ).move_by_offset(60, 50).move_by_offset(60, -30).release().perform()
-
-
-def stop_when(browser, device_id, state, what):
-    """The stop's card's text once the stop is in `state`."""
-
-    def found(b):
-        name, now, text = stops(b).get(device_id, [None, None, None])
-        return now == state and text
-
-    return waiting_for(browser, found, what)
-
-
-def open_stop(browser, device_id):
-    """Open the stop's form, once the list has stopped drawing its button anew (the day's stops
-    read afresh draw the list again)."""
-
-    def clicked(b):
-        try:
-            by_css(b, f"button[data-open='{device_id}']")[0].click()
-            return True
-        except (IndexError, StaleElementReferenceException):
-            return False
-
-    waiting_for(browser, clicked, "the stop's button")
-    return waiting_for(browser, lambda b: by_css(b, "#d-submit"), "the stop's form")
-
-
-def checks(browser):
-    return browser.execute_script(
-        "return Object.fromEntries([...document.querySelectorAll('[data-check]')].map((li) =>"
-        " [li.dataset.check, [li.className, li.innerText]]))"
-    )
-
-
-def hauler_manifests(direct):
-    headers = {"Authorization": f"Bearer {api_token(direct, 'demo-hauler')}"}
-    return requests.get(f"{direct}/v1/manifests?limit=200", headers=headers, timeout=10).json()["items"], headers
 
 
 def test_a_driver_files_three_stops_offline_and_each_is_filed_once_when_the_network_returns(phone, tmp_path):
@@ -478,99 +299,6 @@ def test_a_refused_filing_stays_on_the_phone_with_the_reason_and_is_corrected_an
     [filed] = [m for m in hauler_manifests(direct)[0] if m["manifest_number"] == number]
     assert filed["manifest"]["permit_number"] == "VV-FOG-0002"
     assert sorted(d["content_type"] for d in filed["documents"]) == ["image/jpeg", "image/png"]
-
-
-# The phone's checks are the exchange's ---------------------------------------------------------
-
-PHONE_CHECKS = {
-    "check.capacity": "vehicle_unregistered",
-    "check.twentyFive": "twenty_five_percent_exceeded",
-    "check.clearance": "outlet_clearance",
-    "check.full": "partial_pump_down",
-    "check.decant": "decant_returned",
-}
-INTERCEPTOR = {"kind": "interceptor", "capacity_gallons": 1000, "liquid_depth_in": 48}
-TRAP = {"kind": "trap", "capacity_gallons": 50, "liquid_depth_in": 12}
-FULL = {"gallons": 900, "decant": 0, "full": True, "fog": 7.2, "solids": 4.8}
-CASES = [
-    ("victorville", INTERCEPTOR, FULL),  # 12 in of 48 is at the quarter, 900 of 1000 at 0.9
-    ("victorville", INTERCEPTOR, {**FULL, "fog": 7.21}),
-    ("victorville", INTERCEPTOR, {**FULL, "gallons": 899}),
-    ("victorville", INTERCEPTOR, {**FULL, "full": False}),
-    ("victorville", INTERCEPTOR, {**FULL, "gallons": 3001}),
-    ("victorville", INTERCEPTOR, {**FULL, "decant": 5}),
-    ("victorville", INTERCEPTOR, {**FULL, "clearance": 1}),  # Victorville sets no clearance
-    ("san-clemente", INTERCEPTOR, {**FULL, "clearance": 2}),
-    ("san-clemente", INTERCEPTOR, {**FULL, "clearance": 2.01}),
-    ("san-clemente", TRAP, {**FULL, "gallons": 44, "clearance": 1, "fog": 9, "solids": 9}),
-    ("tracy", TRAP, {**FULL, "gallons": 45}),
-]
-
-
-def exchange_flags(city, device, values, app):
-    """What domain/checks.py flags of the same load, and the rule each cites."""
-    from decimal import Decimal
-
-    from domain import checks as rules
-    from services.filing_facts import rules_of
-    from storage.db import db
-    from storage.models import Jurisdiction
-
-    with app.app_context():
-        city_rules = rules_of(db.session.query(Jurisdiction).filter_by(code=city).one())
-    depth = lambda name: None if values.get(name) is None else Decimal(str(values[name]))  # noqa: E731
-    now = datetime.now(UTC)
-    load = rules.Load(
-        service_started_at=now,
-        service_completed_at=now,
-        waste_type=f"grease_{device['kind']}_waste",
-        gallons_removed=values["gallons"],
-        decant_returned_gallons=values["decant"],
-        full_pump_down=values["full"],
-        vehicle_id="TRK-7",
-        fog_depth_in=depth("fog"),
-        solids_depth_in=depth("solids"),
-        outlet_clearance_in=depth("clearance"),
-    )
-    facts = rules.DeviceFacts(device["kind"], device["capacity_gallons"], Decimal(device["liquid_depth_in"]), 90)
-    hauler = rules.HaulerFacts(licences=(), registrations=(), vehicles={"TRK-7": 3000})
-    found = [
-        *rules.vehicle_unregistered(load, hauler, city_rules),
-        *rules.twenty_five_percent_exceeded(load, facts, city_rules),
-        *rules.outlet_clearance(load, facts, city_rules),
-        *rules.partial_pump_down([load], facts, city_rules),
-        *rules.decant_returned(load, city_rules),
-    ]
-    return sorted((f.code, f.citation) for f in found)
-
-
-def test_the_phone_flags_what_the_exchange_flags_citing_the_same_rule(phone, app):
-    browser, base, _, _ = phone
-    browser.get(base + HOME)
-    from schemas.jurisdiction import JurisdictionSchema
-    from storage.db import db
-    from storage.models import Jurisdiction
-
-    with app.app_context():  # each city as /v1/jurisdictions gives it to its haulers
-        cities = {
-            row.code: json.loads(app.json.dumps(JurisdictionSchema().dump(row)))
-            for row in db.session.query(Jurisdiction).filter(
-                Jurisdiction.code.in_(["victorville", "san-clemente", "tracy"])
-            )
-        }
-    phone_flags = browser.execute_async_script(
-        "const [cases, cities, done] = arguments;"
-        "import('/portal/driver/checks.js').then(({ preflight }) => done(cases.map(([city, device, values]) =>"
-        " preflight({ city: cities[city], device, vehicles: [{ vehicle_id: 'TRK-7', tank: 3000 }],"
-        "   values: { ...values, vehicle: 'TRK-7' } }).filter((c) => c.state === 'flag').map((c) => [c.key, c.citation]))),"
-        " (error) => done(String(error)))",
-        [list(case) for case in CASES],
-        cities,
-    )
-    for (city, device, values), flagged in zip(CASES, phone_flags, strict=True):
-        mine = sorted((PHONE_CHECKS[key], citation) for key, citation in flagged)
-        assert mine == exchange_flags(city, device, values, app), (city, device, values)
-    assert any(flagged for flagged in phone_flags) and not phone_flags[0]
 
 
 KEPT_SESSION = """
