@@ -8,10 +8,11 @@ from api.config import ROOT
 bp = Blueprint("portal", __name__)
 FILES = ROOT / "portal"
 # Nothing but the portal's own files, and its calls to this API: no inline script or style, no
-# other origin, no framing (an access token is in the page).
+# other origin, no framing (an access token is in the page). The driver's app adds its own web
+# app manifest and service worker, from this origin too.
 POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
-    "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+    "manifest-src 'self'; worker-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 )
 
 
@@ -25,13 +26,20 @@ def index():
     return _file("index.html")
 
 
+@bp.get("/portal/driver/")
+def driver():
+    """The driver's phone app: installable, and usable with no signal (its service worker)."""
+    return _file("driver/index.html")
+
+
 @bp.get("/portal/<path:path>")
 def asset(path):
     return _file(path)
 
 
 def _file(name):
-    response = send_from_directory(FILES, name, max_age=0)
+    mimetype = "application/manifest+json" if name.endswith(".webmanifest") else None
+    response = send_from_directory(FILES, name, max_age=0, mimetype=mimetype)
     response.headers["Content-Security-Policy"] = POLICY
     response.headers["X-Frame-Options"] = "DENY"
     response.headers["Referrer-Policy"] = "no-referrer"

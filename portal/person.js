@@ -8,17 +8,18 @@ function base64url(bytes) {
   return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-function redirectUri() {
-  return `${location.origin}/portal/`;
+// `home`: the page the sign-in comes back to (the portal, or the driver's app).
+function redirectUri(home) {
+  return `${location.origin}${home}`;
 }
 
-export async function startSignIn() {
+export async function startSignIn(home = "/portal/") {
   const verifier = base64url(crypto.getRandomValues(new Uint8Array(48)));
   const state = base64url(crypto.getRandomValues(new Uint8Array(16)));
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier));
   sessionStorage.setItem(PENDING, JSON.stringify({ verifier, state }));
   const query = new URLSearchParams({
-    response_type: "code", client_id: PORTAL_CLIENT, redirect_uri: redirectUri(), scope: SCOPE, state,
+    response_type: "code", client_id: PORTAL_CLIENT, redirect_uri: redirectUri(home), scope: SCOPE, state,
     code_challenge: base64url(new Uint8Array(digest)), code_challenge_method: "S256",
   });
   location.assign(`/oauth/authorize?${query}`);
@@ -26,12 +27,12 @@ export async function startSignIn() {
 
 // The answer the sign-in pages sent back in the address: the token and the person's name, or
 // null where the address holds no answer.
-export async function finishSignIn() {
+export async function finishSignIn(home = "/portal/") {
   const params = new URLSearchParams(location.search);
   if (!params.has("code") && !params.has("error")) return null;
   const pending = JSON.parse(sessionStorage.getItem(PENDING) || "null");
   sessionStorage.removeItem(PENDING);
-  history.replaceState(null, "", "/portal/");
+  history.replaceState(null, "", home);
   if (params.has("error")) {
     throw new Error(params.get("error") === "access_denied" ? "Sign-in was cancelled."
       : `Sign-in failed: ${params.get("error_description") || params.get("error")}`);
@@ -41,7 +42,7 @@ export async function finishSignIn() {
     method: "POST",
     credentials: "omit",
     body: new URLSearchParams({
-      grant_type: "authorization_code", code: params.get("code"), redirect_uri: redirectUri(),
+      grant_type: "authorization_code", code: params.get("code"), redirect_uri: redirectUri(home),
       code_verifier: pending.verifier, client_id: PORTAL_CLIENT,
     }),
   });

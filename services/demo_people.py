@@ -11,12 +11,12 @@ DEMO_APP = "fogx-portal"
 
 
 def demo_redirects(base_url: str) -> list[str]:
-    """Where the demo app may send people back to: the portal at the instance's public address
-    (and, on loopback, under `localhost` too)."""
-    redirects = [f"{base_url}/portal/"]
+    """Where the demo app may send people back to: the portal and the driver's app at the
+    instance's public address (and, on loopback, under `localhost` too)."""
+    bases = [base_url]
     if base_url.startswith("http://127.0.0.1:"):
-        redirects.append(base_url.replace("127.0.0.1", "localhost", 1) + "/portal/")
-    return redirects
+        bases.append(base_url.replace("127.0.0.1", "localhost", 1))
+    return [f"{base}{page}" for base in bases for page in ("/portal/", "/portal/driver/")]
 
 
 # email: (name, organisation, role)

@@ -1,0 +1,191 @@
+// The driver's phone app: the day's stops, a manifest at each signed on the screen and
+// photographed, kept on the phone until the network takes it, then each stop's receipt or the
+// exchange's findings. It installs (its web app manifest and service worker) and starts with no
+// signal; the sign-in, the stops and the filings are kept in IndexedDB.
+import { el, report, show } from "../js/dom.js";
+import { LANGUAGES, findingText, lang, setLang, use } from "../js/i18n.js";
+import { when } from "../js/time.js";
+import { WITHIN_DAYS, keptDay, loadDay } from "./day.js";
+import { stopForm } from "./form.js";
+import { sendWaiting } from "./send.js";
+import { SignedOut, current, signIn, signOut } from "./session.js";
+import { clearFilings, filings } from "./store.js";
+import { w } from "./words.js";
+
+const RETRY_MS = 10_000;
+const SHOWN_FOR_MS = 24 * 3600_000; // a filed stop stays on the list for a day
+const view = () => document.getElementById("view");
+
+let day = null;
+let dayIsFresh = false;
+let formOpen = false;
+
+function network() {
+  const line = document.getElementById("network");
+  line.textContent = navigator.onLine ? w("online") : w("offline");
+  line.className = `network ${navigator.onLine ? "on" : "off"}`;
+}
+
+function words() {
+  use(lang());
+  document.title = w("title");
+  document.getElementById("app-name").textContent = w("appName");
+  document.getElementById("sign-in-title").textContent = w("signInTitle");
+  document.getElementById("sign-in-text").textContent = w("signInText");
+  document.getElementById("person-sign-in").textContent = w("signIn");
+  document.querySelector("label[for=language]").textContent = w("language");
+  network();
+}
+
+function signedOutPage(message) {
+  formOpen = false;
+  view().hidden = true;
+  view().replaceChildren();
+  document.getElementById("sign-in").hidden = false;
+  if (message) show(message, "info");
+}
+
+function left(filing) {
+  const end = new Date(filing.manifest.service_completed_at).getTime() + filing.deadlineHours * 3600_000;
+  const minutes = Math.floor(Math.abs(end - Date.now()) / 60_000);
+  const values = { h: Math.floor(minutes / 60), m: minutes % 60, limit: filing.deadlineHours };
+  return end >= Date.now() ? w("left", values) : w("late", values);
+}
+
+function outcome(filing) {
+  const state = el("p", { class: `state ${filing.state}` }, el("strong", {}, w(`state.${filing.state}`)), ` · ${filing.manifest.manifest_number}`);
+  const signed = el("p", {}, w("signedAt", { when: when(filing.manifest.service_completed_at, filing.zone) }));
+  if (filing.state === "waiting" || filing.state === "uploading") return [state, signed, el("p", { class: "left" }, left(filing))];
+  if (filing.state === "refused") {
+    return [state, el("p", { class: "refusal" }, w("reason", { reason: filing.reason })), signed, el("p", { class: "left" }, left(filing))];
+  }
+  const receipt = filing.receipt;
+  const open = (receipt.findings || []).filter((f) => !f.cleared_at);
+  return [
+    state,
+    el("p", { class: "receipt" }, w("receipt", { number: receipt.manifest_number, revision: receipt.revision, when: when(receipt.received_at, filing.zone) })),
+    el("p", {}, w("scansStored", { n: filing.scans.filter((s) => s.stored).length })),
+    open.length
+      ? el("ul", { class: "findings" }, open.map((f) => el("li", { class: f.severity, "data-code": f.code }, findingText(f), el("br"), el("cite", {}, f.citation))))
+      : el("p", { class: "ok" }, w("answer.clean")),
+  ];
+}
+
+async function openStop(stop, filing) {
+  formOpen = true; // the list is not drawn again under the form
+  const city = day.cities[stop.jurisdiction];
+  const all = await filings();
+  const { parts, ready } = stopForm({
+    stop, city, vehicles: day.vehicles, sites: day.sites, driver: (await current())?.name || "",
+    filing, seq: (all.at(-1)?.seq || 0) + 1,
+    onDone: async () => {
+      formOpen = false;
+      await drawStops();
+      kick();
+    },
+  });
+  view().replaceChildren(...parts);
+  ready();
+  window.scrollTo(0, 0);
+  view().querySelector("#form-title").focus();
+}
+
+async function drawStops() {
+  if (formOpen || !day) return;
+  const all = await filings();
+  if (formOpen) return;
+  const latest = new Map();
+  for (const filing of all) {
+    if (filing.state === "filed" && Date.now() - new Date(filing.signedAt).getTime() > SHOWN_FOR_MS) continue;
+    latest.set(filing.stop.device_id, filing);
+  }
+  const stops = new Map(day.stops.map((stop) => [stop.device_id, stop]));
+  for (const filing of latest.values()) if (!stops.has(filing.stop.device_id)) stops.set(filing.stop.device_id, filing.stop);
+  const waiting = all.filter((f) => f.state === "waiting" || f.state === "uploading").length;
+  const cards = [...stops.values()].map((stop) => {
+    const filing = latest.get(stop.device_id);
+    const name = `${stop.fse_name} ${stop.device_tag}`;
+    const button = !filing ? el("button", { type: "button", class: "big", "data-open": stop.device_id, onclick: () => openStop(stop, null).catch(report) }, w("open", { name }))
+      : filing.state === "refused" ? el("button", { type: "button", class: "big", "data-open": stop.device_id, onclick: () => openStop(stop, filing).catch(report) }, w("correct", { name }))
+        : null;
+    return el("li", { class: "stop card", "data-stop": stop.device_id, "data-state": filing?.state || "open" },
+      el("h2", {}, stop.fse_name),
+      el("p", {}, stop.address),
+      el("p", {}, w("device", { tag: stop.device_tag, kind: w(`kind.${stop.device_kind}`), gallons: stop.device.capacity_gallons }), ` · ${stop.permit_number}`),
+      el("p", {}, w("due", { day: stop.due_on }), " · ", w(`status.${stop.status}`)),
+      filing ? outcome(filing) : null,
+      button);
+  });
+  view().replaceChildren(...[
+    el("h1", {}, w("stops")),
+    el("p", { class: "note" }, w("stopsAsOf", { n: WITHIN_DAYS, when: when(day.loadedAt, Object.values(day.cities)[0]?.zone || "America/Los_Angeles") })),
+    waiting ? el("p", { class: "waiting" }, w("waitingCount", { n: waiting }), " ",
+      el("button", { type: "button", class: "quiet", onclick: () => kick() }, w("sendNow"))) : null,
+    cards.length ? el("ul", { class: "stops" }, cards) : el("p", {}, w("noStops")),
+    el("p", {}, el("button", { type: "button", class: "quiet", id: "sign-out", onclick: () => leave().catch(report) }, w("signOut"))),
+  ].filter(Boolean));
+}
+
+async function leave() {
+  if ((await filings()).some((f) => f.state === "waiting" || f.state === "uploading" || f.state === "refused")) {
+    return show(w("signOutWaiting"), "error");
+  }
+  await signOut();
+  await clearFilings();
+  day = null;
+  signedOutPage(w("signedOut"));
+}
+
+let kicking = null;
+
+// Send what waits and, the first time the network is there, read the day's stops afresh.
+function kick() {
+  network();
+  if (!navigator.onLine) return Promise.resolve();
+  kicking ||= (async () => {
+    try {
+      if (!dayIsFresh) {
+        day = await loadDay();
+        dayIsFresh = true;
+        await drawStops();
+      }
+      await sendWaiting(drawStops);
+    } catch (error) {
+      if (error instanceof SignedOut) signedOutPage(w("signInAgain"));
+      else if (!(error instanceof TypeError)) report(error); // a TypeError: no network yet
+    } finally {
+      kicking = null;
+    }
+  })();
+  return kicking;
+}
+
+function languageSwitch() {
+  const choice = document.getElementById("language");
+  choice.replaceChildren(...Object.entries(LANGUAGES).map(([code, name]) => el("option", { value: code, lang: code }, name)));
+  choice.value = lang();
+  choice.addEventListener("change", () => {
+    setLang(choice.value);
+    words();
+    if (!formOpen) drawStops().catch(report);
+  });
+}
+
+async function start() {
+  words();
+  languageSwitch();
+  if ("serviceWorker" in navigator) navigator.serviceWorker.register("/portal/driver/sw.js", { scope: "/portal/driver/" }).catch(report);
+  document.getElementById("person-sign-in").addEventListener("click", () => signIn().catch(report));
+  window.addEventListener("online", () => kick());
+  window.addEventListener("offline", network);
+  if (!(await current())) return signedOutPage("");
+  document.getElementById("sign-in").hidden = true;
+  view().hidden = false;
+  day = (await keptDay()) || null;
+  if (day) await drawStops();
+  else view().replaceChildren(el("p", {}, navigator.onLine ? w("loading") : w("noDay")));
+  await kick();
+  setInterval(kick, RETRY_MS);
+}
+
+start().catch(report);
