@@ -2,8 +2,10 @@
 how the tests read and drive its pages."""
 
 import os
+import re
 import shutil
 import time
+from pathlib import Path
 
 import pytest
 import requests
@@ -225,3 +227,49 @@ def fetches_pending(browser) -> int:
 def fetches_made(browser) -> int:
     """The page's requests made since `count_fetches`."""
     return browser.execute_script("return window.fogxFetches.made")
+
+
+AXE = Path(__file__).parent / "axe" / "axe.min.js"
+
+
+def accessible(browser, what):
+    """axe-core's rules (WCAG 2.x A and AA, and its best practices) find nothing on the page."""
+    if not browser.execute_script("return !!window.axe"):
+        browser.execute_script(AXE.read_text())
+    violations = browser.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document, {resultTypes: ['violations']}).then((r) => done(r.violations.map((v) =>"
+        " ({id: v.id, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' '))}))));"
+    )
+    assert violations == [], f"{what}: {violations}"
+    # Nor a value the page failed to fill in.
+    shown = browser.execute_script("return document.body.innerText")
+    assert not re.search(r"\b(undefined|null|NaN)\b|\[object ", shown), f"{what}: {shown}"
+
+
+def fits(browser, screen, what):
+    """On a phone: no sideways scroll, every list a stack of cards with its key fields first,
+    every control 44 px or more each way."""
+    if screen != "phone":
+        return
+    assert browser.execute_script("return document.documentElement.scrollWidth") <= 390, what
+    small = browser.execute_script("""
+        return [...document.querySelectorAll('button, input, select, textarea, [role=tab]')]
+          .filter((e) => e.offsetParent !== null && e.type !== 'hidden')
+          .map((e) => [e.id || e.textContent.trim() || e.name, e.getBoundingClientRect()])
+          .filter(([, r]) => r.height < 44 || r.width < 44).map(([name, r]) => `${name} ${r.width}x${r.height}`);""")
+    assert small == [], f"{what}: {small}"
+    cards = browser.execute_script("""
+        return [...document.querySelectorAll('#view table.list tbody tr')].slice(0, 3).map((tr) => {
+          const top = (cells) => Math.min(...[...cells].map((td) => td.getBoundingClientRect().top));
+          const keys = tr.querySelectorAll('td.key'), rest = tr.querySelectorAll('td:not(.key)');
+          return {card: getComputedStyle(tr).display, keysFirst: !keys.length || !rest.length || top(keys) < top(rest),
+                  head: getComputedStyle(tr.closest('table').querySelector('thead')).position};
+        });""")
+    assert all(c == {"card": "flex", "keysFirst": True, "head": "absolute"} for c in cards), (what, cards)
+
+
+def type_into(browser, selector, value):
+    field = by_css(browser, selector)[0]
+    field.clear()
+    field.send_keys(str(value))

@@ -14,9 +14,8 @@ from sqlalchemy import update
 
 from services.demo_people import DEMO_APP, DEMO_PASSWORD
 from storage.people import OAuthApp
+from tests.browser import accessible, api_token, by_css, fits, waiting_for
 from tests.conftest import _free_port, serve
-from tests.test_portal import api_token, by_css, waiting_for
-from tests.test_portal_roles import accessible, fits
 
 DRIVER = "driver@demo.fogx.test"
 HOME = "/portal/driver/"

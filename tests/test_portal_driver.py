@@ -18,6 +18,7 @@ from selenium.webdriver.support.ui import Select
 
 from api.portal import POLICY
 from services.demo_people import DEMO_APP
+from tests.browser import accessible, api_token, by_css, chromium, fits, message, text_of, type_into, waiting_for  # noqa: F401
 from tests.driver_phone import (  # noqa: F401
     HOME,
     as_phone,
@@ -32,8 +33,6 @@ from tests.driver_phone import (  # noqa: F401
     stop_when,
     stops,
 )
-from tests.test_portal import api_token, by_css, chromium, message, text_of, waiting_for  # noqa: F401
-from tests.test_portal_roles import accessible, fits, type_into
 
 LA = ZoneInfo("America/Los_Angeles")
 

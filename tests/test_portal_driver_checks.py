@@ -4,8 +4,8 @@ same rule, in Chromium (the app's own module, on each city's parameters as the A
 import json
 from datetime import UTC, datetime
 
+from tests.browser import chromium  # noqa: F401
 from tests.driver_phone import HOME, phone  # noqa: F401
-from tests.test_portal import chromium  # noqa: F401
 
 PHONE_CHECKS = {
     "check.capacity": "vehicle_unregistered",
