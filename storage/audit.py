@@ -7,14 +7,23 @@ its city (`storage.localtime`), on both.
 
 from datetime import date, timedelta
 
-from sqlalchemy import Date, String, and_, case, func, literal, null, or_, select, true
+from sqlalchemy import Date, String, and_, case, func, literal, null, select, true
 from sqlalchemy.orm import aliased
 
 from domain.presets import EXCHANGE_POLICY, ORDINANCE, POLICY
 from domain.status import ENDING_STATUSES
 
 # The interval's SQL, read by the lists from here too.
-from storage.intervals import by_frequency, day_of, first_issued, frequency_changed, longest_columns, service_bounds
+from storage.intervals import (
+    by_frequency,
+    day_of,
+    ever_paused_moved,
+    first_issued,
+    frequency_changed,
+    longest_columns,
+    permit_then,
+    service_bounds,
+)
 from storage.localtime import day_start, local_day
 from storage.models import (
     Device,
@@ -172,10 +181,21 @@ def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True):
     ending, ending_on = _permit_ending(as_of, dialect)
     ended = permit_ended_day(ending) <= day_number(as_of)
     first = first_issued()
+    # The permit the device was on on `as_of`: after a renewal, the days before it stay on the
+    # old permit (its number, status and ending).
+    then = permit_then(as_of)
     issued_day = func.coalesce(first.c.issued_day, day_of(Permit.issued_on))
     start_day = func.coalesce(last.c.day, issued_day)
     ran = by_frequency(start_day, Device.id, Device.frequency_days, frequency_changed(Device.id))
-    due_day, last_day = service_bounds(start_day, ran, Jurisdiction.grace_days, *longest_columns(), permit_id=Permit.id)
+    due_day, last_day = service_bounds(
+        start_day,
+        ran,
+        Jurisdiction.grace_days,
+        *longest_columns(),
+        device_id=Device.id,
+        paused=ever_paused_moved(Device, first),
+        until=day_number(as_of) + 1,
+    )
     days_overdue = literal(day_number(as_of)) - due_day
     status = case(
         (ended, "permit_ended"),
@@ -208,12 +228,13 @@ def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True):
         )
         .select_from(Device)
         .join(Fse, Fse.id == Device.fse_id)
-        .join(Permit, Permit.id == Device.permit_id)
+        .outerjoin(then, then.c.device_id == Device.id)
+        .join(Permit, Permit.id == func.coalesce(then.c.permit_id, Device.permit_id))
         .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
         .outerjoin(last, on)
         .outerjoin(ending, ending_on)
         .outerjoin(first, first.c.device_id == Device.id)
-        .where(or_(Permit.issued_on <= as_of, first.c.issued_day <= day_number(as_of)))
+        .where(Permit.issued_on <= as_of)
     )
 
 

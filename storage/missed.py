@@ -18,6 +18,7 @@ from storage.audit import (
     permit_ended_day,
     service_bounds,
 )
+from storage.intervals import ever_paused_moved, permit_on_day
 from storage.localtime import day_start, local_day, more_than_days_apart
 from storage.models import Device, Fse, Jurisdiction, Manifest, ManifestRevision, Permit
 
@@ -51,6 +52,7 @@ def missed_intervals(
         select(
             Device.id.label("device_id"),
             Device.permit_id.label("permit_id"),
+            ever_paused_moved(Device, first).label("paused"),
             Device.frequency_days.label("frequency"),
             frequency_changed(Device.id).label("changed"),
             Jurisdiction.grace_days.label("grace"),
@@ -109,7 +111,14 @@ def missed_intervals(
     start = func.coalesce(served_from, city.c.issued_day)
     ran = by_frequency(start, city.c.device_id, city.c.frequency, city.c.changed)
     due, in_time = service_bounds(
-        start, ran, city.c.grace, city.c.longest_days, city.c.longest_months, permit_id=city.c.permit_id
+        start,
+        ran,
+        city.c.grace,
+        city.c.longest_days,
+        city.c.longest_months,
+        device_id=city.c.device_id,
+        paused=city.c.paused,
+        until=day_number(period_to) + 1,
     )
     reached = func.coalesce(every_gap.c.end_day, day_number(period_to))
     missed_on = in_time + 1
@@ -121,7 +130,9 @@ def missed_intervals(
             every_gap.c.device_id,
             every_gap.c.end_day,
             every_gap.c.end_manifest_id,
-            city.c.permit_id,
+            # The permit the device was on on the gap's last day in the period (after a
+            # renewal, the old permit for its days): its number, and its ending cuts the gap.
+            permit_on_day(every_gap.c.device_id, city.c.permit_id, reached).label("permit_id"),
             served_from.label("served_from"),
             start.label("start"),
             due.label("due"),
