@@ -58,7 +58,7 @@ from domain.facts import (
 from domain.facts import (
     SiteFacts as SiteFacts,
 )
-from domain.status import Interval, paused_spans
+from domain.status import Interval, device_pauses, paused_spans
 
 # The checks -------------------------------------------------------------------------------
 
@@ -344,9 +344,14 @@ def load_shortfall(ticket_loads: list[Load], gallons_delivered: int | None, rule
     return []
 
 
-def interval_of(device: DeviceFacts, rules: Rules, permit: PermitFacts | None = None) -> Interval:
+def interval_of(device: DeviceFacts, rules: Rules, permit: PermitFacts | None = None, *, until=None) -> Interval:
     """The device's frequencies with the city's grace and longest interval, not counting the
-    days its `permit` was suspended or revoked before being reinstated."""
+    days the permit it was on was suspended or revoked (over every permit it was on, where a
+    renewal moved it: `device.tenures`); a span still open counts up to `until`."""
+    if device.tenures:
+        pauses = device_pauses(device.tenures, until=until)
+    else:
+        pauses = paused_spans(permit.changes, until=until) if permit is not None else ()
     return Interval.of(
         device.kind,
         device.frequency_days,
@@ -354,7 +359,7 @@ def interval_of(device: DeviceFacts, rules: Rules, permit: PermitFacts | None = 
         longest_days=rules.interceptor_max_interval_days,
         longest_months=rules.interceptor_max_interval_months,
         frequencies=device.frequencies,
-        pauses=paused_spans(permit.changes) if permit is not None else (),
+        pauses=pauses,
     )
 
 
@@ -376,7 +381,7 @@ def service_interval_exceeded(
     if previous_qualifying is None:
         return []
     start, served = rules.day(previous_qualifying), rules.day(load.service_completed_at)
-    interval = interval_of(device, rules, permit)
+    interval = interval_of(device, rules, permit, until=served + timedelta(days=1))
     last = interval.last_day(start)
     if served <= last:
         return []
@@ -451,11 +456,17 @@ def is_qualifying(codes) -> bool:
 
 
 def due_by(
-    last_qualifying: datetime | None, device: DeviceFacts, rules: Rules, permit: PermitFacts | None = None
+    last_qualifying: datetime | None,
+    device: DeviceFacts,
+    rules: Rules,
+    permit: PermitFacts | None = None,
+    *,
+    today: date | None = None,
 ) -> date | None:
     """When the device must next be serviced: the city's date of its last qualifying service,
     plus its frequency in force (no later than the city's longest interval for interceptors),
-    not counting the days its permit was not in force."""
+    not counting the days its permit was not in force (a span still open, up to `today`)."""
     if last_qualifying is None:
         return None
-    return interval_of(device, rules, permit).due_on(rules.day(last_qualifying))
+    until = today + timedelta(days=1) if today is not None else None
+    return interval_of(device, rules, permit, until=until).due_on(rules.day(last_qualifying))

@@ -174,6 +174,9 @@ class DeviceFacts:
     frequency_source: str = "assigned"  # or CITY_DEFAULT
     # ((effective_on, days), ...): the frequency's history; empty, `frequency_days` for all time.
     frequencies: tuple = ()
+    # `domain.status.Tenure` of each permit it was on, where a renewal moved it; empty, the
+    # permit a check is given is the only one.
+    tenures: tuple = ()
 
 
 @dataclass(frozen=True)

@@ -87,6 +87,12 @@ RULES = (
         "permittee is told, unless the city records why sooner.",
         30,
     ),
+    Rule(
+        "frequency_change_notice_inspection_days",
+        "A change that follows an inspector's evaluation for permit non-compliance takes effect no "
+        "sooner than this many days after the permittee is told (none: the notice above).",
+        None,
+    ),
     Rule("hauler_licensed", "The hauler's licence is valid on the service date.", True),
     Rule("hauler_registered", "The hauler is registered in the city on the service date.", True),
     Rule("vehicle_registered", "The truck is one of the hauler's, and the load fits its tank.", True),
@@ -124,6 +130,7 @@ PARAMETERS = (
     "min_outlet_clearance_in",
     "grace_days",
     "frequency_change_notice_days",
+    "frequency_change_notice_inspection_days",
     "decant_return_allowed",
 )
 
@@ -276,6 +283,13 @@ PRESETS = {
             "The Operator of each Food Service Establishment holding an existing Discharge Permit shall receive "
             "at least forty-five (45) days prior written notice of any changes in the requirements or form of "
             "the general Discharge Permit that affects such Operator's Food Service Establishment.",
+        ),
+        frequency_change_notice_inspection_days=Source(
+            14,
+            "San Clemente 13.30.050(J)",
+            "If the change to an existing Discharge Permit is the result of an Authorized Inspector's "
+            "evaluation of the Food Service Establishment for permit non-compliance, then the Operator shall be "
+            "given at least fourteen (14) days prior written notice of the Discharge Permit revision.",
         ),
         retention_years=Source(
             3,

@@ -37,11 +37,12 @@ def permit_ended_on(*, expires_on: date, changes, day: date) -> date | None:
 PAUSING_STATUSES = ("suspended", "revoked")
 
 
-def paused_spans(changes) -> tuple:
-    """((first day, day active again), ...): the spans a permit was suspended or revoked and
-    then reinstated, from its status changes (`domain.registry.Dated`, in the order they took
-    effect and were recorded: on one day the later recorded holds). A span not yet ended
-    pauses nothing: a revoked permit's devices are due no more, a suspended one's stay due."""
+def paused_spans(changes, *, until: date | None = None) -> tuple:
+    """((first day, day active again), ...): the spans a permit was suspended or revoked, from
+    its status changes (`domain.registry.Dated`, in the order they took effect and were
+    recorded: on one day the later recorded holds). A span still open pauses up to `until`, the
+    day after the day asked (a revoked permit's devices are due no more anyway); without
+    `until`, an open span pauses nothing."""
     by_day = {}
     for change in changes:
         by_day[change.effective_on] = change.value
@@ -49,10 +50,50 @@ def paused_spans(changes) -> tuple:
     for day, status in sorted(by_day.items()):
         if status in PAUSING_STATUSES and since is None:
             since = day
-        elif status == "active" and since is not None:
+        elif status not in PAUSING_STATUSES and since is not None:
             spans.append((since, day))
             since = None
+    if since is not None and until is not None and since < until:
+        spans.append((since, until))
     return tuple(spans)
+
+
+@dataclass(frozen=True)
+class Tenure:
+    """The days a device was listed on one permit: from `since` (None: always before) to the
+    day before `until` (None: still on it), and that permit's status changes."""
+
+    since: date | None
+    until: date | None
+    changes: tuple
+
+
+def device_pauses(tenures, *, until: date | None = None) -> tuple:
+    """The spans the permit a device was on was not in force, over every permit it was on (a
+    renewal moves it to a new one), each permit's spans cut to the days the device was on it;
+    an open span pauses up to `until` (as `paused_spans`)."""
+    spans = []
+    for tenure in tenures:
+        for begin, end in paused_spans(tenure.changes, until=until):
+            if tenure.since is not None:
+                begin = max(begin, tenure.since)
+            if tenure.until is not None:
+                end = min(end, tenure.until)
+            if begin < end:
+                spans.append((begin, end))
+    return tuple(sorted(spans))
+
+
+def tenures_of(*, current, moves, changes_of) -> tuple:
+    """Each permit a device was on (`Tenure`): `current`, its permit now, and each move's
+    `from_permit_id` (moves in the order they took effect); `changes_of(permit_id)` gives a
+    permit's status changes (`domain.registry.Dated`)."""
+    tenures, since = [], None
+    for move in moves:
+        tenures.append(Tenure(since, move.effective_on, tuple(changes_of(move.from_permit_id))))
+        since = move.effective_on
+    tenures.append(Tenure(since, None, tuple(changes_of(current))))
+    return tuple(tenures)
 
 
 def effective_frequency(kind: str, frequency_days: int, max_interval_days: int | None) -> int:

@@ -297,7 +297,8 @@ def cover(record, scans):
     devices = (
         "; ".join(
             f"{line.device.tag}: {line.device.kind}, {line.device.capacity_gallons:,} gal, "
-            f"every {line.frequency_days} days"
+            f"every {line.frequency_days} days, on permit {line.permit.permit_number} "
+            f"({line.permit_status.replace('_', ' ')} on {record.as_of.isoformat()})"
             for line in record.devices
         )
         or "none on record"

@@ -19,6 +19,10 @@ def render(record):
         "devices": [
             {
                 **device_view(line.device),
+                # The permit it was on on the day asked (after a renewal, the old one for its days).
+                "permit_id": str(line.permit.id),
+                "permit_number": line.permit.permit_number,
+                "permit_status": line.permit_status,
                 "status": line.status,
                 "next_due_on": line.due_on.isoformat() if line.due_on else None,
                 "days_overdue": line.days_overdue,

@@ -120,6 +120,9 @@ class FrequencyChangeIn(Schema):
     noticed_on = Day(load_default=None)
     # Why the change takes effect before the notice period has run, where it does.
     sooner_because = fields.String(validate=[validate.Length(max=2000), printable], load_default=None)
+    # The change follows an inspector's evaluation for permit non-compliance: the city's
+    # shorter notice applies where its text gives one (San Clemente 13.30.050(J)).
+    after_inspection = fields.Boolean(load_default=False)
 
 
 class PermitMoveIn(Schema):

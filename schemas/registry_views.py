@@ -86,6 +86,7 @@ def frequency_change_view(change):
         "noticed_on": change.noticed_on.isoformat(),
         "reason": change.reason,
         "sooner_because": change.sooner_because,
+        "after_inspection": change.after_inspection,
     }
 
 

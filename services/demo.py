@@ -23,6 +23,7 @@ from services.clients import create_client, principal_of
 from services.jurisdictions import add_from_preset
 from storage.models import (
     Device,
+    DevicePermitMove,
     DisposalSite,
     DisposalSiteJurisdiction,
     DisposalSiteStatusChange,
@@ -111,16 +112,9 @@ def load(session, base_url="http://127.0.0.1:8000"):
             operator_name=f"{name} manager",
             operator_email="manager@example.com",
         )
-        permit = Permit(
-            jurisdiction_id=fse.jurisdiction_id,
-            fse=fse,
-            permit_number=permit_number,
-            kind="regular",
-            issued_on=date(today.year - 2, 1, 1),
-            expires_on=date(today.year + 1, 12, 31),
-        )
-        permit.status_changes.append(PermitStatusChange(status="active", effective_on=permit.issued_on))
-        session.add_all([fse, permit])
+        permits = _permits(fse, permit_number, jurisdictions[city].permit_term, today)
+        session.add_all([fse, *permits])
+        permit = permits[-1]
         for tag, kind, gallons, depth, days in devices:
             device = devices_by_name[(name, tag)] = Device(
                 fse=fse,
@@ -131,6 +125,13 @@ def load(session, base_url="http://127.0.0.1:8000"):
                 liquid_depth_in=depth,
                 frequency_days=days,
             )
+            # Renewed each term: the device moved to each new permit on its first day.
+            for before, after in zip(permits, permits[1:], strict=False):
+                device.permit_moves.append(
+                    DevicePermitMove(
+                        from_permit=before, to_permit=after, effective_on=after.issued_on, reason="Renewal"
+                    )
+                )
             session.add(device)
         fses.append(fse)
 
@@ -206,6 +207,33 @@ LIGHTER = ("Golden Wok", "GT-1", 21)
 UNFILED = ("HDR-09001", 10, 2900)  # ticket, days ago, gallons
 
 
+def _permits(fse, number, term, today) -> list:
+    """The FSE's permits from two years before the load day through this one: one for the whole
+    span where the city's text sets no term (Tracy), else one a term, each renewing the last
+    (Victorville 10.03.080(a): "issued for a one-year period and shall be renewed annually").
+    The one in force today carries `number`; each earlier one, its number and the year issued."""
+    first, last = date(today.year - 2, 1, 1), date(today.year + 1, 12, 31)
+    years = term["years"] if term else None
+    spans = [(first, last)]
+    if years:
+        starts = range(first.year, today.year + 1, years)
+        spans = [(date(year, 1, 1), date(year + years - 1, 12, 31)) for year in starts]
+    permits = []
+    for index, (issued_on, expires_on) in enumerate(spans):
+        current = index == len(spans) - 1
+        permit = Permit(
+            jurisdiction_id=fse.jurisdiction_id,
+            fse=fse,
+            permit_number=number if current else f"{number}-{issued_on.year}",
+            kind="regular",
+            issued_on=issued_on,
+            expires_on=expires_on,
+        )
+        permit.status_changes.append(PermitStatusChange(status="active", effective_on=issued_on))
+        permits.append(permit)
+    return permits
+
+
 def _receive(session, principal, loads, today):
     schema = ReceiptIn()
     for fse_name, tag, days_ago, ticket, waste, gallons, delivered in loads:
@@ -238,6 +266,11 @@ def _receipt(session, principal, schema, ticket, waste, gallons, at):
         receipts.submit(session, principal, schema.load(body))
 
 
+def _permit_on(device, day):
+    """The permit the device was on on `day`, which the hauler names in its filing."""
+    return next((move.from_permit for move in device.permit_moves if day < move.effective_on), device.permit)
+
+
 def _file_history(session, principal, devices, today) -> list[tuple]:
     """HISTORY filed through the same checks as any filing, each at the time it was received;
     each load as (FSE, device tag, days ago, ticket, waste type, gallons, delivered at)."""
@@ -253,7 +286,7 @@ def _file_history(session, principal, devices, today) -> list[tuple]:
             spread = 1 + 0.05 * (n % 3 - 1)  # depths a little apart from one service to the next
             body = {
                 "manifest_number": f"IGS-{number:04d}",
-                "permit_number": device.permit.permit_number,
+                "permit_number": _permit_on(device, completed.date()).permit_number,
                 "device_tag": tag,
                 "vehicle_id": "TRK-7",
                 "driver_name": "Sam Ortiz",

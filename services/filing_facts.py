@@ -9,15 +9,17 @@ from sqlalchemy.orm import joinedload, selectinload
 from domain import checks
 from domain import registry as reg
 from domain.registry_rows import approval_of, licences_of, registrations_of
-from domain.status import frequency_history
+from domain.status import frequency_history, tenures_of
 from storage.models import (
     Device,
+    DevicePermitMove,
     DisposalSite,
     DisposalSiteJurisdiction,
     Hauler,
     HaulerRegistration,
     Jurisdiction,
     Permit,
+    PermitStatusChange,
     RegistryGeneration,
 )
 
@@ -29,9 +31,10 @@ def rules_of(jurisdiction: Jurisdiction) -> checks.Rules:
     return checks.Rules.of(jurisdiction)
 
 
-def device_facts(device: Device, changes=None) -> checks.DeviceFacts:
+def device_facts(device: Device, changes=None, tenures=()) -> checks.DeviceFacts:
     """The device as the checks see it; `changes`, its frequency changes in the order they
-    took effect, where `device` is a row of columns (a stored device brings its own)."""
+    took effect, where `device` is a row of columns (a stored device brings its own);
+    `tenures`, the permits it was on where a renewal moved it (`load_tenures`)."""
     if changes is None:
         changes = getattr(device, "frequency_changes", ())
     return checks.DeviceFacts(
@@ -41,7 +44,36 @@ def device_facts(device: Device, changes=None) -> checks.DeviceFacts:
         frequency_days=device.frequency_days,
         frequency_source=device.frequency_source,
         frequencies=frequency_history(changes),
+        tenures=tuple(tenures),
     )
+
+
+def load_tenures(session, devices) -> dict:
+    """Each permit each device was on (`domain.status.Tenure`), by device id, for `devices`
+    given as (device id, its permit now): its moves and those permits' status changes, read in
+    two statements whatever their number."""
+    devices = dict(devices)
+    if not devices:
+        return {}
+    moves = {}
+    for move in session.scalars(
+        select(DevicePermitMove)
+        .where(DevicePermitMove.device_id.in_(devices))
+        .order_by(DevicePermitMove.device_id, DevicePermitMove.effective_on)
+    ):
+        moves.setdefault(move.device_id, []).append(move)
+    permit_ids = set(devices.values()) | {m.from_permit_id for listed in moves.values() for m in listed}
+    changes = {}
+    for permit_id, effective_on, status in session.execute(
+        select(PermitStatusChange.permit_id, PermitStatusChange.effective_on, PermitStatusChange.status)
+        .where(PermitStatusChange.permit_id.in_(permit_ids))
+        .order_by(PermitStatusChange.effective_on, PermitStatusChange.recorded_at)
+    ):
+        changes.setdefault(permit_id, []).append(reg.Dated(effective_on, status))
+    return {
+        device_id: tenures_of(current=current, moves=moves.get(device_id, ()), changes_of=lambda p: changes.get(p, ()))
+        for device_id, current in devices.items()
+    }
 
 
 def permit_facts(permit: Permit) -> checks.PermitFacts:
@@ -142,14 +174,16 @@ def load_device_facts(session, device_id):
         session.scalars(
             select(Device)
             .where(Device.id == device_id)
-            .options(joinedload(Device.permit).joinedload(Permit.status_changes))
+            .options(joinedload(Device.permit).joinedload(Permit.status_changes), joinedload(Device.permit_moves))
         )
         .unique()
         .one()
     )
     facts = permit_facts(device.permit)
     session.info.setdefault("fogx.facts", {}).setdefault(("permit", device.permit_id), facts)
-    return device_facts(device), facts
+    # A device a renewal moved is judged over every permit it was on.
+    tenures = load_tenures(session, [(device.id, device.permit_id)])[device.id] if device.permit_moves else ()
+    return device_facts(device, tenures=tenures), facts
 
 
 def load_permit_facts(session, permit_id):

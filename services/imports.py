@@ -68,7 +68,7 @@ COLUMNS = {
 KINDS = tuple(COLUMNS)
 # Columns a file may add: for a device, the day a new frequency or permit takes effect (the
 # import never rewrites the past), why, and the notice the permittee had.
-OPTIONAL = {"devices": ["effective_on", "reason", "noticed_on", "sooner_because"]}
+OPTIONAL = {"devices": ["effective_on", "reason", "noticed_on", "sooner_because", "after_inspection"]}
 
 
 class ImportError_(ValueError):
@@ -134,6 +134,7 @@ class DeviceRow(schemas.DeviceIn):
     reason = schemas.text(2000, load_default="imported")
     noticed_on = schemas.Day(load_default=None)
     sooner_because = schemas.text(2000, load_default=None)
+    after_inspection = fields.Boolean(load_default=False)
 
 
 ROW_SCHEMAS = {
@@ -240,7 +241,10 @@ class Importer:
         permit = self.permits.get(data.pop("permit_number"))
         if permit is None:
             raise Rejected("no such permit", {"permit_number": ["No such permit."]})
-        dated = {name: data.pop(name) for name in ("effective_on", "reason", "noticed_on", "sooner_because")}
+        dated = {
+            name: data.pop(name)
+            for name in ("effective_on", "reason", "noticed_on", "sooner_because", "after_inspection")
+        }
         device = self.session.scalar(select(Device).where(Device.fse_id == permit.fse_id, Device.tag == data["tag"]))
         if device is not None:
             return self._device_changes(device, permit, data, **dated)
@@ -258,7 +262,9 @@ class Importer:
         self.warnings = device_warnings(self.jurisdiction, device)
         return "created"
 
-    def _device_changes(self, device, permit, data, *, effective_on, reason, noticed_on, sooner_because):
+    def _device_changes(
+        self, device, permit, data, *, effective_on, reason, noticed_on, sooner_because, after_inspection
+    ):
         """A known device's row: a new frequency or permit from `effective_on` on, as through
         the API (the city's notice period for a frequency; a move from today on), never over
         the days before; an empty frequency keeps the device's own; the rest as written."""
@@ -279,6 +285,7 @@ class Importer:
                 effective_on=effective_on,
                 noticed_on=noticed_on,
                 sooner_because=sooner_because,
+                after_inspection=after_inspection,
             )
             if refreq
             else {},
@@ -300,6 +307,7 @@ class Importer:
                 reason=reason,
                 noticed_on=noticed_on,
                 sooner_because=sooner_because,
+                after_inspection=after_inspection,
             )
         if moves:
             device_permit.record(self.session, self.by, device, permit, effective_on=effective_on, reason=reason)

@@ -6,7 +6,7 @@ city's text asked for a cleaning and the log shows none. Entries are never edite
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
 from domain.clock import now as clock_now
@@ -15,7 +15,7 @@ from domain.maintenance import missing_days
 from domain.presets import POLICY
 from services import registry
 from services.errors import Invalid, NotFound
-from storage.models import Device, Fse, Jurisdiction, Permit, TrapCleaning
+from storage.models import Device, DevicePermitMove, Fse, Jurisdiction, Permit, TrapCleaning
 
 # The period a log is read for when none is asked: the last thirty days, today among them.
 DEFAULT_DAYS = 30
@@ -113,8 +113,18 @@ def read(
         entries=[(row, tags[row.device_id]) for row in rows],
     )
     if every:
+        # A trap a renewal moved is judged from its first permit's first day on.
+        first_issued = dict(
+            session.execute(
+                select(DevicePermitMove.device_id, func.min(Permit.issued_on))
+                .join(Permit, Permit.id == DevicePermitMove.from_permit_id)
+                .where(DevicePermitMove.device_id.in_(tags))
+                .group_by(DevicePermitMove.device_id)
+            ).all()
+        )
         for device, permit in traps:
             cleaned = {row.cleaned_on for row in rows if row.device_id == device.id}
-            start, end = max(day_from, permit.issued_on), min(day_to, permit.expires_on)
+            issued = min(permit.issued_on, first_issued.get(device.id, permit.issued_on))
+            start, end = max(day_from, issued), min(day_to, permit.expires_on)
             log.missing.extend((device, day) for day in missing_days(cleaned, start=start, end=end, every_days=every))
     return log

@@ -27,7 +27,7 @@ from services.filing_facts import (
     device_facts,
     load_device_facts,
     load_hauler_facts,
-    permit_facts,
+    load_tenures,
     rules_of,
     zone_of,
 )
@@ -44,7 +44,7 @@ from services.registry import decode_cursor, encode_cursor
 from services.resolving import Named, resolve
 from storage import reach, service_chain, turns
 from storage.audit import frequency_changed
-from storage.intervals import ever_paused
+from storage.intervals import device_ever_paused
 from storage.localtime import local_date as sql_local_date
 from storage.models import (
     Device,
@@ -279,7 +279,8 @@ def _due_after(session, revision, around: Surroundings):
         revision.manifest.jurisdiction_id,
         lambda: rules_of(session.get(Jurisdiction, revision.manifest.jurisdiction_id)),
     )
-    return device, checks.due_by(max(times, default=None), device, rules, permit)
+    today = rules.day(clock_now())
+    return device, checks.due_by(max(times, default=None), device, rules, permit, today=today)
 
 
 def _service_day(session, revision: ManifestRevision) -> date:
@@ -433,13 +434,14 @@ def dues(session, device_ids) -> dict:
             .scalar_subquery()
         )
         rows = session.execute(
-            select(Device, last, Jurisdiction, frequency_changed(Device.id), ever_paused(Permit.id))
+            select(Device, last, Jurisdiction, frequency_changed(Device.id), device_ever_paused(Device))
             .join(Permit, Permit.id == Device.permit_id)
             .join(Jurisdiction, Jurisdiction.id == Permit.jurisdiction_id)
             .where(Device.id.in_(missing))
         ).all()
-        # The frequency histories of the devices whose frequency changed, and the status
-        # histories of the permits ever suspended or revoked, in one more statement each.
+        # The frequency histories of the devices whose frequency changed, and the permits of
+        # the devices whose permit (any they were on) was ever suspended or revoked, in one
+        # more statement each.
         changed = [row[0].id for row in rows if row[3]]
         histories = {}
         for change in (
@@ -452,19 +454,10 @@ def dues(session, device_ids) -> dict:
             else ()
         ):
             histories.setdefault(change.device_id, []).append(change)
-        paused = {row[0].permit_id for row in rows if row[4]}
-        permits = (
-            {
-                permit.id: permit_facts(permit)
-                for permit in session.scalars(
-                    select(Permit).where(Permit.id.in_(paused)).options(selectinload(Permit.status_changes))
-                )
-            }
-            if paused
-            else {}
-        )
+        tenures = load_tenures(session, [(row[0].id, row[0].permit_id) for row in rows if row[4]])
         for device, completed, city, _changed, _paused in rows:
-            facts = device_facts(device, histories.get(device.id, ()))
+            facts = device_facts(device, histories.get(device.id, ()), tenures.get(device.id, ()))
             rules = cached(session, "rules", city.id, lambda city=city: rules_of(city))
-            found[device.id] = (facts, checks.due_by(completed, facts, rules, permits.get(device.permit_id)))
+            today = rules.day(clock_now())
+            found[device.id] = (facts, checks.due_by(completed, facts, rules, today=today))
     return found

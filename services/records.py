@@ -16,7 +16,15 @@ from domain import registry as reg
 from domain.clock import now as clock_now
 from domain.dates import add_years, local_date, start_of_day
 from domain.device_rules import longest_interval_days
-from domain.status import Interval, device_status, effective_frequency, frequency_history, paused_spans, permit_ended_on
+from domain.status import (
+    Interval,
+    device_pauses,
+    device_status,
+    effective_frequency,
+    frequency_history,
+    permit_ended_on,
+    tenures_of,
+)
 from services import integrity, registry
 from services.errors import Invalid
 from storage.models import Device, DisposalReceipt, Document, Fse, Jurisdiction, Manifest, ManifestRevision, Permit
@@ -25,7 +33,8 @@ from storage.models import Device, DisposalReceipt, Document, Fse, Jurisdiction,
 @dataclass
 class DeviceLine:
     device: Device
-    permit: Permit
+    permit: Permit  # the one it was on on the day the record is asked about
+    permit_status: str  # that permit's status on that day
     frequency_days: int
     status: str
     due_on: date | None  # None once the permit has ended
@@ -54,6 +63,11 @@ class Record:
     def zone(self) -> str:
         """The city's time zone: every time a person reads in the record is its local time."""
         return self.jurisdiction.time_zone
+
+    @property
+    def as_of(self) -> date:
+        """The day the devices are judged on: the period's last day, or today where sooner."""
+        return min(self.period_to, local_date(self.generated_at, self.zone))
 
     def current(self, manifest):
         return manifest.revisions[manifest.current_revision - 1]
@@ -119,6 +133,7 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
         )
     ).all()
     lines = []
+    by_id = {p.id: p for p in permits}
     for device in devices:
         last = session.scalar(
             select(func.max(ManifestRevision.service_completed_at)).where(
@@ -129,6 +144,14 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
             )
         )
         last_day = local_date(last, zone) if last else None
+        as_of = min(period_to, today)
+        # The permit the device was on on the day asked: after a renewal, the old one for its days.
+        permit = by_id[reg.permit_on(as_of, current=device.permit_id, moves=device.permit_moves)]
+        tenures = tenures_of(
+            current=device.permit_id,
+            moves=device.permit_moves,
+            changes_of=lambda permit_id: [reg.Dated(c.effective_on, c.status) for c in by_id[permit_id].status_changes],
+        )
         interval = Interval.of(
             device.kind,
             device.frequency_days,
@@ -136,25 +159,18 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
             longest_days=jurisdiction.interceptor_max_interval_days,
             longest_months=jurisdiction.interceptor_max_interval_months,
             frequencies=frequency_history(device.frequency_changes),
-            pauses=paused_spans([reg.Dated(c.effective_on, c.status) for c in device.permit.status_changes]),
+            pauses=device_pauses(tenures, until=as_of + timedelta(days=1)),
         )
-        as_of = min(period_to, today)
         frequency_days = effective_frequency(
             device.kind, interval.frequency_on(as_of), longest_interval_days(jurisdiction)
         )
-        permit = device.permit
-        ended = permit_ended_on(
-            expires_on=permit.expires_on,
-            day=as_of,
-            changes=[reg.Dated(c.effective_on, c.status) for c in permit.status_changes],
+        permit_changes = [reg.Dated(c.effective_on, c.status) for c in permit.status_changes]
+        ended = permit_ended_on(expires_on=permit.expires_on, day=as_of, changes=permit_changes)
+        permit_status = reg.permit_status_on(
+            issued_on=permit.issued_on, expires_on=permit.expires_on, changes=permit_changes, day=as_of
         )
         # A device renewed onto a new permit counts from its first permit's issue.
-        counted_from = min(
-            [
-                permit.issued_on,
-                *(p.issued_on for p in permits if p.id in {m.from_permit_id for m in device.permit_moves}),
-            ]
-        )
+        counted_from = min(by_id[permit_id].issued_on for permit_id in _permits_of(device))
         status = device_status(
             as_of=as_of, last_qualifying=last_day, counted_from=counted_from, interval=interval, permit_ended=ended
         )
@@ -176,7 +192,8 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
         lines.append(
             DeviceLine(
                 device=device,
-                permit=device.permit,
+                permit=permit,
+                permit_status=permit_status,
                 frequency_days=frequency_days,
                 status=status.status,
                 due_on=status.due_on,
@@ -198,6 +215,11 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
         manifests=manifests,
         receipts=_receipts(session, manifests, zone),
     )
+
+
+def _permits_of(device) -> set:
+    """Every permit the device was on: its permit now and each one a move took it from."""
+    return {device.permit_id, *(move.from_permit_id for move in device.permit_moves)}
 
 
 def _receipts(session, manifests, zone) -> dict:

@@ -14,6 +14,7 @@ from services.filing_facts import (
     RULE_COLUMNS,
     cached,
     device_facts,
+    load_tenures,
     permit_facts,
     registered_in,
     registry_generation,
@@ -159,9 +160,11 @@ def resolve(session, data, hauler_id, *, hold=False, within=None) -> Named:
         device_id=first.device_id,
         fse_id=first.fse_id,
     )
+    tenures = ()
     if moves:
         named, permit = _in_force(session, data, first, moves, named, permit, hold=hold)
-    cached(session, "device", first.device_id, lambda: (device_facts(first, changes), permit))
+        tenures = load_tenures(session, [(first.device_id, first.device_permit_id)])[first.device_id]
+    cached(session, "device", first.device_id, lambda: (device_facts(first, changes, tenures), permit))
     cached(session, "rules", first.jurisdiction_id, lambda: rules_of(first))
     cached(session, "zone", first.jurisdiction_id, lambda: first.time_zone)
     session.info.setdefault("fogx.facts", {})[("permit", named.permit_id)] = permit

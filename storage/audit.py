@@ -7,7 +7,7 @@ its city (`storage.localtime`), on both.
 
 from datetime import date, timedelta
 
-from sqlalchemy import Date, String, and_, case, func, literal, null, or_, select, true
+from sqlalchemy import Date, String, and_, case, func, literal, null, select, true
 from sqlalchemy.orm import aliased
 
 from domain.presets import EXCHANGE_POLICY, ORDINANCE, POLICY
@@ -16,11 +16,12 @@ from domain.status import ENDING_STATUSES
 # The interval's SQL, read by the lists from here too.
 from storage.intervals import (
     day_of,
-    ever_paused,
+    ever_paused_moved,
     fenced,
     first_issued,
     frequency_changed,
     longest_columns,
+    permit_then,
     with_bounds,
     with_frequency,
 )
@@ -184,6 +185,9 @@ def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True, w
     last, on = _last_service(as_of, dialect, manifest=manifest)
     ending, ending_on = _permit_ending(as_of, dialect)
     first = first_issued()
+    # The permit the device was on on `as_of`: after a renewal, the days before it stay on the
+    # old permit (its number, status and ending).
+    then = permit_then(as_of)
     longest_days, longest_months = longest_columns()
     inputs = fenced(
         select(
@@ -206,20 +210,21 @@ def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True, w
             longest_days.label("longest_days"),
             longest_months.label("longest_months"),
             Permit.id.label("permit_id"),
-            ever_paused(Permit.id).label("paused"),
+            ever_paused_moved(Device, first).label("paused"),
             (permit_ended_day(ending) <= day_number(as_of)).label("ended"),
         )
         .select_from(Device)
         .join(Fse, Fse.id == Device.fse_id)
-        .join(Permit, Permit.id == Device.permit_id)
+        .outerjoin(then, then.c.device_id == Device.id)
+        .join(Permit, Permit.id == func.coalesce(then.c.permit_id, Device.permit_id))
         .join(Jurisdiction, Jurisdiction.id == Fse.jurisdiction_id)
         .outerjoin(last, on)
         .outerjoin(ending, ending_on)
         .outerjoin(first, first.c.device_id == Device.id)
-        .where(or_(Permit.issued_on <= as_of, first.c.issued_day <= day_number(as_of)), *where),
+        .where(Permit.issued_on <= as_of, *where),
         "due_inputs",
     )
-    rows = with_bounds(with_frequency(inputs, "due_run"), "due_bounds")
+    rows = with_bounds(with_frequency(inputs, "due_run"), "due_bounds", until=day_number(as_of) + 1)
     today = literal(day_number(as_of))
     days_overdue = today - rows.c.due
     status = case(

@@ -2,7 +2,7 @@
 months, the frequency in force from its changes, and the days a permit was not in force, on
 SQLite and PostgreSQL alike."""
 
-from sqlalchemy import Integer, case, func, null, or_, select
+from sqlalchemy import Integer, and_, case, func, null, or_, select, true, union_all
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import aliased
 from sqlalchemy.sql.expression import FunctionElement
@@ -123,12 +123,15 @@ def with_frequency(rows, name: str):
     return fenced(select(rows, ran.label("ran")), name)
 
 
-def with_bounds(rows, name: str):
+def with_bounds(rows, name: str, *, until):
     """`rows` (a subquery with `start`, `ran`, `grace`, `longest_days`, `longest_months`,
-    `permit_id` and `paused`, whether that permit was ever suspended or revoked) with `due`
-    and `in_time` (`domain.status.Interval`): the day the frequency has run and that plus the
-    grace, neither past the longest interval (in months where the city counts months), each
-    moved later by the days the permit was not in force where it ever was paused."""
+    `device_id` and `paused`, whether a permit the device was on was ever suspended or revoked)
+    with `due` and `in_time` (`domain.status.Interval`): the day the frequency has run and that
+    plus the grace, neither past the longest interval (in months where the city counts months),
+    each moved later, where `paused`, by the days the device was on a permit not in force, a
+    span still open counting up to the day number `until`."""
+    # Every device's spans, worked out once for the statement; each row reads its device's.
+    pauses = device_pauses(until).cte(f"{name}_pauses")
     cap = func.coalesce(months_after(rows.c.start, rows.c.longest_months), rows.c.start + rows.c.longest_days)
     plain = fenced(select(rows, cap.label("cap"), (rows.c.ran + rows.c.grace).label("ran_grace")), f"{name}_plain")
     moved = fenced(
@@ -136,7 +139,8 @@ def with_bounds(rows, name: str):
             plain,
             *(
                 case(
-                    (plain.c.paused, resumed(plain.c.start, plain.c[bound], plain.c.permit_id)), else_=plain.c[bound]
+                    (plain.c.paused, resumed(plain.c.start, plain.c[bound], plain.c.device_id, pauses)),
+                    else_=plain.c[bound],
                 ).label(f"{bound}_moved")
                 for bound in ("ran", "ran_grace", "cap")
             ),
@@ -154,29 +158,64 @@ def with_bounds(rows, name: str):
     )
 
 
-def _later(a, b):
-    return case((a < b, b), else_=a)
+class _later(FunctionElement):
+    """The later of two day numbers, neither NULL (each written once, not twice as a CASE)."""
+
+    type = Integer()
+    inherit_cache = True
+    name = "later"
 
 
-def permit_pauses(name: str):
-    """Each span a permit was suspended or revoked and then changed again
-    (`domain.status.paused_spans`): its permit, first day and the day of the next change, as
-    day numbers; on one day the change recorded last holds."""
+class _earlier(FunctionElement):
+    """The earlier of two day numbers, neither NULL."""
+
+    type = Integer()
+    inherit_cache = True
+    name = "earlier"
+
+
+@compiles(_later, "sqlite")
+def _later_sqlite(element, compiler, **kw):
+    return f"max({compiler.process(element.clauses, **kw)})"
+
+
+@compiles(_later, "postgresql")
+def _later_postgresql(element, compiler, **kw):
+    return f"greatest({compiler.process(element.clauses, **kw)})"
+
+
+@compiles(_earlier, "sqlite")
+def _earlier_sqlite(element, compiler, **kw):
+    return f"min({compiler.process(element.clauses, **kw)})"
+
+
+@compiles(_earlier, "postgresql")
+def _earlier_postgresql(element, compiler, **kw):
+    return f"least({compiler.process(element.clauses, **kw)})"
+
+
+def device_pauses(until):
+    """Each span a device was on a permit that was suspended or revoked
+    (`domain.status.device_pauses`): the device, first day and the day the permit was in force
+    again (a span still open, the day number `until`), as day numbers, each permit's spans cut
+    to the days the device was on it (its current one from its last move, each one it left
+    from its move before to the move away); on one day the change recorded last holds."""
     change, following, same_day = (aliased(PermitStatusChange) for _ in range(3))
     next_on = (
         select(func.min(following.effective_on))
         .where(following.permit_id == change.permit_id, following.effective_on > change.effective_on)
         .scalar_subquery()
     )
-    return (
+    spans = (
         select(
             change.permit_id.label("permit_id"),
             day_of(change.effective_on).label("begin_day"),
-            day_of(next_on).label("end_day"),
+            func.coalesce(day_of(next_on), until).label("end_day"),
         )
         .where(
             change.status.in_(PAUSING_STATUSES),
-            next_on.is_not(None),
+            # Without a day asked, a span still open pauses nothing.
+            next_on.is_not(None) if until is None else true(),
             ~select(same_day.id)
             .where(
                 same_day.permit_id == change.permit_id,
@@ -185,8 +224,29 @@ def permit_pauses(name: str):
             )
             .exists(),
         )
-        .subquery(name)
+        .subquery("paused_spans")
     )
+    # A run of pausing changes (suspended, then revoked) is one span a change: each ends at the
+    # next change, so the spans of one permit never overlap.
+    move, other = aliased(DevicePermitMove), aliased(DevicePermitMove)
+    since_moved = select(func.max(day_of(other.effective_on))).where(other.device_id == Device.id).scalar_subquery()
+    on_current = select(
+        Device.id.label("device_id"),
+        _later(spans.c.begin_day, func.coalesce(since_moved, spans.c.begin_day)).label("begin_day"),
+        spans.c.end_day.label("end_day"),
+    ).join(Device, Device.permit_id == spans.c.permit_id)
+    moved_before = (
+        select(func.max(day_of(other.effective_on)))
+        .where(other.device_id == move.device_id, other.effective_on < move.effective_on)
+        .scalar_subquery()
+    )
+    on_left = select(
+        move.device_id.label("device_id"),
+        _later(spans.c.begin_day, func.coalesce(moved_before, spans.c.begin_day)).label("begin_day"),
+        _earlier(spans.c.end_day, day_of(move.effective_on)).label("end_day"),
+    ).join(move, move.from_permit_id == spans.c.permit_id)
+    every = union_all(on_current, on_left).subquery("every_span")
+    return select(every).where(every.c.begin_day < every.c.end_day)
 
 
 def ever_paused(permit_id):
@@ -198,22 +258,45 @@ def ever_paused(permit_id):
     )
 
 
-def resumed(start, day, permit_id):
+def left_paused(device_id):
+    """Whether a permit the device moved away from was ever suspended or revoked."""
+    return (
+        select(DevicePermitMove.id)
+        .join(PermitStatusChange, PermitStatusChange.permit_id == DevicePermitMove.from_permit_id)
+        .where(DevicePermitMove.device_id == device_id, PermitStatusChange.status.in_(PAUSING_STATUSES))
+        .exists()
+    )
+
+
+def device_ever_paused(device):
+    """Whether any permit the device (the `Device` entity or an alias) was on was ever
+    suspended or revoked: its permit now, or one a renewal moved it from."""
+    return or_(ever_paused(device.permit_id), left_paused(device.id))
+
+
+def ever_paused_moved(device, moved):
+    """`device_ever_paused` beside `first_issued` (`moved`, outer-joined): the permits a device
+    left are probed for the devices that moved alone."""
+    return or_(ever_paused(device.permit_id), and_(moved.c.device_id.is_not(None), left_paused(device.id)))
+
+
+def resumed(start, day, device_id, pauses):
     """The day number `day`, a bound counted from the day number `start`, moved later by every
-    day the permit was not in force before it (`domain.status.Interval.resumed`): the spans
-    after `start` count in order while each begins, less the spans before it, before `day`."""
-    span, earlier = permit_pauses("pause_spans"), permit_pauses("earlier_spans")
+    day the device was on a permit not in force before it (`domain.status.Interval.resumed`):
+    the spans after `start` (`pauses`, of `device_pauses`) count in order while each begins,
+    less the spans before it, before `day`."""
+    span, earlier = pauses.alias(), pauses.alias()
     begin = _later(span.c.begin_day, start)
-    # Each reads only its own spans; the span, the gap and the permit are the enclosing ones.
+    # Each reads only its own spans; the span, the gap and the device are the enclosing ones.
     before = (
         select(func.coalesce(func.sum(earlier.c.end_day - _later(earlier.c.begin_day, start)), 0))
-        .where(earlier.c.permit_id == permit_id, earlier.c.end_day > start, earlier.c.begin_day < span.c.begin_day)
+        .where(earlier.c.device_id == device_id, earlier.c.end_day > start, earlier.c.begin_day < span.c.begin_day)
         .correlate_except(earlier)
         .scalar_subquery()
     )
     moved = (
         select(func.coalesce(func.sum(span.c.end_day - begin), 0))
-        .where(span.c.permit_id == permit_id, span.c.end_day > start, begin - before < day)
+        .where(span.c.device_id == device_id, span.c.end_day > start, begin - before < day)
         .correlate_except(span)
         .scalar_subquery()
     )
@@ -231,3 +314,39 @@ def first_issued():
         .group_by(DevicePermitMove.device_id)
         .subquery("first_issued")
     )
+
+
+def permit_then(day):
+    """Each device a move after `day` took off a permit, with the permit it was on on `day`
+    (the earliest such move's `from_permit_id`); a device not listed is on its permit now."""
+    ranked = (
+        select(
+            DevicePermitMove.device_id,
+            DevicePermitMove.from_permit_id,
+            func.row_number()
+            .over(partition_by=DevicePermitMove.device_id, order_by=DevicePermitMove.effective_on)
+            .label("rank"),
+        )
+        .where(DevicePermitMove.effective_on > day)
+        .subquery("later_moves")
+    )
+    return (
+        select(ranked.c.device_id, ranked.c.from_permit_id.label("permit_id"))
+        .where(ranked.c.rank == 1)
+        .subquery("permit_then")
+    )
+
+
+def permit_on_day(device_id, current_permit_id, day_number):
+    """The permit the device was on on the day number `day_number` (an SQL expression): the
+    permit the first move after it took it off, else its permit now. One probe of the device's
+    moves, for the rows it is asked of."""
+    move = aliased(DevicePermitMove)
+    then = (
+        select(move.from_permit_id)
+        .where(move.device_id == device_id, day_of(move.effective_on) > day_number)
+        .order_by(move.effective_on)
+        .limit(1)
+        .scalar_subquery()
+    )
+    return func.coalesce(then, current_permit_id)

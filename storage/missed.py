@@ -8,11 +8,12 @@ from sqlalchemy import Date, and_, case, func, literal, null, or_, select, union
 from storage.audit import _last_service, _permit_ending, city_zone, day_number, permit_ended_day
 from storage.intervals import (
     day_of,
-    ever_paused,
+    ever_paused_moved,
     fenced,
     first_issued,
     frequency_changed,
     longest_columns,
+    permit_on_day,
     with_bounds,
     with_frequency,
 )
@@ -56,7 +57,7 @@ def missed_intervals(
             longest_months.label("longest_months"),
             func.coalesce(first.c.issued_day, day_of(Permit.issued_on)).label("issued_day"),
             last.c.day.label("last_day"),
-            ever_paused(Permit.id).label("paused"),
+            ever_paused_moved(Device, first).label("paused"),
         )
         .select_from(Device)
         .join(Fse, Fse.id == Device.fse_id)
@@ -123,7 +124,7 @@ def missed_intervals(
         ).join(city, city.c.device_id == every_gap.c.device_id),
         "gap_inputs",
     )
-    bounded = with_bounds(with_frequency(judged, "gap_run"), "gap_run_bounds")
+    bounded = with_bounds(with_frequency(judged, "gap_run"), "gap_run_bounds", until=day_number(period_to) + 1)
     # Worked out apart (a materialised CTE on PostgreSQL): the planner's guess at the cost of
     # the bounds' subqueries, however rarely they run, would otherwise dwarf every join after it
     # and leave it choosing among them blind.
@@ -140,7 +141,9 @@ def missed_intervals(
             bounded.c.device_id,
             bounded.c.end_day,
             bounded.c.end_manifest_id,
-            bounded.c.permit_id,
+            # The permit the device was on on the gap's last day in the period (after a
+            # renewal, the old permit for its days): its number, and its ending cuts the gap.
+            permit_on_day(bounded.c.device_id, bounded.c.permit_id, reached).label("permit_id"),
             bounded.c.served_from,
             bounded.c.start,
             bounded.c.due,

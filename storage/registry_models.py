@@ -23,6 +23,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -46,6 +47,9 @@ class Jurisdiction(Base):
     interceptor_max_interval_months: Mapped[int | None] = mapped_column(Integer)
     # Days' notice before a device's new frequency takes effect (Victorville 10.03.080(c): 30).
     frequency_change_notice_days: Mapped[int] = mapped_column(Integer, server_default="30")
+    # The shorter notice after an inspector's evaluation for non-compliance (San Clemente
+    # 13.30.050(J): 14); None where the text gives none.
+    frequency_change_notice_inspection_days: Mapped[int | None] = mapped_column(Integer)
     trap_default_frequency_days: Mapped[int] = mapped_column(Integer)
     # Days between the FSE's own cleanings of a trap, where the city's text sets them (its log).
     trap_daily_cleaning: Mapped[int | None] = mapped_column(Integer)
@@ -167,6 +171,9 @@ class DeviceFrequencyChange(Base):
     noticed_on: Mapped[date] = mapped_column(Date)
     # Why the change takes effect before the city's notice period has run, where it does.
     sooner_because: Mapped[str | None] = mapped_column(Text)
+    # Whether the change follows an inspector's evaluation for permit non-compliance (the
+    # city's shorter notice then applies, where its text gives one).
+    after_inspection: Mapped[bool] = mapped_column(Boolean, server_default=false())
     recorded_at: Mapped[datetime] = created()
     __table_args__ = (
         # One change a day for a device: the frequency in force on any day is one.
@@ -189,6 +196,9 @@ class DevicePermitMove(Base):
     effective_on: Mapped[date] = mapped_column(Date)
     reason: Mapped[str] = mapped_column(Text)
     recorded_at: Mapped[datetime] = created()
+
+    from_permit: Mapped[Permit] = relationship(foreign_keys=[from_permit_id])
+    to_permit: Mapped[Permit] = relationship(foreign_keys=[to_permit_id])
     __table_args__ = (
         # One move a day for a device: the permit it is on, on any day, is one.
         UniqueConstraint("device_id", "effective_on"),

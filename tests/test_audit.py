@@ -7,8 +7,9 @@ As of 2026-06-01:
   B  qualifying 2026-02-01, then a partial pump-down on 2026-05-01 that does not count.
      Due 2026-05-02, 30 days: missed.
   C  never serviced: counted from the permit's issue, due 2025-04-01, 426 days: never_serviced.
-  D  serviced 2026-01-20, permit suspended 2026-03-01 (reported, not hidden).
-     Due 2026-04-20, 42 days: missed.
+  D  serviced 2026-01-20, due 2026-04-20, missed from 2026-05-05; permit suspended 2026-05-10:
+     a suspension from after the device went past due and its grace stops no clock that had
+     not run out (reported, not hidden). 42 days: missed.
   E  serviced 2026-02-25, due 2026-05-26, 6 days: overdue (within the grace).
   F  first serviced 2026-05-15: compliant, not listed.
 
@@ -94,7 +95,9 @@ def scenario(client, session, frozen_clock):
     file("D", at(date(2026, 1, 20)))
     file("E", at(date(2026, 2, 25)))
     file("F", at(date(2026, 5, 15)))
-    session.add(PermitStatusChange(permit_id=devices["D"].permit_id, status="suspended", effective_on=date(2026, 3, 1)))
+    session.add(
+        PermitStatusChange(permit_id=devices["D"].permit_id, status="suspended", effective_on=date(2026, 5, 10))
+    )
     session.commit()
     frozen_clock(at(AS_OF, 12))
     auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))

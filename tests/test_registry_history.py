@@ -72,6 +72,7 @@ def test_a_frequency_shortened_with_notice_leaves_the_earlier_gaps_lawful(client
             "noticed_on": "2026-06-01",
             "reason": "Grease builds up faster than the 25% rule allows.",
             "sooner_because": None,
+            "after_inspection": False,
         }
     ]
     # Filed after the change was recorded, a pump-out of 30 May (38 days after the last) is
@@ -344,6 +345,7 @@ def test_the_import_changes_a_frequency_or_permit_from_its_effective_date_only(c
             "noticed_on": "2026-06-01",
             "reason": "Grease builds up fast.",
             "sooner_because": None,
+            "after_inspection": False,
         }
     ]
     auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=[CITY]))
