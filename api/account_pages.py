@@ -2,7 +2,6 @@
 page where a person turns a second factor on of their own accord."""
 
 import logging
-import uuid
 
 from flask import Blueprint, after_this_request, current_app, request
 from itsdangerous import BadSignature, URLSafeTimedSerializer
@@ -15,7 +14,6 @@ from services import accounts, passwords, twofactor
 from services.errors import ServiceError
 from services.passwords import LinkInvalid, LinkUnknown
 from storage.db import db
-from storage.people import Person
 
 bp = Blueprint("account_pages", __name__, url_prefix="/signin")
 log = logging.getLogger("fogx.signin")
@@ -164,7 +162,7 @@ def second_factor():
             person_id, stamp = _enrolment_signer().loads(request.form.get("pending", ""), max_age=PENDING_SECONDS)
         except (BadSignature, ValueError):
             return ask("That took too long, or the page was changed: start again.", 400)
-        person = db.session.get(Person, uuid.UUID(person_id))
+        person = passwords.person_of(db.session, person_id)
         if stamp != passwords.password_stamp(person):
             return ask("Your password has changed since: start again.", 400)
         try:

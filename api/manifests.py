@@ -20,7 +20,6 @@ from schemas.manifest_views import document_view, receipt, revision_view
 from services import access_log, corrections, documents, manifests, outbox
 from services.errors import Invalid
 from storage.db import db
-from storage.models import Document
 
 log = logging.getLogger("fogx.manifests")
 
@@ -116,12 +115,13 @@ def _drain_soon():
 @idempotent
 def submit():
     data, uploads = _manifest_body()
-    manifest, created = manifests.submit(db.session, current_principal(), data, store=_store(), uploads=uploads)
+    filed = manifests.submit(db.session, current_principal(), data, store=_store(), uploads=uploads)
     if uploads:
         _drain_soon()
-    if not created:
-        return _receipt(manifest), 200
-    return _receipt(manifest), 201, {"Location": url_for("manifests.get_manifest", manifest_id=manifest.id)}
+    answer = receipt(filed.manifest, filed.revision, device=filed.device, due_by=filed.due_by)
+    if not filed.created:
+        return answer, 200
+    return answer, 201, {"Location": url_for("manifests.get_manifest", manifest_id=filed.manifest.id)}
 
 
 @bp.get("")
@@ -201,8 +201,6 @@ def put_document(manifest_id, document_id):
     )
     if created:
         _drain_soon()
-        if principal.person_id is not None:  # the person's name, read back with the row just written
-            document = db.session.get(Document, document.id) or document
     view = document_view(document)
     if created and principal.person_id is None:
         view["uploaded_by"] = actor_view(principal, None)  # a program sent it: the caller itself

@@ -12,10 +12,9 @@ from flask import Blueprint, current_app, redirect, render_template, request
 from joserfc import jwt
 from joserfc.errors import JoseError
 from joserfc.jwk import RSAKey
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from auth.credentials import AUTH_METHODS, sha256_hex
+from auth.credentials import AUTH_METHODS
 from auth.errors import Malformed
 from auth.keys import oidc_signing_pem
 from auth.people import OIDC_SCOPES, query_app
@@ -24,8 +23,7 @@ from auth.scopes import ALL_SCOPES
 from services import apps
 from services.accounts import organisation_name
 from storage.db import db
-from storage.models import OAuthToken
-from storage.people import AuthorizationCode, Membership, Person
+from storage.people import Membership, Person
 
 ID_TOKEN_SECONDS = 3600
 bp = Blueprint("oidc", __name__)
@@ -69,14 +67,7 @@ def claims_of(person: Person, membership: Membership, scope: str, sign_in_id=Non
 
 class FogxOpenIDCode(OpenIDCode):
     def exists_nonce(self, nonce, request):
-        return (
-            db.session.scalar(
-                select(AuthorizationCode.id).where(
-                    AuthorizationCode.nonce == nonce, AuthorizationCode.app_id == request.client.row.id
-                )
-            )
-            is not None
-        )
+        return apps.nonce_used(db.session, nonce=nonce, app_id=request.client.row.id)
 
     def resolve_client_private_key(self, client):
         return signing_key()[0]
@@ -144,8 +135,7 @@ def jwks():
 @require("openid")
 def userinfo():
     principal = current_principal()
-    person = db.session.get(Person, principal.person_id)
-    membership = db.session.scalar(select(Membership).where(Membership.principal_id == principal.client_pk))
+    person, membership = apps.signed_in(db.session, principal)
     return dict(claims_of(person, membership, " ".join(principal.scopes)))
 
 
@@ -170,12 +160,7 @@ def sign_out():
     if values.get("id_token_hint"):
         sign_in_id, audience = _sign_in_of_hint(values["id_token_hint"])
     elif request.headers.get("Authorization", "")[:7].lower() == "bearer ":
-        token = db.session.scalar(
-            select(OAuthToken).where(
-                OAuthToken.token_sha256 == sha256_hex(request.headers["Authorization"][7:].strip())
-            )
-        )
-        sign_in_id = token.sign_in_id if token is not None else None
+        sign_in_id = apps.sign_in_of_token(db.session, request.headers["Authorization"][7:].strip())
     if sign_in_id is not None:
         # A session of its own: a GET's session only reads.
         with Session(bind=current_app.extensions["fogx.engine"]) as session:

@@ -3,7 +3,6 @@ where they have one), chooses the organisation to act for where they have severa
 second factor where their city requires one, and consents to a third-party app's scopes."""
 
 import hashlib
-import uuid
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
@@ -187,7 +186,7 @@ class Flow:
 
     @property
     def person(self) -> Person:
-        return db.session.get(Person, uuid.UUID(self.state["p"]))
+        return passwords.person_of(db.session, self.state["p"])
 
     def memberships(self, person):
         return [m for m in person.memberships if m.removed_at is None]

@@ -12,8 +12,8 @@ from auth.scopes import ALL_SCOPES
 from auth.signins import revoke
 from domain.clock import now
 from services.clients import ClientError
-from storage.models import OAuthClient
-from storage.people import Consent, OAuthApp, SignIn
+from storage.models import OAuthClient, OAuthToken
+from storage.people import AuthorizationCode, Consent, Membership, OAuthApp, Person, SignIn
 
 
 def _checked_uri(uri: str) -> str:
@@ -92,3 +92,21 @@ def sign_out(session, sign_in_id) -> None:
     if sign_in is not None:
         revoke(session, [sign_in.id], reason="signed_out")
         session.commit()
+
+
+def nonce_used(session, *, nonce, app_id) -> bool:
+    """Whether an authorization code of the app already carried `nonce` (OpenID Connect replay)."""
+    found = select(AuthorizationCode.id).where(AuthorizationCode.nonce == nonce, AuthorizationCode.app_id == app_id)
+    return session.scalar(found) is not None
+
+
+def signed_in(session, principal) -> tuple[Person, Membership]:
+    """The person a person's token was issued to, and the membership they act through."""
+    person = session.get(Person, principal.person_id)
+    return person, session.scalar(select(Membership).where(Membership.principal_id == principal.client_pk))
+
+
+def sign_in_of_token(session, token: str):
+    """The sign-in an access or refresh token belongs to, or None (a client's, or no token of ours)."""
+    row = session.scalar(select(OAuthToken).where(OAuthToken.token_sha256 == sha256_hex(token)))
+    return row.sign_in_id if row is not None else None

@@ -1,9 +1,12 @@
-"""Audit use cases: each answers with rows from one set-based query in `storage.audit`."""
+"""Audit use cases: each list answers as a `Listing`, rows from one set-based query in
+`storage.audit` or worked out as they are read, which the view pages or writes as CSV."""
 
 import functools
 import itertools
 import re
 import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from sqlalchemy import exists, func, select
@@ -99,6 +102,47 @@ def run_page(session, query, *, cursor=None, limit=None):
     return plain_rows(rows[:limit]), encode_offset(offset + limit) if more else None
 
 
+@dataclass(frozen=True)
+class Listing:
+    """A list as its use case found it: `query` (a select the database pages or writes as CSV)
+    or `rows` (worked out as they are read, so only what a page needs is). The view asks for a
+    page or the sheet, once; nothing is handed back down."""
+
+    session: object
+    name: str  # the sheet's file name, without `.csv`
+    zone: Callable[[], str | None]  # the time zone the sheet's instants are written in
+    basis: dict = field(default_factory=dict)  # what the list is of, beside its items
+    query: object = None
+    rows: Iterable | None = None
+    summary: Callable[[], dict] | None = None  # figures a page carries beside its items
+    copied: bool = True  # a query's sheet written by the database where it can be
+
+    def page(self, *, cursor=None, limit=None) -> dict:
+        """A page (all of it when `limit` is None), its next cursor, and the list's basis."""
+        if self.query is not None:
+            items, next_cursor = run_page(self.session, self.query, cursor=cursor, limit=limit)
+        elif limit is None:
+            items, next_cursor = list(self.rows), None
+        else:
+            items, next_cursor = page_of(self.rows, cursor=cursor, limit=limit)
+        return {**self.basis, **(self.summary() if self.summary else {}), "items": items, "next_cursor": next_cursor}
+
+    def sheet(self):
+        """The whole list as CSV, a stream of text or bytes."""
+        if self.query is None:
+            return table_csv.render(self.rows, zone=self.zone())
+        if not self.copied:
+            return table_csv.render(run_page(self.session, self.query)[0], zone=self.zone())
+        return sheet(self.session, self.query, zone=self.zone())
+
+
+def caller_zone(session, principal) -> str | None:
+    """The caller's city's time zone (a hauler's: its first city's)."""
+    if principal.jurisdiction_id:
+        return zone_of(session, principal.jurisdiction_id)
+    return hauler_zone(session, principal.hauler_id)
+
+
 def today(zone: str | None = None):
     """Today in the city's time zone `zone`: the day its FOG manager would write."""
     return local_date(clock_now(), zone)
@@ -117,39 +161,38 @@ def hauler_zone(session, hauler_id) -> str | None:
     )
 
 
-def missed_services(session, principal, *, as_of=None, period_from=None, period_to=None, **filters):
+def missed_services(session, principal, *, as_of=None, period_from=None, period_to=None, **filters) -> Listing:
     """Devices past due on the city's day `as_of` (today by default), or every interval missed
     in the period `from`-`to` (local days)."""
+    zone = functools.cache(lambda: zone_of(session, principal.jurisdiction_id))
     if period_from or period_to:
         # A period open at one end runs to today, or back one quarter from its end.
-        period_to = period_to or today(zone_of(session, principal.jurisdiction_id))
+        period_to = period_to or today(zone())
         period_from = period_from or period_to - timedelta(days=91)
         if period_to < period_from:
             raise Invalid("The period ends before it starts.", errors={"to": ["Must not be before from."]})
         filters.pop("status", None)
-        period = {"from": period_from.isoformat(), "to": period_to.isoformat()}
-        return (
-            "intervals",
-            period,
-            missed.missed_intervals(
-                period_from,
-                period_to,
-                principal.jurisdiction_id,
-                dialect=_dialect(session),
-                zone=zone_of(session, principal.jurisdiction_id),
-                **filters,
-            ),
+        query = missed.missed_intervals(
+            period_from, period_to, principal.jurisdiction_id, dialect=_dialect(session), zone=zone(), **filters
         )
-    as_of = as_of or today(zone_of(session, principal.jurisdiction_id))
-    return (
-        "as_of",
-        {"as_of": as_of.isoformat()},
-        queries.missed_as_of(as_of, principal.jurisdiction_id, dialect=_dialect(session), **filters),
-    )
+        basis = {"mode": "intervals", "from": period_from.isoformat(), "to": period_to.isoformat()}
+    else:
+        as_of = as_of or today(zone())
+        query = queries.missed_as_of(as_of, principal.jurisdiction_id, dialect=_dialect(session), **filters)
+        basis = {"mode": "as_of", "as_of": as_of.isoformat()}
+    return Listing(session, f"missed-services-{basis['mode']}", zone, basis, query=query)
 
 
-def findings(session, principal, **filters):
-    return queries.findings(principal.jurisdiction_id, zone=zone_of(session, principal.jurisdiction_id), **filters)
+def findings(session, principal, **filters) -> Listing:
+    """The city's findings, in the order they were raised on services; a page counts them by code."""
+    zone = zone_of(session, principal.jurisdiction_id)
+    query = queries.findings(principal.jurisdiction_id, zone=zone, **filters)
+
+    def counts():
+        return {"counts": {code: count for code, count in session.execute(queries.counts_by_code(query))}}
+
+    ordered = query.order_by("service_completed_at", "finding_id")
+    return Listing(session, "findings", lambda: zone, query=ordered, summary=counts)
 
 
 def scorecard(session, principal, hauler_id, *, period_from=None, period_to=None) -> dict:
@@ -191,25 +234,45 @@ def scorecard(session, principal, hauler_id, *, period_from=None, period_to=None
     }
 
 
-def due_for_hauler(session, principal, *, within_days, as_of=None):
-    as_of = as_of or today(hauler_zone(session, principal.hauler_id))
-    return queries.due_for_hauler(
+def scorecard_sheet(session, principal, hauler_id, **period) -> Listing:
+    """The scorecard as a sheet of one row, its period in two columns."""
+    card = scorecard(session, principal, hauler_id, **period)
+    row = {
+        **{k: v for k, v in card.items() if k != "period"},
+        "from": card["period"]["from"],
+        "to": card["period"]["to"],
+    }
+    return Listing(session, "scorecard", lambda: caller_zone(session, principal), rows=[row])
+
+
+def due_for_hauler(session, principal, *, within_days, as_of=None) -> Listing:
+    zone = functools.cache(lambda: hauler_zone(session, principal.hauler_id))
+    as_of = as_of or today(zone())
+    query = queries.due_for_hauler(
         as_of, principal.hauler_id, within_days, dialect=_dialect(session), jurisdiction_id=reach.city_scope(principal)
     )
+    return Listing(session, "due", zone, {"within_days": within_days}, query=query)
 
 
-def fse_status(session, fse: Fse, *, as_of=None):
-    """(the day, the status of each of the FSE's devices on it): today in its city by default."""
+def fse_status(session, principal, fse: Fse, *, as_of=None) -> Listing:
+    """The status of each of the FSE's devices on a day: today in its city by default."""
     as_of = as_of or today(zone_of(session, fse.jurisdiction_id))
-    return as_of, queries.fse_status(as_of, fse.id, dialect=_dialect(session))
+    return Listing(
+        session,
+        "service-status",
+        lambda: caller_zone(session, principal),
+        {"fse_id": str(fse.id), "as_of": as_of.isoformat()},
+        query=queries.fse_status(as_of, fse.id, dialect=_dialect(session)),
+        copied=False,
+    )
 
 
 def frequency_recommendations(
     session, principal, *, as_of=None, min_intervals=frequency.ENOUGH_INTERVALS, fse_id=None, change=None
-):
-    """({as_of, min_intervals}, the rows, one per interceptor with enough measured intervals:
-    its average accumulation and the frequency it supports (domain.frequency)), the rows as
-    they are read, so that a page or a sheet starts before the city's last device is read."""
+) -> Listing:
+    """One row per interceptor with enough measured intervals: its average accumulation and
+    the frequency it supports (domain.frequency), worked out as they are read, so that a page
+    or a sheet starts before the city's last device is read."""
     city = session.get(Jurisdiction, principal.jurisdiction_id)
     as_of = as_of or today(city.time_zone)
     cited = frequency.citation(city.code, city.citations)
@@ -231,7 +294,13 @@ def frequency_recommendations(
             if not change or advice.change == change:
                 yield _recommendation(row, city, measured, advice, cited)
 
-    return {"as_of": as_of.isoformat(), "min_intervals": min_intervals}, rows()
+    return Listing(
+        session,
+        "frequency-recommendations",
+        lambda: city.time_zone,
+        {"as_of": as_of.isoformat(), "min_intervals": min_intervals},
+        rows=rows(),
+    )
 
 
 def _recommendation(row, city, measured, advice, cited) -> dict:

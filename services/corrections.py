@@ -22,8 +22,9 @@ from schemas.manifest import ManifestIn, canonical
 from services import changes, judging, manifests, outbox, resolving, retention
 from services.accounts import certifier_of
 from services.errors import Conflict, Forbidden, Invalid, NotFound
+from services.filing_facts import Facts
 from services.registry import decode_cursor, encode_cursor
-from storage import reach, turns
+from storage import filings, reach, turns
 from storage.corrections import APPROVED, PENDING, REJECTED, PendingCorrection
 from storage.models import Jurisdiction, Manifest, ManifestRevision, new_id
 
@@ -47,7 +48,11 @@ def iso(moment: datetime) -> str:
 def correct(session, principal, manifest_id, data) -> Outcome:
     """Correct the hauler's own manifest: at once where it stays put, else as a proposal."""
     reason = data.pop("reason")
-    return turns.in_turn(session, lambda: _correct(session, principal, manifest_id, data, reason))
+    for attempt in filings.attempts(session):
+        with attempt:
+            outcome = _correct(session, principal, manifest_id, data, reason)
+            filings.commit(session)
+    return outcome
 
 
 def _correct(session, principal, manifest_id, data, reason) -> Outcome:
@@ -63,7 +68,10 @@ def _correct(session, principal, manifest_id, data, reason) -> Outcome:
     manifests.refuse_the_future(data, now)
     # The device it is on and the one it names come in turn with the filings on them.
     turns.hold_permit(session.connection(), manifest.permit_id)
-    named = resolving.resolve(session, data, principal.hauler_id, hold=True, within=reach.city_scope(principal))
+    facts = Facts(session)
+    named = resolving.resolve(
+        session, data, principal.hauler_id, facts=facts, hold=True, within=reach.city_scope(principal)
+    )
     body = canonical(data)
     latest = manifests.current(manifest)
     if latest.body["manifest"] == body:
@@ -95,9 +103,9 @@ def _correct(session, principal, manifest_id, data, reason) -> Outcome:
         received_at=now,
         client_pk=principal.client_pk,
         now=now,
+        facts=facts,
         certifier=certifier_of(session, principal),
     )
-    session.commit()
     return Outcome(manifest, True)
 
 
@@ -166,12 +174,11 @@ def _propose(session, principal, manifest, latest, body, reason, moves, now):
         status=PENDING,
     )
     session.add(row)
-    session.commit()
     return True, row
 
 
 def _revise(
-    session, manifest, latest, data, named, jurisdiction, *, reason, received_at, client_pk, now, certifier=None
+    session, manifest, latest, data, named, jurisdiction, *, reason, received_at, client_pk, now, facts, certifier=None
 ):
     """The new revision, chained to the latest, judged, its neighbours re-judged; the scans'
     locks lengthened where the record is now kept longer. The caller commits."""
@@ -188,7 +195,7 @@ def _revise(
             reason=reason,
             previous=latest.sha256,
             client_pk=client_pk,
-            names=manifests.named_at_filing(session, manifest.hauler_id, data, named),
+            names=manifests.named_at_filing(facts, manifest.hauler_id, data, named),
             certifier=certifier,
         ),
     )
@@ -203,7 +210,7 @@ def _revise(
         session.rollback()
         raise Conflict("Another correction of this manifest arrived at the same time; read it and retry.") from None
     session.refresh(manifest)
-    judging.refresh(session, revision, now)
+    judging.refresh(session, revision, now, facts=facts)
     changes.record(
         session,
         manifest,
@@ -212,8 +219,8 @@ def _revise(
         revision=revision.revision,
         findings=changes.active_codes(revision),
     )
-    judging.refresh_neighbours(session, latest, now)
-    judging.refresh_neighbours(session, revision, now)
+    judging.refresh_neighbours(session, latest, now, facts=facts)
+    judging.refresh_neighbours(session, revision, now, facts=facts)
     kept_after = retention.record_kept_until(jurisdiction, manifest)
     if kept_after > kept_before:
         for document in manifest.documents:
@@ -293,7 +300,11 @@ def _not_their_own(row: PendingCorrection, principal):
 def approve(session, principal, row: PendingCorrection, *, note=None) -> tuple[Manifest, PendingCorrection]:
     """The city accepts the correction: it becomes the manifest's next revision, judged as
     any correction is, as received when the hauler sent it."""
-    return turns.in_turn(session, lambda: _approve(session, principal, row, note))
+    for attempt in filings.attempts(session):
+        with attempt:
+            decided = _approve(session, principal, row, note)
+            filings.commit(session)
+    return decided
 
 
 def _approve(session, principal, row: PendingCorrection, note) -> tuple[Manifest, PendingCorrection]:
@@ -314,7 +325,8 @@ def _approve(session, principal, row: PendingCorrection, note) -> tuple[Manifest
     except ValidationError:
         raise Conflict("This correction no longer reads as a manifest; reject it.") from None
     turns.hold_permit(session.connection(), manifest.permit_id)
-    named = resolving.resolve(session, data, manifest.hauler_id, hold=True)
+    facts = Facts(session)
+    named = resolving.resolve(session, data, manifest.hauler_id, facts=facts, hold=True)
     if named.jurisdiction_id != manifest.jurisdiction_id:
         raise Conflict("The permit it names is now another city's; reject it.")
     jurisdiction = session.get(Jurisdiction, manifest.jurisdiction_id)
@@ -329,13 +341,13 @@ def _approve(session, principal, row: PendingCorrection, note) -> tuple[Manifest
         received_at=row.submitted_at,
         client_pk=row.submitted_by_client_id,
         now=now,
+        facts=facts,
         certifier=certifier_of(
             session, SimpleNamespace(person_id=row.submitted_by_person_id, client_pk=row.submitted_by_client_id)
         ),
     )
     _decide(row, principal, APPROVED, note, now)
     row.revision = revision.revision
-    session.commit()
     return manifest, row
 
 

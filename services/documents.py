@@ -176,6 +176,8 @@ def receive(session, principal, store, manifest_id, key, body, *, length, filena
             _spool_then_put(store, upload, body, head, length)
             document = _add_rows(session.connection(), target, upload, size=spool.size)
         session.commit()
+        if principal.person_id is not None:  # the person's name, read back with the row just written
+            document = session.get(Document, document.id) or document
         return document, True
     except IntegrityError:  # the same scan, attached by another request meanwhile
         session.rollback()

@@ -1,6 +1,7 @@
-"""The registry's facts a filing is judged by, and their cache for the request and the process."""
+"""The registry's facts a filing is judged by: their loaders, and `Facts`, which reads each once."""
 
 import weakref
+from dataclasses import dataclass
 from datetime import date
 
 from sqlalchemy import select
@@ -115,37 +116,117 @@ def site_facts(site: DisposalSite | None, jurisdiction_id) -> checks.SiteFacts |
     )
 
 
-def cached(session, kind, key, build):
-    """Registry facts are loaded once per session (one request, one transaction); a hauler's
-    and a disposal site's are kept by the process while the registry generation stands."""
-    cache = session.info.setdefault("fogx.facts", {})
-    if (kind, key) not in cache:
-        shared = _shared(session) if kind in SHARED_FACTS else None
-        if shared is None:
-            cache[(kind, key)] = build()
+class Facts:
+    """The registry's facts one use case judges by, each read once by its loader below: a
+    device and its permit, a permit, a city's rules and time zone, a hauler and a disposal
+    site as a city records them, and the names a revision keeps. A hauler's and a site's are
+    kept by the process as well, while the registry generation the use case read stands."""
+
+    def __init__(self, session):
+        self._session = session
+        self._known = {}
+        self._shared = None
+
+    def saw_generation(self, generation):
+        """The registry generation the use case read: from then on the process's facts of that
+        generation serve it, and what it reads serves the next."""
+        engine = self._session.get_bind()
+        seen, facts = _shared_by_engine.get(engine, (None, None))
+        if seen != generation or len(facts) >= _SHARED_LIMIT:
+            facts = {}
+            _shared_by_engine[engine] = (generation, facts)
+        self._shared = facts
+
+    def know(self, *, rules=None, zone=None, device=None, permits=()):
+        """Facts read together with what a filing names (`services.resolving`): `rules` and
+        `zone` as (city id, value), `device` as (device id, (device facts, permit facts)),
+        `permits` as (permit id, facts) pairs."""
+        for kind, pair in (("rules", rules), ("zone", zone), ("device", device)):
+            if pair is not None:
+                self._known.setdefault((kind, pair[0]), pair[1])
+        for permit_id, facts in permits:
+            self._known[("permit", permit_id)] = facts
+
+    def rules(self, jurisdiction_id) -> checks.Rules:
+        return self._read("rules", jurisdiction_id, lambda: rules_of(self._session.get(Jurisdiction, jurisdiction_id)))
+
+    def zone(self, jurisdiction_id) -> str:
+        """The city's time zone: its local dates are the ones its rules speak of."""
+        return self._read(
+            "zone",
+            jurisdiction_id,
+            lambda: self._session.scalar(select(Jurisdiction.time_zone).where(Jurisdiction.id == jurisdiction_id)),
+        )
+
+    def device(self, device_id) -> tuple[checks.DeviceFacts, checks.PermitFacts]:
+        """The device, and the facts of the permit it is listed on now."""
+        return self._read("device", device_id, lambda: self._device(device_id))
+
+    def permit(self, permit_id) -> checks.PermitFacts:
+        return self._read("permit", permit_id, lambda: load_permit_facts(self._session, permit_id))
+
+    def hauler(self, hauler_id, jurisdiction_id) -> checks.HaulerFacts:
+        return self._read(
+            "hauler",
+            (hauler_id, jurisdiction_id),
+            lambda: load_hauler_facts(self._session, hauler_id, jurisdiction_id),
+            shared=True,
+        )
+
+    def site(self, site_id, jurisdiction_id) -> checks.SiteFacts | None:
+        return self._read(
+            "site",
+            (site_id, jurisdiction_id),
+            lambda: load_site_facts(self._session, site_id, jurisdiction_id),
+            shared=True,
+        )
+
+    def registered(self, hauler_id) -> frozenset:
+        """The cities the hauler is registered in."""
+        return self._read("registered", hauler_id, lambda: registered_in(self._session, hauler_id), shared=True)
+
+    def hauler_name(self, hauler_id) -> str:
+        return self._read(
+            "hauler_name",
+            hauler_id,
+            lambda: self._session.scalar(select(Hauler.name).where(Hauler.id == hauler_id)),
+            shared=True,
+        )
+
+    def site_named(self, site_id):
+        """The site's name and address (None for an unknown site)."""
+        return self._read(
+            "site_named",
+            site_id,
+            lambda: self._session.execute(
+                select(DisposalSite.name, DisposalSite.address).where(DisposalSite.id == site_id)
+            ).one_or_none(),
+            shared=True,
+        )
+
+    def _device(self, device_id):
+        device, permit = load_device_facts(self._session, device_id)
+        self._known.setdefault(("permit", permit.permit_id), permit.facts)
+        return device, permit.facts
+
+    def _read(self, kind, key, load, *, shared=False):
+        known = self._known.get((kind, key), _MISSING)
+        if known is not _MISSING:
+            return known
+        pool = self._shared if shared else None
+        if pool is None:
+            value = load()
         else:
-            if (kind, key) not in shared:
-                shared[(kind, key)] = build()
-            cache[(kind, key)] = shared[(kind, key)]
-    return cache[(kind, key)]
+            value = pool.get((kind, key), _MISSING)
+            if value is _MISSING:
+                value = pool[(kind, key)] = load()
+        self._known[(kind, key)] = value
+        return value
 
 
-SHARED_FACTS = {"hauler", "site", "registered", "hauler_name", "site_named"}
+_MISSING = object()
 _SHARED_LIMIT = 10_000
 _shared_by_engine = weakref.WeakKeyDictionary()  # engine -> (generation, {(kind, key): facts})
-
-
-def _shared(session):
-    """This process's facts for the generation the session read, or None when it read none."""
-    generation = session.info.get("fogx.facts", {}).get(("generation", None))
-    if generation is None:
-        return None
-    engine = session.get_bind()
-    seen, facts = _shared_by_engine.get(engine, (None, None))
-    if seen != generation or len(facts) >= _SHARED_LIMIT:
-        facts = {}
-        _shared_by_engine[engine] = (generation, facts)
-    return facts
 
 
 def registry_generation():
@@ -170,6 +251,7 @@ def registered_in(session, hauler_id):
 
 
 def load_device_facts(session, device_id):
+    """The device's facts, and its permit's (`.permit_id`, `.facts`)."""
     device = (
         session.scalars(
             select(Device)
@@ -179,11 +261,17 @@ def load_device_facts(session, device_id):
         .unique()
         .one()
     )
-    facts = permit_facts(device.permit)
-    session.info.setdefault("fogx.facts", {}).setdefault(("permit", device.permit_id), facts)
     # A device a renewal moved is judged over every permit it was on.
     tenures = load_tenures(session, [(device.id, device.permit_id)])[device.id] if device.permit_moves else ()
-    return device_facts(device, tenures=tenures), facts
+    return device_facts(device, tenures=tenures), ListedOn(device.permit_id, permit_facts(device.permit))
+
+
+@dataclass(frozen=True)
+class ListedOn:
+    """The permit a device is listed on now."""
+
+    permit_id: object
+    facts: checks.PermitFacts
 
 
 def load_permit_facts(session, permit_id):
@@ -191,16 +279,6 @@ def load_permit_facts(session, permit_id):
         select(Permit).where(Permit.id == permit_id).options(selectinload(Permit.status_changes))
     ).one()
     return permit_facts(permit)
-
-
-def zone_of(session, jurisdiction_id) -> str:
-    """The city's time zone: its local dates are the ones its rules speak of."""
-    return cached(
-        session,
-        "zone",
-        jurisdiction_id,
-        lambda: session.scalar(select(Jurisdiction.time_zone).where(Jurisdiction.id == jurisdiction_id)),
-    )
 
 
 def load_site_facts(session, site_id, jurisdiction_id):

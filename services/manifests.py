@@ -6,14 +6,13 @@ device). Everything else is stored and flagged: a late or non-compliant manifest
 evidence the city needs.
 """
 
-import functools
 import uuid
+from dataclasses import dataclass
 from datetime import date, timedelta
 
 from sqlalchemy import and_, exists, false, func, select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import joinedload, make_transient_to_detached, selectinload
-from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm import joinedload, selectinload
 
 from domain import chain, checks
 from domain.clock import now as clock_now
@@ -22,27 +21,11 @@ from schemas.manifest import canonical
 from services import changes, documents, filing_names
 from services.accounts import certifier_of
 from services.errors import Conflict, Invalid, NotFound
-from services.filing_facts import (
-    cached,
-    device_facts,
-    load_device_facts,
-    load_hauler_facts,
-    load_tenures,
-    rules_of,
-    zone_of,
-)
-from services.judging import (
-    Surroundings,
-    current_revisions,
-    neighbours,
-    refresh,
-    refresh_neighbours,
-    refresh_told,
-    surroundings,
-)
+from services.filing_facts import Facts, device_facts, load_tenures, rules_of
+from services.judging import Surroundings, current_revisions, refresh, refresh_neighbours, refresh_told, surroundings
 from services.registry import decode_cursor, encode_cursor
 from services.resolving import Named, resolve
-from storage import reach, service_chain, turns
+from storage import filings, reach, service_chain
 from storage.audit import frequency_changed
 from storage.intervals import device_ever_paused
 from storage.localtime import local_date as sql_local_date
@@ -57,7 +40,6 @@ from storage.models import (
     new_id,
     unflushed,
 )
-from storage.prebuilt import insert_rows
 
 # Submitting ---------------------------------------------------------------------------------
 
@@ -77,16 +59,14 @@ def _columns(data, named: Named) -> dict:
     return dict(device_id=named.device_id, **checks.Load.filed(data), qualifying=True, previous_service_at=None)
 
 
-def named_at_filing(session, hauler_id, data, named: Named) -> dict:
+def named_at_filing(facts: Facts, hauler_id, data, named: Named) -> dict:
     city = named.jurisdiction_id
-    hauler = cached(session, "hauler", (hauler_id, city), lambda: load_hauler_facts(session, hauler_id, city))
     return filing_names.at_filing(
-        session,
-        functools.partial(cached, session),
+        facts,
         hauler_id=hauler_id,
-        licences=hauler.licences,
+        licences=facts.hauler(hauler_id, city).licences,
         site_id=(data.get("disposal") or {}).get("site_id"),
-        service_day=local_date(data["service_completed_at"], zone_of(session, named.jurisdiction_id)),
+        service_day=local_date(data["service_completed_at"], facts.zone(city)),
     )
 
 
@@ -151,8 +131,20 @@ def current(manifest: Manifest) -> ManifestRevision:
     return manifest.revisions[manifest.current_revision - 1]
 
 
-def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifest, bool]:
-    """File a manifest with its scans; (manifest, created).
+@dataclass(frozen=True)
+class Filed:
+    """What a filing's receipt shows: the manifest and its current revision, whether this
+    request made it (else it is a repeat), its device, and the day the device is next due."""
+
+    manifest: Manifest
+    revision: ManifestRevision
+    created: bool
+    device: checks.DeviceFacts
+    due_by: date | None
+
+
+def submit(session, principal, data, *, store=None, uploads=()) -> Filed:
+    """File a manifest with its scans.
 
     A repeat of the same body returns the stored manifest (attaching any scan it lacks): the
     unique `(hauler, manifest_number)` finds it, so a first filing pays no lookup for it.
@@ -161,14 +153,29 @@ def submit(session, principal, data, *, store=None, uploads=()) -> tuple[Manifes
     now = clock_now()
     refuse_the_future(data, now)
     stored = []  # the scans go to the store once, however many times the filing is made
-    return turns.in_turn(session, lambda: _file(session, principal, data, now, store, uploads, stored))
+    try:
+        for attempt in filings.attempts(session):
+            with attempt:
+                filed = _file(session, principal, data, now, store, uploads, stored)
+                filings.commit(session)
+        return filed
+    except IntegrityError:
+        # The hauler filed this number before (or another request just did): a repeat.
+        existing = _find(session, principal.hauler_id, data["manifest_number"])
+        if existing is None:
+            raise
+    for attempt in filings.attempts(session):
+        with attempt:
+            filed = _repeat(session, existing, canonical(data), uploads, principal)
+            filings.commit(session)
+    return filed
 
 
-def _file(session, principal, data, now, store, uploads, stored) -> tuple[Manifest, bool]:
+def _file(session, principal, data, now, store, uploads, stored) -> Filed:
+    facts = Facts(session)
     # The permit stays locked to this filing until it commits: a filing on the same device
     # waits, then reads this one among its neighbours (`storage.service_chain`).
-    named = resolve(session, data, principal.hauler_id, hold=True, within=reach.city_scope(principal))
-    body = canonical(data)
+    named = resolve(session, data, principal.hauler_id, facts=facts, hold=True, within=reach.city_scope(principal))
     if uploads and not stored:
         documents.check(uploads)
         documents.put_objects(store, uploads)
@@ -194,70 +201,40 @@ def _file(session, principal, data, now, store, uploads, stored) -> tuple[Manife
         **revision_columns(
             manifest,
             1,
-            body,
+            canonical(data),
             data,
             named,
             received_at=now,
             reason=None,
             previous=None,
             client_pk=principal.client_pk,
-            names=named_at_filing(session, principal.hauler_id, data, named),
+            names=named_at_filing(facts, principal.hauler_id, data, named),
             certifier=certifier_of(session, principal),
         ),
     )
     manifest.revisions.append(revision)
-    try:
-        # The new rows are not in the database yet: nothing a neighbour query returns is them.
-        around = surroundings(session, revision)
-        refresh(session, revision, now, around)
-        revision.previous_service_at = around.previous_qualifying
-        if around.same_service or around.following is not None:
-            # Not simply the device's latest service: its services' links are worked out again.
-            service_chain.mark(session, revision.device_id)
-        # No neighbour to refresh and no scan to attach: the new rows are all the filing writes.
-        _insert_new(session, manifest, revision, now, last=not (uploads or neighbours(revision, around)))
-        if uploads:
-            # Before the neighbours are refreshed: their own neighbourhood reads the new rows,
-            # which must come back as these objects, not as copies the session would refuse.
-            _adopt(session, manifest)
-        refresh_neighbours(session, revision, now, around)
-        due = _due_after(session, revision, around)
-        if uploads:
-            documents.attach(
-                session, manifest, list(uploads), service_day=_service_day(session, revision), by=principal
-            )
-        session.commit()
-    except IntegrityError:
-        # The hauler filed this number before (or another request just did): a repeat.
-        session.rollback()
-        existing = _find(session, principal.hauler_id, data["manifest_number"])
-        if existing is None:
-            raise
-        return _repeat(session, existing, body, uploads, principal), False
-    session.info.setdefault("fogx.due", {})[named.device_id] = due
-    return manifest, True
-
-
-def _insert_new(session, manifest: Manifest, revision: ManifestRevision, now, *, last=False):
-    """A new manifest, its first revision, their findings and its change, with no unit of work
-    (on PostgreSQL in one statement; `last`: the filing's last write, which commits it). The
-    objects stay out of the session (see `_adopt`)."""
+    # The new rows are not in the database yet: nothing a neighbour query returns is them.
+    around = surroundings(session, revision, facts)
+    refresh(session, revision, now, around, facts=facts)
+    revision.previous_service_at = around.previous_qualifying
+    if around.same_service or around.following is not None:
+        # Not simply the device's latest service: its services' links are worked out again.
+        service_chain.mark(session, revision.device_id)
     filed = changes.entry(manifest, changes.FILED, at=now, revision=1, findings=changes.active_codes(revision))
-    insert_rows(session.connection(), (manifest, revision, *revision.findings, filed), last=last)
+    filings.insert(session, manifest, (manifest, revision, *revision.findings, filed))
+    refresh_neighbours(session, revision, now, around, facts=facts)
+    if uploads:
+        documents.attach(
+            session,
+            filings.joined(session, manifest),
+            list(uploads),
+            service_day=local_date(revision.service_completed_at, facts.zone(named.jurisdiction_id)),
+            by=principal,
+        )
+    return Filed(manifest, revision, True, *_due_after(revision, around, facts))
 
 
-def _adopt(session, manifest: Manifest):
-    """The inserted manifest joins the session as the rows it is, not as pending ones, so that
-    what is attached to it next is written beside it."""
-    for instance in (manifest, *manifest.revisions, *(f for r in manifest.revisions for f in r.findings)):
-        for relationship in type(instance).__mapper__.relationships:
-            if relationship.uselist and relationship.key in instance.__dict__:
-                set_committed_value(instance, relationship.key, list(instance.__dict__[relationship.key]))
-        make_transient_to_detached(instance)
-    session.add(manifest)
-
-
-def _due_after(session, revision, around: Surroundings):
+def _due_after(revision, around: Surroundings, facts: Facts):
     """The receipt's due date from what the filing already read.
 
     A new load can only make the loads of its service count (more gallons, one more
@@ -270,32 +247,20 @@ def _due_after(session, revision, around: Surroundings):
     ]
     if around.latest_qualifying is not None:
         times.append(around.latest_qualifying)
-    device, permit = cached(
-        session, "device", revision.device_id, lambda: load_device_facts(session, revision.device_id)
-    )
-    rules = cached(
-        session,
-        "rules",
-        revision.manifest.jurisdiction_id,
-        lambda: rules_of(session.get(Jurisdiction, revision.manifest.jurisdiction_id)),
-    )
+    device, permit = facts.device(revision.device_id)
+    rules = facts.rules(revision.manifest.jurisdiction_id)
     today = rules.day(clock_now())
     return device, checks.due_by(max(times, default=None), device, rules, permit, today=today)
 
 
-def _service_day(session, revision: ManifestRevision) -> date:
-    return local_date(revision.service_completed_at, zone_of(session, revision.manifest.jurisdiction_id))
-
-
-def _repeat(session, manifest, body, uploads, principal):
+def _repeat(session, manifest, body, uploads, principal) -> Filed:
     """The stored manifest for a repeated filing; scans it lacks (already written) are attached."""
     _same_or_conflict(manifest, body)
     if uploads:
-        documents.attach(
-            session, manifest, list(uploads), service_day=_service_day(session, current(manifest)), by=principal
-        )
-        session.commit()
-    return manifest
+        zone = session.get(Jurisdiction, manifest.jurisdiction_id).time_zone
+        service_day = local_date(current(manifest).service_completed_at, zone)
+        documents.attach(session, manifest, list(uploads), service_day=service_day, by=principal)
+    return Filed(manifest, current(manifest), False, *due_of(session, manifest.device_id))
 
 
 # Reading ------------------------------------------------------------------------------------
@@ -353,10 +318,10 @@ def confirm_disposals(session, *, now, manifest_ids=None) -> int:
     )
     if manifest_ids is not None:
         query = query.where(ManifestRevision.manifest_id.in_(manifest_ids))
-    raised = 0
+    raised, facts = 0, Facts(session)
     for revision, deadline_hours in session.execute(query.add_columns(Jurisdiction.manifest_deadline_hours)).all():
         if now > revision.service_completed_at + timedelta(hours=deadline_hours):
-            refresh_told(session, revision, now)
+            refresh_told(session, revision, now, facts=facts)
             raised += 1
     session.commit()
     return raised
@@ -416,17 +381,13 @@ def listing(
 
 
 def due_of(session, device_id) -> tuple[checks.DeviceFacts, date | None]:
-    """The device and the day its next service is due: known already to the filing that just
-    committed in this session, else one query."""
+    """The device and the day its next service is due."""
     return dues(session, [device_id])[device_id]
 
 
 def dues(session, device_ids) -> dict:
-    """`due_of` for each of `device_ids`, by id: the ones a filing in this session has not
-    already worked out are read in one query."""
-    known = session.info.get("fogx.due", {})
-    found = {device_id: known[device_id] for device_id in device_ids if device_id in known}
-    missing = set(device_ids) - found.keys()
+    """`due_of` for each of `device_ids`, by id, read in one query."""
+    found, missing = {}, set(device_ids)
     if missing:
         last = (
             select(func.max(ManifestRevision.service_completed_at))
@@ -455,9 +416,10 @@ def dues(session, device_ids) -> dict:
         ):
             histories.setdefault(change.device_id, []).append(change)
         tenures = load_tenures(session, [(row[0].id, row[0].permit_id) for row in rows if row[4]])
+        rules_by_city = {}
         for device, completed, city, _changed, _paused in rows:
             facts = device_facts(device, histories.get(device.id, ()), tenures.get(device.id, ()))
-            rules = cached(session, "rules", city.id, lambda city=city: rules_of(city))
+            rules = rules_by_city.get(city.id) or rules_by_city.setdefault(city.id, rules_of(city))
             today = rules.day(clock_now())
             found[device.id] = (facts, checks.due_by(completed, facts, rules, today=today))
     return found

@@ -18,7 +18,7 @@ from domain.clock import now as clock_now
 from domain.dates import local_date, start_of_day
 from schemas.manifest import canonical
 from schemas.manifest_views import iso
-from services.audit import today
+from services.audit import Listing, today
 from services.errors import Conflict, Invalid
 from services.registry import page, within_reach
 from storage import reach
@@ -157,9 +157,9 @@ def get(session, principal, receipt_id) -> DisposalReceipt:
 # The city's reconciliation -------------------------------------------------------------------
 
 
-def reconciliation(session, principal, *, period_from=None, period_to=None, code=None) -> tuple[dict, list[dict]]:
-    """({from, to}, the loads of the auditor's city delivered or received in the period (the
-    city's local days) on which a reporting site and the manifests disagree, in time order)."""
+def reconciliation(session, principal, *, period_from=None, period_to=None, code=None) -> Listing:
+    """The loads of the auditor's city delivered or received in the period (the city's local
+    days) on which a reporting site and the manifests disagree, in time order."""
     city = session.get(Jurisdiction, principal.jurisdiction_id)
     period_to = period_to or today(city.time_zone)
     period_from = period_from or period_to - timedelta(days=30)
@@ -181,7 +181,13 @@ def reconciliation(session, principal, *, period_from=None, period_to=None, code
         for row in sorted(tied, key=lambda row: row["code"])
         if not code or row["code"] == code
     )
-    return {"from": period_from.isoformat(), "to": period_to.isoformat()}, rows
+    return Listing(
+        session,
+        "disposal-reconciliation",
+        lambda: city.time_zone,
+        {"from": period_from.isoformat(), "to": period_to.isoformat()},
+        rows=rows,
+    )
 
 
 def _when(row):

@@ -12,11 +12,10 @@ from domain.dates import local_date
 from services.errors import Invalid
 from services.filing_facts import (
     RULE_COLUMNS,
-    cached,
+    Facts,
     device_facts,
     load_tenures,
     permit_facts,
-    registered_in,
     registry_generation,
     rules_of,
 )
@@ -86,14 +85,14 @@ def resolve_params(permit_number, device_tag) -> dict:
     return {"number": permit_number, "tag": device_tag}
 
 
-def resolve(session, data, hauler_id, *, hold=False, within=None) -> Named:
+def resolve(session, data, hauler_id, *, facts: Facts, hold=False, within=None) -> Named:
     """The permit and device a manifest names, or a 422 naming the field.
 
     Permit numbers are unique within a jurisdiction. A number is read in the cities the hauler
     is registered in; a permit of another city is found only together with the named device
     (its filing is kept and flagged), so a 422 tells nothing of other cities' permits. One
     query brings the permit with its status history, its city's rules and the device; the
-    facts the checks need are kept for the request. `hold`: the permits read stay locked until
+    facts the checks need go to `facts`. `hold`: the permits read stay locked until
     the transaction ends (a filing's, so that filings on one device come one after the other;
     on SQLite, the database's one write lock). `within`: the one city a person's membership is
     kept to (`storage.reach.city_scope`); another city's permit is then unknown.
@@ -108,8 +107,8 @@ def resolve(session, data, hauler_id, *, hold=False, within=None) -> Named:
         if within is None or row.jurisdiction_id == within:
             permits.setdefault(row.permit_id, []).append(row)
     if rows:
-        session.info.setdefault("fogx.facts", {})[("generation", None)] = rows[0].generation
-        registered = cached(session, "registered", hauler_id, lambda: registered_in(session, hauler_id))
+        facts.saw_generation(rows[0].generation)
+        registered = facts.registered(hauler_id)
         own = {k: v for k, v in permits.items() if v[0].jurisdiction_id in registered}
         # Another city's permit only with the named device, and only where one city has both.
         elsewhere = {k: v for k, v in permits.items() if _listed(v[0])}
@@ -164,10 +163,12 @@ def resolve(session, data, hauler_id, *, hold=False, within=None) -> Named:
     if moves:
         named, permit = _in_force(session, data, first, moves, named, permit, hold=hold)
         tenures = load_tenures(session, [(first.device_id, first.device_permit_id)])[first.device_id]
-    cached(session, "device", first.device_id, lambda: (device_facts(first, changes, tenures), permit))
-    cached(session, "rules", first.jurisdiction_id, lambda: rules_of(first))
-    cached(session, "zone", first.jurisdiction_id, lambda: first.time_zone)
-    session.info.setdefault("fogx.facts", {})[("permit", named.permit_id)] = permit
+    facts.know(
+        rules=(first.jurisdiction_id, rules_of(first)),
+        zone=(first.jurisdiction_id, first.time_zone),
+        device=(first.device_id, (device_facts(first, changes, tenures), permit)),
+        permits=[(named.permit_id, permit)],
+    )
     return named
 
 

@@ -26,6 +26,11 @@ def mark(session, device_id):
     session.info.setdefault(_MARKED, set()).add(device_id)
 
 
+def marked(session) -> bool:
+    """Whether links are to be worked out again before this session's transaction commits."""
+    return bool(session.info.get(_MARKED))
+
+
 def relink(connection, device_ids):
     """Work the links of `device_ids`' services out again, writing only the ones that change.
 

@@ -55,14 +55,6 @@ def hold_database(connection):
         connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
-def in_turn(session, work):
-    """`work()`, made again after a rollback (up to `ATTEMPTS` in all) where the database ended
-    its transaction to break a deadlock: two filings whose neighbours cross each hold a ticket
-    the other waits for, and one of them is ended."""
-    for attempt in range(1, ATTEMPTS + 1):
-        try:
-            return work()
-        except DBAPIError as error:
-            if attempt == ATTEMPTS or getattr(error.orig, "sqlstate", None) not in _ENDED_FOR_ANOTHER:
-                raise
-            session.rollback()
+def ended_for_another(error: DBAPIError) -> bool:
+    """Whether the database ended the transaction so that another could go on: made again, it waits its turn."""
+    return getattr(error.orig, "sqlstate", None) in _ENDED_FOR_ANOTHER

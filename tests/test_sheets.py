@@ -52,19 +52,17 @@ def city(client, session, frozen_clock):
 def lists(session, city):
     """(name, query, zone) of every list that is a query."""
     auditor, hauler = city["auditor"], city["hauler"]
-    zone = audit.zone_of(session, auditor.jurisdiction_id)
-    _, _, as_of = audit.missed_services(session, auditor)
-    _, _, past = audit.missed_services(session, auditor, as_of=NOW.date() - timedelta(days=20))
-    _, _, intervals = audit.missed_services(session, auditor, period_from=date(2025, 6, 1), period_to=NOW.date())
-    findings = audit.findings(session, auditor).order_by("service_completed_at", "finding_id")
-    due = audit.due_for_hauler(session, hauler, within_days=365)
-    return [
-        ("missed as of today", as_of, zone),
-        ("missed as of a past day", past, zone),
-        ("missed intervals", intervals, zone),
-        ("findings", findings, zone),
-        ("due", due, audit.hauler_zone(session, hauler.hauler_id)),
+    listings = [
+        ("missed as of today", audit.missed_services(session, auditor)),
+        ("missed as of a past day", audit.missed_services(session, auditor, as_of=NOW.date() - timedelta(days=20))),
+        (
+            "missed intervals",
+            audit.missed_services(session, auditor, period_from=date(2025, 6, 1), period_to=NOW.date()),
+        ),
+        ("findings", audit.findings(session, auditor)),
+        ("due", audit.due_for_hauler(session, hauler, within_days=365)),
     ]
+    return [(name, listing.query, listing.zone()) for name, listing in listings]
 
 
 def rows_of(text: str) -> list[list[str]]:
@@ -107,7 +105,7 @@ def test_a_sheet_asked_over_http_is_written_by_postgresql(client, session, city,
     auditor = city["auditor"]
     python = "".join(
         table_csv.render(
-            audit.every_row(session, audit.findings(session, auditor).order_by("service_completed_at", "finding_id")),
+            audit.every_row(session, audit.findings(session, auditor).query),
             zone=audit.zone_of(session, auditor.jurisdiction_id),
         )
     )
