@@ -1,8 +1,9 @@
 """Threads in each worker process for the work that follows commits, so that it never waits
-for an operator: the outbox (object locks) and webhook deliveries.
+for an operator: the outbox (object locks), webhook deliveries, and notices (each city's daily
+pass at its local 06:00, and the mail queued since).
 
-Each runs every its interval (`OUTBOX_INTERVAL_SECONDS`, `WEBHOOK_INTERVAL_SECONDS`; 0 leaves
-it to its CLI command). The outbox's also runs at once when a request has just committed
+Each runs every its interval (`OUTBOX_INTERVAL_SECONDS`, `WEBHOOK_INTERVAL_SECONDS`,
+`NOTICE_INTERVAL_SECONDS`; 0 leaves it to its CLI command). The outbox's also runs at once when a request has just committed
 entries (`wake`): the lock of a new scan is the thread's work, not the request's, so the
 worker that took the upload is free for the next request as soon as the receipt is sent.
 """
@@ -31,7 +32,18 @@ def start_background_work(app):
             db.session, signing_key=webhook_signing_key(app.config), allow_local=app.config["WEBHOOK_ALLOW_LOCAL"]
         )
 
+    def send_notices():
+        from services.notices import daily, events, outbox
+        from storage.db import db
+
+        # Each city's daily pass once its local 06:00 has come (claimed once across instances),
+        # then the events of filings, disputes and decisions, then whatever is due to be sent.
+        daily.run_due(db.session, app.config)
+        events.expand(db.session, app.config)
+        outbox.send_due(db.session, app.config)
+
     _periodic(app, "outbox", app.config["OUTBOX_INTERVAL_SECONDS"], drain_outbox)
+    _periodic(app, "notices", app.config["NOTICE_INTERVAL_SECONDS"], send_notices)
     _periodic(app, "webhooks", app.config["WEBHOOK_INTERVAL_SECONDS"], deliver_webhooks)
 
 

@@ -87,6 +87,11 @@ RULES = (
         "permittee is told, unless the city records why sooner.",
         30,
     ),
+    Rule(
+        "reminder_days",
+        "A restaurant and its hauler are reminded of a device this many days before it comes due.",
+        14,
+    ),
     Rule("hauler_licensed", "The hauler's licence is valid on the service date.", True),
     Rule("hauler_registered", "The hauler is registered in the city on the service date.", True),
     Rule("vehicle_registered", "The truck is one of the hauler's, and the load fits its tank.", True),
@@ -125,6 +130,7 @@ PARAMETERS = (
     "grace_days",
     "frequency_change_notice_days",
     "decant_return_allowed",
+    "reminder_days",
 )
 
 

@@ -23,7 +23,7 @@ from services import changes, judging, manifests, outbox, resolving, retention
 from services.accounts import certifier_of
 from services.errors import Conflict, Forbidden, Invalid, NotFound
 from services.registry import decode_cursor, encode_cursor
-from storage import reach, turns
+from storage import notice_models, reach, turns
 from storage.corrections import APPROVED, PENDING, REJECTED, PendingCorrection
 from storage.models import Jurisdiction, Manifest, ManifestRevision, new_id
 
@@ -335,6 +335,7 @@ def _approve(session, principal, row: PendingCorrection, note) -> tuple[Manifest
     )
     _decide(row, principal, APPROVED, note, now)
     row.revision = revision.revision
+    notice_models.add_event(session, notice_models.DECIDED, now, correction_id=row.id)
     session.commit()
     return manifest, row
 
@@ -345,6 +346,7 @@ def reject(session, principal, row: PendingCorrection, *, reason) -> tuple[Manif
     _not_their_own(row, principal)
     _undecided(row)
     _decide(row, principal, REJECTED, reason, now)
+    notice_models.add_event(session, notice_models.DECIDED, now, correction_id=row.id)
     session.commit()
     return session.get(Manifest, row.manifest_id), row
 

@@ -42,7 +42,7 @@ from services.judging import (
 )
 from services.registry import decode_cursor, encode_cursor
 from services.resolving import Named, resolve
-from storage import reach, service_chain, turns
+from storage import notice_models, reach, service_chain, turns
 from storage.audit import frequency_changed
 from storage.intervals import ever_paused
 from storage.localtime import local_date as sql_local_date
@@ -262,8 +262,11 @@ def _insert_new(session, manifest: Manifest, revision: ManifestRevision, now, *,
     """A new manifest, its first revision, their findings and its change, with no unit of work
     (on PostgreSQL in one statement; `last`: the filing's last write, which commits it). The
     objects stay out of the session (see `_adopt`)."""
-    filed = changes.entry(manifest, changes.FILED, at=now, revision=1, findings=changes.active_codes(revision))
-    insert_rows(session.connection(), (manifest, revision, *revision.findings, filed), last=last)
+    found = changes.active_codes(revision)
+    filed = changes.entry(manifest, changes.FILED, at=now, revision=1, findings=found)
+    # One row more for a filing with findings, in the same statement: its notices go after.
+    noticed = (notice_models.filed_event(manifest, revision, now),) if found else ()
+    insert_rows(session.connection(), (manifest, revision, *revision.findings, filed, *noticed), last=last)
 
 
 def _adopt(session, manifest: Manifest):

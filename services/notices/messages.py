@@ -1,0 +1,72 @@
+"""A notice as mail: its body composed once, in plain text and HTML, when it is queued; the
+message (headers, alternatives, attachments, one-click unsubscribe) built when it is sent."""
+
+import base64
+import html
+from email.message import EmailMessage
+from email.utils import format_datetime, make_msgid
+
+from itsdangerous import BadSignature, URLSafeSerializer
+
+from domain.clock import now
+from services.notices.words import language_of, word
+
+UNSUBSCRIBE_SALT = "fogx.notices.unsubscribe"
+
+
+def body(*, language, paragraphs, link=None, attachments=()) -> dict:
+    """The stored body of a notice: its paragraphs as text and as HTML, a link into the portal,
+    and its attachments ({"filename", "content_type", "data" (base64)})."""
+    language = language_of(language)
+    text = "\n\n".join(paragraphs)
+    markup = "".join(f"<p>{html.escape(p)}</p>" for p in paragraphs)
+    if link:
+        text += f"\n\n{word(language, 'open')}: {link}"
+        markup += f'<p><a href="{html.escape(link, quote=True)}">{html.escape(word(language, "open"))}</a></p>'
+    return {
+        "text": text + "\n",
+        "html": f'<!doctype html><html lang="{language}"><body>{markup}</body></html>',
+        "attachments": [
+            {**a, "data": base64.b64encode(a["data"]).decode("ascii")} if isinstance(a["data"], bytes) else a
+            for a in attachments
+        ],
+    }
+
+
+def unsubscribe_token(secret: bytes | str, *, address: str, kind: str) -> str:
+    return URLSafeSerializer(secret, salt=UNSUBSCRIBE_SALT).dumps({"a": address, "k": kind})
+
+
+def unsubscribe_of(secret: bytes | str, token: str) -> tuple[str, str] | None:
+    """(address, kind) a token signs, or None for one fogx did not sign."""
+    try:
+        signed = URLSafeSerializer(secret, salt=UNSUBSCRIBE_SALT).loads(token)
+    except BadSignature:
+        return None
+    if not isinstance(signed, dict) or not isinstance(signed.get("a"), str) or not isinstance(signed.get("k"), str):
+        return None
+    return signed["a"], signed["k"]
+
+
+def message(notice, *, sender: str, unsubscribe_url: str | None) -> EmailMessage:
+    """The notice as a MIME message: text with an HTML alternative, its attachments, and the
+    RFC 8058 one-click unsubscribe headers where the kind may be refused."""
+    mail = EmailMessage()
+    mail["From"], mail["To"], mail["Subject"] = sender, notice.recipient, notice.subject
+    mail["Date"] = format_datetime(now())
+    mail["Message-ID"] = make_msgid(domain="fogx")
+    mail["Content-Language"] = notice.language
+    mail["X-Fogx-Notice"] = notice.kind
+    text = notice.body["text"]
+    if unsubscribe_url:
+        mail["List-Unsubscribe"] = f"<{unsubscribe_url}>"
+        mail["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+        text += f"\n--\n{word(notice.language, 'unsubscribe')} {unsubscribe_url}\n"
+    mail.set_content(text)
+    mail.add_alternative(notice.body["html"], subtype="html")
+    for attachment in notice.body.get("attachments") or ():
+        maintype, subtype = attachment["content_type"].split("/", 1)
+        mail.add_attachment(
+            base64.b64decode(attachment["data"]), maintype=maintype, subtype=subtype, filename=attachment["filename"]
+        )
+    return mail
