@@ -42,7 +42,8 @@ def run_due(session, config, *, at=None) -> list[tuple[str, str, int]]:
     it yet; [(city code, day, notices queued)] of those run here."""
     at = at or clock_now()
     done = []
-    for city_id, code, zone in session.execute(select(Jurisdiction.id, Jurisdiction.code, Jurisdiction.time_zone)):
+    cities = session.execute(select(Jurisdiction.id, Jurisdiction.code, Jurisdiction.time_zone)).all()
+    for city_id, code, zone in cities:
         moment = local(at, zone)
         if moment.time() < RUN_AT:
             continue
