@@ -245,7 +245,7 @@ def test_a_persons_choices_are_checked_and_a_program_has_none(demo_city):
     mine = http.get("/v1/me/notice-choices", headers=auditor)
     assert mine.status_code == 200 and mine.json["email"] == "auditor@demo.fogx.test"
     assert mine.json["language"] == "en" and all(mine.json["notices"].values())
-    for body in ({"language": "fr"}, {"notices": {"weather": False}}, {"notices": {"auditor_digest": "no"}}):
+    for body in ({"language": "fr"}, {"notices": {"weather": False}}, {"notices": {"auditor_digest": "maybe"}}):
         refused = http.patch("/v1/me/notice-choices", headers=auditor, json=body)
         assert refused.status_code == 422 and refused.content_type == "application/problem+json"
     turned = http.patch("/v1/me/notice-choices", headers=auditor, json={"notices": {"auditor_digest": False}})

@@ -174,6 +174,7 @@ def _digest(session, city, day, base) -> int:
     ]
     late = session.scalar(
         select(func.count(func.distinct(Manifest.id)))
+        .select_from(Manifest)
         .join(ManifestRevision, ManifestRevision.manifest_id == Manifest.id)
         .join(Finding, Finding.revision_id == ManifestRevision.id)
         .where(
