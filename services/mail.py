@@ -1,4 +1,4 @@
-"""Mail to people (invitations, password resets): a file per message in `MAIL_DIR`, or
+"""Mail on its way out (every notice, `services.notices`): a file per message in `MAIL_DIR`, or
 through the SMTP server `SMTP_URL` names (smtp://, smtp+starttls:// or smtps://)."""
 
 import os
@@ -6,34 +6,10 @@ import smtplib
 import ssl
 import uuid
 from email.message import EmailMessage
-from email.utils import format_datetime, make_msgid
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from domain.clock import now
-from services.errors import Unavailable
-
-
-def message(*, sender, to, subject, text) -> EmailMessage:
-    mail = EmailMessage()
-    mail["From"], mail["To"], mail["Subject"] = sender, to, subject
-    mail["Date"] = format_datetime(now())
-    mail["Message-ID"] = make_msgid(domain="fogx")
-    mail.set_content(text)
-    return mail
-
-
-def send(config, *, to, subject, text):
-    """Send one message; a mail server that cannot take it is a 503 (nothing was sent)."""
-    mail = message(sender=config["MAIL_FROM"], to=to, subject=subject, text=text)
-    try:
-        transmit(config, mail)
-    except (OSError, smtplib.SMTPException) as error:
-        raise Unavailable(
-            f"The mail server did not take the message ({type(error).__name__}); nothing was sent. Retry.",
-            retry_after=30,
-        ) from error
-    return mail
 
 
 def transmit(config, mail: EmailMessage):

@@ -379,6 +379,7 @@ def confirm_disposals(session, *, now, manifest_ids=None) -> int:
     for revision, deadline_hours in session.execute(query.add_columns(Jurisdiction.manifest_deadline_hours)).all():
         if now > revision.service_completed_at + timedelta(hours=deadline_hours):
             refresh_told(session, revision, now)
+            notice_models.add_event(session, notice_models.UNRECORDED, now, manifest_id=revision.manifest_id)
             raised += 1
     session.commit()
     return raised

@@ -9,8 +9,10 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from storage.base import Base, UTCDateTime, created, new_id, pk, unflushed
 
-# What a notice event is of: a filing with findings, a disputed delivery, a decided correction.
+# What a notice event is of: a filing with findings, a disputed delivery, a decided correction,
 FILED, DISPUTE, DECIDED = "filed_with_findings", "delivery_disputed", "correction_decided"
+# A manifest whose deadline passed with no disposal on record.
+UNRECORDED = "disposal_unrecorded"
 
 
 class Notice(Base):

@@ -253,3 +253,83 @@ def test_a_persons_choices_are_checked_and_a_program_has_none(demo_city):
     program = factories.bearer(factories.token(http, "demo-auditor", "demo-auditor-secret"))
     missing = http.get("/v1/me/notice-choices", headers=program)
     assert missing.status_code == 404 and missing.content_type == "application/problem+json"
+
+
+def test_the_haulers_office_hears_of_a_dispute_a_missing_disposal_and_a_rejected_correction(demo_city, frozen_clock):
+    app, inbox = demo_city
+    http = https_client(app)
+    frozen_clock(SIX_AM)
+    hauler = factories.bearer(factories.token(http, "demo-hauler", "demo-hauler-secret"))
+    done = SIX_AM - timedelta(hours=3)
+    body = {
+        "manifest_number": "IGS-9001",
+        "permit_number": "VV-FOG-0002",
+        "device_tag": "GI-1",
+        "vehicle_id": "TRK-7",
+        "driver_name": "Sam Ortiz",
+        "fse_signer_name": "Ana Ruiz",
+        "service_started_at": (done - timedelta(hours=1)).isoformat(),
+        "service_completed_at": done.isoformat(),
+        "waste_type": "grease_interceptor_waste",
+        "gallons_removed": 970,
+        "decant_returned_gallons": 0,
+        "full_pump_down": True,
+    }
+    unrecorded = http.post("/v1/manifests", headers=hauler, json=body)
+    disputed = http.post(
+        "/v1/manifests",
+        headers=hauler,
+        json={
+            **body,
+            "manifest_number": "IGS-9002",
+            "permit_number": "VV-FOG-0001",
+            "gallons_removed": 1455,
+            "disposal": {
+                "site_id": str(demo.DEMO_SITE_ID),
+                "ticket_number": "HDR-9002",
+                "delivered_at": (done + timedelta(hours=1)).isoformat(),
+                "gallons_delivered": 1455,
+            },
+        },
+    )
+    assert unrecorded.status_code == 201 and disputed.status_code == 201, (unrecorded.json, disputed.json)
+    site = factories.bearer(factories.token(http, "demo-site", "demo-site-secret"))
+    reason = {"reason": "No truck TRK-7 came through the gate that day."}
+    assert http.post(f"/v1/deliveries/{disputed.json['id']}/disputes", headers=site, json=reason).status_code == 201
+    filed = http.get(f"/v1/manifests/{disputed.json['id']}", headers=hauler).json["manifest"]
+    moved = {
+        k: (datetime.fromisoformat(filed[k]) - timedelta(days=10)).isoformat()
+        for k in ("service_started_at", "service_completed_at")
+    }
+    proposed = http.post(
+        f"/v1/manifests/{disputed.json['id']}/corrections",
+        headers=hauler,
+        json={**filed, **moved, "reason": "Wrong day"},
+    )
+    assert proposed.status_code == 202, proposed.json
+    auditor = factories.bearer(factories.token(http, "demo-auditor", "demo-auditor-secret"))
+    rejected = http.post(
+        f"/v1/audit/corrections/{proposed.json['id']}/reject",
+        headers=auditor,
+        json={"reason": "The ticket says today."},
+    )
+    assert rejected.status_code == 200, rejected.json
+    # Four days on, the first manifest still names no disposal: `manifests reevaluate` finds it.
+    frozen_clock(SIX_AM + timedelta(days=4))
+    runner = app.test_cli_runner()
+    assert "on 1 manifest" in runner.invoke(args=["manifests", "reevaluate"]).output
+    assert runner.invoke(args=["notices", "send"]).exit_code == 0
+    for address in ("dispatcher@demo.fogx.test", "hauler-admin@demo.fogx.test"):
+        got = {m["Subject"]: m for m in inbox.to(address)}
+        assert "High Desert Renewables disputes the delivery of manifest IGS-9002" in got
+        assert (
+            "No truck TRK-7 came through the gate that day."
+            in got["High Desert Renewables disputes the delivery of manifest IGS-9002"]
+            .get_body(("plain",))
+            .get_content()
+        )
+        decided = got["Your correction of manifest IGS-9002 was rejected"].get_body(("plain",)).get_content()
+        assert "The ticket says today." in decided
+        missing = got["No disposal is on record for manifest IGS-9001"].get_body(("plain",)).get_content()
+        assert "72 hours" in missing and "Rule: exchange policy." in missing
+    assert inbox.to("driver@demo.fogx.test") == [] and inbox.to("operator@demo.fogx.test") == []

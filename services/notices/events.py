@@ -9,12 +9,14 @@ from sqlalchemy import select, text
 
 from domain.clock import now as clock_now
 from domain.dates import local_date
+from domain.presets import POLICY
 from services.notices import messages, outbox, recipients
-from services.notices.words import CORRECTION, DISPUTED, FINDINGS, finding_line, word, written
+from services.notices.words import CORRECTION, DISPUTED, FINDINGS, UNRECORDED, finding_line, word, written
 from storage.corrections import PendingCorrection
 from storage.disputes import DeliveryDispute
 from storage.models import Device, DisposalSite, Finding, Fse, Jurisdiction, Manifest, ManifestRevision
 from storage.notice_models import DECIDED, DISPUTE, FILED, NoticeEvent
+from storage.notice_models import UNRECORDED as UNRECORDED_EVENT
 
 
 def _claim(session, limit):
@@ -31,7 +33,7 @@ def expand(session, config, *, limit=100) -> int:
     queued = 0
     events = _claim(session, limit)
     for event in events:
-        handler = {FILED: _filed, DISPUTE: _disputed, DECIDED: _decided}.get(event.kind)
+        handler = {FILED: _filed, DISPUTE: _disputed, DECIDED: _decided, UNRECORDED_EVENT: _unrecorded}.get(event.kind)
         if handler is not None:
             queued += handler(session, config["PUBLIC_BASE_URL"], event)
         event.done_at = clock_now()
@@ -95,6 +97,38 @@ def _filed(session, base, event) -> int:
         link=f"{base}/portal/#manifest={manifest.id}",
         extra=lines,
     )
+
+
+def _unrecorded(session, base, event) -> int:
+    """The hauler's office: a manifest's deadline passed and no disposal is on record for it."""
+    manifest = session.get(Manifest, uuid.UUID(event.payload["manifest_id"]))
+    revision = session.scalar(
+        select(ManifestRevision).where(
+            ManifestRevision.manifest_id == manifest.id, ManifestRevision.revision == manifest.current_revision
+        )
+    )
+    city = session.get(Jurisdiction, manifest.jurisdiction_id)
+    cited = (city.citations or {}).get("disposal_confirmed") or POLICY
+    queued = 0
+    for person in recipients.hauler_office(session, manifest.hauler_id, manifest.jurisdiction_id, UNRECORDED):
+        facts = {
+            "manifest_number": manifest.manifest_number,
+            "fse_name": session.scalar(select(Fse.name).where(Fse.id == manifest.fse_id)),
+            "device_tag": session.scalar(select(Device.tag).where(Device.id == manifest.device_id)),
+            "service_on": local_date(revision.service_completed_at, city.time_zone).isoformat(),
+            "hours": city.manifest_deadline_hours,
+            "citation": word(person.language, "policy") if cited == POLICY else cited,
+        }
+        queued += _queue_each(
+            session,
+            [person],
+            kind=UNRECORDED,
+            city_id=manifest.jurisdiction_id,
+            key=f"{UNRECORDED}:{manifest.id}:{revision.revision}",
+            facts=facts,
+            link=f"{base}/portal/#manifest={manifest.id}",
+        )
+    return queued
 
 
 def _disputed(session, base, event) -> int:

@@ -15,6 +15,7 @@ from domain.notice_kinds import (
     LANGUAGES,
     OVERDUE,
     RESET,
+    UNRECORDED,
 )
 
 __all__ = ["CHOOSABLE", "INVITATION", "KINDS", "LANGUAGES", "RESET"]
@@ -43,6 +44,14 @@ WORDS = {
         DISPUTED: (
             "{site_name} disputes the delivery of manifest {manifest_number}",
             ["{site_name} disputes the delivery manifest {manifest_number} names to it.", "Reason: {reason}"],
+        ),
+        UNRECORDED: (
+            "No disposal is on record for manifest {manifest_number}",
+            [
+                "Manifest {manifest_number} ({device_tag} at {fse_name}, serviced {service_on}) has no disposal "
+                "on record {hours} hours after the service: file the disposal ticket as a correction.",
+                "Rule: {citation}.",
+            ],
         ),
         CORRECTION: (
             "Your correction of manifest {manifest_number} was {decision}",
@@ -94,6 +103,14 @@ WORDS = {
         DISPUTED: (
             "{site_name} impugna la entrega del manifiesto {manifest_number}",
             ["{site_name} impugna la entrega que el manifiesto {manifest_number} le atribuye.", "Motivo: {reason}"],
+        ),
+        UNRECORDED: (
+            "No consta la disposición del manifiesto {manifest_number}",
+            [
+                "El manifiesto {manifest_number} ({device_tag} de {fse_name}, servicio del {service_on}) no tiene "
+                "disposición registrada {hours} horas después del servicio: presente el boleto como corrección.",
+                "Norma: {citation}.",
+            ],
         ),
         CORRECTION: (
             "Su corrección del manifiesto {manifest_number} fue {decision}",
