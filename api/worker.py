@@ -43,7 +43,10 @@ def start_background_work(app):
         outbox.send_due(db.session, app.config)
 
     _periodic(app, "outbox", app.config["OUTBOX_INTERVAL_SECONDS"], drain_outbox)
-    _periodic(app, "notices", app.config["NOTICE_INTERVAL_SECONDS"], send_notices)
+    # An app server that passes heavy reads to an export pool (`EXPORTS_URL`) leaves notices to
+    # the pool too: its lower CPU priority keeps the mail work from slowing filings.
+    notices_every = 0 if app.config["EXPORTS_URL"] else app.config["NOTICE_INTERVAL_SECONDS"]
+    _periodic(app, "notices", notices_every, send_notices)
     _periodic(app, "webhooks", app.config["WEBHOOK_INTERVAL_SECONDS"], deliver_webhooks)
 
 

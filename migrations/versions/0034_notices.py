@@ -79,7 +79,7 @@ def upgrade():
     )
     # Each city's rule table gains the reminder window, exchange policy in every preset.
     bind = op.get_bind()
-    for row in bind.execute(sa.text("SELECT id, citations FROM jurisdictions")).mappings():
+    for row in bind.execute(sa.text("SELECT id, citations FROM jurisdictions")).mappings().all():
         citations = row["citations"]
         if isinstance(citations, str):
             citations = json.loads(citations)
