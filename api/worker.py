@@ -72,9 +72,9 @@ def _periodic(app, name, interval, job):
             wake.wait(interval)
             wake.clear()
 
-    @app.before_request
-    def _ensure_running():
-        # Started on the first request of each process: threads do not survive a fork.
+    def ensure_running():
+        # Started in each process (threads do not survive a fork): on its first request, or as
+        # gunicorn starts the worker (`start_in_this_process`).
         if state["pid"] != os.getpid():
             with lock:
                 if state["pid"] != os.getpid():
@@ -82,6 +82,17 @@ def _periodic(app, name, interval, job):
                     thread = threading.Thread(target=loop, args=(wake,), name=f"fogx-{name}", daemon=True)
                     thread.start()
                     state.update(pid=os.getpid(), wake=wake, thread=thread)
+
+    state["start"] = ensure_running
+    app.before_request(ensure_running)
+
+
+def start_in_this_process(app):
+    """Start this process's threads of `app` now, before any request: a worker of the export
+    pool, which may not be asked anything for hours, still sends the notices."""
+    for name, state in app.extensions.items():
+        if name.endswith("_worker") and isinstance(state, dict) and "start" in state:
+            state["start"]()
 
 
 def wake(app, name="outbox") -> bool:
