@@ -58,7 +58,7 @@ WORDS = {
             ["The city {decision} your correction of manifest {manifest_number}.", "{note}"],
         ),
         AWAITING: (
-            "{count} deliveries await confirmation at {site_name}",
+            "Deliveries awaiting confirmation at {site_name}: {count}",
             ["{count} deliveries named to {site_name} await the site's confirmation or dispute."],
         ),
         DIGEST: (
@@ -117,7 +117,7 @@ WORDS = {
             ["La ciudad {decision} su corrección del manifiesto {manifest_number}.", "{note}"],
         ),
         AWAITING: (
-            "{count} entregas esperan confirmación en {site_name}",
+            "Entregas por confirmar en {site_name}: {count}",
             ["{count} entregas atribuidas a {site_name} esperan que el sitio las confirme o impugne."],
         ),
         DIGEST: (
