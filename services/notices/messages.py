@@ -6,7 +6,7 @@ import html
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 
-from itsdangerous import BadSignature, URLSafeSerializer
+from itsdangerous import BadData, URLSafeSerializer
 
 from domain.clock import now
 from services.notices.words import language_of, word
@@ -41,7 +41,7 @@ def unsubscribe_of(secret: bytes | str, token: str) -> tuple[str, str] | None:
     """(address, kind) a token signs, or None for one fogx did not sign."""
     try:
         signed = URLSafeSerializer(secret, salt=UNSUBSCRIBE_SALT).loads(token)
-    except BadSignature:
+    except BadData:
         return None
     if not isinstance(signed, dict) or not isinstance(signed.get("a"), str) or not isinstance(signed.get("k"), str):
         return None
@@ -67,6 +67,10 @@ def message(notice, *, sender: str, unsubscribe_url: str | None) -> EmailMessage
     for attachment in notice.body.get("attachments") or ():
         maintype, subtype = attachment["content_type"].split("/", 1)
         mail.add_attachment(
-            base64.b64decode(attachment["data"]), maintype=maintype, subtype=subtype, filename=attachment["filename"]
+            base64.b64decode(attachment["data"]),
+            maintype=maintype,
+            subtype=subtype,
+            filename=attachment["filename"],
+            params={"charset": "utf-8"} if maintype == "text" else None,
         )
     return mail
