@@ -314,9 +314,10 @@ def test_the_haulers_office_hears_of_a_dispute_a_missing_disposal_and_a_rejected
         json={"reason": "The ticket says today."},
     )
     assert rejected.status_code == 200, rejected.json
+    runner = app.test_cli_runner()
+    assert runner.invoke(args=["notices", "send"]).exit_code == 0
     # Four days on, the first manifest still names no disposal: `manifests reevaluate` finds it.
     frozen_clock(SIX_AM + timedelta(days=4))
-    runner = app.test_cli_runner()
     assert "on 1 manifest" in runner.invoke(args=["manifests", "reevaluate"]).output
     assert runner.invoke(args=["notices", "send"]).exit_code == 0
     for address in ("dispatcher@demo.fogx.test", "hauler-admin@demo.fogx.test"):

@@ -4,6 +4,7 @@ its manifest, in the same statement: `storage.notice_models`); here each becomes
 recipient."""
 
 import uuid
+from datetime import timedelta
 
 from sqlalchemy import select, text
 
@@ -17,6 +18,10 @@ from storage.disputes import DeliveryDispute
 from storage.models import Device, DisposalSite, Finding, Fse, Jurisdiction, Manifest, ManifestRevision
 from storage.notice_models import DECIDED, DISPUTE, FILED, NoticeEvent
 from storage.notice_models import UNRECORDED as UNRECORDED_EVENT
+
+# An event older than this is closed without notices: a notice says what happened that day, and
+# a backlog (a registry loaded with its history, an outage of days) is not mailed late.
+STALE_AFTER = timedelta(days=3)
 
 
 def _claim(session, limit):
@@ -32,9 +37,10 @@ def expand(session, config, *, limit=100) -> int:
     """Queue the notices of the events not yet expanded; how many were queued."""
     queued = 0
     events = _claim(session, limit)
+    stale = clock_now() - STALE_AFTER
     for event in events:
         handler = {FILED: _filed, DISPUTE: _disputed, DECIDED: _decided, UNRECORDED_EVENT: _unrecorded}.get(event.kind)
-        if handler is not None:
+        if handler is not None and event.created_at >= stale:
             queued += handler(session, config["PUBLIC_BASE_URL"], event)
         event.done_at = clock_now()
     session.commit()

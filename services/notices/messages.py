@@ -55,7 +55,6 @@ def message(notice, *, sender: str, unsubscribe_url: str | None) -> EmailMessage
     mail["From"], mail["To"], mail["Subject"] = sender, notice.recipient, notice.subject
     mail["Date"] = format_datetime(now())
     mail["Message-ID"] = make_msgid(domain="fogx")
-    mail["Content-Language"] = notice.language
     mail["X-Fogx-Notice"] = notice.kind
     text = notice.body["text"]
     if unsubscribe_url:
@@ -73,4 +72,6 @@ def message(notice, *, sender: str, unsubscribe_url: str | None) -> EmailMessage
             filename=attachment["filename"],
             params={"charset": "utf-8"} if maintype == "text" else None,
         )
+    # After the parts: setting the content clears every Content-* header.
+    mail["Content-Language"] = notice.language
     return mail
