@@ -90,7 +90,7 @@ def test_sixty_days_of_the_demo_city_each_notice_on_its_day_and_none_twice(app, 
     frozen_clock(datetime(2026, 6, 1, 12, 0, tzinfo=UTC))
     demo.load(session, base_url="https://fogx.test")
     hauler = principal_of(session.scalar(select(OAuthClient).where(OAuthClient.client_id == "demo-hauler")))
-    # What the hauler files, on which local day and hour: a partial pump-out of Mesa Grill's
+    # What the hauler files (at 14:00), on which local day: a partial pump-out of Mesa Grill's
     # interceptor done on 1 June and filed late on the 5th; its full service on the 7th; Golden
     # Wok's trap serviced on the 8th, then never again.
     filings = {
@@ -107,7 +107,7 @@ def test_sixty_days_of_the_demo_city_each_notice_on_its_day_and_none_twice(app, 
         frozen_clock(local(day, 6))
         two_instances(engine, config)
         if day in filings:
-            frozen_clock(local(day, 10))
+            frozen_clock(local(day, 14))
             filed_on[file(session, hauler, **filings[day])] = day
         frozen_clock(local(day, 18))
         two_instances(engine, config)
