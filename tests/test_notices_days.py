@@ -101,16 +101,17 @@ def test_sixty_days_of_the_demo_city_each_notice_on_its_day_and_none_twice(app, 
     filed_on = {}
     for n in range(DAYS):
         day = FIRST + timedelta(days=n)
-        frozen_clock(local(day, 5, 59))
-        two_instances(engine, config)
-        assert session.scalar(select(NoticeDay.day).where(NoticeDay.day == day)) is None  # not before 06:00
+        if n % 7 == 0:  # a round just before 06:00 runs no pass yet
+            frozen_clock(local(day, 5, 59))
+            two_instances(engine, config)
+            assert session.scalar(select(NoticeDay.day).where(NoticeDay.day == day)) is None
         frozen_clock(local(day, 6))
         two_instances(engine, config)
         if day in filings:
             frozen_clock(local(day, 14))
             filed_on[file(session, hauler, **filings[day])] = day
-        frozen_clock(local(day, 18))
-        two_instances(engine, config)
+            frozen_clock(local(day, 18))
+            two_instances(engine, config)
 
     sent = session.scalars(select(Notice)).all()
     assert {n.state for n in sent} == {"sent"}
