@@ -285,6 +285,7 @@ def _issue(session, *, email, organisation, role, target, by, config) -> Invitat
     where = _name_of(session, invitation.organisation, **target)
     account_mail.invitation(
         session,
+        config,
         to=invitation.email,
         role=invitation.role,
         where=where,

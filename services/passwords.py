@@ -184,7 +184,7 @@ def request_reset(session, email, *, config):
     # The link and its mail commit together: the link works by the time anyone can open it,
     # and the mail goes after the commit, however long the mail server takes.
     link = f"{config['PUBLIC_BASE_URL']}/signin/reset/{token}"
-    account_mail.reset(session, person=person, link=link, ttl_hours=int(RESET_TTL.total_seconds() // 3600))
+    account_mail.reset(session, config, person=person, link=link, ttl_hours=int(RESET_TTL.total_seconds() // 3600))
     session.commit()
     return reset
 

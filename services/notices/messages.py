@@ -2,16 +2,35 @@
 message (headers, alternatives, attachments, one-click unsubscribe) built when it is sent."""
 
 import base64
+import hashlib
 import html
+import json
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 
+from cryptography.fernet import Fernet
 from itsdangerous import BadData, URLSafeSerializer
 
 from domain.clock import now
 from services.notices.words import language_of, word
 
 UNSUBSCRIBE_SALT = "fogx.notices.unsubscribe"
+SEALED = "sealed"
+
+
+def _sealer(secret: bytes | str) -> Fernet:
+    secret = secret.encode() if isinstance(secret, str) else secret
+    return Fernet(base64.urlsafe_b64encode(hashlib.sha256(b"fogx.notices.sealed:" + secret).digest()))
+
+
+def seal(secret, body: dict) -> dict:
+    """A body that carries a secret link (an invitation, a reset), encrypted: the database never
+    holds the link in the clear, as it holds the token only hashed."""
+    return {SEALED: _sealer(secret).encrypt(json.dumps(body).encode()).decode("ascii")}
+
+
+def opened(secret, body: dict) -> dict:
+    return json.loads(_sealer(secret).decrypt(body[SEALED].encode())) if SEALED in body else body
 
 
 def body(*, language, paragraphs, link=None, attachments=()) -> dict:
@@ -48,7 +67,7 @@ def unsubscribe_of(secret: bytes | str, token: str) -> tuple[str, str] | None:
     return signed["a"], signed["k"]
 
 
-def message(notice, *, sender: str, unsubscribe_url: str | None) -> EmailMessage:
+def message(notice, *, sender: str, unsubscribe_url: str | None, secret=None) -> EmailMessage:
     """The notice as a MIME message: text with an HTML alternative, its attachments, and the
     RFC 8058 one-click unsubscribe headers where the kind may be refused."""
     mail = EmailMessage()
@@ -56,14 +75,16 @@ def message(notice, *, sender: str, unsubscribe_url: str | None) -> EmailMessage
     mail["Date"] = format_datetime(now())
     mail["Message-ID"] = make_msgid(domain="fogx")
     mail["X-Fogx-Notice"] = notice.kind
-    text = notice.body["text"]
+    content = opened(secret, notice.body)
+    text = content["text"]
     if unsubscribe_url:
         mail["List-Unsubscribe"] = f"<{unsubscribe_url}>"
         mail["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
         text += f"\n--\n{word(notice.language, 'unsubscribe')} {unsubscribe_url}\n"
     mail.set_content(text)
-    mail.add_alternative(notice.body["html"], subtype="html")
-    for attachment in notice.body.get("attachments") or ():
+    if content.get("html"):
+        mail.add_alternative(content["html"], subtype="html")
+    for attachment in content.get("attachments") or ():
         maintype, subtype = attachment["content_type"].split("/", 1)
         mail.add_attachment(
             base64.b64decode(attachment["data"]),

@@ -102,7 +102,12 @@ def _send(notice, config, at) -> str:
         unsubscribe = f"{config['PUBLIC_BASE_URL']}/notices/unsubscribe/{token}"
     notice.attempts += 1
     try:
-        mail.transmit(config, messages.message(notice, sender=config["MAIL_FROM"], unsubscribe_url=unsubscribe))
+        mail.transmit(
+            config,
+            messages.message(
+                notice, sender=config["MAIL_FROM"], unsubscribe_url=unsubscribe, secret=secret_key(config)
+            ),
+        )
     except smtplib.SMTPRecipientsRefused as error:
         codes = [code for code, _ in error.recipients.values()]
         return _refused(notice, at, error, permanent=all(code >= 500 for code in codes))
@@ -111,6 +116,7 @@ def _send(notice, config, at) -> str:
     except (OSError, smtplib.SMTPException) as error:
         return _refused(notice, at, error, permanent=False)
     notice.state, notice.sent_at, notice.last_error = "sent", at, None
+    _forget_link(notice)
     return "sent"
 
 
@@ -120,12 +126,20 @@ def _refused(notice, at, error, *, permanent) -> str:
     notice.last_error = f"{type(error).__name__}: {error}"[:2000]
     if permanent:
         notice.state = "bounced"
+        _forget_link(notice)
         return "bounced"
     if notice.attempts >= MAX_ATTEMPTS:
         notice.state = "failed"
+        _forget_link(notice)
         return "failed"
     notice.next_attempt_at = at + min(timedelta(seconds=2**notice.attempts), MAX_BACKOFF)
     return "retry"
+
+
+def _forget_link(notice):
+    """A sealed body (a link that opens an account) is dropped once the notice is done with."""
+    if messages.SEALED in notice.body:
+        notice.body = {"text": "(a link, not kept once sent)"}
 
 
 def queued_count(session) -> int:
