@@ -40,6 +40,7 @@ $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
 run: venv
 	$(BIN)/flask --app wsgi db upgrade
 	$(BIN)/flask --app wsgi demo load
+	$(BIN)/flask --app wsgi notices run
 	TRUSTED_PROXIES=$(EXPORTS_TRUSTED_PROXIES) nice -n $(EXPORTS_NICE) $(BIN)/gunicorn --config gunicorn.conf.py --bind $(HOST):$(EXPORTS_PORT) \
 	  --workers $(EXPORT_WORKERS) wsgi:app & exports=$$!; trap 'kill $$exports 2> /dev/null' EXIT INT TERM; \
 	EXPORTS_URL=http://$(HOST):$(EXPORTS_PORT) $(BIN)/gunicorn --config gunicorn.conf.py --bind $(HOST):$(PORT) \

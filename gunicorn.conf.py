@@ -24,3 +24,11 @@ limit_request_line = 8190
 
 if os.path.isdir("/dev/shm"):
     worker_tmp_dir = "/dev/shm"
+
+
+def post_worker_init(worker):
+    """Each worker's background threads start with it (api/worker.py), not with its first
+    request: the export pool, asked nothing for hours, still works the notices."""
+    from api.worker import start_in_this_process
+
+    start_in_this_process(worker.wsgi)

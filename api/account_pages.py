@@ -8,6 +8,7 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from api import csrf
 from api.errors import status_of
+from api.notices import send_soon
 from api.signin import PENDING_SECONDS, attempts, page, password_checked, refused_form, waited
 from auth.keys import secret_key
 from services import accounts, passwords, twofactor
@@ -98,6 +99,7 @@ def _mail_reset_after_answering(email):
         with app.app_context():
             try:
                 passwords.request_reset(db.session, email, config=app.config)
+                send_soon(app)
             except Exception:  # the answer has been sent
                 db.session.rollback()
                 log.warning("a password reset mail failed", exc_info=True)

@@ -7,7 +7,7 @@ import uuid
 from flask import Flask, Request, current_app, g, has_request_context, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from api import cli, errors, exports, logs
+from api import cli, cli_notices, errors, exports, logs
 from api.config import load_config
 from api.errors import BadRequest, PayloadTooLarge, UriTooLong
 from api.worker import start_background_work
@@ -55,6 +55,7 @@ def create_app(config=None):
     app.extensions["fogx.store"] = make_store(app.config)
     errors.init_app(app)
     cli.init_app(app)
+    cli_notices.init_app(app)
     _request_ids(app)
     _refuse_large_bodies(app)
     start_background_work(app)
@@ -78,6 +79,7 @@ def create_app(config=None):
         jurisdictions,
         maintenance,
         manifests,
+        notices,
         portal,
         receipts,
         records,
@@ -101,6 +103,7 @@ def create_app(config=None):
     app.register_blueprint(receipts.bp)
     app.register_blueprint(deliveries.bp)
     app.register_blueprint(trends.bp)
+    app.register_blueprint(notices.bp)
     app.register_blueprint(portal.bp)
 
     from api import account_pages, people, problems, signin

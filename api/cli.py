@@ -427,6 +427,9 @@ def people_invite(email, hauler_id, site_id, role):
         )
     except (Invalid, NotFound) as error:
         raise click.UsageError(str(error)) from error
+    from api.notices import send_soon
+
+    send_soon(current_app)
     click.echo(f"invited {invitation.email} as {invitation.role}; the link is mailed (invitation {invitation.id})")
 
 

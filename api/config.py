@@ -48,6 +48,8 @@ SETTINGS = {
     "EXPORTS_READ_TIMEOUT_SECONDS": (300, int),
     "REDIS_URL": ("", str),
     "OUTBOX_INTERVAL_SECONDS": (5, int),
+    # Notices: each city's daily pass, the events to expand and the mail to send, this often.
+    "NOTICE_INTERVAL_SECONDS": (30, int),
     "WEBHOOK_INTERVAL_SECONDS": (5, int),
     "WEBHOOK_ALLOW_LOCAL": (False, flag),
     "WEBHOOK_SIGNING_KEY": ("", str),

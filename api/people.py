@@ -6,6 +6,7 @@ import json
 from flask import Blueprint, Response, current_app, request, stream_with_context
 
 from api.downloads import disposition
+from api.notices import send_soon
 from api.validation import load, load_json
 from auth.protect import current_principal, require
 from auth.scopes import AUDIT_READ, MANIFESTS_WRITE, RECORDS_READ, REGISTRY_WRITE
@@ -52,6 +53,7 @@ policy_in = SignInPolicyIn()
 def invite():
     accounts.standing(db.session, current_principal())  # a caller who manages no one learns no more
     invitation = accounts.invite(db.session, current_principal(), load_json(invitation_in), config=current_app.config)
+    send_soon(current_app)
     return invitation_view(invitation), 201
 
 

@@ -1,8 +1,9 @@
 """Threads in each worker process for the work that follows commits, so that it never waits
-for an operator: the outbox (object locks) and webhook deliveries.
+for an operator: the outbox (object locks), webhook deliveries, and notices (each city's daily
+pass at its local 06:00, and the mail queued since).
 
-Each runs every its interval (`OUTBOX_INTERVAL_SECONDS`, `WEBHOOK_INTERVAL_SECONDS`; 0 leaves
-it to its CLI command). The outbox's also runs at once when a request has just committed
+Each runs every its interval (`OUTBOX_INTERVAL_SECONDS`, `WEBHOOK_INTERVAL_SECONDS`,
+`NOTICE_INTERVAL_SECONDS`; 0 leaves it to its CLI command). The outbox's also runs at once when a request has just committed
 entries (`wake`): the lock of a new scan is the thread's work, not the request's, so the
 worker that took the upload is free for the next request as soon as the receipt is sent.
 """
@@ -31,7 +32,21 @@ def start_background_work(app):
             db.session, signing_key=webhook_signing_key(app.config), allow_local=app.config["WEBHOOK_ALLOW_LOCAL"]
         )
 
+    def send_notices():
+        from services.notices import daily, events, outbox
+        from storage.db import db
+
+        # Each city's daily pass once its local 06:00 has come (claimed once across instances),
+        # then the events of filings, disputes and decisions, then whatever is due to be sent.
+        daily.run_due(db.session, app.config)
+        events.expand(db.session, app.config)
+        outbox.send_due(db.session, app.config)
+
     _periodic(app, "outbox", app.config["OUTBOX_INTERVAL_SECONDS"], drain_outbox)
+    # An app server that passes heavy reads to an export pool (`EXPORTS_URL`) leaves notices to
+    # the pool too: its lower CPU priority keeps the mail work from slowing filings.
+    notices_every = 0 if app.config["EXPORTS_URL"] else app.config["NOTICE_INTERVAL_SECONDS"]
+    _periodic(app, "notices", notices_every, send_notices)
     _periodic(app, "webhooks", app.config["WEBHOOK_INTERVAL_SECONDS"], deliver_webhooks)
 
 
@@ -57,9 +72,9 @@ def _periodic(app, name, interval, job):
             wake.wait(interval)
             wake.clear()
 
-    @app.before_request
-    def _ensure_running():
-        # Started on the first request of each process: threads do not survive a fork.
+    def ensure_running():
+        # Started in each process (threads do not survive a fork): on its first request, or as
+        # gunicorn starts the worker (`start_in_this_process`).
         if state["pid"] != os.getpid():
             with lock:
                 if state["pid"] != os.getpid():
@@ -67,6 +82,17 @@ def _periodic(app, name, interval, job):
                     thread = threading.Thread(target=loop, args=(wake,), name=f"fogx-{name}", daemon=True)
                     thread.start()
                     state.update(pid=os.getpid(), wake=wake, thread=thread)
+
+    state["start"] = ensure_running
+    app.before_request(ensure_running)
+
+
+def start_in_this_process(app):
+    """Start this process's threads of `app` now, before any request: a worker of the export
+    pool, which may not be asked anything for hours, still sends the notices."""
+    for name, state in app.extensions.items():
+        if name.endswith("_worker") and isinstance(state, dict) and "start" in state:
+            state["start"]()
 
 
 def wake(app, name="outbox") -> bool:

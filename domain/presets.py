@@ -93,6 +93,11 @@ RULES = (
         "sooner than this many days after the permittee is told (none: the notice above).",
         None,
     ),
+    Rule(
+        "reminder_days",
+        "A restaurant and its hauler are reminded of a device this many days before it comes due.",
+        14,
+    ),
     Rule("hauler_licensed", "The hauler's licence is valid on the service date.", True),
     Rule("hauler_registered", "The hauler is registered in the city on the service date.", True),
     Rule("vehicle_registered", "The truck is one of the hauler's, and the load fits its tank.", True),
@@ -132,6 +137,7 @@ PARAMETERS = (
     "frequency_change_notice_days",
     "frequency_change_notice_inspection_days",
     "decant_return_allowed",
+    "reminder_days",
 )
 
 

@@ -9,6 +9,7 @@ import { auditor } from "./js/auditor.js";
 import { hauler } from "./js/hauler.js";
 import { restaurants } from "./js/restaurant.js";
 import { site } from "./js/site.js";
+import { noticeChoices } from "./js/notices.js";
 
 const VIEWS = { auditor, hauler, fse: restaurants, site };
 // The views a person may read in Spanish; the others are in English alone.
@@ -37,6 +38,9 @@ async function showView() {
   document.getElementById("second-factor").hidden = !current.person;
   const asked = ++shown;
   const parts = await VIEWS[role]();
+  // A person (not a program) chooses the notices they are sent by email; the view stands without it.
+  const choices = current.person ? await noticeChoices(role).catch(() => null) : null;
+  if (choices) parts.push(choices);
   if (asked === shown && session()) view.replaceChildren(...parts);
 }
 

@@ -16,8 +16,8 @@ from auth.scopes import ROLE_SCOPES
 from auth.signins import revoke_membership
 from domain.clock import now
 from schemas.registry import CONTROL
-from services import mail
 from services.errors import Forbidden, Invalid, NotFound
+from services.notices import account_mail
 from services.passwords import LinkInvalid, LinkUnknown, checked, digest, find_person, normal_email, verify_password
 from storage import reach
 from storage.models import DisposalSite, Fse, Hauler, Jurisdiction, OAuthClient, OAuthClientFse, OAuthToken, new_id
@@ -283,16 +283,15 @@ def _issue(session, *, email, organisation, role, target, by, config) -> Invitat
     session.flush()
     link = f"{config['PUBLIC_BASE_URL']}/signin/invitations/{token}"
     where = _name_of(session, invitation.organisation, **target)
-    mail.send(
+    account_mail.invitation(
+        session,
         config,
         to=invitation.email,
-        subject=f"You are invited to fogx: {where}",
-        text=(
-            f"Hello,\n\nYou are invited to fogx, the FOG manifest exchange, as {invitation.role} of {where}.\n"
-            f"To accept, open this link within {config['INVITATION_TTL_HOURS']} hours and choose a password "
-            f"(or, if you have a fogx account, give its password):\n\n{link}\n\n"
-            "If you did not expect this, ignore this message.\n"
-        ),
+        role=invitation.role,
+        where=where,
+        link=link,
+        ttl_hours=config["INVITATION_TTL_HOURS"],
+        jurisdiction_id=invitation.jurisdiction_id,
     )
     session.commit()
     return invitation

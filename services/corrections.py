@@ -24,7 +24,7 @@ from services.accounts import certifier_of
 from services.errors import Conflict, Forbidden, Invalid, NotFound
 from services.filing_facts import Facts
 from services.registry import decode_cursor, encode_cursor
-from storage import filings, reach, turns
+from storage import filings, notice_models, reach, turns
 from storage.corrections import APPROVED, PENDING, REJECTED, PendingCorrection
 from storage.models import Jurisdiction, Manifest, ManifestRevision, new_id
 
@@ -348,6 +348,7 @@ def _approve(session, principal, row: PendingCorrection, note) -> tuple[Manifest
     )
     _decide(row, principal, APPROVED, note, now)
     row.revision = revision.revision
+    notice_models.add_event(session, notice_models.DECIDED, now, correction_id=row.id)
     return manifest, row
 
 
@@ -357,6 +358,7 @@ def reject(session, principal, row: PendingCorrection, *, reason) -> tuple[Manif
     _not_their_own(row, principal)
     _undecided(row)
     _decide(row, principal, REJECTED, reason, now)
+    notice_models.add_event(session, notice_models.DECIDED, now, correction_id=row.id)
     session.commit()
     return session.get(Manifest, row.manifest_id), row
 

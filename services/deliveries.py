@@ -6,11 +6,12 @@ import uuid
 
 from sqlalchemy import String, and_, literal, select, true
 
+from domain.clock import now as clock_now
 from domain.reconcile import AWAITING, DISPUTED, RECEIVED
 from services.errors import NotFound
 from services.receipts import site_zone, speaking_for
 from services.registry import decode_cursor, encode_cursor
-from storage import reach
+from storage import notice_models, reach
 from storage.disputes import DeliveryDispute
 from storage.localtime import local_date as sql_local_date
 from storage.models import DisposalReceipt, Manifest, ManifestRevision
@@ -104,5 +105,7 @@ def dispute(session, principal, manifest_id, reason) -> DeliveryDispute:
         manifest_id=found, site_id=principal.site_id, reason=reason, submitted_by_client_id=principal.client_pk
     )
     session.add(row)
+    session.flush()
+    notice_models.add_event(session, notice_models.DISPUTE, clock_now(), dispute_id=row.id)
     session.commit()
     return row

@@ -1,4 +1,4 @@
-"""Mail to people (invitations, password resets): a file per message in `MAIL_DIR`, or
+"""Mail on its way out (every notice, `services.notices`): a file per message in `MAIL_DIR`, or
 through the SMTP server `SMTP_URL` names (smtp://, smtp+starttls:// or smtps://)."""
 
 import os
@@ -6,31 +6,19 @@ import smtplib
 import ssl
 import uuid
 from email.message import EmailMessage
-from email.utils import format_datetime, make_msgid
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from domain.clock import now
-from services.errors import Unavailable
 
 
-def message(*, sender, to, subject, text) -> EmailMessage:
-    mail = EmailMessage()
-    mail["From"], mail["To"], mail["Subject"] = sender, to, subject
-    mail["Date"] = format_datetime(now())
-    mail["Message-ID"] = make_msgid(domain="fogx")
-    mail.set_content(text)
-    return mail
-
-
-def send(config, *, to, subject, text):
-    """Send one message; a mail server that cannot take it is a 503 (nothing was sent)."""
-    mail = message(sender=config["MAIL_FROM"], to=to, subject=subject, text=text)
+def transmit(config, mail: EmailMessage):
+    """Hand one message on: to the SMTP server of `SMTP_URL`, else to a file in `MAIL_DIR`.
+    The server's refusal is raised as smtplib raises it (its code tells a bounce from a delay)."""
     if config["SMTP_URL"]:
         _smtp(config["SMTP_URL"], mail)
     else:
         _file(Path(config["MAIL_DIR"]), mail)
-    return mail
 
 
 def _file(folder: Path, mail: EmailMessage):
@@ -46,16 +34,10 @@ def _smtp(url: str, mail: EmailMessage):
     parts = urlsplit(url)
     secure = parts.scheme == "smtps"
     port = parts.port or (465 if secure else 587 if parts.scheme == "smtp+starttls" else 25)
-    try:
-        connect = smtplib.SMTP_SSL if secure else smtplib.SMTP
-        with connect(parts.hostname, port, timeout=30) as server:
-            if parts.scheme == "smtp+starttls":
-                server.starttls(context=ssl.create_default_context())
-            if parts.username:
-                server.login(unquote(parts.username), unquote(parts.password or ""))
-            server.send_message(mail)
-    except (OSError, smtplib.SMTPException) as error:
-        raise Unavailable(
-            f"The mail server did not take the message ({type(error).__name__}); nothing was sent. Retry.",
-            retry_after=30,
-        ) from error
+    connect = smtplib.SMTP_SSL if secure else smtplib.SMTP
+    with connect(parts.hostname, port, timeout=30) as server:
+        if parts.scheme == "smtp+starttls":
+            server.starttls(context=ssl.create_default_context())
+        if parts.username:
+            server.login(unquote(parts.username), unquote(parts.password or ""))
+        server.send_message(mail)

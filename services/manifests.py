@@ -25,7 +25,7 @@ from services.filing_facts import Facts, device_facts, load_tenures, rules_of
 from services.judging import Surroundings, current_revisions, refresh, refresh_neighbours, refresh_told, surroundings
 from services.registry import decode_cursor, encode_cursor
 from services.resolving import Named, resolve
-from storage import filings, reach, service_chain
+from storage import filings, notice_models, reach, service_chain
 from storage.audit import frequency_changed
 from storage.intervals import device_ever_paused
 from storage.localtime import local_date as sql_local_date
@@ -220,8 +220,11 @@ def _file(session, principal, data, now, store, uploads, stored) -> Filed:
     if around.same_service or around.following is not None:
         # Not simply the device's latest service: its services' links are worked out again.
         service_chain.mark(session, revision.device_id)
-    filed = changes.entry(manifest, changes.FILED, at=now, revision=1, findings=changes.active_codes(revision))
-    filings.insert(session, manifest, (manifest, revision, *revision.findings, filed))
+    found = changes.active_codes(revision)
+    filed = changes.entry(manifest, changes.FILED, at=now, revision=1, findings=found)
+    # One row more for a filing with findings, in the same statement: its notices go after.
+    noticed = (notice_models.filed_event(manifest, revision, now),) if found else ()
+    filings.insert(session, manifest, (manifest, revision, *revision.findings, filed, *noticed))
     refresh_neighbours(session, revision, now, around, facts=facts)
     if uploads:
         documents.attach(
@@ -322,6 +325,7 @@ def confirm_disposals(session, *, now, manifest_ids=None) -> int:
     for revision, deadline_hours in session.execute(query.add_columns(Jurisdiction.manifest_deadline_hours)).all():
         if now > revision.service_completed_at + timedelta(hours=deadline_hours):
             refresh_told(session, revision, now, facts=facts)
+            notice_models.add_event(session, notice_models.UNRECORDED, now, manifest_id=revision.manifest_id)
             raised += 1
     session.commit()
     return raised

@@ -13,8 +13,8 @@ from sqlalchemy import func, or_, select, update
 
 from domain.clock import now
 from schemas.registry import CONTROL
-from services import mail
 from services.errors import Gone, Invalid, Locked, NotFound, Refused
+from services.notices import account_mail
 from storage.people import PasswordReset, Person
 
 # Argon2id at OWASP's recommended floor (19 MiB, 2 passes, 1 lane): a sign-in costs a worker
@@ -187,20 +187,11 @@ def request_reset(session, email, *, config):
         person_id=person.id, token_sha256=digest(token), created_at=now(), expires_at=now() + RESET_TTL
     )
     session.add(reset)
-    # Committed before it is mailed (after the page has answered): the link works by the time
-    # anyone can open it; one whose mail failed is never known, and counts as asked for.
-    session.commit()
+    # The link and its mail commit together: the link works by the time anyone can open it,
+    # and the mail goes after the commit, however long the mail server takes.
     link = f"{config['PUBLIC_BASE_URL']}/signin/reset/{token}"
-    mail.send(
-        config,
-        to=person.email,
-        subject="Reset your fogx password",
-        text=(
-            f"Hello {person.name},\n\nSomeone asked to reset the password of your fogx account. To choose a new "
-            f"one, open this link within {int(RESET_TTL.total_seconds() // 3600)} hours:\n\n{link}\n\n"
-            "If it was not you, ignore this message: your password stays as it is.\n"
-        ),
-    )
+    account_mail.reset(session, config, person=person, link=link, ttl_hours=int(RESET_TTL.total_seconds() // 3600))
+    session.commit()
     return reset
 
 

@@ -62,6 +62,8 @@ class Jurisdiction(Base):
     min_outlet_clearance_in: Mapped[float | None] = mapped_column(Float)
     grace_days: Mapped[int] = mapped_column(Integer)
     decant_return_allowed: Mapped[bool] = mapped_column(Boolean)
+    # Days before a device's due day that its restaurant and hauler are reminded of it.
+    reminder_days: Mapped[int] = mapped_column(Integer, server_default="14")
     citations: Mapped[dict] = mapped_column(JSON)
     created_at: Mapped[datetime] = created()
 

@@ -97,6 +97,7 @@ def make_app(database_url, tmp_path):
             "PUBLIC_BASE_URL": "https://fogx.test",
             "OUTBOX_INTERVAL_SECONDS": 0,
             "WEBHOOK_INTERVAL_SECONDS": 0,
+            "NOTICE_INTERVAL_SECONDS": 0,
             "WEBHOOK_SIGNING_KEY_FILE": str(tmp_path / "webhook-signing.key"),
             "SECRET_KEY_FILE": str(tmp_path / "secret.key"),
             "OIDC_SIGNING_KEY_FILE": str(tmp_path / "oidc-signing.pem"),

@@ -166,3 +166,14 @@ def test_a_hauler_reads_only_the_restaurants_it_serviced_and_no_operator_email(a
         client.get(f"/v1/fses/{mine['unserved_fse_id']}", headers=auditor).json["operator_email"]
         == "operator@example.com"
     )
+
+
+@pytest.mark.parametrize("role", ROLES + PEOPLE)
+def test_only_a_city_admin_reads_notices_and_only_its_own_citys(client, world, role):
+    """Each city invited an auditor (a notice each); the admin of one lists its own alone."""
+    listed = client.get("/v1/notices", headers=factories.bearer(world["tokens"][role]))
+    if role not in ("admin", "person:city-admin"):
+        assert listed.status_code == 403, role
+        return
+    recipients = {n["recipient"] for n in listed.json["items"]}
+    assert "auditor@mine.test" in recipients and "auditor@theirs.test" not in recipients

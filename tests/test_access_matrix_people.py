@@ -187,3 +187,14 @@ def test_the_same_people_reach_their_own_citys_objects(client, world):
     assert str(mine["membership_id"]) in [m["id"] for m in managed]
     pending = client.get("/v1/invitations", headers=factories.bearer(tokens["hauler-admin"])).json["items"]
     assert [i["id"] for i in pending] == [str(mine["invitation_id"])]
+
+
+@pytest.mark.parametrize("person", PEOPLE)
+def test_only_a_city_admin_reads_notices_and_only_its_own_citys(client, world, person):
+    """Each city's admin invited a hauler's driver (a notice each); one city's admin lists its own alone."""
+    listed = client.get("/v1/notices", headers=factories.bearer(world["tokens"][person]))
+    if person != "city-admin":
+        assert listed.status_code == 403, person
+        return
+    recipients = {n["recipient"] for n in listed.json["items"]}
+    assert f"new@{MINE}.test" in recipients and f"new@{THEIRS}.test" not in recipients

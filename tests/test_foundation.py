@@ -171,7 +171,7 @@ def test_presets_cli_lists_all_five_with_citations(app):
     assert "min_outlet_clearance_in = 2.0  [ordinance: San Clemente 13.30.040(C)(7)]" in blocks["san-clemente"]
     for code, block in blocks.items():
         rules = [line for line in block.splitlines() if re.match(r"^  \w+ = .+  \[.+\]$", line)]
-        assert len(rules) == 32, code
+        assert len(rules) == 33, code
         others = {
             "placentia": "Placentia",
             "colusa": "Colusa",

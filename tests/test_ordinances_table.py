@@ -34,7 +34,7 @@ def test_every_city_states_each_rule_with_its_own_section_or_exchange_policy(cli
     for code, city in cities.items():
         assert city["time_zone"] == "America/Los_Angeles"
         rules = {row["rule"]: row for row in city["rules"]}
-        assert len(rules) == 32
+        assert len(rules) == 33
         for row in city["rules"]:
             assert row["citation"] == city["citations"][row["rule"]]
             if row["basis"] == "ordinance":

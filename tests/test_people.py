@@ -291,7 +291,8 @@ def test_invitations_go_through_an_smtp_server(make_app, session):
     assert mails(app) == []
 
 
-def test_an_smtp_server_that_is_down_is_a_503_and_no_invitation(make_app, session):
+def test_an_smtp_server_that_is_down_delays_the_invitation_mail_and_fails_no_request(make_app, session):
+    """The invitation and its mail commit together; the mail waits in the outbox for a retry."""
     from tests.conftest import _free_port, https_client
 
     app = make_app(SMTP_URL=f"smtp://127.0.0.1:{_free_port()}")
@@ -306,10 +307,19 @@ def test_an_smtp_server_that_is_down_is_a_503_and_no_invitation(make_app, sessio
     answer = invite(
         client, admin, email="pat@v.example", organisation="city", role="auditor", jurisdiction="victorville"
     )
-    assert answer.status_code == 503 and answer.headers["Retry-After"]
+    assert answer.status_code == 201
+    from storage.notice_models import Notice
     from storage.people import Invitation
 
-    assert session.scalars(select(Invitation)).all() == []
+    assert [i.email for i in session.scalars(select(Invitation))] == ["pat@v.example"]
+    [notice] = session.scalars(select(Notice)).all()
+    assert (notice.recipient, notice.kind, notice.state, notice.attempts) == (
+        "pat@v.example",
+        "invitation",
+        "queued",
+        1,
+    )
+    assert notice.last_error
 
 
 def test_a_persons_filing_carries_their_certification_and_the_record_read_is_logged(app, client, city, session):

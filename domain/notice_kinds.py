@@ -1,0 +1,13 @@
+"""The kinds of notice fogx sends, the states a notice is kept in, and the languages it writes."""
+
+LANGUAGES = ("en", "es")
+NOTICE_STATES = ("queued", "sent", "failed", "bounced")
+
+DUE_SOON, OVERDUE = "device_due_soon", "device_overdue"
+FINDINGS, DISPUTED, CORRECTION = "manifest_findings", "delivery_disputed", "correction_decided"
+UNRECORDED = "disposal_unrecorded"
+AWAITING, DIGEST = "deliveries_awaiting", "auditor_digest"
+INVITATION, RESET = "invitation", "password_reset"
+# The kinds a person may turn off; invitations and password resets are always sent.
+CHOOSABLE = (DUE_SOON, OVERDUE, FINDINGS, DISPUTED, UNRECORDED, CORRECTION, AWAITING, DIGEST)
+KINDS = (*CHOOSABLE, INVITATION, RESET)
