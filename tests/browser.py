@@ -273,3 +273,31 @@ def type_into(browser, selector, value):
     field = by_css(browser, selector)[0]
     field.clear()
     field.send_keys(str(value))
+
+
+@pytest.fixture(params=["desktop", "phone"])
+def screen(request):
+    return request.param
+
+
+@pytest.fixture
+def portal(s3_app, chromium, screen):
+    """The demo served over HTTP (scans kept in S3, moto's server), the browser on a fresh
+    portal page at the screen's size: (browser, base URL)."""
+    assert s3_app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
+    if screen == "phone":
+        chromium.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True}
+        )
+    with serve(s3_app) as base:
+        portal_app_at(s3_app, base)
+        chromium.get(f"{base}/portal/")
+        chromium.execute_script("sessionStorage.clear(); localStorage.clear()")
+        chromium.refresh()
+        for old in chromium.downloads.iterdir():
+            old.unlink()
+        try:
+            yield chromium, base
+        finally:
+            chromium.get("about:blank")
+            chromium.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

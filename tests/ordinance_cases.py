@@ -77,3 +77,42 @@ def trap_body(world, tag, completed, **overrides):
 
 def days_before(moment, days):
     return moment - timedelta(days=days)
+
+
+def change(client, token, world, device_id, **body):
+    return client.post(
+        f"/v1/fses/{world.device.fse_id}/devices/{device_id}/frequency-changes",
+        json=body,
+        headers=factories.bearer(token),
+    )
+
+
+def renewed(client, session, frozen_clock, city="victorville"):
+    """A restaurant in `city` whose permit of 1 July 2025 to 30 June 2026 is renewed by a new
+    permit from 1 July 2026, with two interceptors; the world, the admin's token, the new permit."""
+    world = world_in(client, session, frozen_clock, city, now=pacific(2026, 6, 20, 9))
+    world.permit.issued_on, world.permit.expires_on = date(2025, 7, 1), date(2026, 6, 30)
+    session.commit()
+    admin = admin_of(client, session, city)
+    assert register_device(client, admin, world, tag="GI-2", frequency_days=90).status_code == 201
+    created = client.post(
+        "/v1/permits",
+        headers=factories.bearer(admin),
+        json={
+            "permit_number": f"{world.permit.permit_number}-2026",
+            "fse_id": str(world.device.fse_id),
+            "kind": "regular",
+            "issued_on": "2026-07-01",
+            "expires_on": "2027-06-30",
+        },
+    )
+    assert created.status_code == 201, created.json
+    return world, admin, created.json
+
+
+def move(client, token, world, tag, **body):
+    device = client.get(f"/v1/fses/{world.device.fse_id}/devices", headers=factories.bearer(token)).json["items"]
+    device_id = next(row["id"] for row in device if row["tag"] == tag)
+    return client.post(
+        f"/v1/fses/{world.device.fse_id}/devices/{device_id}/permit-moves", json=body, headers=factories.bearer(token)
+    )

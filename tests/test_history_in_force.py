@@ -11,8 +11,7 @@ import pytest
 from pypdf import PdfReader
 
 from tests import factories
-from tests.ordinance_cases import admin_of, findings_of, pacific, world_in
-from tests.test_registry_history import change, move, renewed
+from tests.ordinance_cases import admin_of, change, findings_of, move, pacific, renewed, world_in
 
 CITY = "victorville"
 

@@ -4,8 +4,19 @@ Chromium, at desktop size and on a phone, in English and Spanish, axe-clean."""
 import requests
 from selenium.webdriver.support.ui import Select
 
-from tests.test_portal import OPERATOR, by_css, chromium, message, sign_in, text_of, waiting_for  # noqa: F401
-from tests.test_portal_roles import accessible, fits, portal, screen  # noqa: F401
+from tests.browser import (  # noqa: F401
+    OPERATOR,
+    accessible,
+    by_css,
+    chromium,
+    fits,
+    message,
+    portal,
+    screen,
+    sign_in,
+    text_of,
+    waiting_for,
+)
 
 
 def test_a_restaurant_operator_chooses_the_notices_they_get(portal, screen):

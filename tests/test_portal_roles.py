@@ -11,7 +11,6 @@ import re
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-import pytest
 import requests
 from pypdf import PdfReader
 from selenium.common.exceptions import StaleElementReferenceException
@@ -29,16 +28,17 @@ from tests.browser import (  # noqa: F401
     downloaded,
     fits,
     message,
+    portal,
     portal_app_at,
     portal_sign_in,
     rows,
+    screen,
     sign_in,
     sign_out,
     text_of,
     type_into,
     waiting_for,
 )
-from tests.conftest import serve
 
 LA = ZoneInfo("America/Los_Angeles")
 HUMAN_TIME = r"\d{4}-\d\d-\d\d \d\d:\d\d -0[78]:00"
@@ -56,34 +56,6 @@ def click_when_drawn(browser, title):
             return False
 
     waiting_for(browser, clicked, title)
-
-
-@pytest.fixture(params=["desktop", "phone"])
-def screen(request):
-    return request.param
-
-
-@pytest.fixture
-def portal(s3_app, chromium, screen):
-    """The demo served over HTTP (scans kept in S3, moto's server), the browser on a fresh
-    portal page at the screen's size: (browser, base URL)."""
-    assert s3_app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
-    if screen == "phone":
-        chromium.execute_cdp_cmd(
-            "Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True}
-        )
-    with serve(s3_app) as base:
-        portal_app_at(s3_app, base)
-        chromium.get(f"{base}/portal/")
-        chromium.execute_script("sessionStorage.clear(); localStorage.clear()")
-        chromium.refresh()
-        for old in chromium.downloads.iterdir():
-            old.unlink()
-        try:
-            yield chromium, base
-        finally:
-            chromium.get("about:blank")
-            chromium.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
 def bearer(base, client_id):

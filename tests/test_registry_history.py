@@ -11,17 +11,9 @@ import pytest
 from pypdf import PdfReader
 
 from tests import factories
-from tests.ordinance_cases import admin_of, findings_of, pacific, register_device, world_in
+from tests.ordinance_cases import admin_of, change, findings_of, move, pacific, register_device, renewed, world_in
 
 CITY = "victorville"
-
-
-def change(client, token, world, device_id, **body):
-    return client.post(
-        f"/v1/fses/{world.device.fse_id}/devices/{device_id}/frequency-changes",
-        json=body,
-        headers=factories.bearer(token),
-    )
 
 
 def test_a_frequency_shortened_with_notice_leaves_the_earlier_gaps_lawful(client, session, frozen_clock):
@@ -145,37 +137,6 @@ def test_a_change_sooner_than_the_notice_says_why(client, session, frozen_clock)
     assert (
         change(client, other, world, device, frequency_days=30, effective_on="2026-08-01", reason="x").status_code
         == 404
-    )
-
-
-def renewed(client, session, frozen_clock, city=CITY):
-    """A restaurant in `city` whose permit of 1 July 2025 to 30 June 2026 is renewed by a new
-    permit from 1 July 2026, with two interceptors; the world, the admin's token, the new permit."""
-    world = world_in(client, session, frozen_clock, city, now=pacific(2026, 6, 20, 9))
-    world.permit.issued_on, world.permit.expires_on = date(2025, 7, 1), date(2026, 6, 30)
-    session.commit()
-    admin = admin_of(client, session, city)
-    assert register_device(client, admin, world, tag="GI-2", frequency_days=90).status_code == 201
-    created = client.post(
-        "/v1/permits",
-        headers=factories.bearer(admin),
-        json={
-            "permit_number": f"{world.permit.permit_number}-2026",
-            "fse_id": str(world.device.fse_id),
-            "kind": "regular",
-            "issued_on": "2026-07-01",
-            "expires_on": "2027-06-30",
-        },
-    )
-    assert created.status_code == 201, created.json
-    return world, admin, created.json
-
-
-def move(client, token, world, tag, **body):
-    device = client.get(f"/v1/fses/{world.device.fse_id}/devices", headers=factories.bearer(token)).json["items"]
-    device_id = next(row["id"] for row in device if row["tag"] == tag)
-    return client.post(
-        f"/v1/fses/{world.device.fse_id}/devices/{device_id}/permit-moves", json=body, headers=factories.bearer(token)
     )
 
 

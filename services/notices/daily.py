@@ -86,7 +86,7 @@ def _devices(session, city, day, base) -> int:
     """A reminder once for each due day that comes within the city's window, and a notice the
     day after a due day passes unserviced; each to the restaurant and its last hauler."""
     today = day_number(day)
-    due = device_due(day, session.get_bind().dialect.name).where(Fse.jurisdiction_id == city.id).subquery("due")
+    due = device_due(day, session.get_bind().dialect.name, where=[Fse.jurisdiction_id == city.id]).subquery("due")
     rows = session.execute(
         select(due).where(due.c.due_day.is_not(None), due.c.due_day.between(today - 1, today + city.reminder_days))
     ).all()
