@@ -79,14 +79,26 @@ def remove_membership(membership_id):
     return membership_view(accounts.remove(db.session, current_principal(), membership_id))
 
 
+@bp.get("/v1/jurisdictions/<code>/sign-in-policy")
+@require(REGISTRY_WRITE)
+def sign_in_policy(code):
+    return policy_view(twofactor.policy_of(db.session, _administered(code).id))
+
+
 @bp.put("/v1/jurisdictions/<code>/sign-in-policy")
 @require(REGISTRY_WRITE)
 def set_sign_in_policy(code):
+    jurisdiction = _administered(code)
+    data = load_json(policy_in)
+    return policy_view(twofactor.set_policy(db.session, jurisdiction.id, **data))
+
+
+def _administered(code):
+    """The admin's own city by its code; any other answers as one that does not exist."""
     jurisdiction = db.session.scalar(reach.jurisdiction_by_code(current_principal(), code))
     if jurisdiction is None:
         raise NotFound("No such jurisdiction within your reach.")
-    data = load_json(policy_in)
-    return policy_view(twofactor.set_policy(db.session, jurisdiction.id, **data))
+    return jurisdiction
 
 
 @bp.get("/v1/fses/<fse_id>/access-log")
