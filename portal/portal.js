@@ -12,7 +12,7 @@ import { restaurants } from "./js/restaurant.js";
 import { site } from "./js/site.js";
 import { withStaff } from "./js/staff.js";
 
-const VIEWS = { admin, auditor, hauler: withStaff(hauler, "hauler"), fse: restaurants, site };
+const VIEWS = { admin, auditor, hauler: withStaff(hauler, "hauler"), fse: restaurants, site: withStaff(site, "site") };
 // The views a person may read in Spanish; the others are in English alone.
 const BILINGUAL = new Set(["hauler", "fse", "admin"]);
 
