@@ -42,6 +42,8 @@ WORDS = {
         "changed": "GI-1 is pumped every 60 days from {day}.",
         "staff": "Your staff",
         "dispatcher_sent": "The invitation is on its way to new.dispatcher@inland.example (dispatcher)",
+        "moved": "GI-1 moves to permit VV-FOG-0001-R.",
+        "suspended": "VV-FOG-0001 is suspended from {day}.",
     },
     "es": {
         "title": "City of Victorville: personas y registro",
@@ -51,6 +53,8 @@ WORDS = {
         "changed": "GI-1 se bombea cada 60 días desde el {day}.",
         "staff": "Su personal",
         "dispatcher_sent": "La invitación va en camino a new.dispatcher@inland.example (despachador)",
+        "moved": "GI-1 pasa al permiso VV-FOG-0001-R.",
+        "suspended": "VV-FOG-0001 queda suspendido desde el {day}.",
     },
 }
 
@@ -252,3 +256,99 @@ def test_a_hauler_admin_invites_a_dispatcher_who_accepts_and_signs_in(app, porta
     kept = browser.execute_script("return JSON.parse(sessionStorage.getItem('fogx.portal.session'))")
     mine = {"Authorization": f"Bearer {kept['token']}"}
     assert requests.get(f"{base}/v1/memberships", headers=mine, timeout=10).status_code == 403
+
+
+def test_a_city_admin_withdraws_an_invitation_removes_a_person_renews_a_permit_and_sets_the_policy(
+    app, portal, screen, language
+):
+    browser, base = portal
+    words = WORDS[language]
+    admin = bearer(base, "demo-admin")
+    sign_in(browser, CITY_ADMIN)
+    speak(browser, language, words["title"])
+    waiting_for(browser, lambda b: by_css(b, "#invite-submit") and rows(b, "#people"), "the city's people")
+
+    # A driver of the hauler: the hauler is chosen beside the role, and is asked for if not.
+    type_into(browser, "#invite-email", "sam.second@inland.example")
+    Select(by_css(browser, "#invite-organisation")[0]).select_by_value("hauler")
+    click(browser, "#invite-submit")
+    waiting_for(browser, lambda b: error_beside(b, "invite", "hauler_id")[0], "the hauler asked for")
+    [hauler] = requests.get(f"{base}/v1/haulers", headers=admin, timeout=10).json()["items"]
+    Select(by_css(browser, "#invite-hauler_id")[0]).select_by_value(hauler["id"])
+    Select(by_css(browser, "#invite-role")[0]).select_by_value("driver")
+    click(browser, "#invite-submit")
+    waiting_for(browser, lambda b: rows(b, "#invitations"), "the pending invitation")
+    [invited] = requests.get(f"{base}/v1/invitations", headers=admin, timeout=10).json()["items"]
+    assert (invited["organisation"], invited["role"], invited["hauler_id"]) == ("hauler", "driver", hauler["id"])
+    # Withdrawn, after a second press: no longer pending, and its mailed link no longer works.
+    click(browser, f"button[data-invitation='{invited['id']}']")
+    click(browser, "#invitations button[data-confirm]")
+    waiting_for(browser, lambda b: not rows(b, "#invitations"), "the invitation withdrawn")
+    assert requests.get(f"{base}/v1/invitations", headers=admin, timeout=10).json()["items"] == []
+    [mail] = mails(app)
+    path = re.search(r"https://fogx\.test(/signin/invitations/\S+)", mail.get_content()).group(1)
+    assert requests.get(f"{base}{path}", timeout=10).status_code == 410
+
+    # The restaurant's operator is removed: their membership ends, shown as removed.
+    members = requests.get(f"{base}/v1/memberships", headers=admin, timeout=10).json()["items"]
+    [operator] = [m for m in members if m["person"]["email"] == "operator@demo.fogx.test"]
+    click(browser, f"button[data-membership='{operator['id']}']")
+    click(browser, "#people button[data-confirm]")
+    waiting_for(browser, lambda b: not by_css(b, f"button[data-membership='{operator['id']}']"), "the removal")
+    members = requests.get(f"{base}/v1/memberships", headers=admin, timeout=10).json()["items"]
+    assert [m["removed_at"] is not None for m in members if m["id"] == operator["id"]] == [True]
+    accessible(browser, "the people after a withdrawal and a removal")
+    fits(browser, screen, "the people after a withdrawal and a removal")
+
+    # Mesa Grill's renewal: a new permit, the interceptor moved to it from a day on, and the old
+    # permit suspended from a later day.
+    today = datetime.now(LA).date()
+    [mesa] = requests.get(f"{base}/v1/fses", params={"q": "Mesa Grill"}, headers=admin, timeout=10).json()["items"]
+    [device] = requests.get(f"{base}/v1/fses/{mesa['id']}/devices", headers=admin, timeout=10).json()["items"]
+    click(browser, "#admin-tab-restaurants")
+    click(browser, f"button[data-fse='{mesa['id']}']")
+    waiting_for(browser, lambda b: by_css(b, "#new-permit-submit"), "the permit form")
+    type_into(browser, "#new-permit-permit_number", "VV-FOG-0001-R")
+    set_value(browser, "#new-permit-issued_on", today.isoformat())
+    set_value(browser, "#new-permit-expires_on", (today + timedelta(days=300)).isoformat())
+    click(browser, "#new-permit-submit")
+    waiting_for(browser, lambda b: "VV-FOG-0001-R" in text_of(b, "#fse-done"), "the permit issued")
+    click(browser, f"button[data-move='{device['id']}']")
+    Select(by_css(browser, "#move-permit_number")[0]).select_by_value("VV-FOG-0001-R")
+    set_value(browser, "#move-effective_on", (today + timedelta(days=10)).isoformat())
+    type_into(browser, "#move-reason", "Annual renewal.")
+    accessible(browser, "the move form")
+    fits(browser, screen, "the move form")
+    click(browser, "#move-submit")
+    waiting_for(browser, lambda b: words["moved"] in text_of(b, "#fse-done"), "the move")
+    read = requests.get(f"{base}/v1/fses/{mesa['id']}/devices/{device['id']}", headers=admin, timeout=10).json()
+    [move] = read["permit_moves"]
+    assert (move["from_permit_id"], move["effective_on"]) == (
+        device["permit_id"],
+        (today + timedelta(days=10)).isoformat(),
+    )
+    click(browser, f"button[data-permit='{device['permit_id']}']")
+    Select(by_css(browser, "#permit-status-status")[0]).select_by_value("suspended")
+    set_value(browser, "#permit-status-effective_on", (today + timedelta(days=20)).isoformat())
+    click(browser, "#permit-status-submit")
+    suspended = words["suspended"].format(day=(today + timedelta(days=20)).isoformat())
+    waiting_for(browser, lambda b: suspended in text_of(b, "#fse-done"), "the status changed")
+    permit = requests.get(f"{base}/v1/permits/{device['permit_id']}", headers=admin, timeout=10).json()
+    assert {"status": "suspended", "effective_on": (today + timedelta(days=20)).isoformat()}.items() <= (
+        permit["status_history"][-1].items()
+    )
+    accessible(browser, "the restaurant after its renewal")
+    fits(browser, screen, "the restaurant after its renewal")
+
+    # The sign-in policy: a second factor required of the city's staff.
+    click(browser, "#admin-tab-sign-in")
+    click(browser, "#policy-staff_totp_required")
+    click(browser, "#policy-submit")
+    policy = f"{base}/v1/jurisdictions/victorville/sign-in-policy"
+    waiting_for(
+        browser,
+        lambda _: requests.get(policy, headers=admin, timeout=10).json()["staff_totp_required"],
+        "the policy saved",
+    )
+    accessible(browser, "the sign-in policy")
+    fits(browser, screen, "the sign-in policy")

@@ -93,7 +93,7 @@ async function openFse(fse, context, detail) {
       [t("reg.history"), (p) => history(p.status_history.map((h) =>
         t("reg.statusFrom", { status: t(`permit.${h.status}`), day: h.effective_on }) + (h.reason ? ` (${h.reason})` : "")))],
       [t("reg.change"), (p) => el("button", {
-        type: "button", class: "quiet", "aria-label": `${t("reg.changeStatus")}: ${p.permit_number}`,
+        type: "button", class: "quiet", "aria-label": `${t("reg.changeStatus")}: ${p.permit_number}`, "data-permit": p.id,
         onclick: () => put(permitStatus(p, context, reopen)),
       }, t("reg.changeStatus"))],
     ], permits).grid : el("p", { class: "empty" }, t("reg.noPermits")),
@@ -113,7 +113,7 @@ async function openFse(fse, context, detail) {
       [t("reg.change"), (d) => el("div", { class: "two-step" },
         el("button", { type: "button", class: "quiet", "aria-label": `${t("reg.changeFrequency")}: ${d.tag}`,
           "data-device": d.id, onclick: () => put(frequencyChange(fse, d, context, reopen)) }, t("reg.changeFrequency")),
-        permits.length > 1 ? el("button", { type: "button", class: "quiet", "aria-label": `${t("reg.move")}: ${d.tag}`,
+        permits.length > 1 ? el("button", { type: "button", class: "quiet", "aria-label": `${t("reg.move")}: ${d.tag}`, "data-move": d.id,
           onclick: () => put(permitMove(fse, d, permits, reopen)) }, t("reg.move")) : null)],
     ], devices).grid : el("p", { class: "empty" }, t("reg.noDevices")),
     place,

@@ -74,6 +74,7 @@ function refusedWords(messages) {
 // (`check` answers {field: words}) and those the API answers are shown beside their fields,
 // and the first of them is scrolled to and focused.
 export function onSubmit(parts, button, { check = () => ({}), submit }) {
+  if (!button.id) button.id = `${parts.form.id}-submit`;
   parts.form.append(el("div", { class: "actions" }, button), parts.general);
   parts.form.addEventListener("submit", async (event) => {
     event.preventDefault();

@@ -112,7 +112,7 @@ function memberships(items, { zone, where, reload, done }) {
       await post(`/v1/memberships/${m.id}/removal`, {});
       await reload();
       done.textContent = t("staff.removed", { name: m.person.name });
-    }, m.person.name))],
+    }, m.person.name, { "data-membership": m.id }))],
   ], items).grid];
 }
 
@@ -129,17 +129,17 @@ function invitations(items, { zone, where, reload, done }) {
       await post(`/v1/invitations/${i.id}/withdrawal`, {});
       await reload();
       done.textContent = t("staff.withdrawn", { email: i.email });
-    }, i.email)],
+    }, i.email, { "data-invitation": i.id })],
   ], items).grid];
 }
 
 // A button that asks once more before it acts (removing someone ends their sign-ins at once).
-export function twoStep(label, confirm, run, whom) {
+export function twoStep(label, confirm, run, whom, attributes = {}) {
   const cell = el("div", { class: "two-step" });
-  const first = el("button", { type: "button", class: "quiet", "aria-label": `${label}: ${whom}` }, label);
+  const first = el("button", { type: "button", class: "quiet", "aria-label": `${label}: ${whom}`, ...attributes }, label);
   first.addEventListener("click", () => {
     const no = el("button", { type: "button", class: "quiet" }, t("staff.keep"));
-    const yes = action(confirm, run, { class: "danger" });
+    const yes = action(confirm, run, { class: "danger", "data-confirm": "" });
     no.addEventListener("click", () => {
       cell.replaceChildren(first);
       first.focus();
