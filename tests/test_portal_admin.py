@@ -134,7 +134,7 @@ def test_a_city_admin_invites_a_person_and_changes_a_devices_frequency_from_a_da
     waiting_for(browser, lambda b: by_css(b, "#invite-submit") and rows(b, "#people"), "the city's people")
     speak(browser, language, words["title"])
     waiting_for(browser, lambda b: by_css(b, "#invite-submit") and rows(b, "#people"), "the city's people")
-    assert text_of(browser, "h1") == words["title"]
+    assert text_of(browser, "#view h1") == words["title"]
     accessible(browser, "the city admin's people")
     fits(browser, screen, "the city admin's people")
 
