@@ -294,9 +294,14 @@ def test_a_city_admin_withdraws_an_invitation_removes_a_person_renews_a_permit_a
     [operator] = [m for m in members if m["person"]["email"] == "operator@demo.fogx.test"]
     click(browser, f"button[data-membership='{operator['id']}']")
     click(browser, "#people button[data-confirm]")
-    waiting_for(browser, lambda b: not by_css(b, f"button[data-membership='{operator['id']}']"), "the removal")
-    members = requests.get(f"{base}/v1/memberships", headers=admin, timeout=10).json()["items"]
-    assert [m["removed_at"] is not None for m in members if m["id"] == operator["id"]] == [True]
+    waiting_for(browser, lambda b: not by_css(b, "#people button[data-confirm]"), "the removal")
+
+    def removed(_):
+        members = requests.get(f"{base}/v1/memberships", headers=admin, timeout=10).json()["items"]
+        return [m["removed_at"] is not None for m in members if m["id"] == operator["id"]] == [True]
+
+    waiting_for(browser, removed, "the membership ended")
+    assert not by_css(browser, f"button[data-membership='{operator['id']}']")
     accessible(browser, "the people after a withdrawal and a removal")
     fits(browser, screen, "the people after a withdrawal and a removal")
 
@@ -310,6 +315,13 @@ def test_a_city_admin_withdraws_an_invitation_removes_a_person_renews_a_permit_a
     waiting_for(browser, lambda b: by_css(b, "#new-permit-submit"), "the permit form")
     type_into(browser, "#new-permit-permit_number", "VV-FOG-0001-R")
     set_value(browser, "#new-permit-issued_on", today.isoformat())
+    # Past the one-year term Victorville 10.03.080(a) sets: the API's refusal stands beside the date.
+    set_value(browser, "#new-permit-expires_on", (today + timedelta(days=400)).isoformat())
+    click(browser, "#new-permit-submit")
+    waiting_for(browser, lambda b: error_beside(b, "new-permit", "expires_on")[0], "the term refused beside its date")
+    said, invalid, beside = error_beside(browser, "new-permit", "expires_on")
+    assert "Victorville 10.03.080(a)" in said and invalid == "true" and beside
+    assert said.startswith("No se aceptó") == (language == "es")
     set_value(browser, "#new-permit-expires_on", (today + timedelta(days=300)).isoformat())
     click(browser, "#new-permit-submit")
     waiting_for(browser, lambda b: "VV-FOG-0001-R" in text_of(b, "#fse-done"), "the permit issued")
