@@ -8,7 +8,7 @@ from flask import Blueprint, Response, current_app, request, stream_with_context
 from api.downloads import disposition
 from api.validation import load, load_json
 from auth.protect import current_principal, require
-from auth.scopes import AUDIT_READ, MANIFESTS_WRITE, RECORDS_READ, REGISTRY_WRITE
+from auth.scopes import AUDIT_READ, MANIFESTS_WRITE, RECEIPTS_WRITE, RECORDS_READ, REGISTRY_WRITE
 from reports import table_csv
 from schemas.actors import RegistryChangesQuery, registry_change_view
 from schemas.manifest_views import iso
@@ -19,8 +19,9 @@ from storage import reach
 from storage.db import db
 
 bp = Blueprint("people", __name__)
-# Admins of a city, a hauler or a restaurant; whose admin the caller is, the service decides.
-MANAGERS = (REGISTRY_WRITE, MANIFESTS_WRITE, RECORDS_READ)
+# Admins of a city, a hauler, a restaurant or a disposal site; whose admin the caller is, the
+# service decides.
+MANAGERS = (REGISTRY_WRITE, MANIFESTS_WRITE, RECORDS_READ, RECEIPTS_WRITE)
 ACCESS_COLUMNS = [
     "read_at",
     "format",

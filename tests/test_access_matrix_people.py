@@ -35,6 +35,7 @@ PEOPLE = {
     "dispatcher": ("hauler", "dispatcher", "shared_hauler", True),
     "driver": ("hauler", "driver", "shared_hauler", True),
     "clerk": ("site", "clerk", "shared_site", True),
+    "site-admin": ("site", "admin", "shared_site", True),
 }
 
 

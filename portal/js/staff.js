@@ -13,7 +13,7 @@ export const ROLES = {
   city: ["auditor", "admin"],
   hauler: ["dispatcher", "driver", "admin"],
   restaurant: ["operator", "admin"],
-  site: ["clerk"],
+  site: ["clerk", "admin"],
 };
 const SUBJECT = { hauler: "hauler_id", site: "site_id", restaurant: "fse_ids" };
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
