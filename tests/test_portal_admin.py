@@ -364,3 +364,28 @@ def test_a_city_admin_withdraws_an_invitation_removes_a_person_renews_a_permit_a
     )
     accessible(browser, "the sign-in policy")
     fits(browser, screen, "the sign-in policy")
+
+
+def test_a_site_admin_invites_a_clerk(app, portal, screen):
+    """The site's view is written in English; its admin's staff section is under it."""
+    browser, base = portal
+    sign_in(browser, "site-admin@demo.fogx.test")
+    waiting_for(browser, lambda b: by_css(b, "#staff #invite-submit") and rows(b, "#people"), "the site's staff")
+    accessible(browser, "the site admin's view")
+    fits(browser, screen, "the site admin's view")
+    assert [o.get_attribute("value") for o in Select(by_css(browser, "#invite-role")[0]).options] == ["clerk", "admin"]
+    type_into(browser, "#invite-email", "second.gate@hdr.example")
+    click(browser, "#invite-submit")
+    waiting_for(browser, lambda b: rows(b, "#invitations"), "the pending invitation")
+    kept = browser.execute_script("return JSON.parse(sessionStorage.getItem('fogx.portal.session'))")
+    mine = {"Authorization": f"Bearer {kept['token']}"}
+    [invited] = requests.get(f"{base}/v1/invitations", headers=mine, timeout=10).json()["items"]
+    [site] = requests.get(f"{base}/v1/disposal-sites", headers=bearer(base, "demo-admin"), timeout=10).json()["items"]
+    assert (invited["email"], invited["organisation"], invited["role"], invited["site_id"]) == (
+        "second.gate@hdr.example",
+        "site",
+        "clerk",
+        site["id"],
+    )
+    accessible(browser, "the site admin's staff after an invitation")
+    fits(browser, screen, "the site admin's staff after an invitation")
