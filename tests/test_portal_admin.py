@@ -389,3 +389,26 @@ def test_a_site_admin_invites_a_clerk(app, portal, screen):
     )
     accessible(browser, "the site admin's staff after an invitation")
     fits(browser, screen, "the site admin's staff after an invitation")
+
+
+def test_a_city_admins_haulers_sites_and_audit_tabs_read_well_at_each_size(portal, screen, language):
+    browser, base = portal
+    sign_in(browser, CITY_ADMIN)
+    speak(browser, language, WORDS[language]["title"])
+    waiting_for(browser, lambda b: by_css(b, "#invite-submit"), "the city's people")
+    click(browser, "#admin-tab-haulers")
+    click(browser, "#haulers-tab tbody button")
+    waiting_for(browser, lambda b: by_css(b, "#licence-submit"), "the licence form")
+    assert "Inland Grease Services" in text_of(browser, "#haulers-tab")
+    accessible(browser, "the haulers with the licence form")
+    fits(browser, screen, "the haulers with the licence form")
+    click(browser, "#admin-tab-sites")
+    click(browser, "#sites-tab tbody button")
+    waiting_for(browser, lambda b: by_css(b, "#site-status-submit"), "the site's status form")
+    assert "High Desert Renewables" in text_of(browser, "#sites-tab")
+    accessible(browser, "the disposal sites with the status form")
+    fits(browser, screen, "the disposal sites with the status form")
+    click(browser, "#admin-tab-audit")
+    waiting_for(browser, lambda b: rows(b, "#audit-panel"), "the auditor's lists")
+    accessible(browser, "the city audit in the admin's view")
+    fits(browser, screen, "the city audit in the admin's view")
