@@ -411,7 +411,7 @@ def records_verify(fse_id):
 @click.option("--email", required=True, help="Where the invitation link is mailed.")
 @click.option("--hauler", "hauler_id", help="The hauler's id: a person of the whole hauler, in every city.")
 @click.option("--site", "site_id", help="The disposal site's id: a clerk of the whole site, in every city.")
-@click.option("--role", required=True, help="hauler: admin, dispatcher or driver; site: clerk.")
+@click.option("--role", required=True, help="hauler: admin, dispatcher or driver; site: clerk or admin.")
 def people_invite(email, hauler_id, site_id, role):
     """Invite a person to a hauler or site as a whole; a city's admin can scope only to its city."""
     from flask import current_app

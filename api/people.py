@@ -9,7 +9,7 @@ from api.downloads import disposition
 from api.notices import send_soon
 from api.validation import load, load_json
 from auth.protect import current_principal, require
-from auth.scopes import AUDIT_READ, MANIFESTS_WRITE, RECORDS_READ, REGISTRY_WRITE
+from auth.scopes import AUDIT_READ, MANIFESTS_WRITE, RECEIPTS_WRITE, RECORDS_READ, REGISTRY_WRITE
 from reports import table_csv
 from schemas.actors import RegistryChangesQuery, registry_change_view
 from schemas.manifest_views import iso
@@ -20,8 +20,9 @@ from storage import reach
 from storage.db import db
 
 bp = Blueprint("people", __name__)
-# Admins of a city, a hauler or a restaurant; whose admin the caller is, the service decides.
-MANAGERS = (REGISTRY_WRITE, MANIFESTS_WRITE, RECORDS_READ)
+# Admins of a city, a hauler, a restaurant or a disposal site; whose admin the caller is, the
+# service decides.
+MANAGERS = (REGISTRY_WRITE, MANIFESTS_WRITE, RECORDS_READ, RECEIPTS_WRITE)
 ACCESS_COLUMNS = [
     "read_at",
     "format",
@@ -81,14 +82,26 @@ def remove_membership(membership_id):
     return membership_view(accounts.remove(db.session, current_principal(), membership_id))
 
 
+@bp.get("/v1/jurisdictions/<code>/sign-in-policy")
+@require(REGISTRY_WRITE)
+def sign_in_policy(code):
+    return policy_view(twofactor.policy_of(db.session, _administered(code).id))
+
+
 @bp.put("/v1/jurisdictions/<code>/sign-in-policy")
 @require(REGISTRY_WRITE)
 def set_sign_in_policy(code):
+    jurisdiction = _administered(code)
+    data = load_json(policy_in)
+    return policy_view(twofactor.set_policy(db.session, jurisdiction.id, **data))
+
+
+def _administered(code):
+    """The admin's own city by its code; any other answers as one that does not exist."""
     jurisdiction = db.session.scalar(reach.jurisdiction_by_code(current_principal(), code))
     if jurisdiction is None:
         raise NotFound("No such jurisdiction within your reach.")
-    data = load_json(policy_in)
-    return policy_view(twofactor.set_policy(db.session, jurisdiction.id, **data))
+    return jurisdiction
 
 
 @bp.get("/v1/fses/<fse_id>/access-log")

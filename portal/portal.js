@@ -5,17 +5,20 @@ import { finishSignIn, startSignIn } from "./person.js";
 import { begin, resume, session, signOut } from "./js/api.js";
 import { el, report } from "./js/dom.js";
 import { LANGUAGES, lang, setLang, t, use } from "./js/i18n.js";
+import { admin } from "./js/admin.js";
 import { auditor } from "./js/auditor.js";
 import { hauler } from "./js/hauler.js";
 import { restaurants } from "./js/restaurant.js";
 import { site } from "./js/site.js";
 import { noticeChoices } from "./js/notices.js";
+import { withStaff } from "./js/staff.js";
 
-const VIEWS = { auditor, hauler, fse: restaurants, site };
+const VIEWS = { admin, auditor, hauler: withStaff(hauler, "hauler"), fse: restaurants, site: withStaff(site, "site") };
 // The views a person may read in Spanish; the others are in English alone.
-const BILINGUAL = new Set(["hauler", "fse"]);
+const BILINGUAL = new Set(["hauler", "fse", "admin"]);
 
 function roleOf(scopes) {
+  if (scopes.has("registry:write")) return "admin";
   if (scopes.has("audit:read")) return "auditor";
   if (scopes.has("manifests:write")) return "hauler";
   if (scopes.has("records:read")) return "fse";

@@ -11,7 +11,7 @@ ROLES = {
     "hauler": ("dispatcher", "driver", "admin"),
     "restaurant": ("operator", "admin"),
     "city": ("auditor", "admin"),
-    "site": ("clerk",),
+    "site": ("clerk", "admin"),
 }
 
 

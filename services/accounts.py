@@ -126,11 +126,15 @@ def certifier_of(session, principal) -> dict | None:
 
 def standing(session, principal) -> str:
     """Whose people the caller manages: a city admin (client or person) those of its city and
-    of the haulers, restaurants and sites within it; a hauler's or restaurant's admin its own."""
+    of the haulers, restaurants and sites within it; a hauler's, restaurant's or site's admin its own."""
     if principal.role == "admin":
         return "city"
     membership = membership_of(session, principal)
-    if membership is not None and membership.role == "admin" and membership.organisation in ("hauler", "restaurant"):
+    if (
+        membership is not None
+        and membership.role == "admin"
+        and membership.organisation in ("hauler", "restaurant", "site")
+    ):
         return membership.organisation
     raise Forbidden("Only a city's or an organisation's admin manages people.", error="not_an_admin")
 
@@ -166,9 +170,10 @@ def target_of(session, principal, manager, data) -> dict:
             raise _within("hauler", "hauler_id", "Not a hauler you manage.")
         return {"hauler_id": hauler_id, "jurisdiction_id": scope}
     if organisation == "site":
-        site_id = data.get("site_id")
+        site_id = data.get("site_id") or principal.site_id
         if (
             site_id is None
+            or (manager == "site" and str(site_id) != str(principal.site_id))
             or session.scalar(
                 select(DisposalSite.id).where(
                     DisposalSite.id == site_id, DisposalSite.id.in_(reach.site_ids(principal))
@@ -190,7 +195,7 @@ def target_of(session, principal, manager, data) -> dict:
 def visible(principal):
     """A select of the membership ids the caller manages: a city's admin, those of its city
     (its staff, and the hauler and site memberships it scoped to itself) and of its restaurants;
-    a hauler's admin, its hauler's within its own scope; a restaurant's admin, its restaurants'."""
+    a hauler's or a site's admin, its own within its own scope; a restaurant's admin, its restaurants'."""
     if principal.role == "admin":
         return select(Membership.id).where(
             or_(Membership.jurisdiction_id == principal.jurisdiction_id, _restaurants_within(reach.fse_ids(principal)))
@@ -203,6 +208,12 @@ def visible(principal):
         )
     if principal.person_id is not None and principal.role == "fse":
         return select(Membership.id).where(_restaurants_within(list(principal.fse_ids) or [None]))
+    if principal.person_id is not None and principal.role == "site":
+        return select(Membership.id).where(
+            Membership.organisation == "site",
+            Membership.site_id == principal.site_id,
+            reach.in_scope(principal, Membership.jurisdiction_id),
+        )
     return select(Membership.id).where(Membership.id.is_(None))
 
 

@@ -28,6 +28,7 @@ DEMO_PEOPLE = {
     "auditor@demo.fogx.test": ("Avery Audit", "city", "auditor"),
     "admin@demo.fogx.test": ("Casey Admin", "city", "admin"),
     "clerk@demo.fogx.test": ("Gate Clerk", "site", "clerk"),
+    "site-admin@demo.fogx.test": ("Sol Gatekeeper", "site", "admin"),
 }
 
 

@@ -2,8 +2,8 @@
 
 An admin manages the invitations to what it manages (`services.accounts.visible`): a city's
 admin those to its city, to the hauler and site memberships scoped to it and to its
-restaurants; a hauler's admin those to its hauler within its scope; a restaurant's admin those
-to its restaurants. Another city's invitation is answered as one that does not exist.
+restaurants; a hauler's (or a site's) admin those to its hauler (or site) within its scope; a
+restaurant's admin those to its restaurants. Another city's invitation is answered as one that does not exist.
 """
 
 import uuid
@@ -73,6 +73,12 @@ def _candidates(principal):
         return select(Invitation).where(
             Invitation.organisation == "hauler",
             Invitation.hauler_id == principal.hauler_id,
+            reach.in_scope(principal, Invitation.jurisdiction_id),
+        )
+    if principal.role == "site":
+        return select(Invitation).where(
+            Invitation.organisation == "site",
+            Invitation.site_id == principal.site_id,
             reach.in_scope(principal, Invitation.jurisdiction_id),
         )
     if principal.role == "fse":

@@ -30,6 +30,13 @@ def required_for(session, membership) -> bool:
     return bool(policy and policy.staff_totp_required)
 
 
+def policy_of(session, jurisdiction_id) -> SignInPolicy:
+    """The city's policy; one never set requires nothing (and was never updated)."""
+    return session.get(SignInPolicy, jurisdiction_id) or SignInPolicy(
+        jurisdiction_id=jurisdiction_id, staff_totp_required=False, updated_at=None
+    )
+
+
 def set_policy(session, jurisdiction_id, *, staff_totp_required: bool) -> SignInPolicy:
     policy = session.get(SignInPolicy, jurisdiction_id) or SignInPolicy(jurisdiction_id=jurisdiction_id)
     policy.staff_totp_required, policy.updated_at = staff_totp_required, now()

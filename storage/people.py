@@ -21,7 +21,7 @@ ORGANISATION_ROLES = {
     "hauler": ("dispatcher", "driver", "admin"),
     "restaurant": ("operator", "admin"),
     "city": ("auditor", "admin"),
-    "site": ("clerk",),
+    "site": ("clerk", "admin"),
 }
 
 
@@ -76,7 +76,7 @@ class Membership(Base):
             "(organisation = 'hauler' AND role IN ('dispatcher', 'driver', 'admin'))"
             " OR (organisation = 'restaurant' AND role IN ('operator', 'admin'))"
             " OR (organisation = 'city' AND role IN ('auditor', 'admin'))"
-            " OR (organisation = 'site' AND role = 'clerk')",
+            " OR (organisation = 'site' AND role IN ('clerk', 'admin'))",
             name="role",
         ),
     )

@@ -301,3 +301,8 @@ def portal(s3_app, chromium, screen):
         finally:
             chromium.get("about:blank")
             chromium.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def set_value(browser, selector, value):
+    field = by_css(browser, selector)[0]
+    browser.execute_script("arguments[0].value = arguments[1]", field, value)

@@ -35,6 +35,7 @@ PEOPLE = {
     "dispatcher": ("hauler", "dispatcher", "shared_hauler", True),
     "driver": ("hauler", "driver", "shared_hauler", True),
     "clerk": ("site", "clerk", "shared_site", True),
+    "site-admin": ("site", "admin", "shared_site", True),
 }
 
 
@@ -180,6 +181,7 @@ def test_the_same_people_reach_their_own_citys_objects(client, world):
     for person in ("city-admin", "auditor", "hauler-admin", "dispatcher", "driver"):
         assert status(person, f"/v1/manifests/{mine['manifest_id']}") == 200, person
     assert status("operator", f"/v1/fses/{mine['fse_id']}/records") == 200
+    assert status("city-admin", f"/v1/jurisdictions/{MINE}/sign-in-policy") == 200
     delivered = client.get("/v1/deliveries", headers=factories.bearer(tokens["clerk"])).json["items"]
     assert [d["manifest_id"] for d in delivered] == [str(mine["manifest_id"])]
     assert status("clerk", f"/v1/receipts/{mine['receipt_id']}") == 200

@@ -33,6 +33,7 @@ from tests.browser import (  # noqa: F401
     portal_sign_in,
     rows,
     screen,
+    set_value,
     sign_in,
     sign_out,
     text_of,
@@ -60,11 +61,6 @@ def click_when_drawn(browser, title):
 
 def bearer(base, client_id):
     return {"Authorization": f"Bearer {api_token(base, client_id)}"}
-
-
-def set_value(browser, selector, value):
-    field = by_css(browser, selector)[0]
-    browser.execute_script("arguments[0].value = arguments[1]", field, value)
 
 
 def fresh_download(browser):

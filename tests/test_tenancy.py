@@ -347,7 +347,7 @@ def test_the_exchange_makes_a_whole_company_admin_who_reaches_every_city(cities)
 def test_the_exchange_makes_a_clerk_of_the_whole_site(cities):
     runner = cities.app.test_cli_runner()
     for args in (
-        ["--site", cities.site_id, "--role", "admin"],
+        ["--site", cities.site_id, "--role", "driver"],  # a hauler's role, not a site's
         ["--site", "not-an-id", "--role", "clerk"],
         ["--role", "clerk"],
         ["--site", cities.site_id, "--hauler", cities.hauler_id, "--role", "clerk"],

@@ -144,6 +144,11 @@ const FINDINGS = {
 // The finding codes, in the order of the exchange's table (domain/facts.py CODES).
 export const FINDING_CODES = Object.keys(FINDINGS.en);
 
+// Words a view keeps in a module of its own, added to these.
+export function addWords(more) {
+  for (const [code, words] of Object.entries(more)) Object.assign(WORDS[code], words);
+}
+
 export const LANGUAGES = { en: "English", es: "Español" };
 let chosen = LANGUAGES[localStorage.getItem(KEPT)] ? localStorage.getItem(KEPT) : "en";
 let language = chosen;
