@@ -6,6 +6,7 @@ import { findingWords } from "./i18n.js";
 import { dashboard } from "./dashboard.js";
 import { badge, filteredList } from "./lists.js";
 import { restaurant } from "./restaurant.js";
+import { review } from "./review.js";
 import { when } from "./time.js";
 
 const FINDING_CODES = ["late_submission", "permit_not_active", "waste_type_mismatch", "partial_pump_down",
@@ -135,6 +136,11 @@ const LISTS = [
     caption: (page) => `Deliveries from ${page.from} to ${page.to} that do not match a receipt`,
   },
   {
+    key: "corrections",
+    title: "Corrections to review",
+    view: () => review(cityZone), // its own view: each correction is decided in place
+  },
+  {
     key: "haulers",
     title: "Haulers",
     filters: [["from", "Filed from", "date"], ["to", "to", "date"]],
@@ -171,7 +177,7 @@ export async function auditor() {
       tab.tabIndex = chosen ? 0 : -1; // one stop in the tab order; the arrows move between tabs
     }
     panel.setAttribute("aria-labelledby", `tab-${list.key}`);
-    const parts = await filteredList(list);
+    const parts = await (list.view ? list.view() : filteredList(list));
     if (asked === latest) panel.replaceChildren(...parts); // a tab chosen since has the panel
   };
   for (const list of LISTS) {

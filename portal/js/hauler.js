@@ -5,6 +5,7 @@ import { action, el, table } from "./dom.js";
 import { findingText, t } from "./i18n.js";
 import { badge, filteredList } from "./lists.js";
 import { manifestForm } from "./manifest-form.js";
+import { sentCorrections } from "./review.js";
 import { toLocalInput, when } from "./time.js";
 
 const RECENT = 20;
@@ -37,13 +38,19 @@ export async function hauler() {
   };
   const recent = el("section", { class: "card", id: "recent", "aria-labelledby": "recent-title" });
   const editor = el("div", { id: "correction" });
-  const refresh = async () => recent.replaceChildren(...(await manifests(zone, sites, choices, editor, refresh)));
+  const sent = el("section", { class: "card", id: "sent-corrections", "aria-labelledby": "sent-title" });
+  const refresh = async () => {
+    const [list, corrections] = await Promise.all([manifests(zone, sites, choices, editor, refresh), sentCorrections(zone)]);
+    recent.replaceChildren(...list);
+    sent.replaceChildren(...corrections);
+    sent.hidden = !corrections.length;
+  };
   const filing = el("section", { class: "card", "aria-labelledby": "file-title" },
     el("h2", { id: "file-title" }, t("hauler.file")),
     ...manifestForm({ zone, sites, choices, onFiled: refresh }));
   await refresh();
   return [el("h1", {}, t("hauler.title")), el("section", { class: "card", id: "due" }, ...(await filteredList(list))),
-    filing, editor, recent];
+    filing, editor, sent, recent];
 }
 
 async function manifests(zone, sites, choices, editor, refresh) {
