@@ -30,13 +30,16 @@ export async function finishSignIn() {
   const params = new URLSearchParams(location.search);
   if (!params.has("code") && !params.has("error")) return null;
   const pending = JSON.parse(sessionStorage.getItem(PENDING) || "null");
+  // A sign-in another program started (a terminal's, say) is left in the address for it to take.
+  if (!pending || params.get("state") !== pending.state) {
+    throw new Error("That sign-in was not started on this page: the program that started it takes the address above.");
+  }
   sessionStorage.removeItem(PENDING);
   history.replaceState(null, "", "/portal/");
   if (params.has("error")) {
     throw new Error(params.get("error") === "access_denied" ? "Sign-in was cancelled."
       : `Sign-in failed: ${params.get("error_description") || params.get("error")}`);
   }
-  if (!pending || params.get("state") !== pending.state) throw new Error("That sign-in was not started here; sign in again.");
   const response = await fetch("/oauth/token", {
     method: "POST",
     credentials: "omit",

@@ -266,3 +266,21 @@ def test_a_refused_filing_says_why_beside_the_field_in_the_persons_language(port
         ]
     ]
     assert "IGS-NOPE-1" not in numbers
+
+
+# The page's edges ---------------------------------------------------------------------------------
+
+
+def test_a_sign_in_another_program_started_is_left_in_the_address_and_the_header_link_is_seen(portal, screen):
+    browser, base = portal
+    # A terminal's sign-in comes back to the portal's address: the page leaves its code there.
+    browser.get(f"{base}/portal/?code=the-terminals-code&state=the-terminals-state")
+    waiting_for(browser, lambda b: "not started on this page" in message(b), "the page's word")
+    assert browser.current_url.endswith("?code=the-terminals-code&state=the-terminals-state")
+    sign_in(browser, DISPATCHER)
+    waiting_for(browser, lambda b: by_css(b, "#second-factor")[0].is_displayed(), "the second factor's link")
+    colours = browser.execute_script(
+        "const link = getComputedStyle(document.getElementById('second-factor'));"
+        "return [link.color, getComputedStyle(document.querySelector('header.bar')).backgroundColor]"
+    )
+    assert colours == ["rgb(255, 255, 255)", "rgb(15, 95, 115)"]
