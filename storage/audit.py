@@ -228,11 +228,12 @@ def _last_manifest(last):
 
 
 def missed_as_of(as_of: date, jurisdiction_id, *, dialect, fse_id=None, hauler_id=None, status=None, area=None):
-    """Devices past due on `as_of` (overdue within the grace, missed beyond, never serviced)."""
+    """Devices past due on `as_of` (overdue within the grace, missed beyond, never serviced), or
+    with `status="due_soon"` those coming due within 14 days."""
     rows = device_due(as_of, dialect).where(Fse.jurisdiction_id == jurisdiction_id).subquery("due")
-    query = select(rows).where(rows.c.days_overdue > 0)
+    query = select(rows).where(rows.c.days_overdue > 0 if status != "due_soon" else rows.c.status == "due_soon")
     return _filters(query, rows, fse_id=fse_id, hauler_id=hauler_id, status=status, area=area).order_by(
-        rows.c.days_overdue.desc(), rows.c.device_id
+        rows.c.days_overdue.desc(), rows.c.due_day, rows.c.device_id
     )
 
 

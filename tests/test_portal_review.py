@@ -284,3 +284,29 @@ def test_a_sign_in_another_program_started_is_left_in_the_address_and_the_header
         "return [link.color, getComputedStyle(document.querySelector('header.bar')).backgroundColor]"
     )
     assert colours == ["rgb(255, 255, 255)", "rgb(15, 95, 115)"]
+
+
+# The auditor's figures open their lists -------------------------------------------------------
+
+
+def test_the_devices_coming_due_open_from_their_figure_and_the_reconciliation_shows_the_year(portal, screen):
+    browser, base = portal
+    auditor = bearer(base, "demo-auditor")
+    trends = requests.get(f"{base}/v1/audit/trends?months=12", headers=auditor, timeout=10).json()
+    due = requests.get(f"{base}/v1/audit/missed-services?status=due_soon", headers=auditor, timeout=10).json()
+    assert trends["due_soon"] >= 1 and len(due["items"]) == trends["due_soon"]
+    assert {d["status"] for d in due["items"]} == {"due_soon"}
+    sign_in(browser, AUDITOR)
+    waiting_for(browser, lambda b: text_of(b, "#due-soon .figure") == str(trends["due_soon"]), "the figure")
+    by_css(browser, "#due-soon")[0].click()
+    waiting_for(
+        browser, lambda b: text_of(b, "#view caption").startswith("Coming due within 14 days of "), "the devices due"
+    )
+    shown = rows(browser)
+    assert len(shown) == trends["due_soon"] and all("Due soon" in row for row in shown)
+    assert sorted(row[3] for row in shown) == sorted(d["device_tag"] for d in due["items"])
+    accessible(browser, "the devices coming due")
+    fits(browser, screen, "the devices coming due")
+    # The reconciliation's default year holds the load the site never reported (108 days ago).
+    button(browser, "Disposal reconciliation").click()
+    waiting_for(browser, lambda b: any("no receipt" in cell for row in rows(b) for cell in row), "the unreported load")

@@ -65,7 +65,7 @@ const LISTS = [
     title: "Missed services",
     path: "/v1/audit/missed-services",
     filters: [["as_of", "On", "date"], ["from", "Or missed from", "date"], ["to", "to", "date"],
-      ["status", "Status", ["", "overdue", "missed", "never_serviced"]], ["area", "Address contains", "text"]],
+      ["status", "Status", ["", "overdue", "missed", "never_serviced", "due_soon"]], ["area", "Address contains", "text"]],
     columns: [
       ["Restaurant", fseLink],
       ["Address", (r) => r.address],
@@ -74,11 +74,12 @@ const LISTS = [
       ["Every", (r) => `${r.frequency_days} days`, "number"],
       ["Last full service", lastService],
       ["Due", (r) => r.due_on, "date", true],
-      ["Days overdue", (r) => r.days_overdue ?? r.days_late, "number"],
+      ["Days overdue", (r) => (r.status === "due_soon" ? "" : r.days_overdue ?? r.days_late), "number"],
       ["Status", (r) => badge(r.status || "missed"), null, true],
     ],
     empty: "No device is past due.",
-    caption: (page) => (page.mode === "as_of" ? `Past due on ${page.as_of}` : `Missed from ${page.from} to ${page.to}`),
+    caption: (page) => (page.mode !== "as_of" ? `Missed from ${page.from} to ${page.to}`
+      : page.items.every((r) => r.status === "due_soon") ? `Coming due within 14 days of ${page.as_of}` : `Past due on ${page.as_of}`),
   },
   {
     key: "findings",
@@ -211,6 +212,15 @@ export async function auditor() {
       });
   });
   const glance = dashboard();
+  // "N devices come due within 14 days" opens them: the missed services' list, due soon.
+  glance.addEventListener("fogx:due-soon", () => {
+    show("");
+    select(LISTS[0]).then(() => {
+      panel.querySelector("#missed-status").value = "due_soon";
+      panel.querySelector("form.filters").requestSubmit();
+      panel.focus();
+    }).catch(report);
+  });
   await select(LISTS[0]);
   return [el("h1", {}, "City audit"), glance, tabs, panel];
 }
