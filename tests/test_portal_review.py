@@ -310,3 +310,36 @@ def test_the_devices_coming_due_open_from_their_figure_and_the_reconciliation_sh
     # The reconciliation's default year holds the load the site never reported (108 days ago).
     button(browser, "Disposal reconciliation").click()
     waiting_for(browser, lambda b: any("no receipt" in cell for row in rows(b) for cell in row), "the unreported load")
+
+
+# A site's clerk ---------------------------------------------------------------------------------
+
+
+def test_a_clerk_enters_when_the_load_came_through_the_gate_and_the_list_is_latest_first(portal, screen):
+    from tests.test_portal import CLERK
+
+    browser, base = portal
+    site = bearer(base, "demo-site")
+    listed = requests.get(f"{base}/v1/deliveries?limit=200", headers=site, timeout=10).json()["items"]
+    assert [d["delivered_at"] for d in listed] == sorted((d["delivered_at"] for d in listed), reverse=True)
+    [awaiting] = [d for d in listed if d["state"] == "awaiting"]
+    sign_in(browser, CLERK)
+    waiting_for(browser, lambda b: len(rows(b)) > 5, "the deliveries")
+    assert [row[0] for row in rows(browser)] == [d["ticket_number"] or "none" for d in listed]
+    button(browser, f"Confirm or dispute {awaiting['ticket_number']}").click()
+    waiting_for(browser, lambda b: by_css(b, "#received-at"), "the chosen delivery")
+    delivered = datetime.fromisoformat(awaiting["delivered_at"].replace("Z", "+00:00")).astimezone(LA)
+    gate = delivered + timedelta(minutes=25)
+    assert value_of(browser, "#received-at") == delivered.strftime("%Y-%m-%dT%H:%M")
+    set_value(browser, "#received-at", gate.strftime("%Y-%m-%dT%H:%M"))
+    accessible(browser, "a delivery with its received time")
+    fits(browser, screen, "a delivery with its received time")
+    by_css(browser, "#confirm-delivery")[0].click()
+    waiting_for(browser, lambda b: "is confirmed as received" in message(b), "the receipt")
+    [receipt] = [
+        d["receipt"]
+        for d in requests.get(f"{base}/v1/deliveries?limit=200", headers=site, timeout=10).json()["items"]
+        if d["manifest_id"] == awaiting["manifest_id"]
+    ]
+    received = datetime.fromisoformat(receipt["received_at"].replace("Z", "+00:00")).astimezone(LA)
+    assert received.strftime("%Y-%m-%dT%H:%M") == gate.strftime("%Y-%m-%dT%H:%M")
