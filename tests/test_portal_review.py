@@ -182,6 +182,12 @@ def test_a_dispatchers_form_survives_the_tokens_expiry_and_the_end_of_the_sign_i
     after = kept(browser)
     assert after["token"] != before["token"] and after["refreshToken"] != before["refreshToken"]
     assert active(base, after["token"])
+    # The manifests list names the restaurant, not the permit.
+    waiting_for(
+        browser,
+        lambda b: any(r[0].startswith("IGS-SLOW-1") and r[2] == "Golden Wok · GI-1" for r in rows(b, "#recent")),
+        "the filed manifest, by its restaurant",
+    )
 
     # The sign-in ends for good (revoked, as from another tab) while the next one is typed.
     requests.post(

@@ -18,6 +18,8 @@ export async function hauler() {
   const choices = {
     permits: [...new Set(due.items.map((r) => r.permit_number))],
     devices: [...new Set(due.items.map((r) => r.device_tag))],
+    // The restaurant each permit is for, so rows name the restaurant rather than a permit.
+    restaurants: new Map(due.items.map((r) => [r.permit_number, r.fse_name])),
   };
   const list = {
     key: "due",
@@ -69,7 +71,7 @@ async function manifests(zone, sites, choices, editor, refresh) {
   return [heading, table(t("hauler.recent"), [
     [t("fse.manifest"), (m) => `${m.manifest_number} (${t("fse.revision", { n: m.revision })})`, null, true],
     [t("fse.completed"), (m) => when(m.manifest.service_completed_at, zone), "date", true],
-    [t("fse.device"), (m) => `${m.manifest.permit_number} · ${m.manifest.device_tag}`, null, true],
+    [t("fse.device"), (m) => `${choices.restaurants.get(m.manifest.permit_number) || m.manifest.permit_number} · ${m.manifest.device_tag}`, null, true],
     [t("fse.gallons"), (m) => m.manifest.gallons_removed, "number"],
     [t("fse.findings"), (m) => {
       const open = m.findings.filter((f) => !f.cleared_at);
