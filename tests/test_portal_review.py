@@ -349,3 +349,18 @@ def test_a_clerk_enters_when_the_load_came_through_the_gate_and_the_list_is_late
     ]
     received = datetime.fromisoformat(receipt["received_at"].replace("Z", "+00:00")).astimezone(LA)
     assert received.strftime("%Y-%m-%dT%H:%M") == gate.strftime("%Y-%m-%dT%H:%M")
+
+
+def test_the_spanish_view_keeps_the_figures_measured(portal, screen):
+    from tests.test_portal import OPERATOR
+
+    browser, _ = portal
+    sign_in(browser, OPERATOR)
+    waiting_for(browser, lambda b: len(by_css(b, "article[data-fse]")) == 2, "both restaurants")
+    Select(by_css(browser, "#language")[0]).select_by_value("es")
+    waiting_for(browser, lambda b: text_of(b, "#view h1") == "Sus restaurantes", "the view in Spanish")
+    view = text_of(browser, "#view")
+    assert "Grasa y sólidos sobre el 25% de la profundidad: grasa y sólidos medidos: " in view
+    assert "el 29.6% de la profundidad de diseño de 48 pulg. (no se permite más del 25%)." in view
+    assert "design depth" not in view
+    accessible(browser, "the restaurant's figures in Spanish")
