@@ -46,7 +46,8 @@ export function movesWords(moves) {
 // What the correction changes of what the current revision names, as "Device: GI-1 → GI-2".
 function changes(row, zone) {
   const shown = (name, value) => (TIMES.has(name) ? when(value, zone) : value);
-  const changed = NAMED.filter((name) => row.current[name] !== row.manifest[name]);
+  const differs = (name, a, b) => (TIMES.has(name) ? new Date(a).getTime() !== new Date(b).getTime() : a !== b);
+  const changed = NAMED.filter((name) => differs(name, row.current[name], row.manifest[name]));
   if (!changed.length) return t("change.none");
   return el("ul", { class: "findings" }, changed.map((name) =>
     el("li", {}, `${t(`change.${name}`)}: ${shown(name, row.current[name])} → ${shown(name, row.manifest[name])}`)));
