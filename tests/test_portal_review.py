@@ -49,6 +49,18 @@ def clock(frozen_clock):
     return later
 
 
+@pytest.fixture
+def page(page, screen):
+    """The portal at the screen's size: a desk's 1366 x 900, or the phone's 390 x 844."""
+    browser, _ = portal
+    if screen == "desktop":
+        browser.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": 1366, "height": 900, "deviceScaleFactor": 1, "mobile": False},
+        )
+    return portal
+
+
 def kept(browser):
     return browser.execute_script("return JSON.parse(sessionStorage.getItem('fogx.portal.session'))")
 
@@ -78,8 +90,8 @@ def propose(base, headers, manifest):
     return response.json()
 
 
-def test_an_auditor_approves_one_correction_and_rejects_another_and_the_dispatcher_reads_both(portal, screen):
-    browser, base = portal
+def test_an_auditor_approves_one_correction_and_rejects_another_and_the_dispatcher_reads_both(page, screen):
+    browser, base = page
     hauler = bearer(base, "demo-hauler")
     manifests = requests.get(f"{base}/v1/manifests?limit=200", headers=hauler, timeout=10).json()["items"]
     approved, rejected, waiting = (propose(base, hauler, m) for m in manifests[:3])
@@ -168,8 +180,8 @@ def fill_manifest(browser, tmp_path, number, permit="VV-FOG-0002"):
     by_css(browser, "#file-scan")[0].send_keys(str(scan(tmp_path)))
 
 
-def test_a_dispatchers_form_survives_the_tokens_expiry_and_the_end_of_the_sign_in(clock, portal, screen, tmp_path):
-    browser, base = portal
+def test_a_dispatchers_form_survives_the_tokens_expiry_and_the_end_of_the_sign_in(clock, page, screen, tmp_path):
+    browser, base = page
     sign_in(browser, DISPATCHER)
     waiting_for(browser, lambda b: by_css(b, "#file-submit") and rows(b, "#recent"), "the filing form")
     fill_manifest(browser, tmp_path, "IGS-SLOW-1")
@@ -236,8 +248,8 @@ def in_view(browser, selector):
     )
 
 
-def test_a_refused_filing_says_why_beside_the_field_in_the_persons_language(portal, screen, tmp_path):
-    browser, base = portal
+def test_a_refused_filing_says_why_beside_the_field_in_the_persons_language(page, screen, tmp_path):
+    browser, base = page
     sign_in(browser, DISPATCHER)
     waiting_for(browser, lambda b: by_css(b, "#file-submit") and rows(b, "#recent"), "the filing form")
     fill_manifest(browser, tmp_path, "IGS-NOPE-1", permit="NO-SUCH-PERMIT")
@@ -277,8 +289,8 @@ def test_a_refused_filing_says_why_beside_the_field_in_the_persons_language(port
 # The page's edges ---------------------------------------------------------------------------------
 
 
-def test_a_sign_in_another_program_started_is_left_in_the_address_and_the_header_link_is_seen(portal, screen):
-    browser, base = portal
+def test_a_sign_in_another_program_started_is_left_in_the_address_and_the_header_link_is_seen(page, screen):
+    browser, base = page
     # A terminal's sign-in comes back to the portal's address: the page leaves its code there.
     browser.get(f"{base}/portal/?code=the-terminals-code&state=the-terminals-state")
     waiting_for(browser, lambda b: "not started on this page" in message(b), "the page's word")
@@ -295,8 +307,8 @@ def test_a_sign_in_another_program_started_is_left_in_the_address_and_the_header
 # The auditor's figures open their lists -------------------------------------------------------
 
 
-def test_the_devices_coming_due_open_from_their_figure_and_the_reconciliation_shows_the_year(portal, screen):
-    browser, base = portal
+def test_the_devices_coming_due_open_from_their_figure_and_the_reconciliation_shows_the_year(page, screen):
+    browser, base = page
     auditor = bearer(base, "demo-auditor")
     trends = requests.get(f"{base}/v1/audit/trends?months=12", headers=auditor, timeout=10).json()
     due = requests.get(f"{base}/v1/audit/missed-services?status=due_soon", headers=auditor, timeout=10).json()
@@ -321,10 +333,10 @@ def test_the_devices_coming_due_open_from_their_figure_and_the_reconciliation_sh
 # A site's clerk ---------------------------------------------------------------------------------
 
 
-def test_a_clerk_enters_when_the_load_came_through_the_gate_and_the_list_is_latest_first(portal, screen):
+def test_a_clerk_enters_when_the_load_came_through_the_gate_and_the_list_is_latest_first(page, screen):
     from tests.test_portal import CLERK
 
-    browser, base = portal
+    browser, base = page
     site = bearer(base, "demo-site")
     listed = requests.get(f"{base}/v1/deliveries?limit=200", headers=site, timeout=10).json()["items"]
     assert [d["delivered_at"] for d in listed] == sorted((d["delivered_at"] for d in listed), reverse=True)
@@ -351,10 +363,10 @@ def test_a_clerk_enters_when_the_load_came_through_the_gate_and_the_list_is_late
     assert received.strftime("%Y-%m-%dT%H:%M") == gate.strftime("%Y-%m-%dT%H:%M")
 
 
-def test_the_spanish_view_keeps_the_figures_measured(portal, screen):
+def test_the_spanish_view_keeps_the_figures_measured(page, screen):
     from tests.test_portal import OPERATOR
 
-    browser, _ = portal
+    browser, _ = page
     sign_in(browser, OPERATOR)
     waiting_for(browser, lambda b: len(by_css(b, "article[data-fse]")) == 2, "both restaurants")
     Select(by_css(browser, "#language")[0]).select_by_value("es")
