@@ -10,6 +10,7 @@ from datetime import date, timedelta
 from sqlalchemy import Date, String, and_, case, func, literal, null, or_, select, true
 from sqlalchemy.orm import aliased
 
+from domain import words
 from domain.presets import EXCHANGE_POLICY, ORDINANCE, POLICY
 from domain.status import ENDING_STATUSES
 
@@ -205,6 +206,10 @@ def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True):
             case((ended, null()), else_=due_day).label("due_day"),
             case((ended, 0), (days_overdue > 0, days_overdue), else_=0).label("days_overdue"),
             status.label("status"),
+            # The status in words beside its code, for the people who read the sheet.
+            case(*((status == code, text) for code, text in words.STATUSES.items()), else_=status).label(
+                "status_words"
+            ),
         )
         .select_from(Device)
         .join(Fse, Fse.id == Device.fse_id)
