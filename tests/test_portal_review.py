@@ -376,3 +376,35 @@ def test_the_spanish_view_keeps_the_figures_measured(page, screen):
     assert "el 29.6% de la profundidad de diseño de 48 pulg. (no se permite más del 25%)." in view
     assert "design depth" not in view
     accessible(browser, "the restaurant's figures in Spanish")
+
+
+def test_a_clerk_corrects_a_receipt_made_in_error(page, screen):
+    from tests.test_portal import CLERK
+
+    browser, base = page
+    sign_in(browser, CLERK)
+    waiting_for(browser, lambda b: len(rows(b)) > 5, "the deliveries")
+    button(browser, "Confirm or dispute HDR-00015").click()
+    waiting_for(browser, lambda b: by_css(b, "#correct-receipt"), "the receipt's correction")
+    assert value_of(browser, "#fix-gallons") == "40"
+    accessible(browser, "a receipt to correct")
+    fits(browser, screen, "a receipt to correct")
+    type_into(browser, "#fix-gallons", 48)
+    by_css(browser, "#correct-receipt")[0].click()
+    waiting_for(browser, lambda b: "Say why" in message(b), "the reason asked for")
+    type_into(browser, "#fix-receipt-reason", "The scale was read with the hose still on.")
+    by_css(browser, "#correct-receipt")[0].click()
+    waiting_for(browser, lambda b: "is corrected" in message(b), "the correction")
+    site = bearer(base, "demo-site")
+    [load] = [
+        d
+        for d in requests.get(f"{base}/v1/deliveries?limit=200", headers=site, timeout=10).json()["items"]
+        if d["ticket_number"] == "HDR-00015"
+    ]
+    assert load["receipt"]["gallons_received"] == 48
+    differ = requests.get(
+        f"{base}/v1/audit/disposal-reconciliation?code=gallons_differ",
+        headers=bearer(base, "demo-auditor"),
+        timeout=10,
+    ).json()["items"]
+    assert "HDR-00015" not in [row["ticket_number"] for row in differ]

@@ -89,6 +89,7 @@ function choose(delivery, zone, panel, reload) {
     await post(`/v1/deliveries/${delivery.manifest_id}/disputes`, { reason: reason.value.trim() });
     await done(`Ticket ${delivery.ticket_number} is disputed; the city sees your reason.`);
   }, { id: "dispute-delivery" });
+  const fix = delivery.receipt ? receiptFix(delivery, zone, done) : null;
   panel.replaceChildren(el("section", { class: "card", "aria-labelledby": "chosen-title" },
     el("h2", { id: "chosen-title", tabindex: "-1" }, `Ticket ${delivery.ticket_number} from ${delivery.hauler_name}`),
     el("p", {}, `The manifest ${delivery.manifest_number} says truck ${delivery.vehicle_id} delivered `,
@@ -96,6 +97,30 @@ function choose(delivery, zone, panel, reload) {
     el("div", { class: "filters" }, field("Gallons the site received", gallons),
       field("Received at", receivedAt, `Local time (${zone})`), el("div", { class: "field buttons" }, confirm)),
     el("div", { class: "filters" }, field("Why the site disputes it", reason), el("div", { class: "field buttons" }, dispute)),
+    fix,
     el("button", { type: "button", class: "quiet", onclick: () => panel.replaceChildren() }, "Close")));
   panel.querySelector("h2").focus();
+}
+
+// The site's receipt of the load, made in error, corrected: its first reading stays on record.
+function receiptFix(delivery, zone, done) {
+  const gallons = el("input", { id: "fix-gallons", type: "number", min: 0, max: 100000, value: delivery.receipt.gallons_received });
+  const at = el("input", { id: "fix-received-at", type: "datetime-local", value: toLocalInput(delivery.receipt.received_at, zone) });
+  const reason = el("textarea", { id: "fix-receipt-reason", rows: 2, maxlength: 2000 });
+  const correct = action("Correct the receipt", async () => {
+    if (!reason.value.trim()) throw new Error("Say why the receipt is corrected.");
+    const kept = await getJson(`/v1/receipts/${delivery.receipt.id}`);
+    await post(`/v1/receipts/${delivery.receipt.id}/corrections`, {
+      ticket_number: kept.ticket_number, hauler_licence_number: kept.hauler_licence_number, vehicle_id: kept.vehicle_id,
+      waste_type: kept.waste_type, gallons_received: Number(gallons.value), received_at: fromLocalInput(at.value, zone),
+      reason: reason.value.trim(),
+    });
+    await done(`The receipt of ticket ${delivery.ticket_number} is corrected; what it said before is kept.`);
+  }, { id: "correct-receipt" });
+  return el("section", { "aria-labelledby": "fix-receipt-title" },
+    el("h3", { id: "fix-receipt-title" }, "Correct the site's receipt"),
+    el("p", { class: "muted" }, `The site recorded ${delivery.receipt.gallons_received} gal at `,
+      `${when(delivery.receipt.received_at, zone)}. A correction keeps that reading on record beside the new one.`),
+    el("div", { class: "filters" }, field("Gallons received", gallons), field("Received at", at, `Local time (${zone})`),
+      field("Why it is corrected", reason), el("div", { class: "field buttons" }, correct)));
 }
