@@ -17,6 +17,7 @@ from authlib.oauth2.rfc6750 import BearerTokenGenerator
 from authlib.oauth2.rfc7636 import CodeChallenge
 from flask import current_app
 from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
 
 from auth.credentials import AUTH_METHODS, HOLDER_METHOD, SCOPE_TOKEN, sha256_hex
 from auth.scopes import ALL_SCOPES
@@ -73,9 +74,45 @@ class AppClient:
         return grant_type in GRANT_TYPES
 
 
+# The portal's own app: public and first-party, sending people back to the portal.
+PORTAL_APP = "fogx-portal"
+
+
+def portal_redirects(base_url: str) -> list[str]:
+    """Where the portal's app may send people back to: the portal at the instance's public
+    address (and, on loopback, under `localhost` too)."""
+    redirects = [f"{base_url}/portal/"]
+    if base_url.startswith("http://127.0.0.1:"):
+        redirects.append(base_url.replace("127.0.0.1", "localhost", 1) + "/portal/")
+    return redirects
+
+
 def query_app(client_id):
-    row = db.session.scalar(select(OAuthApp).where(OAuthApp.client_id == client_id, OAuthApp.revoked_at.is_(None)))
-    return AppClient(row) if row else None
+    row = db.session.scalar(select(OAuthApp).where(OAuthApp.client_id == client_id))
+    if row is None and client_id == PORTAL_APP:
+        row = _portal_app()
+    return AppClient(row) if row is not None and row.revoked_at is None else None
+
+
+def _portal_app() -> OAuthApp:
+    """The portal's app, made the first time it is asked for: a fresh install signs people in to
+    its portal with no step at the command line."""
+    row = OAuthApp(
+        client_id=PORTAL_APP,
+        secret_sha256=None,
+        name="fogx portal",
+        redirect_uris=portal_redirects(current_app.config["PUBLIC_BASE_URL"]),
+        first_party=True,
+        scope=" ".join((*OIDC_SCOPES, *ALL_SCOPES)),
+        created_at=now(),
+    )
+    db.session.add(row)
+    try:
+        db.session.commit()
+    except IntegrityError:  # made by another request meanwhile
+        db.session.rollback()
+        row = db.session.scalar(select(OAuthApp).where(OAuthApp.client_id == PORTAL_APP))
+    return row
 
 
 @dataclass
