@@ -18,6 +18,7 @@ from authlib.oauth2.rfc7636 import CodeChallenge
 from flask import current_app
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from auth.credentials import AUTH_METHODS, HOLDER_METHOD, SCOPE_TOKEN, sha256_hex
 from auth.scopes import ALL_SCOPES
@@ -96,22 +97,25 @@ def query_app(client_id):
 
 def _portal_app() -> OAuthApp:
     """The portal's app, made the first time it is asked for: a fresh install signs people in to
-    its portal with no step at the command line."""
-    row = OAuthApp(
-        client_id=PORTAL_APP,
-        secret_sha256=None,
-        name="fogx portal",
-        redirect_uris=portal_redirects(current_app.config["PUBLIC_BASE_URL"]),
-        first_party=True,
-        scope=" ".join((*OIDC_SCOPES, *ALL_SCOPES)),
-        created_at=now(),
-    )
-    db.session.add(row)
-    try:
-        db.session.commit()
-    except IntegrityError:  # made by another request meanwhile
-        db.session.rollback()
-        row = db.session.scalar(select(OAuthApp).where(OAuthApp.client_id == PORTAL_APP))
+    its portal with no step at the command line. Made in a session of its own, as the sign-in
+    page that asks for it is a read."""
+    with Session(bind=current_app.extensions["fogx.engine"], expire_on_commit=False) as writing:
+        row = OAuthApp(
+            client_id=PORTAL_APP,
+            secret_sha256=None,
+            name="fogx portal",
+            redirect_uris=portal_redirects(current_app.config["PUBLIC_BASE_URL"]),
+            first_party=True,
+            scope=" ".join((*OIDC_SCOPES, *ALL_SCOPES)),
+            created_at=now(),
+        )
+        writing.add(row)
+        try:
+            writing.commit()
+        except IntegrityError:  # made by another request meanwhile
+            writing.rollback()
+            row = writing.scalar(select(OAuthApp).where(OAuthApp.client_id == PORTAL_APP))
+        writing.expunge_all()
     return row
 
 
