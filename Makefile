@@ -41,6 +41,8 @@ run: venv
 	$(BIN)/flask --app wsgi db upgrade
 	$(BIN)/flask --app wsgi demo load
 	$(BIN)/flask --app wsgi notices run
+	@echo "fogx is at $${PUBLIC_BASE_URL:-http://$(HOST):$(PORT)}/portal/ (the API's docs at /docs/). Sign in as a demo"
+	@echo "person, password fogx-demo-password: dispatcher@, auditor@, admin@, operator@ or clerk@demo.fogx.test."
 	TRUSTED_PROXIES=$(EXPORTS_TRUSTED_PROXIES) nice -n $(EXPORTS_NICE) $(BIN)/gunicorn --config gunicorn.conf.py --bind $(HOST):$(EXPORTS_PORT) \
 	  --workers $(EXPORT_WORKERS) wsgi:app & exports=$$!; trap 'kill $$exports 2> /dev/null' EXIT INT TERM; \
 	EXPORTS_URL=http://$(HOST):$(EXPORTS_PORT) $(BIN)/gunicorn --config gunicorn.conf.py --bind $(HOST):$(PORT) \

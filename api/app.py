@@ -98,6 +98,7 @@ def create_app(config=None):
     app.register_blueprint(maintenance.bp)
     app.register_blueprint(audit.bp)
     app.register_blueprint(corrections.bp)
+    app.register_blueprint(corrections.sent_bp)
     app.register_blueprint(changes.bp)
     app.register_blueprint(webhooks.bp)
     app.register_blueprint(receipts.bp)

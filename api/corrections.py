@@ -1,16 +1,18 @@
-"""`/v1/audit/corrections`: the city reviews the corrections that would move a manifest."""
+"""`/v1/audit/corrections`: the city reviews the corrections that would move a manifest;
+`/v1/corrections`: the hauler follows the ones it sent."""
 
 from flask import Blueprint, request, url_for
 
 from api.idempotency import idempotent
 from api.validation import load, load_json
 from auth.protect import current_principal, require
-from auth.scopes import AUDIT_READ, CORRECTIONS_REVIEW
-from schemas.corrections import ApprovalIn, RejectionIn, ReviewQuery, correction_view
+from auth.scopes import AUDIT_READ, CORRECTIONS_REVIEW, MANIFESTS_WRITE
+from schemas.corrections import ApprovalIn, RejectionIn, ReviewQuery, SentQuery, correction_view
 from services import corrections
 from storage.db import db
 
 bp = Blueprint("corrections", __name__, url_prefix="/v1/audit/corrections")
+sent_bp = Blueprint("sent_corrections", __name__, url_prefix="/v1/corrections")
 
 
 def _decided(row, manifest):
@@ -44,3 +46,11 @@ def reject(correction_id):
     data = load_json(RejectionIn())
     manifest, row = corrections.reject(db.session, current_principal(), row, reason=data["reason"])
     return _decided(row, manifest)
+
+
+@sent_bp.get("")
+@require(MANIFESTS_WRITE)
+def sent_list():
+    args = load(SentQuery(), request.args.to_dict())
+    rows, cursor = corrections.sent_list(db.session, current_principal(), **args)
+    return {"items": [correction_view(row, manifest) for row, manifest in rows], "next_cursor": cursor}

@@ -6,12 +6,12 @@ from api.validation import load, load_json
 from auth.protect import current_principal, require
 from auth.ratelimit import per_client
 from auth.scopes import RECEIPTS_WRITE
-from schemas.receipts import ReceiptIn, ReceiptQuery, receipt_view
-from services import receipts
+from schemas.receipts import ReceiptCorrectionIn, ReceiptIn, ReceiptQuery, receipt_correction_view, receipt_view
+from services import receipts, site_corrections
 from storage.db import db
 
 bp = Blueprint("receipts", __name__, url_prefix="/v1/receipts")
-receipt_in, receipt_query = ReceiptIn(), ReceiptQuery()
+receipt_in, receipt_query, correction_in = ReceiptIn(), ReceiptQuery(), ReceiptCorrectionIn()
 
 
 @bp.post("")
@@ -35,3 +35,13 @@ def list_receipts():
 @require(RECEIPTS_WRITE)
 def get_receipt(receipt_id):
     return receipt_view(receipts.get(db.session, current_principal(), receipt_id))
+
+
+@bp.post("/<receipt_id>/corrections")
+@require(RECEIPTS_WRITE)
+@per_client("submissions")
+def correct_receipt(receipt_id):
+    receipt = receipts.get(db.session, current_principal(), receipt_id)
+    correction = site_corrections.correct(db.session, current_principal(), receipt, load_json(correction_in))
+    headers = {"Location": url_for("receipts.get_receipt", receipt_id=receipt.id)}
+    return receipt_correction_view(correction), 201, headers

@@ -40,7 +40,8 @@ def _chunks(handle, size=256 * 1024):
 
 
 def _attachment(response, record, extension):
-    name = f"fogx-records-{record.fse.apn}-{record.period_from}-{record.period_to}.{extension}"
+    # Named by the restaurant, as people look for it; the parcel number tells two of a name apart.
+    name = f"{record.fse.name} - fogx records {record.fse.apn} {record.period_from} to {record.period_to}.{extension}"
     response.headers["Content-Disposition"] = disposition(name)
     response.headers["Cache-Control"] = "no-store"
     return response

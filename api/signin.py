@@ -10,6 +10,7 @@ from authlib.common.urls import add_params_to_uri
 from authlib.oauth2.rfc6749 import AccessDeniedError, OAuth2Error, UnsupportedResponseTypeError
 from flask import Blueprint, current_app, make_response, redirect, render_template, request
 from itsdangerous import BadSignature, URLSafeTimedSerializer
+from markupsafe import Markup
 
 from api import csrf
 from api.errors import status_of
@@ -37,6 +38,12 @@ SCOPE_TEXT = {
     "registry:write": "Change the city's registry (permits, haulers, sites)",
     "receipts:write": "Report the loads your disposal site received",
 }
+
+
+@bp.app_template_filter("qr")
+def qr(uri):
+    """An address as a QR code, inline SVG drawn by fogx (markup of its own, not the caller's)."""
+    return Markup(twofactor.provisioning_qr(uri))
 
 
 def page(template, status=200, *, form_targets="", **context):

@@ -17,6 +17,8 @@ from authlib.oauth2.rfc6750 import BearerTokenGenerator
 from authlib.oauth2.rfc7636 import CodeChallenge
 from flask import current_app
 from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from auth.credentials import AUTH_METHODS, HOLDER_METHOD, SCOPE_TOKEN, sha256_hex
 from auth.scopes import ALL_SCOPES
@@ -73,9 +75,48 @@ class AppClient:
         return grant_type in GRANT_TYPES
 
 
+# The portal's own app: public and first-party, sending people back to the portal.
+PORTAL_APP = "fogx-portal"
+
+
+def portal_redirects(base_url: str) -> list[str]:
+    """Where the portal's app may send people back to: the portal and the driver's app at the
+    instance's public address (and, on loopback, under `localhost` too)."""
+    bases = [base_url]
+    if base_url.startswith("http://127.0.0.1:"):
+        bases.append(base_url.replace("127.0.0.1", "localhost", 1))
+    return [f"{base}{page}" for base in bases for page in ("/portal/", "/portal/driver/")]
+
+
 def query_app(client_id):
-    row = db.session.scalar(select(OAuthApp).where(OAuthApp.client_id == client_id, OAuthApp.revoked_at.is_(None)))
-    return AppClient(row) if row else None
+    row = db.session.scalar(select(OAuthApp).where(OAuthApp.client_id == client_id))
+    if row is None and client_id == PORTAL_APP:
+        row = _portal_app()
+    return AppClient(row) if row is not None and row.revoked_at is None else None
+
+
+def _portal_app() -> OAuthApp:
+    """The portal's app, made the first time it is asked for: a fresh install signs people in to
+    its portal with no step at the command line. Made in a session of its own, as the sign-in
+    page that asks for it is a read."""
+    with Session(bind=current_app.extensions["fogx.engine"], expire_on_commit=False) as writing:
+        row = OAuthApp(
+            client_id=PORTAL_APP,
+            secret_sha256=None,
+            name="fogx portal",
+            redirect_uris=portal_redirects(current_app.config["PUBLIC_BASE_URL"]),
+            first_party=True,
+            scope=" ".join((*OIDC_SCOPES, *ALL_SCOPES)),
+            created_at=now(),
+        )
+        writing.add(row)
+        try:
+            writing.commit()
+        except IntegrityError:  # made by another request meanwhile
+            writing.rollback()
+            row = writing.scalar(select(OAuthApp).where(OAuthApp.client_id == PORTAL_APP))
+        writing.expunge_all()
+    return row
 
 
 @dataclass

@@ -2,7 +2,7 @@
 // first-party app (`fogx-portal`). The verifier waits in this tab's sessionStorage for the answer.
 export const PORTAL_CLIENT = "fogx-portal";
 const PENDING = "fogx.portal.authorization";
-const SCOPE = "openid profile email manifests:write manifests:read records:read audit:read registry:write receipts:write maintenance:write";
+const SCOPE = "openid profile email manifests:write manifests:read records:read audit:read registry:write receipts:write maintenance:write corrections:review";
 
 function base64url(bytes) {
   return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
@@ -31,13 +31,16 @@ export async function finishSignIn(home = "/portal/") {
   const params = new URLSearchParams(location.search);
   if (!params.has("code") && !params.has("error")) return null;
   const pending = JSON.parse(sessionStorage.getItem(PENDING) || "null");
+  // A sign-in another program started (a terminal's, say) is left in the address for it to take.
+  if (!pending || params.get("state") !== pending.state) {
+    throw new Error("That sign-in was not started on this page: the program that started it takes the address above.");
+  }
   sessionStorage.removeItem(PENDING);
   history.replaceState(null, "", home);
   if (params.has("error")) {
     throw new Error(params.get("error") === "access_denied" ? "Sign-in was cancelled."
       : `Sign-in failed: ${params.get("error_description") || params.get("error")}`);
   }
-  if (!pending || params.get("state") !== pending.state) throw new Error("That sign-in was not started here; sign in again.");
   const response = await fetch("/oauth/token", {
     method: "POST",
     credentials: "omit",
@@ -51,6 +54,21 @@ export async function finishSignIn(home = "/portal/") {
   const who = await fetch("/oauth/userinfo", { credentials: "omit", headers: { Authorization: `Bearer ${token.access_token}` } });
   const claims = who.ok ? await who.json() : {};
   return { token, name: claims.name || claims.email || "you" };
+}
+
+// A new access token (and the next refresh token: each is used once) for a sign-in, or null
+// where the sign-in has ended.
+export async function renewSignIn(refreshToken) {
+  try {
+    const response = await fetch("/oauth/token", {
+      method: "POST",
+      credentials: "omit",
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: PORTAL_CLIENT }),
+    });
+    return response.ok ? await response.json() : null;
+  } catch {
+    return null;
+  }
 }
 
 // Ends the sign-in by revoking its refresh token (RFC 7009), which ends every access and

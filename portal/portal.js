@@ -4,6 +4,7 @@
 import { finishSignIn, startSignIn } from "./person.js";
 import { begin, resume, session, signOut } from "./js/api.js";
 import { el, report } from "./js/dom.js";
+import { hold } from "./js/drafts.js";
 import { LANGUAGES, lang, setLang, t, use } from "./js/i18n.js";
 import { admin } from "./js/admin.js";
 import { auditor } from "./js/auditor.js";
@@ -54,7 +55,10 @@ function languageSwitch() {
   choice.addEventListener("change", () => {
     setLang(choice.value);
     document.querySelector("label[for=language]").textContent = t("language");
-    if (session()) showView().catch(report);
+    if (session()) {
+      hold(); // a half-typed form comes back in the other language
+      showView().catch(report);
+    }
   });
   document.querySelector("label[for=language]").textContent = t("language");
 }

@@ -25,7 +25,7 @@ class MissedQuery(Paging):
     period_to = Day(data_key="to")
     fse_id = fields.UUID()
     hauler_id = fields.UUID()
-    status = fields.String(validate=validate.OneOf(("overdue", "missed", "never_serviced")))
+    status = fields.String(validate=validate.OneOf(("overdue", "missed", "never_serviced", "due_soon")))
     area = fields.String(validate=validate.Length(min=1, max=100))
 
 

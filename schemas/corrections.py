@@ -26,6 +26,15 @@ class ReviewQuery(Schema):
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
 
 
+class SentQuery(Schema):
+    class Meta:
+        unknown = EXCLUDE  # unknown query parameters are ignored, as HTTP clients expect
+
+    status = fields.String(validate=validate.OneOf(STATUSES))
+    cursor = fields.String(validate=validate.Regexp(r"^[A-Za-z0-9_-]{22}$"))
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
+
+
 def correction_view(row, manifest) -> dict:
     """A correction as sent (its hashed document) and where the city's review of it stands."""
     current = manifest.revisions[manifest.current_revision - 1].body["manifest"]

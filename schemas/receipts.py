@@ -17,6 +17,12 @@ class ReceiptIn(Schema):
     received_at = When(required=True)
 
 
+class ReceiptCorrectionIn(ReceiptIn):
+    """The receipt as it should have been, and why."""
+
+    reason = text(2000, required=True)
+
+
 class ReceiptQuery(Schema):
     class Meta:
         unknown = EXCLUDE  # unknown query parameters are ignored, as HTTP clients expect
@@ -33,4 +39,16 @@ def receipt_view(receipt) -> dict:
         "hauler_id": str(receipt.hauler_id) if receipt.hauler_id else None,
         "created_at": iso(receipt.created_at),
         "submitted_by": actor_view(receipt.submitted_by_client, receipt.submitted_by_person),
+    }
+
+
+def receipt_correction_view(correction) -> dict:
+    return {
+        "id": str(correction.id),
+        "receipt_id": str(correction.receipt_id),
+        "before": correction.before,
+        "after": correction.after,
+        "reason": correction.reason,
+        "created_at": iso(correction.created_at),
+        "submitted_by": actor_view(correction.submitted_by_client, correction.submitted_by_person),
     }

@@ -280,6 +280,29 @@ def review_list(session, principal, *, status=PENDING, cursor=None, limit=50):
     return rows, encode_cursor(rows[-1][0].id) if more and rows else None
 
 
+def sent_list(session, principal, *, status=None, cursor=None, limit=50):
+    """The corrections the caller's hauler sent, within its city scope, newest first, of one
+    status or all: [(correction, manifest)], next cursor. Nobody else's: empty for other roles."""
+    query = (
+        select(PendingCorrection, Manifest)
+        .join(Manifest, Manifest.id == PendingCorrection.manifest_id)
+        .where(
+            PendingCorrection.hauler_id == principal.hauler_id,
+            reach.in_scope(principal, PendingCorrection.jurisdiction_id),
+        )
+    )
+    if principal.role != "hauler" or principal.hauler_id is None:
+        query = query.where(false())
+    if status:
+        query = query.where(PendingCorrection.status == status)
+    if cursor:
+        query = query.where(PendingCorrection.id < decode_cursor(cursor))
+    rows = session.execute(query.order_by(PendingCorrection.id.desc()).limit(limit + 1)).all()
+    more = len(rows) > limit
+    rows = [tuple(row) for row in rows[:limit]]
+    return rows, encode_cursor(rows[-1][0].id) if more and rows else None
+
+
 # Deciding -----------------------------------------------------------------------------------
 
 

@@ -4,7 +4,7 @@ disputes it. A dispute is kept as sent, never changed; the city's reconciliation
 
 import uuid
 
-from sqlalchemy import String, and_, literal, select, true
+from sqlalchemy import String, and_, literal, or_, select, true
 
 from domain.clock import now as clock_now
 from domain.reconcile import AWAITING, DISPUTED, RECEIVED
@@ -41,7 +41,7 @@ def _disputed():
 
 
 def listing(session, principal, *, state=None, cursor=None, limit=50):
-    """The manifests whose revision in force names the principal's site, newest first, each
+    """The manifests whose revision in force names the principal's site, the latest delivered first, each
     with the site's receipt (if any), its disputes and its state; and the next cursor."""
     zone = literal(site_zone(session, principal.site_id) or "UTC", String)
     revision = ManifestRevision
@@ -57,9 +57,19 @@ def listing(session, principal, *, state=None, cursor=None, limit=50):
         query = query.where(~_disputed(), DisposalReceipt.id.is_not(None))
     elif state == AWAITING:
         query = query.where(~_disputed(), DisposalReceipt.id.is_(None))
+    delivered = revision.disposal_delivered_at
     if cursor:
-        query = query.where(Manifest.id < decode_cursor(cursor))
-    rows = session.execute(query.order_by(Manifest.id.desc()).limit(limit + 1)).all()
+        # After the cursor's load in the list's order: by delivery time, then by manifest.
+        after = decode_cursor(cursor)
+        mark = session.scalar(
+            select(revision.disposal_delivered_at)
+            .join(Manifest, and_(revision.manifest_id == Manifest.id, revision.revision == Manifest.current_revision))
+            .where(Manifest.id == after)
+        )
+        query = query.where(
+            Manifest.id < after if mark is None else or_(delivered < mark, and_(delivered == mark, Manifest.id < after))
+        )
+    rows = session.execute(query.order_by(delivered.desc(), Manifest.id.desc()).limit(limit + 1)).all()
     more, rows = len(rows) > limit, rows[:limit]
     disputes = {}
     if rows:

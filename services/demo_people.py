@@ -1,22 +1,16 @@
 """The demo's people: one per role of each kind of organisation, with one documented
 password, and the app they sign in through. Nothing else creates a fixed password."""
 
+from sqlalchemy import select
+
+from auth.people import PORTAL_APP, portal_redirects
 from services import apps
 from services.accounts import make_membership
 from services.passwords import checked
-from storage.people import Person
+from storage.people import OAuthApp, Person
 
 DEMO_PASSWORD = "fogx-demo-password"
-DEMO_APP = "fogx-portal"
-
-
-def demo_redirects(base_url: str) -> list[str]:
-    """Where the demo app may send people back to: the portal and the driver's app at the
-    instance's public address (and, on loopback, under `localhost` too)."""
-    bases = [base_url]
-    if base_url.startswith("http://127.0.0.1:"):
-        bases.append(base_url.replace("127.0.0.1", "localhost", 1))
-    return [f"{base}{page}" for base in bases for page in ("/portal/", "/portal/driver/")]
+DEMO_APP = PORTAL_APP
 
 
 # email: (name, organisation, role)
@@ -46,10 +40,15 @@ def load(session, *, hauler, fses, city, site, base_url):
         session.add(person)
         make_membership(session, person, organisation=organisation, role=role, **subjects[organisation])
     session.commit()
+    portal = session.scalar(select(OAuthApp).where(OAuthApp.client_id == DEMO_APP))
+    if portal is not None:  # made already, the first time someone signed in to the portal
+        portal.redirect_uris = portal_redirects(base_url)
+        session.commit()
+        return
     apps.create_app(
         session,
         name="fogx portal",
-        redirect_uris=demo_redirects(base_url),
+        redirect_uris=portal_redirects(base_url),
         public=True,
         first_party=True,
         client_id=DEMO_APP,

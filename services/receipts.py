@@ -162,7 +162,8 @@ def reconciliation(session, principal, *, period_from=None, period_to=None, code
     days) on which a reporting site and the manifests disagree, in time order."""
     city = session.get(Jurisdiction, principal.jurisdiction_id)
     period_to = period_to or today(city.time_zone)
-    period_from = period_from or period_to - timedelta(days=30)
+    # A year by default: a dispute entered today is often of a load weeks old.
+    period_from = period_from or period_to - timedelta(days=365)
     if period_to < period_from:
         raise Invalid("The period ends before it starts.", errors={"to": ["Must not be before from."]})
     now, wait = clock_now(), timedelta(hours=city.manifest_deadline_hours)

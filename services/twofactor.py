@@ -5,6 +5,7 @@ import secrets
 from datetime import timedelta
 
 import pyotp
+import segno
 from pyotp.utils import strings_equal
 from sqlalchemy import or_, select, update
 
@@ -55,6 +56,14 @@ def enrolling(session, person) -> str:
 
 def provisioning_uri(person) -> str:
     return pyotp.TOTP(person.totp_secret).provisioning_uri(name=person.email, issuer_name=ISSUER_NAME)
+
+
+def provisioning_qr(uri: str) -> str:
+    """The key's address as a QR code an authenticator app's camera reads: SVG markup, drawn
+    here, so no image host ever sees the key."""
+    return segno.make(uri, error="m").svg_inline(
+        scale=4, border=4, dark="#000", light="#fff", title="QR code of the key"
+    )
 
 
 def _step_of(secret, code) -> int | None:
@@ -120,10 +129,29 @@ def verify(session, person, code, *, config) -> str:
     how = _proved(session, person, code)
     if how is None:
         session.commit()
-        raise CodeRefused("That code is not right.")
+        raise CodeRefused(_refusal(session, person, code))
     person.failed_sign_ins, person.locked_until = 0, None
     session.commit()
     return how
+
+
+def _refusal(session, person, code) -> str:
+    """Why a code was refused, in words (used already, or wrong), and the lock this try brought
+    on, with how long it lasts."""
+    session.refresh(person)  # the lock this try may have set
+    typed = (code or "").strip().lower()
+    if _step_of(person.totp_secret, code) is not None:
+        said = "That code is not right now: it was used already. Wait for the next code your app shows."
+    elif session.scalar(
+        select(RecoveryCode.id).where(RecoveryCode.person_id == person.id, RecoveryCode.code_sha256 == digest(typed))
+    ):
+        said = "That recovery code is not right now: it was used already, and each one works once."
+    else:
+        said = "That code is not right."
+    left = (person.locked_until - now()).total_seconds() if person.locked_until else 0
+    if left > 0:
+        said += f" Too many wrong codes: this account is locked for {passwords.for_how_long(left)}."
+    return said
 
 
 def _proved(session, person, code) -> str | None:

@@ -10,6 +10,7 @@ from datetime import date, timedelta
 from sqlalchemy import Date, String, and_, case, func, literal, null, select, true
 from sqlalchemy.orm import aliased
 
+from domain import words
 from domain.presets import EXCHANGE_POLICY, ORDINANCE, POLICY
 from domain.status import ENDING_STATUSES
 
@@ -254,6 +255,8 @@ def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True, w
         case((rows.c.ended, null()), else_=rows.c.due).label("due_day"),
         case((rows.c.ended, 0), (days_overdue > 0, days_overdue), else_=0).label("days_overdue"),
         status.label("status"),
+        # The status in words beside its code, for the people who read the sheet.
+        case(*((status == code, text) for code, text in words.STATUSES.items()), else_=status).label("status_words"),
     )
 
 
@@ -268,11 +271,12 @@ def _last_manifest(rows):
 
 
 def missed_as_of(as_of: date, jurisdiction_id, *, dialect, fse_id=None, hauler_id=None, status=None, area=None):
-    """Devices past due on `as_of` (overdue within the grace, missed beyond, never serviced)."""
+    """Devices past due on `as_of` (overdue within the grace, missed beyond, never serviced), or
+    with `status="due_soon"` those coming due within 14 days."""
     rows = device_due(as_of, dialect, where=[Fse.jurisdiction_id == jurisdiction_id]).subquery("due")
-    query = select(rows).where(rows.c.days_overdue > 0)
+    query = select(rows).where(rows.c.days_overdue > 0 if status != "due_soon" else rows.c.status == "due_soon")
     return _filters(query, rows, fse_id=fse_id, hauler_id=hauler_id, status=status, area=area).order_by(
-        rows.c.days_overdue.desc(), rows.c.device_id
+        rows.c.days_overdue.desc(), rows.c.due_day, rows.c.device_id
     )
 
 

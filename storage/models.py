@@ -82,4 +82,5 @@ __all__ = [
 # The tables of people and of corrections under review share the metadata: importing any model
 # brings them, so every relationship resolves however a program starts.
 from storage import corrections as _corrections  # noqa: F401
+from storage import receipt_corrections as _receipt_corrections  # noqa: F401
 from storage import service_chain as _service_chain  # noqa: F401  (its session events)

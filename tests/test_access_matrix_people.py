@@ -182,6 +182,8 @@ def test_the_same_people_reach_their_own_citys_objects(client, world):
         assert status(person, f"/v1/manifests/{mine['manifest_id']}") == 200, person
     assert status("operator", f"/v1/fses/{mine['fse_id']}/records") == 200
     assert status("city-admin", f"/v1/jurisdictions/{MINE}/sign-in-policy") == 200
+    sent = client.get("/v1/corrections", headers=factories.bearer(tokens["dispatcher"])).json["items"]
+    assert [c["id"] for c in sent] == [str(mine["correction_id"])]
     delivered = client.get("/v1/deliveries", headers=factories.bearer(tokens["clerk"])).json["items"]
     assert [d["manifest_id"] for d in delivered] == [str(mine["manifest_id"])]
     assert status("clerk", f"/v1/receipts/{mine['receipt_id']}") == 200

@@ -204,6 +204,13 @@ def test_filters_status_and_csv(client, scenario):
     )
     rows = list(csv.DictReader(io.StringIO(response.get_data(as_text=True))))
     assert response.mimetype == "text/csv" and len(rows) == 5 and rows[0]["status"] == "never_serviced"
+    # Each code with its words beside it, the codes' columns kept.
+    assert rows[0]["status_words"] == "Never serviced"
+    assert {(row["status"], row["status_words"]) for row in rows} <= {
+        ("never_serviced", "Never serviced"),
+        ("overdue", "Overdue"),
+        ("missed", "Missed"),
+    }
 
 
 def test_findings_with_counts(client, scenario):

@@ -290,3 +290,37 @@ def test_the_review_list_pages_and_refuses_an_unknown_status(world, city, client
     assert second["next_cursor"] is None
     refused = client.get("/v1/audit/corrections", query_string={"status": "maybe"}, headers=headers)
     assert refused.status_code == 422 and "status" in refused.json["errors"]
+
+
+# The hauler follows its corrections ---------------------------------------------------------
+
+
+def test_the_hauler_lists_the_corrections_it_sent_with_the_citys_decisions(world, session, city, client):
+    first, first_body = filed(world, completed=NOW - timedelta(days=10))
+    second, second_body = filed(world, completed=NOW - timedelta(days=20))
+    waiting = correct(world, first, shifted(first_body, -24 * 30)).json
+    refused = correct(world, second, shifted(second_body, -24 * 30)).json
+    assert decide(client, city["auditor"], refused["id"], "reject", reason="No such service").status_code == 200
+    headers = factories.bearer(world.hauler_token)
+
+    def sent(**query):
+        response = client.get("/v1/corrections", query_string=query, headers=headers)
+        assert response.status_code == 200, response.json
+        return response.json
+
+    # Newest first, whatever their status, each with the city's decision once there is one.
+    every = sent()["items"]
+    assert [(r["id"], r["status"]) for r in every] == [(refused["id"], "rejected"), (waiting["id"], "pending")]
+    assert every[0]["decision_reason"] == "No such service" and every[0]["manifest_number"] == second["manifest_number"]
+    assert [r["id"] for r in sent(status="pending")["items"]] == [waiting["id"]]
+    page = sent(limit=1)
+    assert [r["id"] for r in page["items"]] == [refused["id"]] and page["next_cursor"]
+    assert [r["id"] for r in sent(limit=1, cursor=page["next_cursor"])["items"]] == [waiting["id"]]
+    # Another hauler sees none of them; a city's auditor is not a hauler.
+    other = factories.token(
+        client, *factories.oauth_client(session, role="hauler", subject=[factories.hauler(session, name="Other").id])
+    )
+    assert client.get("/v1/corrections", headers=factories.bearer(other)).json["items"] == []
+    assert client.get("/v1/corrections", headers=factories.bearer(city["auditor"])).status_code == 403
+    refused_status = client.get("/v1/corrections", query_string={"status": "maybe"}, headers=headers)
+    assert refused_status.status_code == 422 and refused_status.mimetype == "application/problem+json"

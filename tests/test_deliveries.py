@@ -200,3 +200,21 @@ def test_the_dashboard_works_its_figures_out_at_the_same_time(app, client, sessi
         event.remove(pool, "checkout", out)
     assert response.status_code == 200, response.json
     assert sorted(met) == [0, 1]
+
+
+def test_the_latest_delivered_load_comes_first_whenever_it_was_filed(site_world):
+    world = site_world
+    newer, older = filed(world, 3), filed(world, 5)  # the older load's manifest was filed last
+    oldest = filed(world, 9)
+    listed = deliveries(world)["items"]
+    assert [d["manifest_id"] for d in listed] == [newer["id"], older["id"], oldest["id"]]
+    assert [d["delivered_at"] for d in listed] == sorted((d["delivered_at"] for d in listed), reverse=True)
+    page = deliveries(world, limit=1)
+    second = deliveries(world, limit=1, cursor=page["next_cursor"])
+    third = deliveries(world, limit=1, cursor=second["next_cursor"])
+    assert [d["manifest_id"] for d in page["items"] + second["items"] + third["items"]] == [
+        newer["id"],
+        older["id"],
+        oldest["id"],
+    ]
+    assert third["next_cursor"] is None

@@ -301,3 +301,45 @@ def test_a_public_app_revokes_an_access_token_alone(served, session):
     # The refresh token still gives a new access token: only the access token was revoked.
     fresh = oauth.refresh_token(f"{base}/oauth/token", refresh_token=token["refresh_token"])
     assert oauth.get(f"{base}/v1/manifests").status_code == 200 and fresh["access_token"] != token["access_token"]
+
+
+def test_a_fresh_install_signs_people_in_to_its_portal_with_no_command_line_step(app, client, session):
+    """No `clients create` and no demo: the portal's app is made the first time it is asked for,
+    public and first-party, sending people back to the portal at the public address."""
+    from sqlalchemy import select
+
+    from storage.people import OAuthApp
+
+    hauler = factories.hauler(session, name="Inland Grease")
+    pf.person(session, email="sam@inland.example", organisation="hauler", role="dispatcher", hauler_id=hauler.id)
+    assert session.scalar(select(OAuthApp).where(OAuthApp.client_id == "fogx-portal")) is None
+    verifier, challenge = pf.pkce()
+    browser = pf.Browser(client)
+    asked = browser.open(
+        pf.authorize_url("fogx-portal", challenge, redirect_uri="https://fogx.test/portal/", scope="manifests:read")
+    )
+    assert asked.status_code == 200 and 'id="email"' in browser.page
+    code = pf.code_from(browser.submit(email="sam@inland.example", password=pf.PASSWORD))
+    token = client.post(
+        "/oauth/token",
+        data={
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": "https://fogx.test/portal/",
+            "code_verifier": verifier,
+            "client_id": "fogx-portal",
+        },
+    )
+    assert token.status_code == 200 and token.json["refresh_token"], token.json
+    session.expire_all()
+    row = session.scalar(select(OAuthApp).where(OAuthApp.client_id == "fogx-portal"))
+    assert (row.secret_sha256, row.first_party, row.redirect_uris) == (None, True, ["https://fogx.test/portal/"])
+    # Elsewhere than the portal's address, it sends nobody.
+    elsewhere = pf.Browser(client).open(
+        pf.authorize_url("fogx-portal", challenge, redirect_uri="https://evil.example/portal/")
+    )
+    assert elsewhere.status_code == 403 and "Location" not in elsewhere.headers
+    # The demo, loaded later, finds it and keeps it.
+    assert app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
+    session.expire_all()
+    assert len(session.scalars(select(OAuthApp).where(OAuthApp.client_id == "fogx-portal")).all()) == 1

@@ -100,7 +100,7 @@ def test_an_operator_sees_each_restaurant_as_its_record_has_it_and_downloads_the
     assert (light[3], light[4]) == ("48", "40 gal")
     button(browser, "Binder (PDF)", within=f"article[data-fse='{golden.get_attribute('data-fse')}']").click()
     binder = downloaded(browser)
-    assert binder.suffix == ".pdf" and binder.name.startswith("fogx-records-0479-031-22")
+    assert binder.suffix == ".pdf" and binder.name.startswith("Golden Wok - fogx records 0479-031-22")
     text = "".join(page.extract_text() for page in PdfReader(binder).pages[:3])
     assert "Golden Wok" in text
 

@@ -172,12 +172,12 @@ def test_a_dispatcher_files_a_manifest_with_its_scan_and_corrects_it(portal, scr
     assert "Victorville 10.03.160(f)(1)" not in fixed
     again = requests.get(f"{base}/v1/manifests/{filed['id']}", headers=headers, timeout=10).json()
     assert again["revision"] == 2 and "twenty_five_percent_exceeded" not in [f["code"] for f in again["findings"]]
-    # A refusal is shown as the API words it, and nothing is filed.
+    # A refusal is shown beside the field it concerns, in words, and nothing is filed.
     type_into(browser, "#file-number", "IGS-PORTAL-2")
     type_into(browser, "#file-permit", "NO-SUCH-PERMIT")
     by_css(browser, "#file-submit")[0].click()
-    waiting_for(browser, lambda b: by_css(b, "#message.error") and message(b), "the refusal")
-    assert "permit" in message(browser).lower()
+    waiting_for(browser, lambda b: by_css(b, "#message.error") and by_css(b, "#file-permit-error"), "the refusal")
+    assert "permit" in text_of(browser, "#file-permit-error").lower()
     # The driver's view in Spanish.
     from selenium.webdriver.support.ui import Select
 

@@ -78,7 +78,8 @@ def test_the_city_sees_where_the_site_and_the_manifests_disagree(site_world, cli
     post_receipt(world, receipt("JUST-NOW", world.licence, at=NOW - timedelta(hours=2)))
 
     answer = reconciliation(client, session).json
-    assert (answer["from"], answer["to"]) == ((NOW.date() - timedelta(days=30)).isoformat(), NOW.date().isoformat())
+    # The year up to today by default: a dispute entered today is often of a load weeks old.
+    assert (answer["from"], answer["to"]) == ((NOW.date() - timedelta(days=365)).isoformat(), NOW.date().isoformat())
     found = sorted((row["code"], row["manifest_number"] or row["ticket_number"]) for row in answer["items"])
     assert found == sorted(
         [
@@ -203,3 +204,54 @@ def test_a_correction_that_dates_a_delivery_into_the_period_is_compared(site_wor
     assert [(row["code"], row["manifest_number"]) for row in reconciliation(client, session).json["items"]] == [
         (reconcile.RECEIPT_MISSING, old.json["manifest_number"])
     ]
+
+
+def test_a_receipt_made_in_error_is_corrected_and_its_first_state_kept(site_world, client, session):
+    world = site_world
+    body = world.body(completed=NOW - timedelta(days=3))
+    assert world.post(body).status_code == 201
+    ticket, delivered = body["disposal"]["ticket_number"], body["disposal"]["gallons_delivered"]
+    at = datetime.fromisoformat(body["disposal"]["delivered_at"].replace("Z", "+00:00")) + timedelta(minutes=10)
+    first = post_receipt(world, receipt(ticket, world.licence, gallons=delivered - 400, at=at)).json
+    assert [r["code"] for r in reconciliation(client, session).json["items"]] == [reconcile.GALLONS_DIFFER]
+    headers = factories.bearer(world.site_token)
+
+    def correct(receipt_id, reason="The scale was read with the hose still on.", token=None, **changes):
+        return client.post(
+            f"/v1/receipts/{receipt_id}/corrections",
+            json={**receipt(ticket, world.licence, gallons=delivered, at=at), **changes, "reason": reason},
+            headers=factories.bearer(token or world.site_token),
+        )
+
+    corrected = correct(first["id"])
+    assert corrected.status_code == 201, corrected.json
+    assert corrected.headers["Location"].endswith(f"/v1/receipts/{first['id']}")
+    spec = load_spec()
+    assert _schema_errors(spec, spec["components"]["schemas"]["ReceiptCorrection"], corrected.json) == []
+    assert corrected.json["before"]["gallons_received"] == delivered - 400
+    assert corrected.json["after"]["gallons_received"] == delivered
+    assert corrected.json["submitted_by"]["role"] == "site"
+    # The receipt shows the load as corrected: the city's reconciliation no longer differs.
+    shown = client.get(f"/v1/receipts/{first['id']}", headers=headers).json
+    assert (shown["id"], shown["gallons_received"]) == (first["id"], delivered)
+    assert reconciliation(client, session).json["items"] == []
+    # Nothing to correct, a reason missing, the future, another site's receipt: refused.
+    assert correct(first["id"]).status_code == 422
+    assert correct(first["id"], reason="", gallons_received=delivered + 1).status_code == 422
+    assert correct(first["id"], received_at=iso(NOW + timedelta(hours=1))).status_code == 422
+    other = factories.token(
+        client, *factories.oauth_client(session, role="site", subject=[factories.disposal_site(session).id])
+    )
+    assert correct(first["id"], token=other, gallons_received=1).status_code == 404
+    # A ticket another receipt holds that day: a 409, and the receipt as it stood.
+    post_receipt(world, receipt("HDR-OTHER", world.licence, at=at))
+    clash = correct(first["id"], ticket_number="HDR-OTHER")
+    assert clash.status_code == 409 and clash.mimetype == "application/problem+json"
+    assert client.get(f"/v1/receipts/{first['id']}", headers=headers).json["ticket_number"] == ticket
+    from sqlalchemy import select
+
+    from storage.receipt_corrections import ReceiptCorrection
+
+    session.expire_all()
+    kept = session.scalars(select(ReceiptCorrection)).all()
+    assert [(c.before["gallons_received"], c.after["gallons_received"]) for c in kept] == [(delivered - 400, delivered)]

@@ -140,7 +140,7 @@ def test_csv_cells_led_by_a_tab_or_carriage_return_are_quoted(client, filed, lea
 
 @pytest.mark.parametrize("fmt", ["csv", "pdf", "zip"])
 def test_a_download_named_by_what_users_typed_keeps_an_ascii_header(client, session, filed, fmt):
-    """The file is named by the FSE's APN, which is typed in: a name outside printable ASCII
+    """The file is named by the FSE's name and APN, which are typed in: a name outside printable ASCII
     goes whole in `filename*` (RFC 8187) beside an ASCII `filename`. A header the server
     cannot encode would lose the response (gunicorn closes the connection without one)."""
     session.get(Fse, uuid.UUID(filed["fse_id"])).apn = 'Parcela "Ñ" 12\\3'
@@ -149,9 +149,11 @@ def test_a_download_named_by_what_users_typed_keeps_an_ascii_header(client, sess
     assert response.status_code == 200
     header = response.headers["Content-Disposition"]
     assert header.isascii(), header
-    assert f'filename="fogx-records-Parcela ___ 12_3-2023-06-01-2026-06-01.{fmt}"' in header
+    fse = session.get(Fse, uuid.UUID(filed["fse_id"]))
+    named = f"{fse.name} - fogx records "
+    assert f'filename="{named}Parcela ___ 12_3 2023-06-01 to 2026-06-01.{fmt}"' in header
     _, options = parse_options_header(header)
-    assert options["filename"] == f'fogx-records-Parcela "Ñ" 12\\3-2023-06-01-2026-06-01.{fmt}'
+    assert options["filename"] == f'{named}Parcela "Ñ" 12\\3 2023-06-01 to 2026-06-01.{fmt}'
 
 
 def test_the_binder_writes_a_vietnamese_name_as_it_is(client, session, filed):

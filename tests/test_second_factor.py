@@ -118,3 +118,60 @@ def test_an_enrolment_whose_pending_state_was_changed_is_refused(client, session
     assert browser.submit(code=pyotp.TOTP(secret).at(NOON)).status_code == 400
     session.expire_all()
     assert session.get(Person, membership.person_id).totp_enabled_at is None
+
+
+def test_setting_up_shows_the_key_as_a_qr_code_drawn_here_and_the_code_box_takes_letters(
+    client, city, session, frozen_clock
+):
+    import html
+
+    import segno
+
+    frozen_clock(NOON)
+    pf.person(
+        session,
+        email="kim@v.example",
+        organisation="city",
+        role="admin",
+        jurisdiction_id=factories.jurisdiction(session).id,
+    )
+    from services import twofactor
+
+    twofactor.set_policy(session, factories.jurisdiction(session).id, staff_totp_required=True)
+    _, challenge = pf.pkce()
+    browser = pf.Browser(client)
+    browser.open(pf.authorize_url(city["portal"], challenge, scope="audit:read"))
+    browser.submit(email="kim@v.example", password=pf.PASSWORD)
+    uri = html.unescape(re.search(r'<code id="uri">([^<]+)</code>', browser.page).group(1))
+    drawn = re.search(r'<div id="qr"[^>]*>(<svg.*?</svg>)</div>', browser.page, re.S)
+    # The QR code of the very address shown, inline: no image host ever sees the key.
+    assert drawn and drawn.group(1) == twofactor.provisioning_qr(uri)
+    assert drawn.group(1) == segno.make(uri, error="m").svg_inline(
+        scale=4, border=4, dark="#000", light="#fff", title="QR code of the key"
+    )
+    assert "<img" not in browser.page
+    # Signing in later, the code box is a text box: recovery codes have letters.
+    secret = re.search(r'<code id="secret">([A-Z2-7]+)</code>', browser.page).group(1)
+    browser.submit(code=pyotp.TOTP(secret).at(NOON))
+    pf.code_from(browser.submit())
+    again = pf.Browser(client)
+    again.open(pf.authorize_url(city["portal"], challenge, scope="audit:read"))
+    again.submit(email="kim@v.example", password=pf.PASSWORD)
+    box = re.search(r'<input name="code"[^>]*>', again.page).group(0)
+    assert 'inputmode="text"' in box and "numeric" not in box
+
+
+def test_a_code_used_already_is_told_so(client, city, session, frozen_clock):
+    secret, url = enrolled(client, session, city["portal"], frozen_clock)
+    frozen_clock(NOON + timedelta(minutes=2))
+    code = pyotp.TOTP(secret).at(NOON + timedelta(minutes=2))
+    first = pf.Browser(client)
+    first.open(url)
+    first.submit(email="kim@v.example", password=pf.PASSWORD)
+    assert pf.code_from(first.submit(code=code))
+    again = pf.Browser(client)
+    again.open(url)
+    again.submit(email="kim@v.example", password=pf.PASSWORD)
+    assert again.submit(code=code).status_code == 401
+    assert "it was used already. Wait for the next code your app shows." in again.page
+    assert again.submit(code="123456").status_code == 401 and "used already" not in again.page

@@ -103,6 +103,8 @@ def test_wrong_codes_lock_the_account_whatever_passwords_come_between(make_world
     stale, asked = signing_in(world, "kim@v.example")
     assert asked.status_code == 200 and "second factor" in stale.page
     assert stale.submit(code="222222").status_code == 401
+    # The code that locked it says so, and for how long.
+    assert "Too many wrong codes: this account is locked for 15 minutes." in stale.page
     # Three wrong codes since the last sign-in that completed: locked, and the right password
     # is told for how long.
     _, locked = signing_in(world, "kim@v.example")

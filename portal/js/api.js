@@ -1,13 +1,18 @@
 // The API as the portal calls it: the signed-in session (its token kept in this tab's
 // sessionStorage alone), requests with its bearer token, pages, downloads, and signing out.
-import { endSignIn } from "../person.js";
+// A person's short-lived access token is renewed with the refresh token while the tab is used.
+import { endSignIn, renewSignIn } from "../person.js";
 import { el, show } from "./dom.js";
 import { use } from "./i18n.js";
 
 const KEPT = "fogx.portal.session";
 export const ENDED = "Your session has ended. Sign in again.";
+export const KEPT_DRAFT = "What you were typing is kept in this tab until you sign in again.";
+// A tab nobody has used for this long renews nothing: its sign-in ends at the access token's end.
+export const IDLE_MS = 60 * 60 * 1000;
 
-let current = null; // {clientId (a person's name), person, token, refreshToken, expiresAt, scopes}
+let current = null; // {clientId (a person's name), person, token, refreshToken, expiresAt, scopes, usedAt}
+let renewing = null; // the one renewal under way: a refresh token is used once
 
 export class ApiError extends Error {
   constructor(message, status, body = null) {
@@ -21,18 +26,51 @@ export function session() {
   return current;
 }
 
-export function begin(token, clientId, person = false) {
-  current = {
-    clientId, person, token: token.access_token, refreshToken: token.refresh_token,
+function tokens(token) {
+  return {
+    token: token.access_token, refreshToken: token.refresh_token,
     expiresAt: Date.now() + (token.expires_in - 30) * 1000, scopes: (token.scope || "").split(" "),
   };
+}
+
+export function begin(token, clientId, person = false) {
+  current = { clientId, person, ...tokens(token), usedAt: Date.now() };
   sessionStorage.setItem(KEPT, JSON.stringify(current));
+}
+
+// The person pressed a key or pointed in the tab: the sign-in is in use (noted once a minute).
+function used() {
+  if (current && Date.now() - (current.usedAt || 0) > 60_000) {
+    current.usedAt = Date.now();
+    sessionStorage.setItem(KEPT, JSON.stringify(current));
+  }
+}
+for (const kind of ["keydown", "pointerdown"]) addEventListener(kind, used, { capture: true, passive: true });
+
+// A new access token for a sign-in in use, by its refresh token: whether there is one now.
+function renewed(session) {
+  if (!session.refreshToken || Date.now() - (session.usedAt || 0) > IDLE_MS) return Promise.resolve(false);
+  renewing ??= renewSignIn(session.refreshToken).then((token) => {
+    if (!token || current !== session) return false;
+    Object.assign(session, tokens(token));
+    sessionStorage.setItem(KEPT, JSON.stringify(session));
+    return true;
+  }).finally(() => { renewing = null; });
+  return renewing;
+}
+
+// A sign-in that ended on its own: the forms being typed are kept for the next sign-in.
+function ended(session) {
+  if (current !== session) return;
+  const ending = new CustomEvent("fogx:session-ended", { detail: { owner: session.clientId, kept: 0 } });
+  document.dispatchEvent(ending);
+  signedOut(ending.detail.kept ? `${ENDED} ${KEPT_DRAFT}` : ENDED);
 }
 
 export function resume() {
   try {
     const kept = JSON.parse(sessionStorage.getItem(KEPT));
-    if (kept && kept.token && Date.now() < kept.expiresAt) current = kept;
+    if (kept && kept.token && (Date.now() < kept.expiresAt || kept.refreshToken)) current = kept;
   } catch {
     sessionStorage.removeItem(KEPT);
   }
@@ -62,21 +100,27 @@ export async function request(path, params = {}, accept = "application/json", in
   const session = current;
   // Signed out while a view was still loading: the sign-out said so; nothing more to tell.
   if (!session) throw new ApiError(ENDED, 401);
-  if (Date.now() >= session.expiresAt) {
-    signedOut(ENDED);
+  if (Date.now() >= session.expiresAt && !(await renewed(session))) {
+    ended(session);
     throw new ApiError(ENDED, 401);
   }
   const url = new URL(path, location.origin);
   for (const [name, value] of Object.entries(params)) {
     if (value !== "" && value !== null && value !== undefined) url.searchParams.set(name, value);
   }
-  const response = await fetch(url, {
+  const send = () => fetch(url, {
     ...init,
     credentials: "omit",
     headers: { ...(init.headers || {}), Authorization: `Bearer ${session.token}`, Accept: accept },
   });
+  const sent = session.token;
+  let response = await send();
+  // Refused as expired (the server's clock is the one that counts): renewed once, and sent again.
+  if (response.status === 401 && current === session && (session.token !== sent || await renewed(session))) {
+    response = await send();
+  }
   if (response.status === 401) {
-    if (current === session) signedOut(ENDED);
+    ended(session);
     throw new ApiError(ENDED, 401);
   }
   if (!response.ok) throw await problem(response);
@@ -152,6 +196,7 @@ function filename(response) {
 // Signing out ends the person's sign-in: every token it issued is revoked.
 export async function signOut() {
   const ending = current;
+  document.dispatchEvent(new CustomEvent("fogx:signed-out"));
   signedOut("You are signed out.");
   if (ending) await endSignIn(ending);
 }

@@ -6,6 +6,7 @@ import { FINDING_CODES, findingWords } from "./i18n.js";
 import { dashboard } from "./dashboard.js";
 import { badge, filteredList } from "./lists.js";
 import { restaurant } from "./restaurant.js";
+import { review } from "./review.js";
 import { when } from "./time.js";
 
 const DIFFERENCES = {
@@ -60,7 +61,7 @@ const LISTS = [
     title: "Missed services",
     path: "/v1/audit/missed-services",
     filters: [["as_of", "On", "date"], ["from", "Or missed from", "date"], ["to", "to", "date"],
-      ["status", "Status", ["", "overdue", "missed", "never_serviced"]], ["area", "Address contains", "text"]],
+      ["status", "Status", ["", "overdue", "missed", "never_serviced", "due_soon"]], ["area", "Address contains", "text"]],
     columns: [
       ["Restaurant", fseLink],
       ["Address", (r) => r.address],
@@ -69,11 +70,12 @@ const LISTS = [
       ["Every", (r) => `${r.frequency_days} days`, "number"],
       ["Last full service", lastService],
       ["Due", (r) => r.due_on, "date", true],
-      ["Days overdue", (r) => r.days_overdue ?? r.days_late, "number"],
+      ["Days overdue", (r) => (r.status === "due_soon" ? "" : r.days_overdue ?? r.days_late), "number"],
       ["Status", (r) => badge(r.status || "missed"), null, true],
     ],
     empty: "No device is past due.",
-    caption: (page) => (page.mode === "as_of" ? `Past due on ${page.as_of}` : `Missed from ${page.from} to ${page.to}`),
+    caption: (page) => (page.mode !== "as_of" ? `Missed from ${page.from} to ${page.to}`
+      : page.items.every((r) => r.status === "due_soon") ? `Coming due within 14 days of ${page.as_of}` : `Past due on ${page.as_of}`),
   },
   {
     key: "findings",
@@ -131,6 +133,11 @@ const LISTS = [
     caption: (page) => `Deliveries from ${page.from} to ${page.to} that do not match a receipt`,
   },
   {
+    key: "corrections",
+    title: "Corrections to review",
+    view: () => review(cityZone), // its own view: each correction is decided in place
+  },
+  {
     key: "haulers",
     title: "Haulers",
     filters: [["from", "Filed from", "date"], ["to", "to", "date"]],
@@ -167,7 +174,7 @@ export async function auditor() {
       tab.tabIndex = chosen ? 0 : -1; // one stop in the tab order; the arrows move between tabs
     }
     panel.setAttribute("aria-labelledby", `tab-${list.key}`);
-    const parts = await filteredList(list);
+    const parts = await (list.view ? list.view() : filteredList(list));
     if (asked === latest) panel.replaceChildren(...parts); // a tab chosen since has the panel
   };
   for (const list of LISTS) {
@@ -201,6 +208,15 @@ export async function auditor() {
       });
   });
   const glance = dashboard();
+  // "N devices come due within 14 days" opens them: the missed services' list, due soon.
+  glance.addEventListener("fogx:due-soon", () => {
+    show("");
+    select(LISTS[0]).then(() => {
+      panel.querySelector("#missed-status").value = "due_soon";
+      panel.querySelector("form.filters").requestSubmit();
+      panel.focus();
+    }).catch(report);
+  });
   await select(LISTS[0]);
   return [el("h1", {}, "City audit"), glance, tabs, panel];
 }

@@ -43,7 +43,9 @@ export function dashboard() {
   getJson("/v1/audit/trends", { months: 12 }).then((trends) => {
     const months = trends.months;
     body.replaceChildren(
-      el("div", { class: "due-soon", id: "due-soon" },
+      // The figure opens its list: the devices coming due (the auditor's view listens).
+      el("button", { type: "button", class: "due-soon link", id: "due-soon",
+        onclick: (event) => event.target.dispatchEvent(new CustomEvent("fogx:due-soon", { bubbles: true })) },
         el("span", { class: "figure" }, String(trends.due_soon)),
         el("span", {}, trends.due_soon === 1 ? "device comes due within 14 days" : "devices come due within 14 days")),
       chart("chart-missed", "Missed services", months, "missed_services", "late"),

@@ -5,6 +5,7 @@ import { action, el, table } from "./dom.js";
 import { findingText, t } from "./i18n.js";
 import { badge, filteredList } from "./lists.js";
 import { manifestForm } from "./manifest-form.js";
+import { sentCorrections } from "./review.js";
 import { toLocalInput, when } from "./time.js";
 
 const RECENT = 20;
@@ -17,6 +18,8 @@ export async function hauler() {
   const choices = {
     permits: [...new Set(due.items.map((r) => r.permit_number))],
     devices: [...new Set(due.items.map((r) => r.device_tag))],
+    // The restaurant each permit is for, so rows name the restaurant rather than a permit.
+    restaurants: new Map(due.items.map((r) => [r.permit_number, r.fse_name])),
   };
   const list = {
     key: "due",
@@ -37,13 +40,19 @@ export async function hauler() {
   };
   const recent = el("section", { class: "card", id: "recent", "aria-labelledby": "recent-title" });
   const editor = el("div", { id: "correction" });
-  const refresh = async () => recent.replaceChildren(...(await manifests(zone, sites, choices, editor, refresh)));
+  const sent = el("section", { class: "card", id: "sent-corrections", "aria-labelledby": "sent-title" });
+  const refresh = async () => {
+    const [list, corrections] = await Promise.all([manifests(zone, sites, choices, editor, refresh), sentCorrections(zone)]);
+    recent.replaceChildren(...list);
+    sent.replaceChildren(...corrections);
+    sent.hidden = !corrections.length;
+  };
   const filing = el("section", { class: "card", "aria-labelledby": "file-title" },
     el("h2", { id: "file-title" }, t("hauler.file")),
     ...manifestForm({ zone, sites, choices, onFiled: refresh }));
   await refresh();
   return [el("h1", {}, t("hauler.title")), el("section", { class: "card", id: "due" }, ...(await filteredList(list))),
-    filing, editor, recent];
+    filing, editor, sent, recent];
 }
 
 async function manifests(zone, sites, choices, editor, refresh) {
@@ -62,7 +71,7 @@ async function manifests(zone, sites, choices, editor, refresh) {
   return [heading, table(t("hauler.recent"), [
     [t("fse.manifest"), (m) => `${m.manifest_number} (${t("fse.revision", { n: m.revision })})`, null, true],
     [t("fse.completed"), (m) => when(m.manifest.service_completed_at, zone), "date", true],
-    [t("fse.device"), (m) => `${m.manifest.permit_number} · ${m.manifest.device_tag}`, null, true],
+    [t("fse.device"), (m) => `${choices.restaurants.get(m.manifest.permit_number) || m.manifest.permit_number} · ${m.manifest.device_tag}`, null, true],
     [t("fse.gallons"), (m) => m.manifest.gallons_removed, "number"],
     [t("fse.findings"), (m) => {
       const open = m.findings.filter((f) => !f.cleared_at);

@@ -150,6 +150,11 @@ export function addWords(more) {
 }
 
 export const LANGUAGES = { en: "English", es: "Español" };
+
+// A view's own block of words ({en: {...}, es: {...}}), added to the dictionary.
+export function addWords(blocks) {
+  for (const [code, words] of Object.entries(blocks)) Object.assign(WORDS[code], words);
+}
 let chosen = LANGUAGES[localStorage.getItem(KEPT)] ? localStorage.getItem(KEPT) : "en";
 let language = chosen;
 
@@ -181,8 +186,36 @@ export function findingWords(code) {
   return FINDINGS[language][code] || FINDINGS.en[code] || code.replaceAll("_", " ");
 }
 
-// The finding as a person reads it: the API's own sentence in English, the code's words in
-// Spanish; the rule behind it either way.
+// The figures a finding's sentence measured, in Spanish: the API writes its sentence in English,
+// and a reader of Spanish keeps the numbers (code: [the English sentence, the Spanish one]).
+const FIGURES = {
+  late_submission: [/^Received ([\d.]+) h after service; the deadline is (\d+) h\.$/,
+    "recibido {1} h después del servicio; el plazo es de {2} h"],
+  partial_pump_down: [/^(\d+) gallons removed(?: over (\d+) loads)? is under (\d+%) of the (\d+)-gallon capacity/,
+    "{1} galones extraídos, menos del {3} de la capacidad de {4} galones"],
+  decant_returned: [/^(\d+) gallons were returned to the device\.$/, "{1} galones devueltos al equipo"],
+  twenty_five_percent_exceeded: [/^FOG and solids measured ([\d.]+) in, ([\d.]+%) of the ([\d.]+)-in design depth \(over (\d+%) is not allowed\)\.$/,
+    "grasa y sólidos medidos: {1} pulg., el {2} de la profundidad de diseño de {3} pulg. (no se permite más del {4})"],
+  outlet_clearance: [/^Grease or sludge measured ([\d.]+) in from the discharge elbow; within ([\d.]+) in/,
+    "grasa o lodo a {1} pulg. del codo de descarga; a {2} pulg. o menos debe atenderse de inmediato"],
+  load_shortfall: [/^The (\d+) manifest\(s\) on this ticket removed (\d+) gallons; the ticket delivered (\d+)\.$/,
+    "los {1} manifiestos de este boleto extrajeron {2} galones; el boleto entregó {3}"],
+  service_interval_exceeded: [/^(\d+) days since the previous qualifying service; at most (\d+) allowed/,
+    "{1} días desde el servicio completo anterior; se permiten como máximo {2}"],
+  vehicle_unregistered: [/^(\d+) gallons exceed vehicle (.+)'s (\d+)-gallon tank\.$/,
+    "{1} galones superan el tanque de {3} galones del camión {2}"],
+};
+
+function figures(finding) {
+  const [pattern, words] = FIGURES[finding.code] || [];
+  const found = pattern && pattern.exec(finding.message || "");
+  return found ? words.replace(/\{(\d)\}/g, (_, n) => found[Number(n)]) : null;
+}
+
+// The finding as a person reads it: the API's own sentence in English; in Spanish the code's
+// words with the figures measured; the rule behind it either way.
 export function findingText(finding) {
-  return language === "en" && finding.message ? finding.message : findingWords(finding.code);
+  if (language === "en" && finding.message) return finding.message;
+  const measured = language === "es" ? figures(finding) : null;
+  return measured ? `${findingWords(finding.code)}: ${measured}.` : findingWords(finding.code);
 }

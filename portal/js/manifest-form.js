@@ -2,10 +2,23 @@
 // Times are typed as the city's wall clock and sent with its offset.
 import { post } from "./api.js";
 import { el, field, report, show } from "./dom.js";
+import { draftable, settled } from "./drafts.js";
+import { clearFieldErrors, showFieldErrors } from "./field-errors.js";
+import { movesWords } from "./review.js";
 import { findingText, t } from "./i18n.js";
 import { fromLocalInput, toLocalInput, when } from "./time.js";
 
 const WASTES = ["grease_interceptor_waste", "grease_trap_waste"];
+// Each field of the API's manifest (a path in a refusal's `errors`) and the form's control.
+const CONTROLS = {
+  manifest_number: "number", permit_number: "permit", device_tag: "device", vehicle_id: "vehicle",
+  driver_name: "driver", service_started_at: "started", service_completed_at: "completed", waste_type: "waste",
+  gallons_removed: "gallons", decant_returned_gallons: "decant", full_pump_down: "full",
+  "measurements.fog_depth_in": "fog", "measurements.solids_depth_in": "solids", "measurements.liquid_depth_in": "liquid",
+  fse_signer_name: "signer", "disposal.site_id": "site", "disposal.ticket_number": "ticket",
+  "disposal.delivered_at": "delivered", "disposal.gallons_delivered": "delivered-gallons", reason: "reason",
+  documents: "scan",
+};
 
 function input(id, type, attributes = {}) {
   return el("input", { id, name: id, type, ...attributes });
@@ -77,6 +90,9 @@ export function manifestForm({ zone, sites, choices, correcting = null, onFiled,
     }
   }
 
+  const restored = draftable(form, correcting ? `manifest-fix-${correcting.id}` : "manifest-file");
+  if (restored) form.prepend(restored);
+
   const body = () => {
     const manifest = {
       manifest_number: correcting ? correcting.manifest_number : value("number"),
@@ -101,6 +117,7 @@ export function manifestForm({ zone, sites, choices, correcting = null, onFiled,
     event.preventDefault();
     submit.disabled = true;
     show("");
+    clearFieldErrors(form);
     answer.replaceChildren();
     try {
       const manifest = body();
@@ -121,10 +138,16 @@ export function manifestForm({ zone, sites, choices, correcting = null, onFiled,
       } else {
         sent = await post("/v1/manifests", manifest);
       }
+      settled(form);
       answer.replaceChildren(...outcome(sent, zone));
       if (onFiled) await onFiled(sent);
     } catch (error) {
-      report(error);
+      // A field's refusal is shown beside it; a scan's (`documents.0`) beside the scan.
+      const control = (path) => {
+        const name = CONTROLS[path] || CONTROLS[path.replace(/^manifest\./, "")] || (path.startsWith("documents") ? "scan" : null);
+        return name && id(name);
+      };
+      if (!showFieldErrors(form, error, control)) report(error);
     } finally {
       submit.disabled = false;
     }
@@ -134,7 +157,7 @@ export function manifestForm({ zone, sites, choices, correcting = null, onFiled,
 
 // What the API answered, in words: filed (and its findings, each with its rule) or waiting.
 export function outcome({ status, body }, zone) {
-  if (status === 202) return [el("p", { class: "warning" }, t("answer.pending", { moves: (body.moves || []).join(", ") }))];
+  if (status === 202) return [el("p", { class: "warning" }, t("answer.pending", { moves: movesWords(body.moves) }))];
   const open = (body.findings || []).filter((f) => !f.cleared_at);
   return [
     el("p", { class: "filed" }, t("answer.filed", { number: body.manifest_number, revision: body.revision }), " ",

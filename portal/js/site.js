@@ -2,7 +2,7 @@
 // receipt or disputed with a reason; what the site has said of each stays beside it.
 import { getJson, post } from "./api.js";
 import { action, el, field, report, show, table } from "./dom.js";
-import { when } from "./time.js";
+import { fromLocalInput, toLocalInput, when } from "./time.js";
 
 const PAGE = 50;
 const STATES = { awaiting: "Awaiting the site", received: "Received", disputed: "Disputed" };
@@ -48,7 +48,7 @@ export async function site() {
 }
 
 function deliveries(items, zone, onChoose) {
-  return table("Loads haulers say they delivered, newest first", [
+  return table("Loads haulers say they delivered, the latest delivered first", [
     ["Ticket", (d) => d.ticket_number || "none", null, true],
     ["Delivered", (d) => when(d.delivered_at, zone), "date", true],
     ["State", (d) => el("span", { class: `badge ${d.state}` }, STATES[d.state]), null, true],
@@ -67,6 +67,9 @@ function deliveries(items, zone, onChoose) {
 // or dispute it with a reason.
 function choose(delivery, zone, panel, reload) {
   const gallons = el("input", { id: "received-gallons", type: "number", min: 0, max: 100000, value: delivery.gallons_delivered ?? "" });
+  // When the load came through the gate, as the site's clock read it: the hauler's time unless changed.
+  const receivedAt = el("input", { id: "received-at", type: "datetime-local", required: true,
+    value: toLocalInput(delivery.delivered_at, zone) });
   const reason = el("textarea", { id: "dispute-reason", rows: 3, maxlength: 2000 });
   const done = async (message) => {
     panel.replaceChildren();
@@ -77,7 +80,7 @@ function choose(delivery, zone, panel, reload) {
     await post("/v1/receipts", {
       ticket_number: delivery.ticket_number, hauler_licence_number: delivery.hauler_licence_number,
       vehicle_id: delivery.vehicle_id, waste_type: delivery.waste_type, gallons_received: Number(gallons.value),
-      received_at: delivery.delivered_at,
+      received_at: fromLocalInput(receivedAt.value, zone) || delivery.delivered_at,
     });
     await done(`Ticket ${delivery.ticket_number} is confirmed as received.`);
   }, { id: "confirm-delivery" });
@@ -86,12 +89,38 @@ function choose(delivery, zone, panel, reload) {
     await post(`/v1/deliveries/${delivery.manifest_id}/disputes`, { reason: reason.value.trim() });
     await done(`Ticket ${delivery.ticket_number} is disputed; the city sees your reason.`);
   }, { id: "dispute-delivery" });
+  const fix = delivery.receipt ? receiptFix(delivery, zone, done) : null;
   panel.replaceChildren(el("section", { class: "card", "aria-labelledby": "chosen-title" },
     el("h2", { id: "chosen-title", tabindex: "-1" }, `Ticket ${delivery.ticket_number} from ${delivery.hauler_name}`),
     el("p", {}, `The manifest ${delivery.manifest_number} says truck ${delivery.vehicle_id} delivered `,
       `${delivery.gallons_delivered} gal on ${when(delivery.delivered_at, zone)}.`),
-    el("div", { class: "filters" }, field("Gallons the site received", gallons), el("div", { class: "field buttons" }, confirm)),
+    el("div", { class: "filters" }, field("Gallons the site received", gallons),
+      field("Received at", receivedAt, `Local time (${zone})`), el("div", { class: "field buttons" }, confirm)),
     el("div", { class: "filters" }, field("Why the site disputes it", reason), el("div", { class: "field buttons" }, dispute)),
+    fix,
     el("button", { type: "button", class: "quiet", onclick: () => panel.replaceChildren() }, "Close")));
   panel.querySelector("h2").focus();
+}
+
+// The site's receipt of the load, made in error, corrected: its first reading stays on record.
+function receiptFix(delivery, zone, done) {
+  const gallons = el("input", { id: "fix-gallons", type: "number", min: 0, max: 100000, value: delivery.receipt.gallons_received });
+  const at = el("input", { id: "fix-received-at", type: "datetime-local", value: toLocalInput(delivery.receipt.received_at, zone) });
+  const reason = el("textarea", { id: "fix-receipt-reason", rows: 2, maxlength: 2000 });
+  const correct = action("Correct the receipt", async () => {
+    if (!reason.value.trim()) throw new Error("Say why the receipt is corrected.");
+    const kept = await getJson(`/v1/receipts/${delivery.receipt.id}`);
+    await post(`/v1/receipts/${delivery.receipt.id}/corrections`, {
+      ticket_number: kept.ticket_number, hauler_licence_number: kept.hauler_licence_number, vehicle_id: kept.vehicle_id,
+      waste_type: kept.waste_type, gallons_received: Number(gallons.value), received_at: fromLocalInput(at.value, zone),
+      reason: reason.value.trim(),
+    });
+    await done(`The receipt of ticket ${delivery.ticket_number} is corrected; what it said before is kept.`);
+  }, { id: "correct-receipt" });
+  return el("section", { "aria-labelledby": "fix-receipt-title" },
+    el("h3", { id: "fix-receipt-title" }, "Correct the site's receipt"),
+    el("p", { class: "muted" }, `The site recorded ${delivery.receipt.gallons_received} gal at `,
+      `${when(delivery.receipt.received_at, zone)}. A correction keeps that reading on record beside the new one.`),
+    el("div", { class: "filters" }, field("Gallons received", gallons), field("Received at", at, `Local time (${zone})`),
+      field("Why it is corrected", reason), el("div", { class: "field buttons" }, correct)));
 }
