@@ -6,6 +6,7 @@ import re
 import shutil
 import time
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 import requests
@@ -306,3 +307,20 @@ def portal(s3_app, chromium, screen):
 def set_value(browser, selector, value):
     field = by_css(browser, selector)[0]
     browser.execute_script("arguments[0].value = arguments[1]", field, value)
+
+
+LA = ZoneInfo("America/Los_Angeles")
+
+
+def bearer(base, client_id):
+    return {"Authorization": f"Bearer {api_token(base, client_id)}"}
+
+
+def scan(tmp_path):
+    from reportlab.pdfgen import canvas
+
+    path = tmp_path / "manifest-scan.pdf"
+    page = canvas.Canvas(str(path))
+    page.drawString(72, 720, "Manifest IGS-PORTAL-1, signed by Ana Ruiz")
+    page.save()
+    return path

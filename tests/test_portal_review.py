@@ -11,29 +11,29 @@ import requests
 from selenium.webdriver.support.ui import Select
 
 from services.demo_people import DEMO_APP
-from tests.test_portal import (  # noqa: F401
+from tests.browser import (  # noqa: F401
     AUDITOR,
+    CLERK,
     DISPATCHER,
+    LA,
+    OPERATOR,
+    accessible,
     active,
+    bearer,
     button,
     by_css,
     chromium,
-    message,
-    rows,
-    sign_in,
-    text_of,
-    waiting_for,
-)
-from tests.test_portal_roles import (  # noqa: F401
-    LA,
-    accessible,
-    bearer,
     fits,
+    message,
     portal,
+    rows,
     scan,
     screen,
     set_value,
+    sign_in,
+    text_of,
     type_into,
+    waiting_for,
 )
 
 
@@ -336,7 +336,6 @@ def test_the_devices_coming_due_open_from_their_figure_and_the_reconciliation_sh
 
 
 def test_a_clerk_enters_when_the_load_came_through_the_gate_and_the_list_is_latest_first(page, screen):
-    from tests.test_portal import CLERK
 
     browser, base = page
     site = bearer(base, "demo-site")
@@ -366,7 +365,6 @@ def test_a_clerk_enters_when_the_load_came_through_the_gate_and_the_list_is_late
 
 
 def test_the_spanish_view_keeps_the_figures_measured(page, screen):
-    from tests.test_portal import OPERATOR
 
     browser, _ = page
     sign_in(browser, OPERATOR)
@@ -381,7 +379,6 @@ def test_the_spanish_view_keeps_the_figures_measured(page, screen):
 
 
 def test_a_clerk_corrects_a_receipt_made_in_error(page, screen):
-    from tests.test_portal import CLERK
 
     browser, base = page
     sign_in(browser, CLERK)

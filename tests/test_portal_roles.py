@@ -9,7 +9,6 @@ import csv
 import io
 import re
 from datetime import datetime, timedelta
-from zoneinfo import ZoneInfo
 
 import requests
 from pypdf import PdfReader
@@ -19,9 +18,11 @@ from tests.browser import (  # noqa: F401
     AUDITOR,
     CLERK,
     DISPATCHER,
+    LA,
     OPERATOR,
     accessible,
     api_token,
+    bearer,
     button,
     by_css,
     chromium,
@@ -32,6 +33,7 @@ from tests.browser import (  # noqa: F401
     portal_app_at,
     portal_sign_in,
     rows,
+    scan,
     screen,
     set_value,
     sign_in,
@@ -41,7 +43,6 @@ from tests.browser import (  # noqa: F401
     waiting_for,
 )
 
-LA = ZoneInfo("America/Los_Angeles")
 HUMAN_TIME = r"\d{4}-\d\d-\d\d \d\d:\d\d -0[78]:00"
 
 
@@ -57,10 +58,6 @@ def click_when_drawn(browser, title):
             return False
 
     waiting_for(browser, clicked, title)
-
-
-def bearer(base, client_id):
-    return {"Authorization": f"Bearer {api_token(base, client_id)}"}
 
 
 def fresh_download(browser):
@@ -89,16 +86,6 @@ def test_after_sign_out_the_header_shows_nobody(portal, screen):
 
 
 # A hauler's dispatcher ---------------------------------------------------------------------------
-
-
-def scan(tmp_path):
-    from reportlab.pdfgen import canvas
-
-    path = tmp_path / "manifest-scan.pdf"
-    page = canvas.Canvas(str(path))
-    page.drawString(72, 720, "Manifest IGS-PORTAL-1, signed by Ana Ruiz")
-    page.save()
-    return path
 
 
 def test_a_dispatcher_files_a_manifest_with_its_scan_and_corrects_it(portal, screen, tmp_path):

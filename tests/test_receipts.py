@@ -227,7 +227,7 @@ def test_a_receipt_made_in_error_is_corrected_and_its_first_state_kept(site_worl
     assert corrected.status_code == 201, corrected.json
     assert corrected.headers["Location"].endswith(f"/v1/receipts/{first['id']}")
     spec = load_spec()
-    assert _schema_errors(spec, spec["components"]["schemas"]["ReceiptCorrection"], corrected.json) == []
+    assert schema_errors(spec, spec["components"]["schemas"]["ReceiptCorrection"], corrected.json) == []
     assert corrected.json["before"]["gallons_received"] == delivered - 400
     assert corrected.json["after"]["gallons_received"] == delivered
     assert corrected.json["submitted_by"]["role"] == "site"
