@@ -64,29 +64,20 @@ def create_app(config=None):
 
     init_auth(app)
 
-    from api.oidc import init_app as init_oidc
+    from api.people.oidc import init_app as init_oidc
 
     init_oidc(app)
 
-    from api import (
-        audit,
-        changes,
-        corrections,
-        deliveries,
-        docs,
-        health,
-        imports,
-        jurisdictions,
-        maintenance,
-        manifests,
-        notices,
-        portal,
-        receipts,
-        records,
-        registry,
-        trends,
-        webhooks,
-    )
+    from api import docs, health, portal
+    from api.audit import changes, trends
+    from api.audit import lists as audit
+    from api.disposal import deliveries, receipts
+    from api.filing import corrections, manifests
+    from api.outbound import notices, webhooks
+    from api.records import maintenance
+    from api.records import record as records
+    from api.registry import imports, jurisdictions
+    from api.registry import routes as registry
 
     app.register_blueprint(health.bp)
     app.register_blueprint(docs.bp)
@@ -107,7 +98,9 @@ def create_app(config=None):
     app.register_blueprint(notices.bp)
     app.register_blueprint(portal.bp)
 
-    from api import account_pages, people, problems, signin
+    from api import problems
+    from api.people import account_pages, signin
+    from api.people import memberships as people
 
     signin.init_app(app)
     app.register_blueprint(account_pages.bp)

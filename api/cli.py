@@ -36,7 +36,7 @@ def storage_sweep(older_than_minutes, dry_run):
 
     from flask import current_app
 
-    from services.sweep import sweep
+    from services.records.sweep import sweep
 
     minutes = older_than_minutes if older_than_minutes is not None else current_app.config["SWEEP_DELAY_MINUTES"]
     with click.progressbar(length=0, label="sweeping", file=sys.stderr, show_pos=True) as bar:
@@ -74,7 +74,7 @@ def outbox_run(once, interval):
     """Apply pending object locks (retrying failures with backoff)."""
     import time
 
-    from services import outbox
+    from services.outbound import outbox
 
     while True:
         total = outbox.pending(db.session)
@@ -96,7 +96,7 @@ def webhooks_run(once, interval):
     from flask import current_app
 
     from api.config import webhook_signing_key
-    from services import webhooks
+    from services.outbound import webhooks
 
     while True:
         with click.progressbar(length=webhooks.due_count(db.session), label="webhooks", file=sys.stderr) as bar:
@@ -116,7 +116,7 @@ def webhooks_run(once, interval):
 def manifests_reevaluate():
     """Raise findings that time brings: `disposal_unconfirmed` once a deadline passes."""
     from domain.clock import now
-    from services.manifests import confirm_disposals
+    from services.filing.manifests import confirm_disposals
 
     raised = confirm_disposals(db.session, now=now())
     click.echo(f"disposal_unconfirmed raised on {raised} manifest(s)")
@@ -168,7 +168,7 @@ def jurisdictions_presets():
 @click.option("--preset", "code", required=True, help="Preset code, e.g. victorville.")
 def jurisdictions_add(code):
     """Create a jurisdiction from a preset (nothing changes if it exists)."""
-    from services.jurisdictions import UnknownPreset, add_from_preset
+    from services.registry.jurisdictions import UnknownPreset, add_from_preset
 
     try:
         jurisdiction, created = add_from_preset(db.session, code=code)
@@ -179,7 +179,7 @@ def jurisdictions_add(code):
 
 @jurisdictions_cli.command("list")
 def jurisdictions_list():
-    from services.jurisdictions import all_jurisdictions
+    from services.registry.jurisdictions import all_jurisdictions
 
     for row in all_jurisdictions(db.session):
         click.echo(f"{row.code}\t{row.id}\t{row.name}")
@@ -212,12 +212,12 @@ def jurisdictions_list():
 @click.option("--client-id", help="With --redirect-uri: the app's client id (the portal's is fogx-portal).")
 def clients_create(role, subjects, scopes, name, redirect_uris, public, first_party, client_id):
     """Create a client; prints its client_id and client_secret (shown once)."""
-    from services.clients import ClientError, create_client, describe
+    from services.people.clients import ClientError, create_client, describe
 
     scopes = [s for value in scopes for s in value.split()]
     try:
         if redirect_uris:
-            from services import apps
+            from services.people import apps
 
             if role or subjects:
                 raise ClientError("an app people sign in through acts for them: no --role or --subject")
@@ -242,7 +242,7 @@ def clients_create(role, subjects, scopes, name, redirect_uris, public, first_pa
 
 @clients_cli.command("list")
 def clients_list():
-    from services.clients import all_clients, describe
+    from services.people.clients import all_clients, describe
 
     click.echo(json.dumps([describe(row) for row in all_clients(db.session)], indent=2))
 
@@ -251,7 +251,7 @@ def clients_list():
 @click.argument("client_id")
 def clients_revoke(client_id):
     """Revoke a client and all its tokens."""
-    from services.clients import ClientError, revoke_client
+    from services.people.clients import ClientError, revoke_client
 
     try:
         revoke_client(db.session, client_id)
@@ -264,7 +264,7 @@ def clients_revoke(client_id):
 @click.argument("client_id")
 def clients_rotate(client_id):
     """Give a client a new secret (printed once); the old one stops working."""
-    from services.clients import ClientError, rotate_secret
+    from services.people.clients import ClientError, rotate_secret
 
     try:
         row, secret = rotate_secret(db.session, client_id)
@@ -278,7 +278,7 @@ def demo_load():
     """Load the demo FSEs, hauler, site and one client per role (idempotent)."""
     from flask import current_app
 
-    from services.demo import load
+    from services.demo.data import load
 
     click.echo(load(db.session, current_app.config["PUBLIC_BASE_URL"]))
 
@@ -291,8 +291,8 @@ def demo_load():
 @click.option("--json", "as_json", is_flag=True, help="Print the whole report as JSON.")
 def import_csv(kind, path, code, as_json):
     """Import a registry CSV (see samples/); re-running the same file changes nothing."""
-    from services.imports import ImportError_, read_rows, run_import
-    from services.registry import jurisdiction_by_code
+    from services.registry.fses import jurisdiction_by_code
+    from services.registry.imports import ImportError_, read_rows, run_import
 
     jurisdiction = jurisdiction_by_code(db.session, code)
     if jurisdiction is None:
@@ -329,7 +329,7 @@ def retention_purge(dry_run):
     """Remove records past their city's retention_years, counted from the first filing or the
     latest service any revision had, except those a legal hold or a correction in review keeps."""
     from domain.clock import now
-    from services import retention
+    from services.records import retention
 
     candidates = retention.expired(db.session, now())
     with click.progressbar(
@@ -351,7 +351,7 @@ def retention_purge(dry_run):
 def retention_hold(target_id, reason):
     """Keep the records of an FSE, a permit or a manifest out of every purge until released
     (on an FSE or a permit: every manifest that ever named it)."""
-    from services import retention
+    from services.records import retention
 
     try:
         row = retention.hold(db.session, target_id, reason=reason)
@@ -364,7 +364,7 @@ def retention_hold(target_id, reason):
 @click.argument("target_id")
 def retention_release(target_id):
     """Release the legal holds on an FSE, a permit or a manifest."""
-    from services import retention
+    from services.records import retention
 
     try:
         count = retention.release(db.session, target_id)
@@ -376,7 +376,7 @@ def retention_release(target_id):
 @retention_cli.command("holds")
 def retention_holds():
     """List the legal holds in force."""
-    from services import retention
+    from services.records import retention
 
     for row in retention.active_holds(db.session):
         kind, target = retention.target_kind(row)
@@ -390,7 +390,7 @@ def records_verify(fse_id):
     against the hashed revisions, and every scan's SHA-256 against the store."""
     import uuid
 
-    from services import records
+    from services.records import record as records
     from storage.models import Fse
 
     try:
@@ -416,8 +416,8 @@ def people_invite(email, hauler_id, site_id, role):
     """Invite a person to a hauler or site as a whole; a city's admin can scope only to its city."""
     from flask import current_app
 
-    from services import accounts
     from services.errors import Invalid, NotFound
+    from services.people import accounts
 
     if bool(hauler_id) == bool(site_id):
         raise click.UsageError("give --hauler or --site")
@@ -427,7 +427,7 @@ def people_invite(email, hauler_id, site_id, role):
         )
     except (Invalid, NotFound) as error:
         raise click.UsageError(str(error)) from error
-    from api.notices import send_soon
+    from api.worker import send_soon
 
     send_soon(current_app)
     click.echo(f"invited {invitation.email} as {invitation.role}; the link is mailed (invitation {invitation.id})")
@@ -437,8 +437,8 @@ def people_invite(email, hauler_id, site_id, role):
 @click.argument("membership_id")
 def people_remove(membership_id):
     """Take a person out of a hauler or site (any membership); its tokens stop working at once."""
-    from services import accounts
     from services.errors import NotFound
+    from services.people import accounts
 
     try:
         membership = accounts.remove_for_company(db.session, membership_id)
@@ -451,8 +451,8 @@ def people_remove(membership_id):
 @click.argument("invitation_id")
 def people_withdraw(invitation_id):
     """Withdraw a pending invitation; its link no longer works."""
-    from services import invitations
     from services.errors import Conflict, NotFound
+    from services.people import invitations
 
     try:
         invitation = invitations.withdraw_for_company(db.session, invitation_id)

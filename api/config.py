@@ -56,7 +56,7 @@ SETTINGS = {
     "WEBHOOK_SIGNING_KEY_FILE": (str(INSTANCE / "webhook-signing.key"), str),
     "SWEEP_DELAY_MINUTES": (60, int),
     "LOCK_DIR": (str(INSTANCE / "locks"), str),
-    # People who sign in (auth/people.py, api/oidc.py, services/accounts.py)
+    # People who sign in (auth/people.py, api/people/oidc.py, services/people/accounts.py)
     "PERSON_TOKEN_TTL_SECONDS": (900, int),
     "REFRESH_TOKEN_TTL_SECONDS": (30 * 24 * 3600, int),
     "INVITATION_TTL_HOURS": (72, int),

@@ -12,7 +12,7 @@ from flask import current_app, json, make_response, request
 
 from api.errors import TYPED, BadRequest, render, status_of
 from auth.protect import current_principal
-from services import idempotency
+from services.filing import idempotency
 from storage.db import db
 
 KEY = re.compile(r"^[\x21-\x7e]{1,200}$")

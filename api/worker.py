@@ -12,6 +12,8 @@ import logging
 import os
 import threading
 
+from flask import current_app
+
 from api.config import webhook_signing_key
 
 log = logging.getLogger("fogx.worker")
@@ -19,13 +21,13 @@ log = logging.getLogger("fogx.worker")
 
 def start_background_work(app):
     def drain_outbox():
-        from services import outbox
+        from services.outbound import outbox
         from storage.db import db
 
         outbox.drain(db.session, app.extensions["fogx.store"])
 
     def deliver_webhooks():
-        from services import webhooks
+        from services.outbound import webhooks
         from storage.db import db
 
         webhooks.deliver(
@@ -113,3 +115,18 @@ def stop(app, timeout=30):
             if state["pid"] == os.getpid():
                 state["wake"].set()
                 state["thread"].join(timeout)
+
+
+def send_soon(app):
+    """The notices just committed go now: the notice thread of this process is woken, or, where
+    none runs, they are sent here; one the server refuses waits for its retry."""
+    if wake(app, "notices"):
+        return
+    from services.notices import outbox
+    from storage.db import db
+
+    try:
+        outbox.send_due(db.session, app.config, limit=20)
+    except Exception:  # queued notices stay queued for the next pass
+        db.session.rollback()
+        current_app.logger.warning("notices could not be sent now", exc_info=True)

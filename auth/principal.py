@@ -26,3 +26,18 @@ class Principal:
 def current_principal() -> Principal:
     """The caller of the request, set once `auth.protect.require` has checked its token."""
     return g.principal
+
+
+def principal_of(client) -> Principal:
+    """The principal a client acts as, as its tokens make it (`auth.protect.principal_of`), for
+    work done for it outside a request: its webhooks, the demo's history."""
+    return Principal(
+        client_pk=client.id,
+        client_id=client.client_id,
+        role=client.role,
+        scopes=frozenset(client.scope.split()),
+        hauler_id=client.hauler_id,
+        jurisdiction_id=client.jurisdiction_id,
+        site_id=client.site_id,
+        fse_ids=frozenset(f.id for f in client.fses),
+    )

@@ -50,7 +50,7 @@ def cleaning_view(entry, device_tag: str) -> dict:
 
 
 def log_view(log) -> dict:
-    """A period of the log (`services.maintenance.Log`): its entries, the city's rule where its
+    """A period of the log (`services.records.maintenance.Log`): its entries, the city's rule where its
     text sets one, and each day a trap went without the cleaning it asks."""
     rule = (
         None

@@ -14,14 +14,14 @@ from storage.registry_models import Fse
 class Webhook(Base):
     """A client's subscription to its change feed, delivered by POST to `url` (signed with
     `secret`) from `cursor` on. Claimed for a delivery by a lease, not a row lock: a lock held
-    while the receiver answers would hold back every feed (`services.changes`)."""
+    while the receiver answers would hold back every feed (`services.audit.changes`)."""
 
     __tablename__ = "webhooks"
     id: Mapped[uuid.UUID] = pk()
     client_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("oauth_clients.id"), index=True)
     url: Mapped[str] = mapped_column(String(2000))
     description: Mapped[str | None] = mapped_column(String(200))
-    # The HMAC key of a webhook made before secrets were derived (`services.webhooks.secret_of`);
+    # The HMAC key of a webhook made before secrets were derived (`services.outbound.webhooks.secret_of`);
     # NULL for every webhook since.
     secret: Mapped[str | None] = mapped_column(String(64))
     status: Mapped[str] = mapped_column(String(20), default="active")

@@ -216,7 +216,7 @@ class Change(Base):
     """One entry of the change feed (`GET /v1/changes`): something that happened to a
     manifest, written in the transaction that did it. Entries are given out in `(txid, seq)`
     order, and only once no transaction that could still write an earlier one is running
-    (`services.changes`). It names the manifest without a foreign key: the entry that says
+    (`services.audit.changes`). It names the manifest without a foreign key: the entry that says
     a manifest was purged outlives it."""
 
     __tablename__ = "changes"

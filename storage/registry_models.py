@@ -106,7 +106,7 @@ class Permit(Base):
     )
     __table_args__ = (
         UniqueConstraint("jurisdiction_id", "permit_number"),
-        # A filing names its permit by number alone (services.resolving.resolve).
+        # A filing names its permit by number alone (services.filing.resolving.resolve).
         Index("ix_permits_permit_number", "permit_number"),
         CheckConstraint("kind IN ('interim', 'regular', 'variance', 'waiver')", name="kind"),
         CheckConstraint("expires_on > issued_on", name="expiry_after_issue"),

@@ -3,7 +3,7 @@ it was completed (`ManifestRevision.previous_service_at`), so the gaps between s
 read row by row.
 
 A filing that only adds the device's latest service sets the link itself, under its permit's
-lock (`services.resolving.resolve(..., hold=True)`). Anything else that changes which
+lock (`services.filing.resolving.resolve(..., hold=True)`). Anything else that changes which
 revisions count on a device (a late filing, a correction, a load re-judged) marks the device
 here, and the links of the marked devices are worked out again before the transaction commits,
 under their permits' locks, from the services then committed and this transaction's own.

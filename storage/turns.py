@@ -1,6 +1,6 @@
 """Filings whose findings read each other come in turns: the locks a filing holds until it commits.
 
-A filing on a device holds the device's permit (`services.resolving`); loads on one disposal
+A filing on a device holds the device's permit (`services.filing.resolving`); loads on one disposal
 ticket, which may come from many restaurants, hold the ticket. Each filing then reads its
 neighbours only after the one before it committed, so neither misses the other's load.
 """

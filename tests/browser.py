@@ -12,7 +12,7 @@ import pytest
 import requests
 from sqlalchemy import update
 
-from services.demo_people import DEMO_APP, DEMO_PASSWORD
+from services.demo.people import DEMO_APP, DEMO_PASSWORD
 from storage.people import OAuthApp
 from tests.conftest import serve
 
@@ -94,7 +94,7 @@ def message(browser):
     return box[0].text if box else ""
 
 
-# The demo's people, one a role (services/demo_people.py).
+# The demo's people, one a role (services/demo/people.py).
 OPERATOR, AUDITOR = "operator@demo.fogx.test", "auditor@demo.fogx.test"
 DISPATCHER, CLERK = "dispatcher@demo.fogx.test", "clerk@demo.fogx.test"
 

@@ -12,7 +12,7 @@ from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.action_chains import ActionChains
 from sqlalchemy import update
 
-from services.demo_people import DEMO_APP, DEMO_PASSWORD
+from services.demo.people import DEMO_APP, DEMO_PASSWORD
 from storage.people import OAuthApp
 from tests.browser import accessible, api_token, by_css, fits, waiting_for
 from tests.conftest import _free_port, serve

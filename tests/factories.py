@@ -3,8 +3,8 @@
 import itertools
 from datetime import date
 
-from services.clients import create_client
-from services.jurisdictions import add_from_preset
+from services.people.clients import create_client
+from services.registry.jurisdictions import add_from_preset
 from storage.models import (
     Device,
     DisposalSite,

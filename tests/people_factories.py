@@ -13,9 +13,9 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
-from services import apps
-from services.accounts import make_membership
-from services.passwords import checked
+from services.people import apps
+from services.people.accounts import make_membership
+from services.people.passwords import checked
 from storage.people import Person
 from tests import factories
 

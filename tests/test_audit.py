@@ -28,7 +28,7 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 
 from domain.dates import human
-from services.audit import plain_rows
+from services.audit.lists import plain_rows
 from storage.models import PermitStatusChange
 from tests import factories
 from tests.manifest_world import iso

@@ -391,7 +391,7 @@ def test_the_outbox_retries_a_lock_until_the_store_takes_it(make_app, s3_bucket,
     from sqlalchemy.orm import Session
 
     with Session(bind=down.extensions["fogx.engine"]) as session:
-        from services import outbox
+        from services.outbound import outbox
 
         outbox.enqueue_lock(session, key=sha(PDF), retain_until=date(2029, 1, 1))
         session.commit()

@@ -153,7 +153,7 @@ def test_two_instances_store_concurrent_duplicates_once(world, session, servers)
 def test_two_outbox_workers_apply_each_lock_once(app, database_url, session, tmp_path):
     from datetime import date
 
-    from services import outbox
+    from services.outbound import outbox
 
     for n in range(40):
         outbox.enqueue_lock(session, key=f"{n:064x}", retain_until=date(2029, 1, 1))

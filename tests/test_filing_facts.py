@@ -1,7 +1,7 @@
 """The registry facts a filing is judged by, read at the size of a county: a hauler that works
 in every city, with a fleet in each, is read row for row, not as a product of its rows."""
 
-from services.filing_facts import load_hauler_facts
+from services.filing.filing_facts import load_hauler_facts
 from tests import factories
 from tests.statements import counted
 

@@ -8,9 +8,9 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from auth.principal import principal_of
 from schemas.manifest import ManifestIn
-from services import manifests
-from services.clients import principal_of
+from services.filing import manifests
 from storage import filings
 from storage.models import Fse, Jurisdiction, ManifestRevision, OAuthClient, new_id, unflushed
 from tests import factories

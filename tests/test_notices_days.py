@@ -14,9 +14,10 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from auth.principal import principal_of
 from schemas.manifest import ManifestIn
-from services import demo, manifests
-from services.clients import principal_of
+from services.demo import data as demo
+from services.filing import manifests
 from services.notices import daily, events, outbox
 from storage.models import Finding, Manifest, ManifestRevision, OAuthClient
 from storage.notice_models import Notice, NoticeDay

@@ -10,8 +10,8 @@ import pytest
 from aiosmtpd.controller import Controller
 from sqlalchemy import select
 
-from services import demo
-from services.demo_people import DEMO_APP, DEMO_PASSWORD
+from services.demo import data as demo
+from services.demo.people import DEMO_APP, DEMO_PASSWORD
 from storage.notice_models import Notice
 from tests import factories
 from tests import people_factories as pf

@@ -14,8 +14,8 @@ import pytest
 from api.config import ROOT
 from domain import checks, frequency, presets, words
 from domain.facts import CODES, VIOLATION, Code, Finding, Load, Rules
-from services.filing_facts import RULE_COLUMNS, rules_of
-from services.judging import load_of
+from services.filing.filing_facts import RULE_COLUMNS, rules_of
+from services.filing.judging import load_of
 from storage import people as _people  # noqa: F401  (the people the registry's models name)
 from storage.models import Jurisdiction, ManifestRevision
 from tests.domain.cities import rules as preset_rules
@@ -147,7 +147,7 @@ def test_a_new_rule_is_written_in_four_places_and_the_rest_follows_or_is_held_to
     """A rule added in the fixture touches (1) a field of `Rules`, (2) its statement in
     `presets.RULES` (and each city's `Source` where its text states it), (3) a row of `CODES`
     (severity, rule, words), (4) its check in `domain/checks.py`. Derived from those, with no
-    edit: the columns the filing reads (`Rules.columns`, `services.filing_facts.RULE_COLUMNS`),
+    edit: the columns the filing reads (`Rules.columns`, `services.filing.filing_facts.RULE_COLUMNS`),
     the rules read from a jurisdiction (`Rules.of`, `rules_of`), the finding's severity, words,
     basis and rule statement, the city's table of rules. Outside Python, three more the tests
     hold to the table: the jurisdictions column with its migration, openapi.yaml's

@@ -397,7 +397,7 @@ def test_a_persons_filing_carries_their_certification_and_the_record_read_is_log
 
 
 def test_the_demo_people_sign_in_through_the_demo_app(app, client):
-    from services.demo_people import DEMO_APP, DEMO_PASSWORD, DEMO_PEOPLE
+    from services.demo.people import DEMO_APP, DEMO_PASSWORD, DEMO_PEOPLE
 
     assert app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0
     reads = {

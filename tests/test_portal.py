@@ -10,7 +10,7 @@ from pypdf import PdfReader
 from sqlalchemy import update
 
 from api.portal import POLICY
-from services.demo_people import DEMO_APP
+from services.demo.people import DEMO_APP
 from storage.models import Fse
 from tests.browser import (  # noqa: F401
     AUDITOR,

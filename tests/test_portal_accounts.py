@@ -14,7 +14,7 @@ import pytest
 import requests
 from sqlalchemy import update
 
-from services.demo_people import DEMO_PASSWORD
+from services.demo.people import DEMO_PASSWORD
 from storage.people import OAuthApp
 from tests.browser import by_css, chromium, fill, message, portal_sign_in, rows, sign_out, text_of, waiting_for  # noqa: F401
 from tests.conftest import _free_port, serve

@@ -17,7 +17,7 @@ from PIL import Image
 from selenium.webdriver.support.ui import Select
 
 from api.portal import POLICY
-from services.demo_people import DEMO_APP
+from services.demo.people import DEMO_APP
 from tests.browser import accessible, api_token, by_css, chromium, fits, message, text_of, type_into, waiting_for  # noqa: F401
 from tests.driver_phone import (  # noqa: F401
     HOME,

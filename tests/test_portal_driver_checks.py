@@ -37,7 +37,7 @@ def exchange_flags(city, device, values, app):
     from decimal import Decimal
 
     from domain import checks as rules
-    from services.filing_facts import rules_of
+    from services.filing.filing_facts import rules_of
     from storage.db import db
     from storage.models import Jurisdiction
 

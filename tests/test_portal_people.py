@@ -3,7 +3,7 @@
 import requests
 from sqlalchemy import update
 
-from services.demo_people import DEMO_PASSWORD
+from services.demo.people import DEMO_PASSWORD
 from storage.people import OAuthApp
 from tests.browser import by_css, chromium, message, portal, rows, text_of, waiting_for  # noqa: F401
 

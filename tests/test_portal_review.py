@@ -10,7 +10,7 @@ import pytest
 import requests
 from selenium.webdriver.support.ui import Select
 
-from services.demo_people import DEMO_APP
+from services.demo.people import DEMO_APP
 from tests.browser import (  # noqa: F401
     AUDITOR,
     CLERK,

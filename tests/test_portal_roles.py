@@ -382,7 +382,7 @@ def test_an_auditor_reads_the_city_at_a_glance_and_downloads_every_list(portal, 
 def test_a_clerk_signs_in_as_a_person_sees_the_deliveries_and_signs_out_to_nobody(portal, screen, session):
     from sqlalchemy import update
 
-    from services.demo_people import DEMO_PASSWORD
+    from services.demo.people import DEMO_PASSWORD
     from storage.people import OAuthApp
 
     browser, base = portal

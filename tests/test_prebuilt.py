@@ -5,7 +5,7 @@ from sqlalchemy import BigInteger, String, bindparam, insert, literal_column, se
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
-from services.resolving import RESOLVE
+from services.filing.resolving import RESOLVE
 from storage.models import Fse, Jurisdiction, Permit, new_id, unflushed
 from storage.prebuilt import Prebuilt, fetch_all, insert_rows
 from tests import factories

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
-from services import integrity
+from services.records import integrity
 from storage.models import Manifest, ManifestRevision
 from tests import factories
 from tests.manifest_world import NOW, build, correct, decide, shifted

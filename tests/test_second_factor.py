@@ -21,7 +21,7 @@ def enrolled(client, session, portal, frozen_clock, email="kim@v.example"):
     pf.person(
         session, email=email, organisation="city", role="admin", jurisdiction_id=factories.jurisdiction(session).id
     )
-    from services import twofactor
+    from services.people import twofactor
 
     twofactor.set_policy(session, factories.jurisdiction(session).id, staff_totp_required=True)
     _, challenge = pf.pkce()
@@ -135,7 +135,7 @@ def test_setting_up_shows_the_key_as_a_qr_code_drawn_here_and_the_code_box_takes
         role="admin",
         jurisdiction_id=factories.jurisdiction(session).id,
     )
-    from services import twofactor
+    from services.people import twofactor
 
     twofactor.set_policy(session, factories.jurisdiction(session).id, staff_totp_required=True)
     _, challenge = pf.pkce()

@@ -8,9 +8,9 @@ from datetime import date, timedelta
 
 import pytest
 
+from auth.principal import principal_of
 from reports import table_csv
-from services import audit
-from services.clients import principal_of
+from services.audit import lists as audit
 from storage import sheets
 from storage.models import OAuthClient
 from tests import factories

@@ -19,7 +19,7 @@ from sqlalchemy import event, select
 from sqlalchemy.orm import Session
 
 from domain import clock
-from services.passwords import digest
+from services.people.passwords import digest
 from storage.people import PasswordReset, Person
 from tests import factories
 from tests import people_factories as pf
@@ -61,7 +61,7 @@ def make_world(make_app, frozen_clock):
 
 def person(world, email, *, totp=False):
     """A city auditor; with `totp`, their second factor on (enrolled a minute before noon) and its secret."""
-    from services import twofactor
+    from services.people import twofactor
 
     session = world["session"]
     membership = pf.person(session, email=email, organisation="city", role="auditor", jurisdiction_id=world["city"])

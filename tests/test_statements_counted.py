@@ -3,7 +3,7 @@ to libpq past SQLAlchemy's events included, and the rows they are answered with.
 
 from sqlalchemy import select
 
-from services.resolving import RESOLVE
+from services.filing.resolving import RESOLVE
 from storage.models import Device
 from tests import factories
 from tests.statements import counted

@@ -1,6 +1,6 @@
 """The change feed (`GET /v1/changes`): one row for each thing that happens to a manifest,
 written in the transaction that does it. On PostgreSQL each row carries its transaction's id,
-by which the feed orders what it gives out (`services.changes`). The manifests already filed
+by which the feed orders what it gives out (`services.audit.changes`). The manifests already filed
 get the entries they would have had: one for each revision, with the findings it holds now.
 
 Revision ID: 0008

@@ -1,5 +1,5 @@
 """Webhook secrets derived, not stored: a new webhook's HMAC key is derived from the service's
-signing key and the webhook's id (`services.webhooks.secret_of`), and its row holds none. The
+signing key and the webhook's id (`services.outbound.webhooks.secret_of`), and its row holds none. The
 webhooks made before keep the secret they were given, which their receivers check.
 
 Revision ID: 0011

@@ -9,7 +9,7 @@ from domain.notice_kinds import NOTICE_STATES
 from services.errors import Invalid, NotFound
 from services.notices import messages
 from services.notices.words import CHOOSABLE, LANGUAGES
-from services.registry import decode_cursor, encode_cursor
+from services.registry.fses import decode_cursor, encode_cursor
 from storage.notice_models import Notice, NoticePreference
 from storage.people import Person
 

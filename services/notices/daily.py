@@ -14,8 +14,8 @@ from domain.dates import local, start_of_day
 from domain.presets import POLICY
 from domain.reconcile import AWAITING as AWAITING_STATE
 from reports import table_csv
-from services import deliveries
-from services.audit import plain_rows
+from services.audit.lists import plain_rows
+from services.disposal import deliveries
 from services.notices import messages, outbox, recipients
 from services.notices.words import AWAITING, DIGEST, DUE_SOON, OVERDUE, word, written
 from storage import missed

@@ -15,9 +15,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from auth.keys import secret_key
 from domain.clock import now as clock_now
-from services import mail
 from services.notices import messages
 from services.notices.words import CHOOSABLE
+from services.outbound import mail
 from storage.base import new_id
 from storage.notice_models import Notice
 

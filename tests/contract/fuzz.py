@@ -53,8 +53,8 @@ def seed_peers(env):
     code = """
 from datetime import date
 from api import create_app
-from services.clients import create_client
-from services.demo import load
+from services.people.clients import create_client
+from services.demo.data import load
 from storage.db import db
 from storage.models import Fse, Hauler, HaulerLicence, HaulerRegistration, Jurisdiction, Vehicle
 from sqlalchemy import select

@@ -1,0 +1,1 @@
+"""The auditor's routes: lists, trends and the change feed."""

@@ -1,0 +1,1 @@
+"""The routes of disposal sites: their receipts and the deliveries they confirm or dispute."""

@@ -1,0 +1,1 @@
+"""The routes of filing: manifests, their scans and corrections."""

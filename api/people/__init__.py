@@ -1,0 +1,1 @@
+"""People's routes and pages: sign-in, OpenID Connect, accounts and memberships."""

@@ -1,0 +1,1 @@
+"""An FSE's record and its maintenance log."""

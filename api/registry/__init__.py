@@ -1,0 +1,1 @@
+"""The registry's routes: jurisdictions, FSEs, permits, devices, haulers, sites, imports."""

@@ -1,0 +1,1 @@
+"""The auditor's lists, the city's trends and the change feed."""

@@ -1,0 +1,1 @@
+"""What disposal sites receive, and the loads they dispute."""

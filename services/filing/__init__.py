@@ -1,0 +1,1 @@
+"""A manifest filed, judged and corrected, with its scans."""

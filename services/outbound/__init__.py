@@ -1,0 +1,1 @@
+"""What leaves fogx after a commit: object locks, webhooks, mail."""

@@ -1,0 +1,1 @@
+"""People and programs: accounts, invitations, passwords, second factors, apps, clients."""

@@ -1,0 +1,1 @@
+"""What each city knows: jurisdictions, FSEs, permits, devices, haulers, sites, imports."""

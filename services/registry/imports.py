@@ -1,0 +1,483 @@
+"""Bulk registry import from CSV: one documented column set per kind, idempotent, row by row.
+
+Every row is validated on its own; a bad row is reported with its line number and reason
+and never stops the good ones. Haulers and disposal sites are shared by the cities: a row
+changes only the importing city's own approval of one, and its name or address only where
+that city registered it first. Rows are matched on their natural key (an FSE's APN and
+name, a permit number, a device tag, a licence number, a vehicle id, a facility permit
+number), so running the same file twice changes nothing the second time.
+"""
+
+import csv
+import io
+import re
+from dataclasses import dataclass, field
+
+from marshmallow import Schema, ValidationError, fields
+from sqlalchemy import select
+
+from domain import registry as rules
+from domain.checks import CITY_DEFAULT
+from domain.device_rules import default_frequency, frequency_refusal
+from domain.registry_rows import approval_of, licences_of, registrations_of
+from schemas import registry as schemas
+from schemas.field_errors import flatten_errors
+from services.registry import device_frequency, device_permit
+from services.registry import log as registry_log
+from services.registry.fses import device_warnings, judge_permit_term, today
+from services.registry.haulers import (
+    SHARED_SITE_FIELDS,
+    approve_hauler,
+    differing,
+    hauler_by_licence,
+    local_today,
+    registered_here,
+    shared_field_kept,
+    site_approval,
+    site_by_permit,
+)
+from storage.models import (
+    Device,
+    DisposalSite,
+    DisposalSiteStatusChange,
+    Fse,
+    Hauler,
+    HaulerLicence,
+    HaulerRegistration,
+    Permit,
+    PermitStatusChange,
+    Vehicle,
+)
+
+# The documented columns of each kind, in order; `samples/<kind>.csv` shows each.
+COLUMNS = {
+    "fses": ["name", "address", "apn", "operator_name", "operator_email"],
+    "permits": ["permit_number", "fse_apn", "fse_name", "kind", "status", "issued_on", "expires_on"],
+    "devices": ["permit_number", "tag", "kind", "capacity_gallons", "liquid_depth_in", "frequency_days"],
+    "haulers": ["name", "licence_number", "licence_expires_on"],
+    "vehicles": ["licence_number", "vehicle_id", "tank_capacity_gallons"],
+    "disposal-sites": [
+        "name",
+        "address",
+        "facility_permit_number",
+        "waste_types",
+        "approved_from",
+        "approved_until",
+        "status",
+    ],
+}
+KINDS = tuple(COLUMNS)
+# Columns a file may add: for a device, the day a new frequency or permit takes effect (the
+# import never rewrites the past), why, and the notice the permittee had.
+OPTIONAL = {"devices": ["effective_on", "reason", "noticed_on", "sooner_because", "after_inspection"]}
+
+
+class ImportError_(ValueError):
+    """The file as a whole cannot be imported (unknown kind, wrong header, not CSV)."""
+
+
+@dataclass
+class Report:
+    kind: str
+    rows: int = 0
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    rejected: int = 0
+    rejections: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
+
+    def as_dict(self):
+        return dict(self.__dict__)
+
+
+class Rejected(Exception):
+    def __init__(self, reason, errors=None):
+        super().__init__(reason)
+        self.reason = reason
+        self.errors = errors or {}
+
+
+# Row schemas: the API's schemas, minus what the importing admin implies --------------------
+
+
+class FseRow(schemas.FseIn):
+    class Meta:
+        exclude = ("jurisdiction",)
+
+
+class PermitRow(schemas.PermitIn):
+    fse_apn = schemas.text(40, required=True)
+    fse_name = schemas.text(200, required=True)
+
+    class Meta:
+        exclude = ("fse_id",)
+
+
+class HaulerRow(Schema):
+    name = schemas.text(200, required=True)
+    licence_number = schemas.text(60, required=True)
+    licence_expires_on = schemas.Day(required=True)
+
+
+class VehicleRow(schemas.VehicleIn):
+    licence_number = schemas.text(60, required=True)
+
+
+class SiteRow(schemas.DisposalSiteIn):
+    class Meta:
+        exclude = ("jurisdictions",)
+
+
+class DeviceRow(schemas.DeviceIn):
+    # From when a changed frequency or permit holds; without it a row changes neither.
+    effective_on = schemas.Day(load_default=None)
+    reason = schemas.text(2000, load_default="imported")
+    noticed_on = schemas.Day(load_default=None)
+    sooner_because = schemas.text(2000, load_default=None)
+    after_inspection = fields.Boolean(load_default=False)
+
+
+ROW_SCHEMAS = {
+    "fses": FseRow(),
+    "permits": PermitRow(),
+    "devices": DeviceRow(),
+    "haulers": HaulerRow(),
+    "vehicles": VehicleRow(),
+    "disposal-sites": SiteRow(),
+}
+
+
+def _coerce(schema, row):
+    """CSV cells are text: empty cells are missing, numbers and lists are parsed."""
+    out = {}
+    for name, value in row.items():
+        value = (value or "").strip()
+        declared = schema.fields.get(name)
+        if value == "":
+            if declared is not None and declared.allow_none:
+                out[name] = None
+            continue
+        if isinstance(declared, fields.Integer) and re.fullmatch(r"[+-]?\d{1,12}", value):
+            value = int(value)
+        elif isinstance(declared, fields.Float) and re.fullmatch(r"[+-]?\d{1,12}(\.\d+)?", value):
+            value = float(value)
+        elif isinstance(declared, fields.List):
+            value = [part.strip() for part in value.split(";") if part.strip()]
+        out[name] = value
+    return out
+
+
+# Applying rows ----------------------------------------------------------------------------
+
+
+class Importer:
+    """Holds the jurisdiction's existing rows by natural key, so a run makes few queries."""
+
+    def __init__(self, session, jurisdiction, kind, by=None):
+        self.session = session
+        self.by = by
+        self.jurisdiction = jurisdiction
+        self.kind = kind
+        self.apply = getattr(self, "_" + kind.replace("-", "_"))
+        self.warnings = []
+        j = jurisdiction.id
+        self.fses = {(f.apn, f.name): f for f in session.scalars(select(Fse).where(Fse.jurisdiction_id == j))}
+        self.permits = {p.permit_number: p for p in session.scalars(select(Permit).where(Permit.jurisdiction_id == j))}
+
+    @staticmethod
+    def _set(row, values):
+        """Set changed attributes; True when anything changed."""
+        changed = False
+        for name, value in values.items():
+            if getattr(row, name) != value:
+                setattr(row, name, value)
+                changed = True
+        return changed
+
+    def _fses(self, data):
+        key = (data["apn"], data["name"])
+        fse = self.fses.get(key)
+        if fse is None:
+            fse = Fse(jurisdiction_id=self.jurisdiction.id, **data)
+            self.session.add(fse)
+            self.fses[key] = fse
+            return "created"
+        return "updated" if self._set(fse, data) else "unchanged"
+
+    def _permits(self, data):
+        fse = self.fses.get((data.pop("fse_apn"), data.pop("fse_name")))
+        if fse is None:
+            raise Rejected("no FSE with this APN and name", {"fse_apn": ["No such FSE."]})
+        status = data.pop("status")
+        refusal, self.warnings = judge_permit_term(
+            self.jurisdiction, issued_on=data["issued_on"], expires_on=data["expires_on"]
+        )
+        if refusal:
+            raise Rejected("the permit runs past the city's term", {"expires_on": [refusal]})
+        permit = self.permits.get(data["permit_number"])
+        if permit is None:
+            permit = Permit(jurisdiction_id=self.jurisdiction.id, fse=fse, **data)
+            permit.status_changes.append(
+                PermitStatusChange(status=status, effective_on=data["issued_on"], reason="imported")
+            )
+            self.session.add(permit)
+            self.permits[data["permit_number"]] = permit
+            return "created"
+        if permit.fse_id != fse.id:
+            raise Rejected(
+                "the permit belongs to another FSE; permits are not transferable",
+                {"permit_number": ["Issued to another FSE."]},
+            )
+        changed = self._set(permit, data)
+        recorded = rules.value_on(
+            [rules.Dated(c.effective_on, c.status) for c in permit.status_changes], today(), default="active"
+        )
+        if recorded != status:
+            permit.status_changes.append(PermitStatusChange(status=status, effective_on=today(), reason="imported"))
+            changed = True
+        return "updated" if changed else "unchanged"
+
+    def _devices(self, data):
+        permit = self.permits.get(data.pop("permit_number"))
+        if permit is None:
+            raise Rejected("no such permit", {"permit_number": ["No such permit."]})
+        dated = {
+            name: data.pop(name)
+            for name in ("effective_on", "reason", "noticed_on", "sooner_because", "after_inspection")
+        }
+        device = self.session.scalar(select(Device).where(Device.fse_id == permit.fse_id, Device.tag == data["tag"]))
+        if device is not None:
+            return self._device_changes(device, permit, data, **dated)
+        if data.get("frequency_days") is None:
+            data.update(
+                frequency_days=default_frequency(data["kind"], self.jurisdiction), frequency_source=CITY_DEFAULT
+            )
+        else:
+            data["frequency_source"] = "assigned"
+        refusal = frequency_refusal(data["kind"], data["frequency_days"], self.jurisdiction)
+        if refusal:
+            raise Rejected("frequency not allowed here", {"frequency_days": [refusal]})
+        device = Device(fse_id=permit.fse_id, permit=permit, **data)
+        self.session.add(device)
+        self.warnings = device_warnings(self.jurisdiction, device)
+        return "created"
+
+    def _device_changes(
+        self, device, permit, data, *, effective_on, reason, noticed_on, sooner_because, after_inspection
+    ):
+        """A known device's row: a new frequency or permit from `effective_on` on, as through
+        the API (the city's notice period for a frequency; a move from today on), never over
+        the days before; an empty frequency keeps the device's own; the rest as written."""
+        city, errors = self.jurisdiction, {}
+        frequency = data.pop("frequency_days", None)
+        refreq = frequency is not None and frequency != device.frequency_days
+        moves = permit.id != device.permit_id
+        if (refreq or moves) and effective_on is None:
+            raise Rejected(
+                "a new frequency or permit takes effect from effective_on; the past stays as it was",
+                {"effective_on": ["Required where the frequency or the permit changes."]},
+            )
+        refusals = [
+            device_frequency.refusal(
+                device,
+                city,
+                frequency_days=frequency,
+                effective_on=effective_on,
+                noticed_on=noticed_on,
+                sooner_because=sooner_because,
+                after_inspection=after_inspection,
+            )
+            if refreq
+            else {},
+            device_permit.refusal(device, permit, city, effective_on=effective_on)[1] if moves else {},
+        ]
+        for refused in refusals:
+            for name, messages in refused.items():
+                errors.setdefault(name, []).extend(messages)
+        if errors:
+            raise Rejected("the change cannot take effect on that day", errors)
+        if refreq:
+            device_frequency.record(
+                self.session,
+                self.by,
+                device,
+                city,
+                frequency_days=frequency,
+                effective_on=effective_on,
+                reason=reason,
+                noticed_on=noticed_on,
+                sooner_because=sooner_because,
+                after_inspection=after_inspection,
+            )
+        if moves:
+            device_permit.record(self.session, self.by, device, permit, effective_on=effective_on, reason=reason)
+        return "updated" if self._set(device, data) or refreq or moves else "unchanged"
+
+    # Haulers and sites are shared by the cities: a row changes the importing city's own
+    # approval, and the shared fields only where the city owns the record (a warning otherwise).
+
+    def _haulers(self, data):
+        city, day = self.jurisdiction, local_today(self.jurisdiction)
+        hauler = hauler_by_licence(self.session, data["licence_number"])
+        if hauler is None:
+            hauler = Hauler(name=data["name"], licence_number=data["licence_number"], owner_jurisdiction_id=city.id)
+            approve_hauler(hauler, city, expires_on=data["licence_expires_on"], licence_from=day, registered_on=day)
+            self.session.add(hauler)
+            self.session.flush()
+            return "created"
+        outcome = self._shared(hauler, data, ("name",), "hauler")
+        if not registered_here(hauler, city.id):
+            outcome = "created" if not registrations_of(hauler, city.id) else "updated"
+            approve_hauler(hauler, city, expires_on=data["licence_expires_on"], licence_from=day, registered_on=day)
+            return outcome
+        mine = licences_of(hauler, city.id)
+        if not mine or mine[-1].expires_on != data["licence_expires_on"]:
+            hauler.licences.append(
+                HaulerLicence(
+                    jurisdiction_id=city.id,
+                    licence_number=hauler.licence_number,
+                    expires_on=data["licence_expires_on"],
+                    effective_on=day,
+                )
+            )
+            outcome = "updated"
+        return outcome
+
+    def _shared(self, record, data, fields, kind):
+        """The owner's row sets the shared fields; another city's differing ones are a warning."""
+        changed = differing(record, data, fields)
+        if not changed:
+            return "unchanged"
+        if record.owner_jurisdiction_id != self.jurisdiction.id:
+            self.warnings.append(shared_field_kept(kind, record, changed))
+            return "unchanged"
+        self._set(record, {name: data[name] for name in changed})
+        return "updated"
+
+    def _vehicles(self, data):
+        hauler = self.session.scalar(
+            select(Hauler).where(
+                Hauler.licence_number == data.pop("licence_number"),
+                Hauler.id.in_(
+                    select(HaulerRegistration.hauler_id).where(
+                        HaulerRegistration.jurisdiction_id == self.jurisdiction.id
+                    )
+                ),
+            )
+        )
+        if hauler is None:
+            raise Rejected("no hauler with this licence registered here", {"licence_number": ["No such hauler here."]})
+        vehicle = next(
+            (
+                v
+                for v in hauler.vehicles
+                if v.jurisdiction_id == self.jurisdiction.id and v.vehicle_id == data["vehicle_id"]
+            ),
+            None,
+        )
+        if vehicle is None:
+            hauler.vehicles.append(Vehicle(jurisdiction_id=self.jurisdiction.id, **data))
+            return "created"
+        return "updated" if self._set(vehicle, data) else "unchanged"
+
+    def _disposal_sites(self, data):
+        city = self.jurisdiction
+        status = data.pop("status")
+        own = {name: data[name] for name in ("waste_types", "approved_from", "approved_until")}
+        site = site_by_permit(self.session, data["facility_permit_number"])
+        if site is None:
+            site = DisposalSite(
+                name=data["name"],
+                address=data["address"],
+                facility_permit_number=data["facility_permit_number"],
+                owner_jurisdiction_id=city.id,
+                approvals=[site_approval(city.id, status=status, **own)],
+            )
+            self.session.add(site)
+            self.session.flush()
+            return "created"
+        outcome = self._shared(site, data, SHARED_SITE_FIELDS, "disposal site")
+        approval = approval_of(site, city.id)
+        if approval is None:
+            site.approvals.append(site_approval(city.id, status=status, **own))
+            return "created"
+        if self._set(approval, own):
+            outcome = "updated"
+        current = approval.status_changes[-1].status if approval.status_changes else "approved"
+        if current != status:
+            approval.status_changes.append(
+                DisposalSiteStatusChange(status=status, effective_on=local_today(city), reason="imported")
+            )
+            outcome = "updated"
+        return outcome
+
+
+def read_rows(stream, kind):
+    """(line number, row) pairs of a CSV file, after checking its header."""
+    if kind not in COLUMNS:
+        raise ImportError_(f"unknown kind {kind!r}; one of {', '.join(KINDS)}")
+    text = (
+        io.TextIOWrapper(stream, encoding="utf-8-sig", newline="") if not isinstance(stream, io.TextIOBase) else stream
+    )
+    reader = csv.DictReader(text)
+    try:
+        header = reader.fieldnames or []
+    except (UnicodeDecodeError, csv.Error) as error:
+        raise ImportError_(f"not a UTF-8 CSV file: {error}") from error
+    missing = [c for c in COLUMNS[kind] if c not in header]
+    extra = [c for c in header if c not in COLUMNS[kind] + OPTIONAL.get(kind, [])]
+    if missing or extra:
+        raise ImportError_(
+            f"the header must be {','.join(COLUMNS[kind])} (missing: {missing or 'none'}; unknown: {extra or 'none'})"
+        )
+
+    def rows():
+        try:
+            for row in reader:
+                yield reader.line_num, row
+        except (UnicodeDecodeError, csv.Error) as error:
+            yield reader.line_num, error
+
+    return rows()
+
+
+def run_import(session, *, jurisdiction, kind, rows, progress=None, by=None):
+    """Apply `rows` (from `read_rows`) for an admin of `jurisdiction`; commit once. `by`: the
+    caller, noted among the registry's changes with the import's counts."""
+    report = Report(kind=kind)
+    importer = Importer(session, jurisdiction, kind, by)
+    schema = ROW_SCHEMAS[kind]
+    for line, row in rows:
+        report.rows += 1
+        try:
+            if isinstance(row, Exception):
+                raise Rejected(f"unreadable row: {row}")
+            if None in row:
+                raise Rejected("more cells than columns")
+            data = schema.load(_coerce(schema, row))
+            importer.warnings = []
+            outcome = importer.apply(data)
+            setattr(report, outcome, getattr(report, outcome) + 1)
+            report.warnings += [{"row": line, **w} for w in importer.warnings]
+        except ValidationError as error:
+            errors = flatten_errors(error.messages)
+            report.rejected += 1
+            report.rejections.append(
+                {"row": line, "reason": "; ".join(f"{k}: {' '.join(v)}" for k, v in errors.items()), "errors": errors}
+            )
+        except Rejected as error:
+            report.rejected += 1
+            report.rejections.append({"row": line, "reason": error.reason, "errors": error.errors})
+        if progress:
+            progress(1)
+    if by is not None:
+        registry_log.note(
+            session,
+            by,
+            f"import.{kind}",
+            jurisdiction_id=jurisdiction.id,
+            detail={name: getattr(report, name) for name in ("rows", "created", "updated", "unchanged", "rejected")},
+        )
+    session.commit()
+    return report
