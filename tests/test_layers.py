@@ -53,3 +53,22 @@ def test_an_import_circle_breaks_the_contract(tmp_path):
     result = lint_imports(root)
     assert result.returncode == 1
     assert "No import circles within a package BROKEN" in result.stdout
+
+
+def test_a_capability_that_reaches_up_breaks_the_contract(tmp_path):
+    root = _copy(tmp_path)
+    with open(root / "services" / "registry" / "log.py", "a") as module:
+        module.write("\nfrom services.filing import manifests  # noqa: E402\n")
+    result = lint_imports(root)
+    assert result.returncode == 1
+    assert "Each capability of services imports only the capabilities below it BROKEN" in result.stdout
+    assert "services.registry.log -> services.filing.manifests" in result.stdout
+
+
+def test_an_api_room_that_imports_another_breaks_the_contract(tmp_path):
+    root = _copy(tmp_path)
+    with open(root / "api" / "audit" / "trends.py", "a") as module:
+        module.write("\nfrom api.records import record  # noqa: E402\n")
+    result = lint_imports(root)
+    assert result.returncode == 1
+    assert "The API's rooms do not import each other BROKEN" in result.stdout
