@@ -7,7 +7,7 @@ import uuid
 from flask import Flask, Request, current_app, g, has_request_context, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from api import cli, cli_notices, errors, exports, logs
+from api import cli, errors, exports, logs
 from api.config import load_config
 from api.errors import BadRequest, PayloadTooLarge, UriTooLong
 from api.worker import start_background_work
@@ -55,7 +55,6 @@ def create_app(config=None):
     app.extensions["fogx.store"] = make_store(app.config)
     errors.init_app(app)
     cli.init_app(app)
-    cli_notices.init_app(app)
     _request_ids(app)
     _refuse_large_bodies(app)
     start_background_work(app)

@@ -49,7 +49,3 @@ def _send(events, outbox):
     events.expand(db.session, current_app.config)
     counts = outbox.send_due(db.session, current_app.config, limit=10_000)
     click.echo(" ".join(f"{name}={count}" for name, count in counts.items()))
-
-
-def init_app(app):
-    app.cli.add_command(notices_cli)
