@@ -18,7 +18,8 @@ from reportlab.pdfgen import canvas as pdfcanvas
 from reportlab.platypus import BaseDocTemplate, Frame, NextPageTemplate, PageBreak, PageTemplate
 
 from reports.binder_manifests import finding_pages, image_page, manifest_details, manifests_table, scans_index
-from reports.binder_pages import ACCENT, INK, MARGIN, PAGE_H, PAGE_W, RULE, cover, summary_page
+from reports.binder_pages import cover, summary_page
+from reports.binder_style import ACCENT, INK, MARGIN, PAGE_H, PAGE_W, RULE
 from reports.pdf_tags import Tagger
 from reports.pdf_text import SANS, SANS_BOLD, draw, fit, text_width
 

@@ -14,7 +14,7 @@ from domain.dates import human as when
 from domain.dates import local_date
 from domain.presets import POLICY
 from domain.presets import table as rules_table
-from reports.binder_pages import (
+from reports.binder_style import (
     BAD,
     BODY,
     CELL,
