@@ -7,7 +7,7 @@ import pytest
 from sqlalchemy import func, select
 
 from api.config import ROOT
-from services.registry.imports import COLUMNS
+from services.registry.import_rows import COLUMNS
 from storage.models import Device, DisposalSite, Fse, Hauler, Permit, Vehicle
 from tests import factories
 from tests.registry_calls import upload

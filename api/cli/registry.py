@@ -56,7 +56,8 @@ def jurisdictions_list():
 def import_csv(kind, path, code, as_json):
     """Import a registry CSV (see samples/); re-running the same file changes nothing."""
     from services.registry.fses import jurisdiction_by_code
-    from services.registry.imports import ImportError_, read_rows, run_import
+    from services.registry.import_rows import ImportError_, read_rows
+    from services.registry.imports import run_import
 
     jurisdiction = jurisdiction_by_code(db.session, code)
     if jurisdiction is None:

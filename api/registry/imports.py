@@ -9,7 +9,8 @@ from api.idempotency import idempotent
 from auth.protect import current_principal, require
 from auth.scopes import REGISTRY_WRITE
 from services.errors import Invalid, NotFound
-from services.registry.imports import KINDS, ImportError_, read_rows, run_import
+from services.registry.import_rows import KINDS, ImportError_, read_rows
+from services.registry.imports import run_import
 from storage.db import db
 from storage.models import Jurisdiction
 

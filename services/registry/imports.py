@@ -1,4 +1,4 @@
-"""Bulk registry import from CSV: one documented column set per kind, idempotent, row by row.
+"""Bulk registry import from CSV, idempotent, row by row (the file and its rows are read in `import_rows.py`).
 
 Every row is validated on its own; a bad row is reported with its line number and reason
 and never stops the good ones. Haulers and disposal sites are shared by the cities: a row
@@ -8,19 +8,15 @@ name, a permit number, a device tag, a licence number, a vehicle id, a facility 
 number), so running the same file twice changes nothing the second time.
 """
 
-import csv
-import io
-import re
 from dataclasses import dataclass, field
 
-from marshmallow import Schema, ValidationError, fields
+from marshmallow import ValidationError
 from sqlalchemy import select
 
 from domain import registry as rules
 from domain.checks import CITY_DEFAULT
 from domain.device_rules import default_frequency, frequency_refusal
 from domain.registry_rows import approval_of, licences_of, registrations_of
-from schemas import registry as schemas
 from schemas.field_errors import flatten_errors
 from services.registry import device_frequency, device_permit
 from services.registry import log as registry_log
@@ -36,6 +32,7 @@ from services.registry.haulers import (
     site_approval,
     site_by_permit,
 )
+from services.registry.import_rows import ROW_SCHEMAS, Rejected, cells
 from storage.models import (
     Device,
     DisposalSite,
@@ -48,32 +45,6 @@ from storage.models import (
     PermitStatusChange,
     Vehicle,
 )
-
-# The documented columns of each kind, in order; `samples/<kind>.csv` shows each.
-COLUMNS = {
-    "fses": ["name", "address", "apn", "operator_name", "operator_email"],
-    "permits": ["permit_number", "fse_apn", "fse_name", "kind", "status", "issued_on", "expires_on"],
-    "devices": ["permit_number", "tag", "kind", "capacity_gallons", "liquid_depth_in", "frequency_days"],
-    "haulers": ["name", "licence_number", "licence_expires_on"],
-    "vehicles": ["licence_number", "vehicle_id", "tank_capacity_gallons"],
-    "disposal-sites": [
-        "name",
-        "address",
-        "facility_permit_number",
-        "waste_types",
-        "approved_from",
-        "approved_until",
-        "status",
-    ],
-}
-KINDS = tuple(COLUMNS)
-# Columns a file may add: for a device, the day a new frequency or permit takes effect (the
-# import never rewrites the past), why, and the notice the permittee had.
-OPTIONAL = {"devices": ["effective_on", "reason", "noticed_on", "sooner_because", "after_inspection"]}
-
-
-class ImportError_(ValueError):
-    """The file as a whole cannot be imported (unknown kind, wrong header, not CSV)."""
 
 
 @dataclass
@@ -89,86 +60,6 @@ class Report:
 
     def as_dict(self):
         return dict(self.__dict__)
-
-
-class Rejected(Exception):
-    def __init__(self, reason, errors=None):
-        super().__init__(reason)
-        self.reason = reason
-        self.errors = errors or {}
-
-
-# Row schemas: the API's schemas, minus what the importing admin implies --------------------
-
-
-class FseRow(schemas.FseIn):
-    class Meta:
-        exclude = ("jurisdiction",)
-
-
-class PermitRow(schemas.PermitIn):
-    fse_apn = schemas.text(40, required=True)
-    fse_name = schemas.text(200, required=True)
-
-    class Meta:
-        exclude = ("fse_id",)
-
-
-class HaulerRow(Schema):
-    name = schemas.text(200, required=True)
-    licence_number = schemas.text(60, required=True)
-    licence_expires_on = schemas.Day(required=True)
-
-
-class VehicleRow(schemas.VehicleIn):
-    licence_number = schemas.text(60, required=True)
-
-
-class SiteRow(schemas.DisposalSiteIn):
-    class Meta:
-        exclude = ("jurisdictions",)
-
-
-class DeviceRow(schemas.DeviceIn):
-    # From when a changed frequency or permit holds; without it a row changes neither.
-    effective_on = schemas.Day(load_default=None)
-    reason = schemas.text(2000, load_default="imported")
-    noticed_on = schemas.Day(load_default=None)
-    sooner_because = schemas.text(2000, load_default=None)
-    after_inspection = fields.Boolean(load_default=False)
-
-
-ROW_SCHEMAS = {
-    "fses": FseRow(),
-    "permits": PermitRow(),
-    "devices": DeviceRow(),
-    "haulers": HaulerRow(),
-    "vehicles": VehicleRow(),
-    "disposal-sites": SiteRow(),
-}
-
-
-def _coerce(schema, row):
-    """CSV cells are text: empty cells are missing, numbers and lists are parsed."""
-    out = {}
-    for name, value in row.items():
-        value = (value or "").strip()
-        declared = schema.fields.get(name)
-        if value == "":
-            if declared is not None and declared.allow_none:
-                out[name] = None
-            continue
-        if isinstance(declared, fields.Integer) and re.fullmatch(r"[+-]?\d{1,12}", value):
-            value = int(value)
-        elif isinstance(declared, fields.Float) and re.fullmatch(r"[+-]?\d{1,12}(\.\d+)?", value):
-            value = float(value)
-        elif isinstance(declared, fields.List):
-            value = [part.strip() for part in value.split(";") if part.strip()]
-        out[name] = value
-    return out
-
-
-# Applying rows ----------------------------------------------------------------------------
 
 
 class Importer:
@@ -413,35 +304,6 @@ class Importer:
         return outcome
 
 
-def read_rows(stream, kind):
-    """(line number, row) pairs of a CSV file, after checking its header."""
-    if kind not in COLUMNS:
-        raise ImportError_(f"unknown kind {kind!r}; one of {', '.join(KINDS)}")
-    text = (
-        io.TextIOWrapper(stream, encoding="utf-8-sig", newline="") if not isinstance(stream, io.TextIOBase) else stream
-    )
-    reader = csv.DictReader(text)
-    try:
-        header = reader.fieldnames or []
-    except (UnicodeDecodeError, csv.Error) as error:
-        raise ImportError_(f"not a UTF-8 CSV file: {error}") from error
-    missing = [c for c in COLUMNS[kind] if c not in header]
-    extra = [c for c in header if c not in COLUMNS[kind] + OPTIONAL.get(kind, [])]
-    if missing or extra:
-        raise ImportError_(
-            f"the header must be {','.join(COLUMNS[kind])} (missing: {missing or 'none'}; unknown: {extra or 'none'})"
-        )
-
-    def rows():
-        try:
-            for row in reader:
-                yield reader.line_num, row
-        except (UnicodeDecodeError, csv.Error) as error:
-            yield reader.line_num, error
-
-    return rows()
-
-
 def run_import(session, *, jurisdiction, kind, rows, progress=None, by=None):
     """Apply `rows` (from `read_rows`) for an admin of `jurisdiction`; commit once. `by`: the
     caller, noted among the registry's changes with the import's counts."""
@@ -455,7 +317,7 @@ def run_import(session, *, jurisdiction, kind, rows, progress=None, by=None):
                 raise Rejected(f"unreadable row: {row}")
             if None in row:
                 raise Rejected("more cells than columns")
-            data = schema.load(_coerce(schema, row))
+            data = schema.load(cells(schema, row))
             importer.warnings = []
             outcome = importer.apply(data)
             setattr(report, outcome, getattr(report, outcome) + 1)
