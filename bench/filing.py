@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import psycopg
 
-from bench.city import depths, iso
+from bench.city_manifests import depths, iso
 from bench.cpu import CPU, Collections
 from bench.harness import CLIENTS, INGEST_N, STAGES, WARM_UP, token
 from bench.load import ingest_api, ingest_paced
