@@ -11,7 +11,7 @@ import requests
 # device's last qualifying service up to the end of its city's day by one probe of the partial
 # index (dated on that local day), its permit's status on the day and whether it still holds
 # (not revoked, not expired), the last hauler's name, and where it stands (overdue within the
-# grace, never past the longest interval, missed beyond it, never serviced).
+# grace, never past the longest interval, missed beyond it, never serviced), in words beside.
 HAND_WRITTEN_AS_OF = """
 SELECT f.id AS fse_id, f.name AS fse_name, f.address, j.code AS jurisdiction, p.permit_number,
        CASE WHEN p.issued_on > %(as_of)s THEN 'not_issued'
@@ -29,7 +29,10 @@ SELECT f.id AS fse_id, f.name AS fse_name, f.address, j.code AS jurisdiction, p.
        %(as_of)s::date - (COALESCE(last.service_on, p.issued_on) + freq.days) AS days_overdue,
        CASE WHEN last.manifest_id IS NULL THEN 'never_serviced'
             WHEN %(as_of)s::date - (COALESCE(last.service_on, p.issued_on) + freq.days) <= grace.days
-            THEN 'overdue' ELSE 'missed' END AS status
+            THEN 'overdue' ELSE 'missed' END AS status,
+       CASE WHEN last.manifest_id IS NULL THEN 'Never serviced'
+            WHEN %(as_of)s::date - (COALESCE(last.service_on, p.issued_on) + freq.days) <= grace.days
+            THEN 'Overdue' ELSE 'Missed' END AS status_words
 FROM devices d JOIN fses f ON f.id = d.fse_id JOIN permits p ON p.id = d.permit_id
 JOIN jurisdictions j ON j.id = f.jurisdiction_id
 CROSS JOIN LATERAL (SELECT CASE WHEN d.kind = 'interceptor' AND j.interceptor_max_interval_days < d.frequency_days

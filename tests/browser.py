@@ -282,7 +282,7 @@ def screen(request):
 
 
 @pytest.fixture
-def portal(s3_app, chromium, screen):
+def portal_at_size(s3_app, chromium, screen):
     """The demo served over HTTP (scans kept in S3, moto's server), the browser on a fresh
     portal page at the screen's size: (browser, base URL)."""
     assert s3_app.test_cli_runner().invoke(args=["demo", "load"]).exit_code == 0

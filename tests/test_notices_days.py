@@ -82,7 +82,7 @@ def file(session, principal, *, number, tag, completed, full=True, gallons=None)
             "gallons_delivered": gallons,
         },
     }
-    manifest, _ = manifests.submit(session, principal, ManifestIn().load(body))
+    manifest = manifests.submit(session, principal, ManifestIn().load(body)).manifest
     return manifest.id
 
 

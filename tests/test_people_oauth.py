@@ -333,7 +333,11 @@ def test_a_fresh_install_signs_people_in_to_its_portal_with_no_command_line_step
     assert token.status_code == 200 and token.json["refresh_token"], token.json
     session.expire_all()
     row = session.scalar(select(OAuthApp).where(OAuthApp.client_id == "fogx-portal"))
-    assert (row.secret_sha256, row.first_party, row.redirect_uris) == (None, True, ["https://fogx.test/portal/"])
+    assert (row.secret_sha256, row.first_party, row.redirect_uris) == (
+        None,
+        True,
+        ["https://fogx.test/portal/", "https://fogx.test/portal/driver/"],
+    )
     # Elsewhere than the portal's address, it sends nobody.
     elsewhere = pf.Browser(client).open(
         pf.authorize_url("fogx-portal", challenge, redirect_uri="https://evil.example/portal/")

@@ -24,6 +24,7 @@ from tests.browser import (  # noqa: F401
     fits,
     portal_app_at,
     rows,
+    screen,
     set_value,
     sign_in,
     sign_out,

@@ -1,6 +1,7 @@
 """A person chooses, in the portal, the language of their notices and which kinds they get: in
 Chromium, at desktop size and on a phone, in English and Spanish, axe-clean."""
 
+import pytest
 import requests
 from selenium.webdriver.support.ui import Select
 
@@ -11,12 +12,18 @@ from tests.browser import (  # noqa: F401
     chromium,
     fits,
     message,
-    portal,
+    portal_at_size,
     screen,
     sign_in,
     text_of,
     waiting_for,
 )
+
+
+@pytest.fixture
+def portal(portal_at_size):
+    """The demo's portal at the screen's size (`tests.browser.portal_at_size`)."""
+    return portal_at_size
 
 
 def test_a_restaurant_operator_chooses_the_notices_they_get(portal, screen):

@@ -25,7 +25,7 @@ from tests.browser import (  # noqa: F401
     chromium,
     fits,
     message,
-    portal,
+    portal_at_size,
     rows,
     scan,
     screen,
@@ -35,6 +35,12 @@ from tests.browser import (  # noqa: F401
     type_into,
     waiting_for,
 )
+
+
+@pytest.fixture
+def portal(portal_at_size):
+    """The demo's portal at the screen's size (`tests.browser.portal_at_size`)."""
+    return portal_at_size
 
 
 @pytest.fixture
@@ -53,7 +59,7 @@ def clock(frozen_clock):
 def page(portal, screen, monkeypatch):
     """The portal at the screen's size: a desk's 1366 x 900, or the phone's 390 x 844; each
     wait as long as a busy machine needs to draw a view."""
-    monkeypatch.setattr("tests.test_portal.WAIT", 60)
+    monkeypatch.setattr("tests.browser.WAIT", 60)
     browser, _ = portal
     if screen == "desktop":
         browser.execute_cdp_cmd(

@@ -10,6 +10,7 @@ import io
 import re
 from datetime import datetime, timedelta
 
+import pytest
 import requests
 from pypdf import PdfReader
 from selenium.common.exceptions import StaleElementReferenceException
@@ -29,8 +30,8 @@ from tests.browser import (  # noqa: F401
     downloaded,
     fits,
     message,
-    portal,
     portal_app_at,
+    portal_at_size,
     portal_sign_in,
     rows,
     scan,
@@ -42,6 +43,13 @@ from tests.browser import (  # noqa: F401
     type_into,
     waiting_for,
 )
+
+
+@pytest.fixture
+def portal(portal_at_size):
+    """The demo's portal at the screen's size (`tests.browser.portal_at_size`)."""
+    return portal_at_size
+
 
 HUMAN_TIME = r"\d{4}-\d\d-\d\d \d\d:\d\d -0[78]:00"
 

@@ -151,10 +151,6 @@ export function addWords(more) {
 
 export const LANGUAGES = { en: "English", es: "Español" };
 
-// A view's own block of words ({en: {...}, es: {...}}), added to the dictionary.
-export function addWords(blocks) {
-  for (const [code, words] of Object.entries(blocks)) Object.assign(WORDS[code], words);
-}
 let chosen = LANGUAGES[localStorage.getItem(KEPT)] ? localStorage.getItem(KEPT) : "en";
 let language = chosen;
 
