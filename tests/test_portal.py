@@ -178,7 +178,7 @@ def test_an_auditor_filters_the_lists_and_downloads_the_same_csv_as_the_api(port
     first = by_css(browser, "[role=tab]")[0]
     first.click()
     waiting_for(browser, lambda b: rows(b) and rows(b)[0][0] == "Golden Wok", "the missed services again")
-    assert [t.get_attribute("tabindex") for t in by_css(browser, "[role=tab]")] == ["0", "-1", "-1", "-1", "-1"]
+    assert [t.get_attribute("tabindex") for t in by_css(browser, "[role=tab]")] == ["0", "-1", "-1", "-1", "-1", "-1"]
     first.send_keys(Keys.ARROW_LEFT)
     waiting_for(
         browser,

@@ -71,10 +71,12 @@ def hauler_office(session, hauler_id, jurisdiction_id, kind) -> list[Recipient]:
 
 
 def site_clerks(session, site_id, jurisdiction_id, kind) -> list[Recipient]:
+    """The site's clerks (its admin manages its people, and confirms no load)."""
     people = _people(
         session,
         Membership.organisation == "site",
         Membership.site_id == site_id,
+        Membership.role == "clerk",
         or_(Membership.jurisdiction_id.is_(None), Membership.jurisdiction_id == jurisdiction_id),
     )
     return _chosen(session, kind, people)
