@@ -37,8 +37,9 @@ def logged_soon(logged, name, expected, seconds=10):
 
 
 @pytest.fixture
-def pools(database_url, tmp_path):
-    """The export pool and the app server that passes heavy reads to it, each logging to a file."""
+def pools(app, database_url, tmp_path):
+    """The export pool and the app server that passes heavy reads to it, each logging to a file
+    (started after `app`, so the test's database is emptied only when they have stopped)."""
     started = []
 
     def start(server, name):

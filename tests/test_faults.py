@@ -33,7 +33,8 @@ def open_files(pid):
 
 
 @pytest.fixture
-def servers(database_url, tmp_path):
+def servers(app, database_url, tmp_path):
+    # After `app`: the test's database is emptied after the servers stop, never under them.
     started = []
 
     def start(**kwargs):

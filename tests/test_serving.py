@@ -23,7 +23,8 @@ from tests.servers import (  # noqa: F401  (the fixture)
 
 
 @pytest.fixture
-def served(database_url, tmp_path):
+def served(app, database_url, tmp_path):
+    # After `app`: the test's database is emptied before the server starts and after it stops.
     server = MakeRun(database_url, tmp_path / "objects").start()
     yield server
     server.stop()

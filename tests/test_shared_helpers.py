@@ -50,3 +50,37 @@ def test_the_check_sees_every_way_of_naming_a_test_module(tmp_path):
         "tests.test_e",
         "tests.domain.test_f",
     ]
+
+
+SERVERS = {"Gunicorn", "MakeRun"}
+
+
+def server_fixtures_before_app(path: Path):
+    """(line, name) of each fixture in `path` that starts a server without asking for `app`.
+    The test's database is emptied in `app`'s teardown; a server set up before `app` is still
+    running then, and its workers' reads deadlock with the TRUNCATE."""
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        if not any("fixture" in ast.unparse(decorator) for decorator in node.decorator_list):
+            continue
+        calls = {
+            call.func.id for call in ast.walk(node) if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+        }
+        if calls & SERVERS and "app" not in [argument.arg for argument in node.args.args]:
+            yield node.lineno, node.name
+
+
+@pytest.mark.parametrize("path", sorted(TESTS.rglob("*.py")), ids=lambda path: str(path.relative_to(TESTS)))
+def test_fixtures_that_start_servers_come_after_app(path):
+    found = list(server_fixtures_before_app(path))
+    assert not found, f"{path.name}: fixtures {found} start servers before `app`: ask for `app` first"
+
+
+def test_the_server_check_sees_a_fixture_without_app(tmp_path):
+    module = tmp_path / "test_a.py"
+    module.write_text(
+        "import pytest\n@pytest.fixture\ndef served(database_url):\n    return MakeRun(database_url).start()\n"
+        "@pytest.fixture\ndef fine(app, database_url):\n    return Gunicorn(database_url).start()\n"
+    )
+    assert list(server_fixtures_before_app(module)) == [(3, "served")]

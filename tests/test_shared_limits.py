@@ -33,7 +33,8 @@ def redis_present():
 
 
 @pytest.fixture
-def two_servers(redis_present, database_url, tmp_path):
+def two_servers(app, redis_present, database_url, tmp_path):
+    # After `app`: the test's database is emptied after the servers stop, never under them.
     import redis
 
     redis.Redis.from_url(REDIS_URL).flushdb()  # the tests' own database: no count of an earlier run
