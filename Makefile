@@ -17,6 +17,9 @@ WORKERS ?= 2
 EXPORTS_PORT ?= $(shell echo $$(($(PORT) + 1)))
 EXPORT_WORKERS ?= 1
 EXPORTS_NICE ?= 10
+# Where PostgreSQL runs on this machine, the backends that serve reads run at this niceness too
+# (storage/db.py), so that filings' backends get the CPU first; 0 leaves them be.
+DATABASE_READS_NICE ?= $(EXPORTS_NICE)
 # The app server is a proxy more in front of the pool.
 EXPORTS_TRUSTED_PROXIES ?= $(shell echo $$(( $${TRUSTED_PROXIES:-0} + 1 )))
 
@@ -43,9 +46,9 @@ run: venv
 	$(BIN)/flask --app wsgi notices run
 	@echo "fogx is at $${PUBLIC_BASE_URL:-http://$(HOST):$(PORT)}/portal/ (the API's docs at /docs/). Sign in as a demo"
 	@echo "person, password fogx-demo-password: dispatcher@, auditor@, admin@, operator@ or clerk@demo.fogx.test."
-	TRUSTED_PROXIES=$(EXPORTS_TRUSTED_PROXIES) nice -n $(EXPORTS_NICE) $(BIN)/gunicorn --config gunicorn.conf.py --bind $(HOST):$(EXPORTS_PORT) \
+	DATABASE_READS_NICE=$(DATABASE_READS_NICE) TRUSTED_PROXIES=$(EXPORTS_TRUSTED_PROXIES) nice -n $(EXPORTS_NICE) $(BIN)/gunicorn --config gunicorn.conf.py --bind $(HOST):$(EXPORTS_PORT) \
 	  --workers $(EXPORT_WORKERS) wsgi:app & exports=$$!; trap 'kill $$exports 2> /dev/null' EXIT INT TERM; \
-	EXPORTS_URL=http://$(HOST):$(EXPORTS_PORT) $(BIN)/gunicorn --config gunicorn.conf.py --bind $(HOST):$(PORT) \
+	DATABASE_READS_NICE=$(DATABASE_READS_NICE) EXPORTS_URL=http://$(HOST):$(EXPORTS_PORT) $(BIN)/gunicorn --config gunicorn.conf.py --bind $(HOST):$(PORT) \
 	  --workers $(WORKERS) wsgi:app
 
 # The OpenAPI linter pinned in package-lock.json (tests/test_openapi_lint.py runs it); without

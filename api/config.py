@@ -46,6 +46,9 @@ SETTINGS = {
     # The export pool heavy reads are passed on to (api/exports.py); unset: served here.
     "EXPORTS_URL": ("", str),
     "EXPORTS_READ_TIMEOUT_SECONDS": (300, int),
+    # The niceness of the PostgreSQL backends requests that only read are served on, where the
+    # database runs on this machine (storage/db.py); 0 leaves them as they are.
+    "DATABASE_READS_NICE": (0, int),
     "REDIS_URL": ("", str),
     "OUTBOX_INTERVAL_SECONDS": (5, int),
     # Notices: each city's daily pass, the events to expand and the mail to send, this often.

@@ -149,6 +149,8 @@ class Server:
             # The notices' background work is left out: its daily pass, once a day at each
             # city's 06:00, would otherwise fall inside whichever stage the bench is running.
             "NOTICE_INTERVAL_SECONDS": "0",
+            # As `make run` sets it: reads' backends give way to filings' (storage/db.py).
+            "DATABASE_READS_NICE": str(EXPORTS_NICE),
         }
         env.pop("EXPORTS_URL", None)
         proxies = int(env.get("TRUSTED_PROXIES") or 0)

@@ -1,5 +1,6 @@
 """The database engine and the one session each request or command works in."""
 
+import logging
 import os
 from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
@@ -11,8 +12,16 @@ from sqlalchemy.orm import Session, scoped_session
 
 from storage import localtime, models  # noqa: F401  (every table on the one metadata)
 
+log = logging.getLogger("fogx.db")
 
-def make_engine(url):
+# Hosts whose PostgreSQL backends are processes of this machine.
+_LOCAL_HOSTS = {None, "", "localhost", "127.0.0.1", "::1"}
+
+
+def make_engine(url, *, nice=0, name=""):
+    """An engine on `url`. With `nice`, each PostgreSQL backend it connects to runs at that
+    niceness, where the server is on this machine and this process may lower its priority;
+    `name` is the backends' application_name (pg_stat_activity shows it)."""
     url = make_url(url)
     if url.get_backend_name() == "sqlite":
         if url.database and url.database != ":memory:":
@@ -27,9 +36,35 @@ def make_engine(url):
     # 503 and the pool is renewed (api/errors.py, storage/prebuilt.py). psycopg prepares
     # nothing of its own: the statements a request runs often are prepared by
     # storage/prebuilt.py, and psycopg deallocates every prepared statement on a rollback.
-    return create_engine(
-        url, pool_size=10, max_overflow=20, connect_args={"options": "-c jit=off", "prepare_threshold": None}
+    engine = create_engine(
+        url,
+        pool_size=10,
+        max_overflow=20,
+        connect_args={"options": "-c jit=off", "prepare_threshold": None, "application_name": name},
     )
+    if nice:
+        _lower_backends(engine, url, nice)
+    return engine
+
+
+def _lower_backends(engine, url, nice):
+    """Run the engine's backends at `nice`, so that the operating system gives the CPU to the
+    backends of other engines first (filings, beside reads that may take seconds)."""
+    host = url.query.get("host") or url.host
+    if host not in _LOCAL_HOSTS and not str(host).startswith("/"):
+        log.warning("PostgreSQL is on %s, not this machine: its backends keep their priority", host)
+        return
+    warned = []
+
+    @event.listens_for(engine, "connect")
+    def _lower(dbapi_connection, _record):
+        pid = dbapi_connection.info.backend_pid
+        try:
+            os.setpriority(os.PRIO_PROCESS, pid, max(nice, os.getpriority(os.PRIO_PROCESS, pid)))
+        except OSError as error:  # not ours to change (another user's, without CAP_SYS_NICE)
+            if not warned:
+                warned.append(error)
+                log.warning("cannot lower the priority of PostgreSQL backends: %s", error)
 
 
 def ping(session):
@@ -77,7 +112,12 @@ class Database:
         """`only_reads()` tells, when a session is made, whether the work it is for only reads."""
         app.extensions["fogx.only_reads"] = only_reads
         engine = app.extensions["fogx.engine"] = make_engine(app.config["DATABASE_URL"])
-        # The same pool; each connection in autocommit while a reading request holds it.
+        reads_nice = app.config["DATABASE_READS_NICE"]
+        if reads_nice and engine.dialect.name == "postgresql":
+            # Reads on a pool of their own, whose backends give way to the ones filings write on.
+            engine = make_engine(app.config["DATABASE_URL"], nice=reads_nice, name="fogx reads")
+            app.extensions["fogx.reads_engine"] = engine
+        # Each connection in autocommit while a reading request holds it.
         app.extensions["fogx.reading_engine"] = engine.execution_options(isolation_level="AUTOCOMMIT")
 
         @app.teardown_appcontext

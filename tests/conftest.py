@@ -111,8 +111,9 @@ def make_app(database_url, tmp_path):
     yield build
     for built in apps:
         stop_background_work(built)
-        engine = built.extensions["fogx.engine"]
-        engine.dispose()
+        for name in ("fogx.engine", "fogx.reads_engine"):
+            if name in built.extensions:
+                built.extensions[name].dispose()
     if apps:
         engine = make_engine(database_url)
         _empty(engine)

@@ -23,9 +23,10 @@ def nice_of(pid) -> int:
 def test_make_run_starts_an_export_pool_at_a_lower_priority_and_points_the_app_at_it():
     (pool_env, pool), (app_env, app) = planned_servers(9000)
     assert pool[:3] == ["nice", "-n", "10"] and "127.0.0.1:9001" in pool
-    assert pool_env == {"TRUSTED_PROXIES": "1"}  # the app server before it
+    # The app server is a proxy before it; both serve reads on backends as low as the pool.
+    assert pool_env == {"TRUSTED_PROXIES": "1", "DATABASE_READS_NICE": "10"}
     assert app[0].endswith("/gunicorn") and "127.0.0.1:9000" in app
-    assert app_env == {"EXPORTS_URL": "http://127.0.0.1:9001"}
+    assert app_env == {"EXPORTS_URL": "http://127.0.0.1:9001", "DATABASE_READS_NICE": "10"}
 
 
 def logged_soon(logged, name, expected, seconds=10):
