@@ -14,10 +14,10 @@ from reports import table_csv
 from schemas.actors import RegistryChangesQuery, registry_change_view
 from schemas.manifest_views import iso
 from schemas.people import InvitationIn, SignInPolicyIn, invitation_view, membership_view, policy_view
-from services.errors import Invalid, NotFound
+from services.errors import Invalid
 from services.people import access_log, accounts, invitations, twofactor
 from services.registry import changes as registry_changes
-from storage import reach
+from services.registry import jurisdictions
 from storage.db import db
 
 bp = Blueprint("people", __name__)
@@ -99,10 +99,7 @@ def set_sign_in_policy(code):
 
 def _administered(code):
     """The admin's own city by its code; any other answers as one that does not exist."""
-    jurisdiction = db.session.scalar(reach.jurisdiction_by_code(current_principal(), code))
-    if jurisdiction is None:
-        raise NotFound("No such jurisdiction within your reach.")
-    return jurisdiction
+    return jurisdictions.by_code(db.session, current_principal(), code=code)
 
 
 @bp.get("/v1/fses/<fse_id>/access-log")

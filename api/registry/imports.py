@@ -10,9 +10,8 @@ from auth.protect import current_principal, require
 from auth.scopes import REGISTRY_WRITE
 from services.errors import Invalid, NotFound
 from services.registry.import_rows import KINDS, ImportError_, read_rows
-from services.registry.imports import run_import
+from services.registry.imports import import_as
 from storage.db import db
-from storage.models import Jurisdiction
 
 bp = Blueprint("imports", __name__, url_prefix="/v1/imports")
 
@@ -44,6 +43,5 @@ def import_csv(kind):
         rows = read_rows(upload.stream, kind)
     except ImportError_ as error:
         raise Invalid(str(error), errors={"file": [str(error)]}) from error
-    jurisdiction = db.session.get(Jurisdiction, current_principal().jurisdiction_id)
-    report = run_import(db.session, jurisdiction=jurisdiction, kind=kind, rows=rows, by=current_principal())
+    report = import_as(db.session, current_principal(), kind=kind, rows=rows)
     return report.as_dict()
