@@ -259,6 +259,8 @@ class DisposalReceipt(Base):
     received_at: Mapped[datetime] = mapped_column(UTCDateTime)
     # The site's local date of `received_at`: a site may number a ticket again another day.
     received_on: Mapped[date] = mapped_column(Date)
+    # The city whose clerks reported it (the reporter's city scope); none: the whole site's.
+    scope_jurisdiction_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("jurisdictions.id"))
     body: Mapped[dict] = mapped_column(JSON)
     submitted_by_client_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("oauth_clients.id"))
     # The person who confirmed the load, where a person's token did.
@@ -267,6 +269,26 @@ class DisposalReceipt(Base):
     submitted_by_person: Mapped["Person | None"] = relationship(foreign_keys=[submitted_by_person_id], lazy="select")
     created_at: Mapped[datetime] = created()
     __table_args__ = (
-        UniqueConstraint("site_id", "ticket_number", "received_on"),
+        # One receipt a ticket a day for the whole site, and one for each city's clerks: a
+        # city's clerks never take a ticket from another city's.
+        Index(
+            "uq_disposal_receipts_site_ticket_day",
+            "site_id",
+            "ticket_number",
+            "received_on",
+            unique=True,
+            postgresql_where=text("scope_jurisdiction_id IS NULL"),
+            sqlite_where=text("scope_jurisdiction_id IS NULL"),
+        ),
+        Index(
+            "uq_disposal_receipts_city_ticket_day",
+            "site_id",
+            "ticket_number",
+            "received_on",
+            "scope_jurisdiction_id",
+            unique=True,
+            postgresql_where=text("scope_jurisdiction_id IS NOT NULL"),
+            sqlite_where=text("scope_jurisdiction_id IS NOT NULL"),
+        ),
         Index("ix_disposal_receipts_site_received", "site_id", "received_at"),
     )

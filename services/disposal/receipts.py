@@ -53,11 +53,12 @@ def submit(session, principal, data) -> tuple[DisposalReceipt, bool]:
         raise Invalid("The load is dated in the future.", errors={"received_at": ["Must not be in the future."]})
     body = canonical(data)
     received_on = local_date(data["received_at"], site_zone(session, principal.site_id))
-    existing = _on_ticket(session, principal.site_id, data["ticket_number"], received_on)
-    if existing is not None:
-        return _same_or_conflict(_readable(session, principal, existing), body), False
+    existing = _on_ticket(session, principal, data["ticket_number"], received_on)
+    if existing:
+        return _same_or_conflict(session, principal, existing, body), False
     receipt = DisposalReceipt(
         site_id=principal.site_id,
+        scope_jurisdiction_id=reach.city_scope(principal),
         body=body,
         submitted_by_client_id=principal.client_pk,
         submitted_by_person_id=principal.person_id,
@@ -84,8 +85,8 @@ def submit(session, principal, data) -> tuple[DisposalReceipt, bool]:
         session.commit()
     except IntegrityError:  # the same ticket, from another request meanwhile
         session.rollback()
-        existing = _on_ticket(session, principal.site_id, data["ticket_number"], received_on)
-        return _same_or_conflict(_readable(session, principal, existing), body), False
+        existing = _on_ticket(session, principal, data["ticket_number"], received_on)
+        return _same_or_conflict(session, principal, existing, body), False
     return receipt, True
 
 
@@ -98,46 +99,45 @@ def site_zone(session, site_id) -> str | None:
     )
 
 
-def _on_ticket(session, site_id, ticket_number, received_on):
-    return session.scalar(
-        select(DisposalReceipt).where(
-            DisposalReceipt.site_id == site_id,
-            DisposalReceipt.ticket_number == ticket_number,
-            DisposalReceipt.received_on == received_on,
-        )
+def _on_ticket(session, principal, ticket_number, received_on) -> list[DisposalReceipt]:
+    """The receipts on the ticket that day that a new one would repeat: for the whole site,
+    every one; for a city's clerks, theirs and the whole site's (another city's clerks report
+    for that city alone)."""
+    query = select(DisposalReceipt).where(
+        DisposalReceipt.site_id == principal.site_id,
+        DisposalReceipt.ticket_number == ticket_number,
+        DisposalReceipt.received_on == received_on,
     )
-
-
-def _readable(session, principal, receipt):
-    """The receipt on the ticket, if the caller may read it; else a 409 that shows nothing of it
-    (the site's report sent by a principal another city scoped, or by the whole site)."""
-    if session.scalar(_own(principal).where(DisposalReceipt.id == receipt.id)) is None:
-        raise Conflict(f"Ticket {receipt.ticket_number} is reported for that day already; a receipt is never changed.")
-    return receipt
-
-
-def _same_or_conflict(receipt, body):
-    if receipt.body != body:
-        raise Conflict(
-            f"Ticket {receipt.ticket_number} was received on {receipt.received_on.isoformat()} with a "
-            "different body; a receipt is never changed."
+    city = reach.city_scope(principal)
+    if city is not None:
+        query = query.where(
+            or_(DisposalReceipt.scope_jurisdiction_id.is_(None), DisposalReceipt.scope_jurisdiction_id == city)
         )
-    return receipt
+    return session.scalars(query.order_by(DisposalReceipt.created_at)).all()
+
+
+def _same_or_conflict(session, principal, receipts, body):
+    """The receipt the caller sent again (the same body, one it may read); else a 409, which
+    tells nothing of a receipt the caller may not read."""
+    readable = set(session.scalars(_own(principal).where(DisposalReceipt.id.in_([r.id for r in receipts]))))
+    for receipt in receipts:
+        if receipt.id in readable and receipt.body == body:
+            return receipt
+    for receipt in receipts:
+        if receipt.id in readable:
+            raise Conflict(
+                f"Ticket {receipt.ticket_number} was received on {receipt.received_on.isoformat()} with a "
+                "different body; a receipt is never changed."
+            )
+    raise Conflict(f"Ticket {receipts[0].ticket_number} is reported for that day already; a receipt is never changed.")
 
 
 def _own(principal):
     """The site's receipts; a person a city made the site's clerk reads those sent within that
     city's scope alone, not what the site reported for another city's haulers."""
     own = select(DisposalReceipt.id).where(DisposalReceipt.site_id == principal.site_id)
-    if reach.city_scope(principal) is None:
-        return own
-    return own.where(
-        DisposalReceipt.submitted_by_client_id.in_(
-            select(OAuthClient.id).where(
-                OAuthClient.site_id == principal.site_id, OAuthClient.jurisdiction_id == principal.jurisdiction_id
-            )
-        )
-    )
+    city = reach.city_scope(principal)
+    return own if city is None else own.where(DisposalReceipt.scope_jurisdiction_id == city)
 
 
 def listing(session, principal, *, cursor=None, limit=50):
