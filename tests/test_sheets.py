@@ -100,7 +100,10 @@ def test_the_sheets_hold_what_they_are_compared_on(session, city, app):
     named = dict(zip(findings[0], findings[1]))
     assert findings[0][findings[0].index("code") + 1] == "code_words"
     assert named["code_words"] == words.finding(named["code"]) != named["code"]
-    assert (named["severity_words"], named["basis_words"]) == (words.severity(named["severity"]), words.BASES[named["basis"]])
+    assert (named["severity_words"], named["basis_words"]) == (
+        words.severity(named["severity"]),
+        words.BASES[named["basis"]],
+    )
     for name in ("missed as of today", "due"):
         sheet = rows_of(written[name])
         status = dict(zip(sheet[0], sheet[1]))
