@@ -96,13 +96,9 @@ def _check(config):
         raise ConfigError("STORAGE_BACKEND must be 'local' or 's3'")
     if config["WEBHOOK_SIGNING_KEY"] and len(config["WEBHOOK_SIGNING_KEY"]) < 32:
         raise ConfigError("WEBHOOK_SIGNING_KEY must be at least 32 characters")
-    if (
-        min(config[name] for name in ("PERSON_TOKEN_TTL_SECONDS", "REFRESH_TOKEN_TTL_SECONDS", "SESSION_IDLE_SECONDS"))
-        <= 0
-    ):
-        raise ConfigError(
-            "PERSON_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS and SESSION_IDLE_SECONDS must be positive"
-        )
+    for name in ("PERSON_TOKEN_TTL_SECONDS", "REFRESH_TOKEN_TTL_SECONDS", "SESSION_IDLE_SECONDS"):
+        if config[name] <= 0:
+            raise ConfigError(f"{name} must be positive")
     for name in (
         "SIGN_IN_FAILURE_LIMIT",
         "SIGN_IN_LOCKOUT_SECONDS",
