@@ -62,6 +62,9 @@ SETTINGS = {
     # People who sign in (auth/people.py, api/people/oidc.py, services/people/accounts.py)
     "PERSON_TOKEN_TTL_SECONDS": (900, int),
     "REFRESH_TOKEN_TTL_SECONDS": (30 * 24 * 3600, int),
+    # A sign-in through the exchange's own apps (the portal) not renewed for this long is idle:
+    # its refresh token is refused and the sign-in ends, as the portal's tab ends it (IDLE_MS).
+    "SESSION_IDLE_SECONDS": (3600, int),
     "INVITATION_TTL_HOURS": (72, int),
     "SIGN_IN_FAILURE_LIMIT": (5, int),
     "SIGN_IN_LOCKOUT_SECONDS": (900, int),
@@ -96,8 +99,9 @@ def _check(config):
         raise ConfigError("STORAGE_BACKEND must be 'local' or 's3'")
     if config["WEBHOOK_SIGNING_KEY"] and len(config["WEBHOOK_SIGNING_KEY"]) < 32:
         raise ConfigError("WEBHOOK_SIGNING_KEY must be at least 32 characters")
-    if config["PERSON_TOKEN_TTL_SECONDS"] <= 0 or config["REFRESH_TOKEN_TTL_SECONDS"] <= 0:
-        raise ConfigError("PERSON_TOKEN_TTL_SECONDS and REFRESH_TOKEN_TTL_SECONDS must be positive")
+    for name in ("PERSON_TOKEN_TTL_SECONDS", "REFRESH_TOKEN_TTL_SECONDS", "SESSION_IDLE_SECONDS"):
+        if config[name] <= 0:
+            raise ConfigError(f"{name} must be positive")
     for name in (
         "SIGN_IN_FAILURE_LIMIT",
         "SIGN_IN_LOCKOUT_SECONDS",

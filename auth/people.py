@@ -324,6 +324,14 @@ class RevokedRefresh(RefreshView):
         revoke(db.session, [self.row.sign_in_id], reason="revoked")
 
 
+def _idle(row: RefreshToken) -> bool:
+    """A sign-in through the exchange's own app (the portal) whose refresh token has waited past
+    `SESSION_IDLE_SECONDS`: nobody used it since, as the portal renews a tab in use well before.
+    Another app's sign-in lasts as its refresh token does."""
+    limit = timedelta(seconds=current_app.config["SESSION_IDLE_SECONDS"])
+    return row.sign_in.app.first_party and row.issued_at + limit <= now()
+
+
 class PersonRefreshGrant(grants.RefreshTokenGrant):
     """RFC 6749 section 6, rotating: each refresh token is used once, and one presented again
     (stolen, or replayed) revokes its sign-in with every token in it (RFC 9700 4.14.2)."""
@@ -340,6 +348,10 @@ class PersonRefreshGrant(grants.RefreshTokenGrant):
             db.session.commit()
             return None
         if row.sign_in.revoked_at is not None or row.expires_at <= now():
+            return None
+        if _idle(row):
+            revoke(db.session, [row.sign_in_id], reason="idle")
+            db.session.commit()
             return None
         return RefreshView(row)
 

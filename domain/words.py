@@ -2,7 +2,7 @@
 with the rule a finding stands on (the city's table of rules, `domain.presets`); a finding's
 words are its row of `domain.facts.CODES`."""
 
-from domain import presets
+from domain import presets, reconcile, rules
 from domain.facts import CODES
 
 # Each finding in words, as `domain.facts.CODES` writes it.
@@ -19,6 +19,20 @@ STATUSES = {
 }
 SEVERITIES = {"violation": "Violation", "warning": "Warning"}
 WASTE_TYPES = {"grease_interceptor_waste": "grease interceptor waste", "grease_trap_waste": "grease trap waste"}
+# What a finding stands on: a city's ordinance, or the exchange's own policy (`domain.rules`).
+BASES = {rules.ORDINANCE: "Ordinance", rules.EXCHANGE_POLICY: "Exchange policy"}
+# What differs between a load's manifest and its site's receipt (`domain.reconcile.CODES`), in
+# short, as the portal's reconciliation list writes it.
+DIFFERENCES = {
+    reconcile.RECEIPT_MISSING: "No receipt from the site",
+    reconcile.MANIFEST_MISSING: "No manifest for the load",
+    reconcile.GALLONS_DIFFER: "Gallons differ",
+    reconcile.HAULER_DIFFERS: "Another hauler",
+    reconcile.VEHICLE_DIFFERS: "Another truck",
+    reconcile.DISPUTED: "Disputed by the site",
+}
+# A frequency recommendation's change (`domain.frequency.Recommendation.change`).
+CHANGES = {"shorten": "Pump more often", "lengthen": "Could be pumped less often", "keep": "Frequency is right"}
 
 
 def _plain(code):
@@ -36,6 +50,14 @@ def status(code):
 
 def severity(code):
     return SEVERITIES.get(code) or _plain(code)
+
+
+def difference(code):
+    return DIFFERENCES.get(code) or _plain(code)
+
+
+def change(code):
+    return CHANGES.get(code) or _plain(code)
 
 
 def waste_type(code):

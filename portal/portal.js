@@ -40,6 +40,8 @@ async function showView() {
   document.getElementById("language-switch").hidden = !BILINGUAL.has(role);
   document.getElementById("who-name").textContent = `${current.clientId} · ${t(`role.${role}`)}`;
   document.getElementById("second-factor").hidden = !current.person;
+  document.getElementById("second-factor").textContent = t("secondFactor");
+  document.getElementById("sign-out").textContent = t("signOut");
   const asked = ++shown;
   const parts = await VIEWS[role]();
   // A person (not a program) chooses the notices they are sent by email; the view stands without it.

@@ -256,8 +256,14 @@ def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True, w
         case((rows.c.ended, 0), (days_overdue > 0, days_overdue), else_=0).label("days_overdue"),
         status.label("status"),
         # The status in words beside its code, for the people who read the sheet.
-        case(*((status == code, text) for code, text in words.STATUSES.items()), else_=status).label("status_words"),
+        in_words(status, words.STATUSES).label("status_words"),
     )
+
+
+def in_words(code, table: dict):
+    """A code's words (`domain.words`) beside it in a list, so that its sheet reads without a
+    key; a code the table does not know yet stays as it is."""
+    return case(*((code == known, text) for known, text in table.items()), else_=code)
 
 
 def _last_manifest(rows):
@@ -350,10 +356,13 @@ def findings(
         select(
             Finding.id.label("finding_id"),
             Finding.code,
+            in_words(Finding.code, words.FINDINGS).label("code_words"),
             Finding.severity,
+            in_words(Finding.severity, words.SEVERITIES).label("severity_words"),
             Finding.message,
             Finding.citation,
             _basis(Finding.citation).label("basis"),
+            in_words(_basis(Finding.citation), words.BASES).label("basis_words"),
             Finding.raised_at,
             Manifest.id.label("manifest_id"),
             Manifest.manifest_number,

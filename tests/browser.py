@@ -324,3 +324,46 @@ def scan(tmp_path):
     page.drawString(72, 720, "Manifest IGS-PORTAL-1, signed by Ana Ruiz")
     page.save()
     return path
+
+
+# The admins' views: the language chosen in the header, a click on what is there, a field's error.
+def speak(browser, language, heading):
+    """Choose the page's language in the header; the view is drawn again in it."""
+    from selenium.webdriver.support.ui import Select
+
+    if language == "en":
+        return
+    waiting_for(browser, lambda b: by_css(b, "#language")[0].is_displayed(), "the language switch")
+    Select(by_css(browser, "#language")[0]).select_by_value(language)
+    waiting_for(browser, lambda b: heading in text_of(b, "#view"), "the view in the language chosen")
+
+
+def click(browser, selector):
+    """Click the first element `selector` finds, once it is there; found again where the page
+    drew it anew meanwhile (a list redrawn as its load ends)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    def clicked(b):
+        found = by_css(b, selector)
+        if not found:
+            return False
+        try:
+            b.execute_script("arguments[0].scrollIntoView({block: 'center'})", found[0])
+            found[0].click()
+        except StaleElementReferenceException:
+            return False
+        return True
+
+    waiting_for(browser, clicked, selector)
+
+
+def error_beside(browser, form, field):
+    """The words shown beside the field, and whether the field is marked invalid."""
+    return browser.execute_script(
+        "const input = document.querySelector(`#${arguments[0]} [data-field=${arguments[1]}]`);"
+        "const error = document.getElementById(`${input.id}-error`);"
+        "return [error.hidden ? '' : error.innerText, input.getAttribute('aria-invalid'),"
+        " input.closest('.field').contains(error)];",
+        form,
+        field,
+    )

@@ -224,6 +224,11 @@ def test_findings_with_counts(client, scenario):
     rows = list(csv.DictReader(io.StringIO(csv_text)))
     completed = {row["service_completed_at"] for row in rows}
     assert completed and all(re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2} -0[78]:00", c) for c in completed)
+    # Each code with its words beside it, in the sheet as in the list.
+    pumped = next(row for row in rows if row["code"] == "partial_pump_down")
+    assert (pumped["code_words"], pumped["severity_words"]) == ("Not fully pumped out", "Violation")
+    assert {row["basis_words"] for row in rows} <= {"Ordinance", "Exchange policy"}
+    assert only["items"][0]["code_words"] == "Not fully pumped out"
     s4 = next(f for f in only["items"])
     assert (
         human(datetime.fromisoformat(s4["service_completed_at"].replace("Z", "+00:00")), "America/Los_Angeles")

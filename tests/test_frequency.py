@@ -173,10 +173,10 @@ def test_auditor_sees_which_interceptors_the_measurements_call_to_service_more_o
     assert rest["next_cursor"] is None
 
     table = list(csv.DictReader(io.StringIO(recommendations(client, session, format="csv").get_data(as_text=True))))
-    assert {row["device_tag"]: row["change"] for row in table} == {
-        "GI-fast": "shorten",
-        "GI-slow": "lengthen",
-        "GI-steady": "keep",
+    assert {row["device_tag"]: (row["change"], row["change_words"]) for row in table} == {
+        "GI-fast": ("shorten", "Pump more often"),
+        "GI-slow": ("lengthen", "Could be pumped less often"),
+        "GI-steady": ("keep", "Frequency is right"),
     }
 
 

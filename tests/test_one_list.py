@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from api.config import ROOT
-from domain import checks, frequency, presets, words
+from domain import checks, frequency, presets, reconcile, words
 from domain.facts import CODES, VIOLATION, Code, Finding, Load, Rules
 from services.filing.filing_facts import RULE_COLUMNS, rules_of
 from services.filing.judging import load_of
@@ -56,9 +56,21 @@ def test_the_spec_and_the_portal_name_exactly_the_tables_codes_in_its_words():
     assert _portal_words().keys() == {"en", "es"}
     # The auditor's filter lists the codes as i18n.js holds them, not a list of its own.
     auditor = (PORTAL / "auditor.js").read_text()
-    assert 'import { FINDING_CODES, findingWords } from "./i18n.js";' in auditor
+    imported = re.search(r'^import \{ ([^}]*) \} from "./i18n.js";$', auditor, re.M).group(1)
+    assert {"FINDING_CODES", "findingWords"} <= set(imported.split(", "))
     assert not any(f'"{code}"' in auditor for code in CODES)
     assert "export const FINDING_CODES = Object.keys(FINDINGS.en);" in (PORTAL / "i18n.js").read_text()
+
+
+def test_the_portal_and_the_sheets_name_the_same_differences_and_changes_in_the_same_words():
+    """A load's differences (`domain.reconcile.CODES`) and a recommendation's changes, as the
+    sheets' words columns write them (`domain.words`) and as the city audit shows them."""
+    english = (PORTAL / "audit-words.js").read_text().split("  es: {")[0]
+    portal = dict(re.findall(r'"difference\.(\w+)": "([^"]*)"', english))
+    assert portal == words.DIFFERENCES and list(words.DIFFERENCES) == list(reconcile.CODES)
+    i18n = (PORTAL / "i18n.js").read_text().split("  es: {")[0]
+    measure = dict(re.findall(r'"measure\.(shorten|lengthen|keep)": "([^"]*)"', i18n))
+    assert {code: text.capitalize() for code, text in measure.items()} == words.CHANGES
 
 
 def test_every_code_stands_on_a_rule_of_the_citys_table_and_reads_in_its_words():

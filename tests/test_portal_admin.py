@@ -18,9 +18,11 @@ from sqlalchemy import select
 from storage.people import Membership, Person
 from tests.browser import (  # noqa: F401
     accessible,
-    api_token,
+    bearer,
     by_css,
     chromium,
+    click,
+    error_beside,
     fits,
     portal_app_at,
     rows,
@@ -28,6 +30,7 @@ from tests.browser import (  # noqa: F401
     set_value,
     sign_in,
     sign_out,
+    speak,
     text_of,
     type_into,
     waiting_for,
@@ -93,42 +96,9 @@ def portal(app, chromium, screen):
             chromium.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
-def speak(browser, language, heading):
-    """Choose the page's language in the header; the view is drawn again in it."""
-    if language == "en":
-        return
-    waiting_for(browser, lambda b: by_css(b, "#language")[0].is_displayed(), "the language switch")
-    Select(by_css(browser, "#language")[0]).select_by_value(language)
-    waiting_for(browser, lambda b: heading in text_of(b, "#view"), "the view in the language chosen")
-
-
-def click(browser, selector):
-    """Click the first element `selector` finds, once it is there."""
-    waiting_for(browser, lambda b: by_css(b, selector), selector)
-    element = by_css(browser, selector)[0]
-    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
-    element.click()
-
-
-def error_beside(browser, form, field):
-    """The words shown beside the field, and whether the field is marked invalid."""
-    return browser.execute_script(
-        "const input = document.querySelector(`#${arguments[0]} [data-field=${arguments[1]}]`);"
-        "const error = document.getElementById(`${input.id}-error`);"
-        "return [error.hidden ? '' : error.innerText, input.getAttribute('aria-invalid'),"
-        " input.closest('.field').contains(error)];",
-        form,
-        field,
-    )
-
-
 def mails(app) -> list:
     folder = Path(app.config["MAIL_DIR"])
     return [email.message_from_bytes(p.read_bytes(), policy=email.policy.default) for p in sorted(folder.glob("*.eml"))]
-
-
-def bearer(base, client_id):
-    return {"Authorization": f"Bearer {api_token(base, client_id)}"}
 
 
 def test_a_city_admin_invites_a_person_and_changes_a_devices_frequency_from_a_date(app, portal, screen, language):

@@ -67,11 +67,21 @@ def test_the_driver_app_is_served_with_its_manifest_worker_and_icons(client):
     assert HOME in shell and "/portal/driver/app.js" in shell
     for path in shell:
         assert client.get(path).status_code == 200, path
-    # ...and every module the app imports is one it keeps.
-    for name in ("app", "day", "form", "scans", "send", "session", "store", "words", "checks"):
-        source = client.get(f"/portal/driver/{name}.js").get_data(as_text=True)
-        for imported in re.findall(r'from "(\.{1,2}/[^"]+)"', source):
-            assert posixpath.normpath(posixpath.join("/portal/driver", imported)) in shell, (name, imported)
+    # ...and every module the app imports is one it keeps, and every module those import in turn.
+    waiting = [
+        f"/portal/driver/{name}.js"
+        for name in ("app", "day", "form", "scans", "send", "session", "store", "words", "checks")
+    ]
+    seen = set()
+    while waiting:
+        module = waiting.pop()
+        seen.add(module)
+        source = client.get(module).get_data(as_text=True)
+        for imported in re.findall(r'(?:from|import) "(\.{1,2}/[^"]+)"', source):
+            path = posixpath.normpath(posixpath.join(posixpath.dirname(module), imported))
+            assert path in shell, (module, imported)
+            if path not in seen:
+                waiting.append(path)
 
 
 def test_a_driver_files_three_stops_offline_and_each_is_filed_once_when_the_network_returns(phone, tmp_path):

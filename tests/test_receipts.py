@@ -106,7 +106,13 @@ def test_the_city_sees_where_the_site_and_the_manifests_disagree(site_world, cli
     assert first_page["items"] + rest["items"] == answer["items"] and rest["next_cursor"] is None
     table = reconciliation(client, session, format="csv")
     assert table.mimetype == "text/csv"
-    assert len(list(csv.DictReader(io.StringIO(table.get_data(as_text=True))))) == len(answer["items"])
+    sheet = list(csv.DictReader(io.StringIO(table.get_data(as_text=True))))
+    assert len(sheet) == len(answer["items"])
+    # What differs in words beside its code.
+    assert {(row["code"], row["code_words"]) for row in sheet} >= {
+        ("gallons_differ", "Gallons differ"),
+        ("manifest_missing", "No manifest for the load"),
+    }
     factories.jurisdiction(session, "tracy")
     assert reconciliation(client, session, city="tracy").json["items"] == []
     # The missing manifest filed at last: that row goes.

@@ -9,6 +9,7 @@ from datetime import date, timedelta
 import pytest
 
 from auth.principal import principal_of
+from domain import words
 from reports import table_csv
 from services.audit import lists as audit
 from storage import sheets
@@ -94,6 +95,19 @@ def test_the_sheets_hold_what_they_are_compared_on(session, city, app):
     assert "2026-05-26 23:30 -07:00" in written["findings"]
     header = rows_of(written["missed intervals"])[0]
     assert not [column for column in header if column.endswith("_day")]
+    # Each code with its words in the column beside it, written alike by both (compared above).
+    findings = rows_of(written["findings"])
+    named = dict(zip(findings[0], findings[1]))
+    assert findings[0][findings[0].index("code") + 1] == "code_words"
+    assert named["code_words"] == words.finding(named["code"]) != named["code"]
+    assert (named["severity_words"], named["basis_words"]) == (
+        words.severity(named["severity"]),
+        words.BASES[named["basis"]],
+    )
+    for name in ("missed as of today", "due"):
+        sheet = rows_of(written[name])
+        status = dict(zip(sheet[0], sheet[1]))
+        assert status["status_words"] == words.status(status["status"])
 
 
 def test_a_sheet_asked_over_http_is_written_by_postgresql(client, session, city, app):

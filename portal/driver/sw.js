@@ -23,6 +23,7 @@ const SHELL = [
   "/portal/js/api.js",
   "/portal/js/dom.js",
   "/portal/js/i18n.js",
+  "/portal/js/problems.js",
   "/portal/js/time.js",
 ];
 const PATIENCE_MS = 4000;

@@ -54,7 +54,7 @@ export function haulersTab({ city, zone }) {
       [t("reg.change"), (h) => el("button", { type: "button", class: "quiet", "aria-label": `${t("partners.changeLicence")}: ${h.name}`,
         onclick: () => put(licenceChange(h, zone, draw)) }, t("partners.changeLicence"))],
     ],
-    create: (draw) => newHauler(city, draw),
+    create: (draw) => newHauler(city, zone, draw),
   });
 }
 
@@ -78,17 +78,21 @@ function licenceChange(hauler, zone, draw) {
   return parts.form;
 }
 
-function newHauler(city, draw) {
+// A hauler registered in the city, it and its licence vouched for from a day on (today unless
+// another is given).
+function newHauler(city, zone, draw) {
   const parts = apiForm("new-hauler", t("partners.newHauler"));
   parts.add("name", t("reg.name"), input("text", { maxlength: 200 }));
   parts.add("licence_number", t("partners.licence"), input("text", { maxlength: 60 }));
   parts.add("licence_expires_on", t("partners.expires"), input("date"));
+  parts.add("registered_on", t("partners.registeredOn"), input("date", { value: today(zone) }));
   onSubmit(parts, el("button", { type: "submit" }, t("reg.register")), {
-    check: () => required(parts, ["name", "licence_number", "licence_expires_on"]),
+    check: () => required(parts, ["name", "licence_number", "licence_expires_on", "registered_on"]),
     submit: async () => {
       const made = await post("/v1/haulers", {
         name: parts.value("name"), licence_number: parts.value("licence_number"),
         licence_expires_on: parts.value("licence_expires_on"), jurisdictions: [city.code],
+        registered_on: parts.value("registered_on"), licence_issued_on: parts.value("registered_on"),
       });
       await draw(t("reg.registered", { name: made.body.name }));
     },

@@ -23,8 +23,8 @@ export async function admin() {
     ["haulers", t("admin.tab.haulers"), () => haulersTab(context)],
     ["sites", t("admin.tab.sites"), () => sitesTab(context)],
     ["sign-in", t("admin.tab.signIn"), () => signInPolicy(context)],
-    // The auditor's lists are written in English alone.
-    ["audit", t("admin.tab.audit"), async () => [el("div", { lang: "en" }, ...(await auditor()))]],
+    // The auditor's lists, in the admin's language.
+    ["audit", t("admin.tab.audit"), async () => [el("div", {}, ...(await auditor()))]],
   ];
   const tabs = el("div", { class: "tabs", role: "tablist", "aria-label": t("admin.tabs") });
   const panel = el("section", { class: "card", role: "tabpanel", id: "admin-panel", tabindex: "-1" });

@@ -9,6 +9,7 @@ const KEPT = "fogx.portal.session";
 export const ENDED = "Your session has ended. Sign in again.";
 export const KEPT_DRAFT = "What you were typing is kept in this tab until you sign in again.";
 // A tab nobody has used for this long renews nothing: its sign-in ends at the access token's end.
+// The server holds the same limit (SESSION_IDLE_SECONDS), so a copied refresh token ends too.
 export const IDLE_MS = 60 * 60 * 1000;
 
 let current = null; // {clientId (a person's name), person, token, refreshToken, expiresAt, scopes, usedAt}
@@ -39,10 +40,13 @@ export function begin(token, clientId, person = false) {
 }
 
 // The person pressed a key or pointed in the tab: the sign-in is in use (noted once a minute).
+// An access token run out meanwhile is renewed now: the server ends a sign-in not renewed for
+// the idle limit (SESSION_IDLE_SECONDS), however long a form takes to type without a request.
 function used() {
   if (current && Date.now() - (current.usedAt || 0) > 60_000) {
     current.usedAt = Date.now();
     sessionStorage.setItem(KEPT, JSON.stringify(current));
+    if (Date.now() >= current.expiresAt) renewed(current).catch(() => false);
   }
 }
 for (const kind of ["keydown", "pointerdown"]) addEventListener(kind, used, { capture: true, passive: true });

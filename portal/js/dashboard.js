@@ -2,14 +2,16 @@
 // as SVG from GET /v1/audit/trends, and how many devices come due within two weeks.
 import { getJson } from "./api.js";
 import { el, svg } from "./dom.js";
-
-const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+import { t } from "./i18n.js";
+import "./audit-words.js";
 const WIDTH = 360;
 const HEIGHT = 150;
 const BASE = 122; // the bars stand on this line; the month names are under it
 
+// A month's short name in the page's language ("Jan", "ene").
 function monthName(month) {
-  return MONTHS[Number(month.slice(5, 7)) - 1];
+  const day = new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)) - 1, 15));
+  return new Intl.DateTimeFormat(document.documentElement.lang, { month: "short", timeZone: "UTC" }).format(day).replace(".", "");
 }
 
 // A bar a month; its name and its figures are read out as one image's description.
@@ -20,7 +22,7 @@ function chart(id, title, months, key, tone) {
   const said = months.map((m) => `${monthName(m.month)} ${m.month.slice(0, 4)}: ${m[key]}`).join(", ");
   const total = months.reduce((sum, m) => sum + m[key], 0);
   return el("figure", { class: "chart", "data-chart": key },
-    el("figcaption", { id: `${id}-title` }, title, " ", el("span", { class: "muted" }, `(${total} in all)`)),
+    el("figcaption", { id: `${id}-title` }, title, " ", el("span", { class: "muted" }, t("glance.inAll", { n: total }))),
     svg("svg", { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: "img", "aria-labelledby": `${id}-title ${id}-desc`, class: `bars ${tone}` },
       svg("desc", { id: `${id}-desc` }, said),
       svg("line", { x1: 0, x2: WIDTH, y1: BASE, y2: BASE, class: "axis" }),
@@ -37,9 +39,9 @@ function chart(id, title, months, key, tone) {
 
 // The section at once, its figures when the API has counted them: the lists below need not wait.
 export function dashboard() {
-  const body = el("div", { class: "charts" }, el("p", { class: "loading" }, "Counting…"));
+  const body = el("div", { class: "charts" }, el("p", { class: "loading" }, t("glance.counting")));
   const section = el("section", { class: "card dashboard", "aria-labelledby": "glance-title", "aria-busy": "true" },
-    el("h2", { id: "glance-title" }, "How the city is doing"), body);
+    el("h2", { id: "glance-title" }, t("glance.title")), body);
   getJson("/v1/audit/trends", { months: 12 }).then((trends) => {
     const months = trends.months;
     body.replaceChildren(
@@ -47,12 +49,12 @@ export function dashboard() {
       el("button", { type: "button", class: "due-soon link", id: "due-soon",
         onclick: (event) => event.target.dispatchEvent(new CustomEvent("fogx:due-soon", { bubbles: true })) },
         el("span", { class: "figure" }, String(trends.due_soon)),
-        el("span", {}, trends.due_soon === 1 ? "device comes due within 14 days" : "devices come due within 14 days")),
-      chart("chart-missed", "Missed services", months, "missed_services", "late"),
-      chart("chart-late", "Late filings", months, "late_filings", "soon"),
-      chart("chart-findings", "Open findings", months, "findings", "brand"));
-    section.insertBefore(el("p", { class: "muted" }, `The last 12 months to ${trends.as_of}, by the city's local month.`), body);
-  }).catch((error) => body.replaceChildren(el("p", { class: "empty" }, `The figures could not be counted: ${error.message}`)))
+        el("span", {}, t(trends.due_soon === 1 ? "glance.dueOne" : "glance.dueMany"))),
+      chart("chart-missed", t("glance.missed"), months, "missed_services", "late"),
+      chart("chart-late", t("glance.late"), months, "late_filings", "soon"),
+      chart("chart-findings", t("glance.findings"), months, "findings", "brand"));
+    section.insertBefore(el("p", { class: "muted" }, t("glance.months", { day: trends.as_of })), body);
+  }).catch((error) => body.replaceChildren(el("p", { class: "empty" }, t("glance.failed", { message: error.message }))))
     .finally(() => section.removeAttribute("aria-busy"));
   return section;
 }

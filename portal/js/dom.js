@@ -1,6 +1,7 @@
 // Building the page: elements, the message box, buttons that run once at a time, and lists
 // that are tables on a wide screen and cards on a phone. Text from the API is only ever set as
 // text, never as HTML.
+import { problemText } from "./problems.js";
 
 export function el(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
@@ -38,7 +39,7 @@ export function show(message, kind = "info") {
 
 export function report(error) {
   if (error && error.status === 401) return; // signed out already, and told
-  show(error.message, "error");
+  show(problemText(error), "error");
 }
 
 // A button that runs `run` once at a time, and shows what went wrong.

@@ -1,9 +1,11 @@
 // The admin views' forms: each field with its label, hint and a place for its error, shown
 // beside it in words and in the page's language; a refusal of the API goes beside the field it
-// names, and one that names no field beside the form's button, never in a banner far away.
+// names, and one that names no field beside the form's button in words of the page's language
+// (problems.js), never in a banner far away.
 import { request } from "./api.js";
 import { el } from "./dom.js";
 import { t } from "./i18n.js";
+import { problemText } from "./problems.js";
 import { toLocalInput } from "./time.js";
 
 // A JSON request of any method: {status, body}.
@@ -93,7 +95,7 @@ export function onSubmit(parts, button, { check = () => ({}), submit }) {
       const fields = Object.entries((error.body && error.body.errors) || {});
       const shown = fields.length
         ? fields.map(([name, messages]) => parts.fail(name, refusedWords(messages)))
-        : [parts.fail(null, error.status ? refusedWords(error.message) : error.message)];
+        : [parts.fail(null, problemText(error))];
       focusFirst(shown);
     } finally {
       button.disabled = false;

@@ -55,7 +55,7 @@ const WORDS = {
     "answer.notQualifying": "It does not count as a full service.",
     "permit.active": "active", "permit.suspended": "suspended", "permit.revoked": "revoked", "permit.expired": "expired",
     "kind.interceptor": "interceptor", "kind.trap": "trap",
-    language: "Language",
+    language: "Language", signOut: "Sign out", secondFactor: "Second factor",
   },
   es: {
     "status.compliant": "Al día", "status.due_soon": "Vence pronto", "status.overdue": "Vencido",
@@ -113,7 +113,7 @@ const WORDS = {
     "answer.notQualifying": "No cuenta como servicio completo.",
     "permit.active": "vigente", "permit.suspended": "suspendido", "permit.revoked": "revocado", "permit.expired": "vencido",
     "kind.interceptor": "interceptor", "kind.trap": "trampa",
-    language: "Idioma",
+    language: "Idioma", signOut: "Cerrar sesión", secondFactor: "Segundo factor",
   },
 };
 
@@ -147,6 +147,11 @@ export const FINDING_CODES = Object.keys(FINDINGS.en);
 // Words a view keeps in a module of its own, added to these.
 export function addWords(more) {
   for (const [code, words] of Object.entries(more)) Object.assign(WORDS[code], words);
+}
+
+// Every word of a language, the views' too: the tests look for English left in a Spanish page.
+export function wordsOf(code) {
+  return { ...WORDS[code] };
 }
 
 export const LANGUAGES = { en: "English", es: "Español" };

@@ -4,6 +4,7 @@
 import { getJson, post } from "./api.js";
 import { action, el, field, report, show, table } from "./dom.js";
 import { addWords, t } from "./i18n.js";
+import "./audit-words.js";
 import { when } from "./time.js";
 
 addWords({
@@ -72,34 +73,35 @@ function decision(row, zone) {
 
 // The city's reviewers --------------------------------------------------------------------------
 
-const STATUSES = { pending: "Waiting for review", approved: "Approved", rejected: "Rejected" };
+const STATUSES = ["pending", "approved", "rejected"];
 
 // The review tab of the auditor's view: its parts.
 export async function review(zone) {
   const panel = el("div", { id: "review-decision" });
   const results = el("div", { class: "results" });
   const status = el("select", { id: "corrections-status", name: "status" },
-    Object.entries(STATUSES).map(([value, words]) => el("option", { value }, words)));
-  const filters = el("form", { class: "filters" }, field("Corrections", status),
-    el("div", { class: "field buttons" }, el("button", { type: "submit" }, "Show")));
+    STATUSES.map((value) => el("option", { value }, t(`review.${value}`))));
+  const filters = el("form", { class: "filters" }, field(t("review.corrections"), status),
+    el("div", { class: "field buttons" }, el("button", { type: "submit" }, t("show"))));
   const load = async () => {
     const page = await getJson("/v1/audit/corrections", { status: status.value, limit: 200 });
     if (!page.items.length) {
       results.replaceChildren(el("p", { class: "empty" },
-        status.value === "pending" ? "No correction waits for the city's review." : "No correction to show."));
+        t(status.value === "pending" ? "review.nonePending" : "review.none")));
       return;
     }
     const columns = [
-      ["Manifest", (r) => `${r.manifest_number} (revision ${r.based_on_revision})`, null, true],
-      ["Sent", (r) => `${who(r.submitted_by)}, ${when(r.submitted_at, zone)}`, "date"],
-      ["Why it waits", (r) => movesWords(r.moves), null, true],
-      ["What changes", (r) => changes(r, zone)],
-      ["The hauler's reason", (r) => r.reason],
-      ["Decision", (r) => (r.status === "pending"
-        ? action(`Review ${r.manifest_number}`, async () => choose(r, zone, panel, load), { class: "quiet", "data-correction": r.id })
+      [t("review.manifest"), (r) => t("review.revisionOf", { number: r.manifest_number, n: r.based_on_revision }), null, true],
+      [t("review.sent"), (r) => `${who(r.submitted_by)}, ${when(r.submitted_at, zone)}`, "date"],
+      [t("review.whyWaits"), (r) => movesWords(r.moves), null, true],
+      [t("review.changes"), (r) => changes(r, zone)],
+      [t("review.haulerReason"), (r) => r.reason],
+      [t("review.decision"), (r) => (r.status === "pending"
+        ? action(t("review.review", { number: r.manifest_number }), async () => choose(r, zone, panel, load),
+          { class: "quiet", "data-correction": r.id })
         : decision(r, zone)), null, true],
     ];
-    results.replaceChildren(table(`${STATUSES[status.value]}, oldest first`, columns, page.items).grid);
+    results.replaceChildren(table(t("review.caption", { status: t(`review.${status.value}`) }), columns, page.items).grid);
   };
   filters.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -107,11 +109,7 @@ export async function review(zone) {
     load().catch(report);
   });
   await load();
-  return [el("h2", {}, "Corrections to review"),
-    el("p", { class: "muted" }, "A correction that would move a manifest to another restaurant, permit or device, ",
-      "or its service past the filing deadline, waits here until the city approves or rejects it. ",
-      "The manifest stays as it was until then."),
-    panel, filters, results];
+  return [el("h2", {}, t("review.title")), el("p", { class: "muted" }, t("review.intro")), panel, filters, results];
 }
 
 // The correction chosen: approved (a reason if the reviewer wants one) or rejected (with one).
@@ -125,35 +123,35 @@ function choose(row, zone, panel, reload) {
     show(message);
     document.getElementById("message").scrollIntoView({ block: "nearest" });
   };
-  const approve = action("Approve", async () => {
+  const approve = action(t("review.approve"), async () => {
     const { body } = await post(`/v1/audit/corrections/${row.id}/approve`, reason.value.trim() ? { reason: reason.value.trim() } : {});
-    await done(`The correction of manifest ${row.manifest_number} is approved: it is now revision ${body.revision}.`);
+    await done(t("review.approvedDone", { number: row.manifest_number, n: body.revision }));
   }, { id: "approve-correction" });
-  const reject = action("Reject", async () => {
+  const reject = action(t("review.reject"), async () => {
     if (!reason.value.trim()) {
-      error.textContent = "Say why the correction is rejected; the hauler reads it.";
+      error.textContent = t("review.needReason");
       error.hidden = false;
       reason.setAttribute("aria-invalid", "true");
       reason.focus();
       return;
     }
     await post(`/v1/audit/corrections/${row.id}/reject`, { reason: reason.value.trim() });
-    await done(`The correction of manifest ${row.manifest_number} is rejected; the hauler sees your reason.`);
+    await done(t("review.rejectedDone", { number: row.manifest_number }));
   }, { id: "reject-correction", class: "danger" });
   reason.addEventListener("input", () => {
     error.hidden = true;
     reason.removeAttribute("aria-invalid");
   });
   panel.replaceChildren(el("section", { class: "card", "aria-labelledby": "decision-title" },
-    el("h3", { id: "decision-title", tabindex: "-1" }, `Correction of manifest ${row.manifest_number}`),
-    el("p", {}, `Sent by ${who(row.submitted_by)} on ${when(row.submitted_at, zone)}, over revision ${row.based_on_revision}. `,
-      `It waits because it moves the manifest ${movesWords(row.moves)}.`),
-    el("p", {}, el("strong", {}, "The hauler's reason: "), row.reason),
-    el("div", {}, el("strong", {}, "What changes: "), changes(row, zone)),
-    field("Your reason", reason, "Needed to reject; the hauler reads it. Optional to approve."),
+    el("h3", { id: "decision-title", tabindex: "-1" }, t("review.of", { number: row.manifest_number })),
+    el("p", {}, t("review.sentBy", { who: who(row.submitted_by), at: when(row.submitted_at, zone), n: row.based_on_revision }),
+      t("review.waitsBecause", { moves: movesWords(row.moves) })),
+    el("p", {}, el("strong", {}, t("review.haulerSaid")), row.reason),
+    el("div", {}, el("strong", {}, t("review.changesAre")), changes(row, zone)),
+    field(t("review.yourReason"), reason, t("review.reasonHint")),
     error,
     el("div", { class: "actions" }, approve, reject,
-      el("button", { type: "button", class: "quiet", onclick: () => panel.replaceChildren() }, "Close"))));
+      el("button", { type: "button", class: "quiet", onclick: () => panel.replaceChildren() }, t("review.close")))));
   panel.querySelector("h3").focus();
 }
 

@@ -11,7 +11,7 @@ from datetime import date, datetime, timedelta
 
 from sqlalchemy import exists, func, select
 
-from domain import frequency
+from domain import frequency, words
 from domain.amounts import number
 from domain.clock import now as clock_now
 from domain.dates import local_date
@@ -321,6 +321,7 @@ def _recommendation(row, city, measured, advice, cited) -> dict:
         "share_at_frequency": round(measured.share_after(row.frequency_days, row.liquid_depth_in), 3),
         "recommended_frequency_days": advice.frequency_days,
         "change": advice.change,
+        "change_words": words.change(advice.change),
         "citation": cited,
     }
 

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import String, and_, func, literal, or_, select
 from sqlalchemy.exc import IntegrityError
 
-from domain import reconcile
+from domain import reconcile, words
 from domain.clock import now as clock_now
 from domain.dates import local_date, start_of_day
 from schemas.manifest import canonical
@@ -353,6 +353,7 @@ def _row(code, row, *, received):
         message = f"{message} The site says: {value('dispute_reason')}"
     return {
         "code": code,
+        "code_words": words.difference(code),
         "message": message,
         "citation": reconcile.CITATION,
         "site_id": value("site_id"),
