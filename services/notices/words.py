@@ -15,6 +15,7 @@ from domain.notice_kinds import (
     LANGUAGES,
     OVERDUE,
     RESET,
+    UNRECEIVED,
     UNRECORDED,
 )
 
@@ -52,6 +53,17 @@ WORDS = {
             [
                 "Manifest {manifest_number} ({device_tag} at {fse_name}, serviced {service_on}) has no disposal "
                 "on record {hours} hours after the service: file the disposal ticket as a correction.",
+                "Rule: {citation}.",
+            ],
+        ),
+        UNRECEIVED: (
+            "No receipt from {site_name} for manifest {manifest_number}",
+            [
+                "Manifest {manifest_number} ({fse_name}) names a delivery to {site_name} on ticket {ticket_number} "
+                "on {delivered_on}; {hours} hours on, the site has reported receiving no load on that ticket "
+                "that day.",
+                "Check the ticket with the site, or file a correction if the manifest names the wrong site, "
+                "ticket or day.",
                 "Rule: {citation}.",
             ],
         ),
@@ -132,6 +144,17 @@ WORDS = {
             [
                 "El manifiesto {manifest_number} ({device_tag} de {fse_name}, servicio del {service_on}) no tiene "
                 "disposición registrada {hours} horas después del servicio: presente el boleto como corrección.",
+                "Norma: {citation}.",
+            ],
+        ),
+        UNRECEIVED: (
+            "Sin recibo de {site_name} para el manifiesto {manifest_number}",
+            [
+                "El manifiesto {manifest_number} ({fse_name}) indica una entrega a {site_name} con el boleto "
+                "{ticket_number} el {delivered_on}; {hours} horas después, el sitio no ha informado haber recibido "
+                "ninguna carga con ese boleto ese día.",
+                "Verifique el boleto con el sitio, o presente una corrección si el manifiesto indica otro sitio, "
+                "boleto o día.",
                 "Norma: {citation}.",
             ],
         ),
