@@ -2,6 +2,7 @@
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
+from domain.notice_kinds import LANGUAGES
 from schemas.manifest import Flag
 from schemas.manifest_views import iso
 from schemas.registry import printable
@@ -26,6 +27,8 @@ class InvitationIn(Schema):
     hauler_id = fields.UUID()
     site_id = fields.UUID()
     fse_ids = fields.List(fields.UUID(), validate=validate.Length(min=1, max=100))
+    # The language of the invitation mail, and of the person's notices until they choose one.
+    language = fields.String(validate=validate.OneOf(LANGUAGES))
 
     @validates_schema
     def _role_of_organisation(self, data, **_kwargs):

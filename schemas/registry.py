@@ -42,6 +42,12 @@ class Day(fields.Date):
         return super()._deserialize(value, attr, data, **kwargs)
 
 
+def contact_address(**kwargs):
+    """An optional address the notices of a restaurant or hauler go to while it has no people;
+    null clears it."""
+    return fields.Email(validate=validate.Length(max=254), allow_none=True, **kwargs)
+
+
 def positive_int(maximum=1_000_000, **kwargs):
     return fields.Integer(strict=True, validate=validate.Range(min=1, max=maximum), **kwargs)
 
@@ -53,6 +59,7 @@ class FseIn(Schema):
     jurisdiction = text(40, required=True)
     operator_name = text(200, required=True)
     operator_email = fields.Email(required=True, validate=validate.Length(max=254))
+    contact_email = contact_address()
 
 
 class FseUpdate(Schema):
@@ -61,6 +68,7 @@ class FseUpdate(Schema):
     apn = text(40)
     operator_name = text(200)
     operator_email = fields.Email(validate=validate.Length(max=254))
+    contact_email = contact_address()
 
 
 class PermitIn(Schema):
@@ -142,14 +150,16 @@ class HaulerIn(Schema):
     licence_issued_on = Day()
     registered_on = Day()
     jurisdictions = fields.List(text(40), required=True, validate=validate.Length(min=1, max=50))
+    contact_email = contact_address()
 
 
 class HaulerUpdate(Schema):
-    """The shared name or licence number (the owner city's to change), and the city's own
-    licence renewal, lapse or suspension, in force from `effective_on`."""
+    """The shared name, licence number or contact address (the owner city's to change), and the
+    city's own licence renewal, lapse or suspension, in force from `effective_on`."""
 
     name = text(200)
     licence_number = text(60)
+    contact_email = contact_address()
     effective_on = Day()
     licence_expires_on = Day()
     licence_status = fields.String(validate=validate.OneOf(LICENCE_STATUSES))

@@ -12,7 +12,7 @@ def _iso(value):
 
 
 def fse_view(fse, *, contact=True):
-    """`contact`: whether the operator's e-mail is shown (not to haulers)."""
+    """`contact`: whether the operator's and the contact e-mail are shown (not to haulers)."""
     view = {
         "id": str(fse.id),
         "name": fse.name,
@@ -21,11 +21,12 @@ def fse_view(fse, *, contact=True):
         "jurisdiction": fse.jurisdiction.code,
         "operator_name": fse.operator_name,
         "operator_email": fse.operator_email,
+        "contact_email": fse.contact_email,
         "created_at": _iso(fse.created_at),
         "updated_at": _iso(fse.updated_at),
     }
     if not contact:
-        del view["operator_email"]
+        del view["operator_email"], view["contact_email"]
     return view
 
 
@@ -134,6 +135,7 @@ def hauler_view(hauler, day: date, seen_by):
         "id": str(hauler.id),
         "name": hauler.name,
         "licence_number": hauler.licence_number,
+        "contact_email": hauler.contact_email,
         "owner_jurisdiction": _code(hauler.owner),
         "jurisdiction": home["jurisdiction"] if home else None,
         **(

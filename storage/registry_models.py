@@ -79,6 +79,8 @@ class Fse(Base):
     apn: Mapped[str] = mapped_column(String(40))
     operator_name: Mapped[str] = mapped_column(String(200))
     operator_email: Mapped[str] = mapped_column(String(254))
+    # Where its notices go while no person holds a role on it (else the operator's address).
+    contact_email: Mapped[str | None] = mapped_column(String(254))
     created_at: Mapped[datetime] = created()
     updated_at: Mapped[datetime] = created()
 
@@ -219,6 +221,8 @@ class Hauler(Base):
     name: Mapped[str] = mapped_column(String(200))
     licence_number: Mapped[str] = mapped_column(String(60), unique=True)
     owner_jurisdiction_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("jurisdictions.id"))
+    # Where its office's notices go while no admin or dispatcher of it has an account.
+    contact_email: Mapped[str | None] = mapped_column(String(254))
     created_at: Mapped[datetime] = created()
 
     owner: Mapped[Jurisdiction | None] = relationship()

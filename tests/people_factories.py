@@ -198,7 +198,7 @@ def mails(app) -> list:
 
 
 def link_in(message) -> str:
-    return re.search(r"https://fogx\.test(/signin/\S+)", message.get_content()).group(1)
+    return re.search(r"https://fogx\.test(/signin/\S+)", message.get_body(("plain",)).get_content()).group(1)
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 """Sixty days of the demo city on a moved clock, two app instances running the daily pass and
 the sender at once, each with its own database session: every reminder, overdue notice,
-finding notice and digest goes out on the right local day, and none twice."""
+finding notice, notice of a delivery the site has no record of and digest goes out on the right
+local day, and none twice; days the service was down are caught up in order, each once."""
 
 import collections
 import email
@@ -162,6 +163,16 @@ def test_sixty_days_of_the_demo_city_each_notice_on_its_day_and_none_twice(app, 
     ]
     for subject in digests:
         got.pop(("auditor_digest", subject))
+    # The hauler's office: each delivery the site has no record of 72 hours on, once, the first
+    # day after (the late filing's, the day after it was filed).
+    office = ["dispatcher@demo.fogx.test", "hauler-admin@demo.fogx.test"]
+    unreceived = {subject: sorted(to) for (kind, subject), to in got.items() if kind == "delivery_unreceived"}
+    assert unreceived == {
+        f"No receipt from High Desert Renewables for manifest {number}": [(p, day) for p in office]
+        for number, day in (("S-1", date(2026, 6, 6)), ("S-2", date(2026, 6, 11)), ("S-3", date(2026, 6, 12)))
+    }
+    for subject in unreceived:
+        got.pop(("delivery_unreceived", subject))
     # The clerk: the deliveries the site has no record of, every day, once a day.
     assert {kind for kind, _ in got} == {"deliveries_awaiting"}
     clerk = sorted(sent for recipients in got.values() for sent in recipients)

@@ -71,7 +71,7 @@ def site(make_app, chromium, inbox, frozen_clock):
 
 
 def link_in(mail, base) -> str:
-    return re.search(re.escape(base) + r"/signin/\S+", mail.get_content()).group(0)
+    return re.search(re.escape(base) + r"/signin/\S+", mail.get_body(("plain",)).get_content()).group(0)
 
 
 def heading(browser):

@@ -213,7 +213,7 @@ def test_a_hauler_admin_invites_a_dispatcher_who_accepts_and_signs_in(app, porta
 
     # The dispatcher accepts the mailed link, and signs in to the hauler's view without its staff.
     [mail] = mails(app)
-    path = re.search(r"https://fogx\.test(/signin/invitations/\S+)", mail.get_content()).group(1)
+    path = re.search(r"https://fogx\.test(/signin/invitations/\S+)", mail.get_body(("plain",)).get_content()).group(1)
     browser.get(f"{base}{path}")
     type_into(browser, "#name", "Nina Nuevo")
     type_into(browser, "#password", "a long passphrase of Nina's")
@@ -260,7 +260,7 @@ def test_a_city_admin_withdraws_an_invitation_removes_a_person_renews_a_permit_a
     waiting_for(browser, lambda b: not rows(b, "#invitations"), "the invitation withdrawn")
     assert requests.get(f"{base}/v1/invitations", headers=admin, timeout=10).json()["items"] == []
     [mail] = mails(app)
-    path = re.search(r"https://fogx\.test(/signin/invitations/\S+)", mail.get_content()).group(1)
+    path = re.search(r"https://fogx\.test(/signin/invitations/\S+)", mail.get_body(("plain",)).get_content()).group(1)
     assert requests.get(f"{base}{path}", timeout=10).status_code == 410
 
     # The restaurant's operator is removed: their membership ends, shown as removed.

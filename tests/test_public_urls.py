@@ -38,7 +38,7 @@ def _urls_of(app, session):
         email.message_from_bytes(p.read_bytes(), policy=email.policy.default)
         for p in Path(app.config["MAIL_DIR"]).glob("*.eml")
     ]
-    return oauth, oidc, spec, problem, mail.get_content()
+    return oauth, oidc, spec, problem, mail.get_body(("plain",)).get_content()
 
 
 def test_the_public_base_url_is_in_every_url_fogx_prints(make_app, session):

@@ -21,6 +21,7 @@ KIND_WORDS = {
     "manifest_findings": "notices of findings",
     "delivery_disputed": "notices of disputed deliveries",
     "disposal_unrecorded": "notices of manifests with no disposal on record",
+    "delivery_unreceived": "notices of deliveries a site has no record of",
     "correction_decided": "notices of decided corrections",
     "deliveries_awaiting": "notices of deliveries awaiting confirmation",
     "auditor_digest": "the daily digest",

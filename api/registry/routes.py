@@ -45,7 +45,7 @@ def _created(body, endpoint, **values):
 
 
 def _fse_view(fse):
-    """A hauler is not shown the operator's e-mail: it is the city's and the operator's."""
+    """A hauler is not shown the operator's or the contact e-mail: they are the city's and the operator's."""
     return fse_view(fse, contact=current_principal().role != "hauler")
 
 

@@ -5,7 +5,7 @@ import { action, el, field, show } from "./dom.js";
 
 const KINDS = {
   fse: ["device_due_soon", "device_overdue", "manifest_findings"],
-  hauler: ["device_due_soon", "device_overdue", "manifest_findings", "delivery_disputed", "disposal_unrecorded", "correction_decided"],
+  hauler: ["device_due_soon", "device_overdue", "manifest_findings", "delivery_disputed", "disposal_unrecorded", "delivery_unreceived", "correction_decided"],
   site: ["deliveries_awaiting"],
   auditor: ["auditor_digest"],
 };
@@ -16,7 +16,7 @@ const WORDS = {
     save: "Save notice choices", saved: "Your notice choices are saved.",
     device_due_soon: "A device coming due", device_overdue: "A device overdue",
     manifest_findings: "Findings on a manifest", delivery_disputed: "A delivery a site disputes",
-    disposal_unrecorded: "A manifest with no disposal on record", correction_decided: "A correction approved or rejected", deliveries_awaiting: "Deliveries awaiting confirmation (daily)",
+    disposal_unrecorded: "A manifest with no disposal on record", delivery_unreceived: "A delivery a site has no record of", correction_decided: "A correction approved or rejected", deliveries_awaiting: "Deliveries awaiting confirmation (daily)",
     auditor_digest: "The daily digest of what is new",
   },
   es: {
@@ -24,7 +24,7 @@ const WORDS = {
     save: "Guardar avisos", saved: "Sus preferencias de avisos están guardadas.",
     device_due_soon: "Un dispositivo que vence pronto", device_overdue: "Un dispositivo vencido",
     manifest_findings: "Observaciones en un manifiesto", delivery_disputed: "Una entrega que un sitio impugna",
-    disposal_unrecorded: "Un manifiesto sin disposición registrada", correction_decided: "Una corrección aprobada o rechazada", deliveries_awaiting: "Entregas por confirmar (diario)",
+    disposal_unrecorded: "Un manifiesto sin disposición registrada", delivery_unreceived: "Una entrega que un sitio no tiene registrada", correction_decided: "Una corrección aprobada o rechazada", deliveries_awaiting: "Entregas por confirmar (diario)",
     auditor_digest: "El resumen diario de novedades",
   },
 };

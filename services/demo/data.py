@@ -52,6 +52,10 @@ DEMO_CLIENTS = {
     "demo-site": ("site", "demo-site-secret"),
 }
 
+# The contact address of a restaurant or hauler, where its notices go while it has no people:
+# Taqueria El Sol has none yet; the hauler's office has its people, and its address on record.
+CONTACTS = {"Taqueria El Sol": "contacto@elsol.example", "Inland Grease Services": "office@inlandgrease.example"}
+
 FSES = [
     # name, address, apn, city, permit number, devices [(tag, kind, gallons, depth, days)]
     (
@@ -114,6 +118,7 @@ def load(session, base_url="http://127.0.0.1:8000"):
             apn=apn,
             operator_name=f"{name} manager",
             operator_email="manager@example.com",
+            contact_email=CONTACTS.get(name),
         )
         permits = _permits(fse, permit_number, jurisdictions[city].permit_term, today)
         session.add_all([fse, *permits])
@@ -139,7 +144,12 @@ def load(session, base_url="http://127.0.0.1:8000"):
         fses.append(fse)
 
     cities = [jurisdictions[city].id for city in ("victorville", "tracy")]
-    hauler = Hauler(name="Inland Grease Services", licence_number="IGS-44812", owner_jurisdiction_id=cities[0])
+    hauler = Hauler(
+        name="Inland Grease Services",
+        licence_number="IGS-44812",
+        contact_email=CONTACTS["Inland Grease Services"],
+        owner_jurisdiction_id=cities[0],
+    )
     for city_id in cities:
         hauler.licences.append(
             HaulerLicence(

@@ -191,6 +191,22 @@ def reconciliation(session, principal, *, period_from=None, period_to=None, code
     )
 
 
+def unreceived(session, city, *, at, within: timedelta) -> list[dict]:
+    """The city's deliveries that the reconciliation judges, at `at`, to have no receipt
+    (`receipt_missing`), of those whose manifest deadline ran out in the `within` before `at`,
+    one row each; those the site disputes are left out: a dispute is a record of the load, and
+    a notice of its own."""
+    wait = timedelta(hours=city.manifest_deadline_hours)
+    zone = literal(city.time_zone, String)
+    rows = _delivered(session, city.id, zone, at - wait - within, at - wait, at, wait)
+    found = []
+    for _, codes in itertools.groupby(rows, key=lambda row: row["manifest_id"]):
+        codes = list(codes)
+        if {row["code"] for row in codes} == {reconcile.RECEIPT_MISSING}:
+            found.append(codes[0])
+    return found
+
+
 def _when(row):
     return datetime.fromisoformat(row["delivered_at"] or row["received_at"]), row["ticket_number"] or ""
 

@@ -1,28 +1,34 @@
 """The daily pass of one city and local day: devices coming due and those overdue since today
-(from the due list of `storage.audit`), deliveries awaiting each site's confirmation, and the
-auditors' digest of what is new. It runs at the city's local 06:00, once across instances: the
-pass claims its (city, day) row in the transaction that queues its notices."""
+(from the due list of `storage.audit`), deliveries awaiting each site's confirmation, the
+deliveries a site has no record of, and the auditors' digest of what is new. It runs at the
+city's local 06:00, once across instances: the pass claims its (city, day) row in the
+transaction that queues its notices. Days missed while the service was down are run by the next
+round, oldest first, as far back as `CATCH_UP_DAYS`."""
 
-from datetime import time, timedelta
+import uuid
+from datetime import UTC, datetime, time, timedelta
 from types import SimpleNamespace
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
+from domain import reconcile
 from domain.clock import now as clock_now
-from domain.dates import local, start_of_day
+from domain.dates import local, local_date, start_of_day
+from domain.dates import zone as zone_of
 from domain.presets import POLICY
 from domain.reconcile import AWAITING as AWAITING_STATE
 from reports import table_csv
 from services.audit.lists import plain_rows
-from services.disposal import deliveries
+from services.disposal import deliveries, receipts
 from services.notices import messages, outbox, recipients
-from services.notices.words import AWAITING, DIGEST, DUE_SOON, OVERDUE, word, written
+from services.notices.words import AWAITING, DIGEST, DUE_SOON, OVERDUE, UNRECEIVED, word, written
 from storage import missed
 from storage.audit import day_number, device_due, from_day_number
 from storage.corrections import PendingCorrection
 from storage.disputes import DeliveryDispute
 from storage.models import (
+    Device,
     DisposalSite,
     DisposalSiteJurisdiction,
     Finding,
@@ -35,30 +41,53 @@ from storage.notice_models import NoticeDay
 
 # The city's local time of day its pass runs.
 RUN_AT = time(6, 0)
+# How many local days, today's included, a round runs where the service was down over the city's
+# 06:00: a week of missed reminders and digests is still worth mailing, an older one is not
+# (`notices run --as-of DAY` runs an older day by hand).
+CATCH_UP_DAYS = 7
+# How far back the pass looks for deliveries with no receipt: a manifest filed late is judged as
+# soon as it is filed, and noticed once by the first pass after.
+UNRECEIVED_WITHIN = timedelta(days=7)
 
 
 def run_due(session, config, *, at=None) -> list[tuple[str, str, int]]:
-    """Each city's pass for its local day, where its 06:00 has come and no instance has run
-    it yet; [(city code, day, notices queued)] of those run here."""
+    """Each city's passes due: its local day's, where its 06:00 has come, and those of the days
+    before it missed since its last pass, oldest first; [(city code, day, notices queued)] of
+    those run here (another instance runs each of the others once)."""
     at = at or clock_now()
     done = []
     cities = session.execute(select(Jurisdiction.id, Jurisdiction.code, Jurisdiction.time_zone)).all()
+    session.rollback()
     for city_id, code, zone in cities:
         moment = local(at, zone)
-        if moment.time() < RUN_AT:
-            continue
-        day = moment.date()
-        if session.scalar(select(NoticeDay.day).where(NoticeDay.jurisdiction_id == city_id, NoticeDay.day == day)):
-            continue
-        queued = run_day(session, config, city_id, day)
-        if queued is not None:
-            done.append((code, day.isoformat(), queued))
+        days = days_to_run(session, city_id, moment.date(), after_six=moment.time() >= RUN_AT)
+        for day in days:
+            queued = run_day(session, config, city_id, day, current=day == days[-1])
+            if queued is not None:
+                done.append((code, day.isoformat(), queued))
     session.rollback()
     return done
 
 
-def run_day(session, config, city_id, day) -> int | None:
-    """The city's pass for `day`, committed with its claim; None where another ran it."""
+def days_to_run(session, city_id, today, *, after_six=True) -> list:
+    """The city's days no pass has run yet, oldest first: the days since its last pass up to
+    today (before its 06:00, up to yesterday), no more than `CATCH_UP_DAYS`. A city never run
+    before runs today's alone: nothing was missed before the service had it."""
+    latest = today if after_six else today - timedelta(days=1)
+    last = session.scalar(
+        select(func.max(NoticeDay.day)).where(NoticeDay.jurisdiction_id == city_id, NoticeDay.day <= latest)
+    )
+    session.rollback()
+    if last is None:
+        return [today] if after_six else []
+    first = max(last + timedelta(days=1), latest - timedelta(days=CATCH_UP_DAYS - 1))
+    return [first + timedelta(days=n) for n in range((latest - first).days + 1)]
+
+
+def run_day(session, config, city_id, day, *, current=True) -> int | None:
+    """The city's pass for `day`, committed with its claim; None where another ran it. A day
+    caught up before the latest (`current` False) sends no list of deliveries awaiting: that is
+    today's list, which the latest day's pass sends."""
     session.rollback()
     session.add(NoticeDay(jurisdiction_id=city_id, day=day, claimed_at=clock_now(), queued=0))
     try:
@@ -69,7 +98,10 @@ def run_day(session, config, city_id, day) -> int | None:
     city = session.get(Jurisdiction, city_id)
     base = config["PUBLIC_BASE_URL"]
     queued = (
-        _devices(session, city, day, base) + _awaiting(session, city, day, base) + _digest(session, city, day, base)
+        _devices(session, city, day, base)
+        + (_awaiting(session, city, day, base) if current else 0)
+        + _unreceived(session, city, day, base)
+        + _digest(session, city, day, base)
     )
     claim = session.get(NoticeDay, (city_id, day))
     claim.queued = queued
@@ -86,10 +118,19 @@ def _devices(session, city, day, base) -> int:
     """A reminder once for each due day that comes within the city's window, and a notice the
     day after a due day passes unserviced; each to the restaurant and its last hauler."""
     today = day_number(day)
-    due = device_due(day, session.get_bind().dialect.name, where=[Fse.jurisdiction_id == city.id]).subquery("due")
+    dialect = session.get_bind().dialect.name
+    due = device_due(day, dialect, where=[Fse.jurisdiction_id == city.id]).subquery("due")
     rows = session.execute(
         select(due).where(due.c.due_day.is_not(None), due.c.due_day.between(today - 1, today + city.reminder_days))
     ).all()
+    now_day = today_in(city.time_zone)
+    if rows and day < now_day:
+        # A day caught up late: a device serviced since then is news no longer.
+        now = device_due(now_day, dialect, manifest=False, where=[Device.id.in_([r.device_id for r in rows])]).subquery(
+            "now_due"
+        )
+        since = dict(session.execute(select(now.c.device_id, now.c.last_service_day)).all())
+        rows = [row for row in rows if since.get(row.device_id) == row.last_service_day]
     queued = 0
     for row in rows:
         kind = OVERDUE if row.due_day == today - 1 else DUE_SOON if row.due_day >= today else None
@@ -150,6 +191,43 @@ def _awaiting(session, city, day, base) -> int:
                 jurisdiction_id=city.id,
                 person_id=person.person_id,
                 dedupe_key=f"{AWAITING}:{site_id}:{city.id}:{day}:{person.address}",
+            )
+    return queued
+
+
+def _unreceived(session, city, day, base) -> int:
+    """The hauler's office of each delivery the reconciliation judges, at the day's 06:00, to
+    have no receipt from its site; once a manifest to each address. Comparing the site's word
+    with the hauler's is exchange policy: no ordinance has sites report loads (`domain.reconcile`)."""
+    at = min(datetime.combine(day, RUN_AT, zone_of(city.time_zone)).astimezone(UTC), clock_now())
+    queued = 0
+    for row in receipts.unreceived(session, city, at=at, within=UNRECEIVED_WITHIN):
+        hauler_id = uuid.UUID(row["hauler_id"])
+        for person in recipients.hauler_office(session, hauler_id, city.id, UNRECEIVED):
+            facts = {
+                "manifest_number": row["manifest_number"],
+                "fse_name": row["fse_name"],
+                "site_name": row["site_name"],
+                "ticket_number": row["ticket_number"],
+                "delivered_on": local_date(datetime.fromisoformat(row["delivered_at"]), city.time_zone).isoformat(),
+                "hours": city.manifest_deadline_hours,
+                "citation": word(person.language, "policy") if reconcile.CITATION == POLICY else reconcile.CITATION,
+            }
+            subject, paragraphs = written(UNRECEIVED, person.language, facts)
+            queued += outbox.queue(
+                session,
+                kind=UNRECEIVED,
+                recipient=person.address,
+                language=person.language,
+                subject=subject,
+                body=messages.body(
+                    language=person.language,
+                    paragraphs=paragraphs,
+                    link=f"{base}/portal/#manifest={row['manifest_id']}",
+                ),
+                jurisdiction_id=city.id,
+                person_id=person.person_id,
+                dedupe_key=f"{UNRECEIVED}:{row['manifest_id']}:{person.address}",
             )
     return queued
 

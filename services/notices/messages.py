@@ -33,15 +33,17 @@ def opened(secret, body: dict) -> dict:
     return json.loads(_sealer(secret).decrypt(body[SEALED].encode())) if SEALED in body else body
 
 
-def body(*, language, paragraphs, link=None, attachments=()) -> dict:
-    """The stored body of a notice: its paragraphs as text and as HTML, a link into the portal,
-    and its attachments ({"filename", "content_type", "data" (base64)})."""
+def body(*, language, paragraphs, link=None, label=None, attachments=()) -> dict:
+    """The stored body of a notice: its paragraphs as text and as HTML, a link (into the portal,
+    or `label`'s: an invitation's, a reset's), and its attachments ({"filename",
+    "content_type", "data" (base64)})."""
     language = language_of(language)
+    label = label or word(language, "open")
     text = "\n\n".join(paragraphs)
     markup = "".join(f"<p>{html.escape(p)}</p>" for p in paragraphs)
     if link:
-        text += f"\n\n{word(language, 'open')}: {link}"
-        markup += f'<p><a href="{html.escape(link, quote=True)}">{html.escape(word(language, "open"))}</a></p>'
+        text += f"\n\n{label}: {link}"
+        markup += f'<p><a href="{html.escape(link, quote=True)}">{html.escape(label)}</a></p>'
     return {
         "text": text + "\n",
         "html": f'<!doctype html><html lang="{language}"><body>{markup}</body></html>',

@@ -15,11 +15,14 @@ from domain.notice_kinds import (
     LANGUAGES,
     OVERDUE,
     RESET,
+    UNRECEIVED,
     UNRECORDED,
 )
 
 __all__ = ["CHOOSABLE", "INVITATION", "KINDS", "LANGUAGES", "RESET"]
 
+# Each kind's subject and paragraphs in each language. An invitation's or a reset's link comes
+# after its last paragraph, which says what the link does: the link to copy ends the text.
 WORDS = {
     "en": {
         DUE_SOON: (
@@ -53,6 +56,17 @@ WORDS = {
                 "Rule: {citation}.",
             ],
         ),
+        UNRECEIVED: (
+            "No receipt from {site_name} for manifest {manifest_number}",
+            [
+                "Manifest {manifest_number} ({fse_name}) names a delivery to {site_name} on ticket {ticket_number} "
+                "on {delivered_on}; {hours} hours on, the site has reported receiving no load on that ticket "
+                "that day.",
+                "Check the ticket with the site, or file a correction if the manifest names the wrong site, "
+                "ticket or day.",
+                "Rule: {citation}.",
+            ],
+        ),
         CORRECTION: (
             "Your correction of manifest {manifest_number} was {decision}",
             ["The city {decision} your correction of manifest {manifest_number}.", "{note}"],
@@ -70,6 +84,27 @@ WORDS = {
                 "The missed services are attached as CSV.",
             ],
         ),
+        INVITATION: (
+            "You are invited to fogx: {where}",
+            [
+                "Hello,",
+                "You are invited to fogx, the FOG manifest exchange, as {role} of {where}.",
+                "If you did not expect this, ignore this message.",
+                "To accept, open this link within {ttl_hours} hours and choose a password "
+                "(or, if you have a fogx account, give its password):",
+            ],
+        ),
+        RESET: (
+            "Reset your fogx password",
+            [
+                "Hello {name},",
+                "Someone asked to reset the password of your fogx account. If it was not you, ignore this "
+                "message: your password stays as it is.",
+                "To choose a new password, open this link within {ttl_hours} hours:",
+            ],
+        ),
+        "accept": "Accept the invitation",
+        "choose_password": "Choose a new password",
         "open": "Open in fogx",
         "policy": "exchange policy",
         "approved": "approved",
@@ -112,6 +147,17 @@ WORDS = {
                 "Norma: {citation}.",
             ],
         ),
+        UNRECEIVED: (
+            "Sin recibo de {site_name} para el manifiesto {manifest_number}",
+            [
+                "El manifiesto {manifest_number} ({fse_name}) indica una entrega a {site_name} con el boleto "
+                "{ticket_number} el {delivered_on}; {hours} horas después, el sitio no ha informado haber recibido "
+                "ninguna carga con ese boleto ese día.",
+                "Verifique el boleto con el sitio, o presente una corrección si el manifiesto indica otro sitio, "
+                "boleto o día.",
+                "Norma: {citation}.",
+            ],
+        ),
         CORRECTION: (
             "Su corrección del manifiesto {manifest_number} fue {decision}",
             ["La ciudad {decision} su corrección del manifiesto {manifest_number}.", "{note}"],
@@ -129,6 +175,27 @@ WORDS = {
                 "Los servicios omitidos van adjuntos en CSV.",
             ],
         ),
+        INVITATION: (
+            "Invitación a fogx: {where}",
+            [
+                "Hola:",
+                "Le invitan a fogx, el intercambio de manifiestos de FOG, como {role} de {where}.",
+                "Si no esperaba este mensaje, ignórelo.",
+                "Para aceptar, abra este enlace dentro de {ttl_hours} horas y elija una contraseña "
+                "(o, si ya tiene una cuenta de fogx, escriba su contraseña):",
+            ],
+        ),
+        RESET: (
+            "Restablezca su contraseña de fogx",
+            [
+                "Hola, {name}:",
+                "Alguien pidió restablecer la contraseña de su cuenta de fogx. Si no fue usted, ignore este "
+                "mensaje: su contraseña no cambia.",
+                "Para elegir una contraseña nueva, abra este enlace dentro de {ttl_hours} horas:",
+            ],
+        ),
+        "accept": "Aceptar la invitación",
+        "choose_password": "Elegir una contraseña nueva",
         "open": "Abrir en fogx",
         "policy": "política del intercambio",
         "approved": "aprobada",
@@ -152,6 +219,22 @@ def written(kind: str, language: str, facts: dict, extra_lines=()) -> tuple[str,
 
 def word(language: str, key: str) -> str:
     return WORDS[language_of(language)][key]
+
+
+# Each role an invitation names, in Spanish as the portal's admin page writes it
+# (portal/js/admin-words.js); English names the role by its code.
+ROLES_ES = {
+    "auditor": "auditor",
+    "admin": "administrador",
+    "dispatcher": "despachador",
+    "driver": "conductor",
+    "operator": "operador",
+    "clerk": "encargado",
+}
+
+
+def role_word(language: str, role: str) -> str:
+    return ROLES_ES.get(role, role) if language_of(language) == "es" else role
 
 
 # Each finding's code in Spanish, as the portal's restaurant view writes it (portal/js/i18n.js);

@@ -258,6 +258,7 @@ def invite(session, principal, data, *, config) -> Invitation:
         target=target,
         by=principal,
         config=config,
+        language=data.get("language"),
     )
 
 
@@ -281,7 +282,7 @@ def _check_role(organisation, role):
         )
 
 
-def _issue(session, *, email, organisation, role, target, by, config) -> Invitation:
+def _issue(session, *, email, organisation, role, target, by, config, language=None) -> Invitation:
     token = secrets.token_urlsafe(32)
     at = now()
     invitation = Invitation(
@@ -311,6 +312,7 @@ def _issue(session, *, email, organisation, role, target, by, config) -> Invitat
         link=link,
         ttl_hours=config["INVITATION_TTL_HOURS"],
         jurisdiction_id=invitation.jurisdiction_id,
+        language=language,
     )
     session.commit()
     return invitation

@@ -1,11 +1,11 @@
 """Haulers and disposal sites: one record shared by every city, each city's approval of it
 that city's own rows.
 
-A hauler's name and licence number, and a site's name and address, are changed only by the
-city that registered the record first (its owner). Each city writes, reads and judges its
-filings by its own approval alone: the licence as it records it, its registrations and the
-vehicles it accepts; a site's approval dates, waste types and status. So no city's admin can
-change what another city relies on.
+A hauler's name, licence number and contact address, and a site's name and address, are
+changed only by the city that registered the record first (its owner). Each city writes, reads
+and judges its filings by its own approval alone: the licence as it records it, its
+registrations and the vehicles it accepts; a site's approval dates, waste types and status. So
+no city's admin can change what another city relies on.
 """
 
 import uuid
@@ -35,7 +35,7 @@ from storage.models import (
     Vehicle,
 )
 
-SHARED_HAULER_FIELDS = ("name", "licence_number")
+SHARED_HAULER_FIELDS = ("name", "licence_number", "contact_email")
 SHARED_SITE_FIELDS = ("name", "address")
 
 
@@ -220,8 +220,8 @@ def create_hauler(session, principal, data):
     """A hauler registered in the admin's city: (hauler, created, warnings).
 
     A licence number on record already gives the city its own registration and licence
-    record on that hauler (not created); a name differing from the shared one is not taken,
-    and a warning says so.
+    record on that hauler (not created); a name or contact address differing from the shared
+    one is not taken, and a warning says so.
     """
     city = _city(session, principal, data.pop("jurisdictions"))
     day = local_today(city)
@@ -232,7 +232,12 @@ def create_hauler(session, principal, data):
     )
     hauler = hauler_by_licence(session, data["licence_number"])
     if hauler is None:
-        hauler = Hauler(name=data["name"], licence_number=data["licence_number"], owner_jurisdiction_id=city.id)
+        hauler = Hauler(
+            name=data["name"],
+            licence_number=data["licence_number"],
+            contact_email=data.get("contact_email"),
+            owner_jurisdiction_id=city.id,
+        )
         approve_hauler(hauler, city, **dates)
         session.add(hauler)
         registry_log.note(session, principal, "hauler.created", hauler, fields=data)
@@ -249,13 +254,13 @@ def create_hauler(session, principal, data):
     approve_hauler(hauler, city, **dates)
     registry_log.note(session, principal, "hauler.registered", hauler, fields=data)
     session.commit()
-    kept = differing(hauler, data, ("name",))
+    kept = differing(hauler, data, ("name", "contact_email"))
     return hauler, False, [shared_field_kept("hauler", hauler, kept)] if kept else []
 
 
 def update_hauler(session, principal, hauler_id, data) -> Hauler:
-    """The owner's change of the shared name or licence number, and the city's own licence
-    renewal, lapse or suspension from `effective_on` on."""
+    """The owner's change of the shared name, licence number or contact address, and the
+    city's own licence renewal, lapse or suspension from `effective_on` on."""
     hauler = get_hauler(session, principal, hauler_id)
     city = _writer(principal)
     _owner_only(hauler, city, data, SHARED_HAULER_FIELDS, "hauler")
