@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0038"
-down_revision = "0036"  # TEMP
+down_revision = "0037"
 branch_labels = None
 depends_on = None
 
