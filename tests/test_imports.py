@@ -159,6 +159,30 @@ def test_a_date_in_a_row_is_yyyy_mm_dd(client, admin_token):
     assert all("licence_expires_on" in r["reason"] for r in report["rejections"])
 
 
+def test_a_contact_address_column_sets_and_clears_where_the_notices_of_those_without_people_go(
+    client, session, admin_token
+):
+    """`contact_email` is a column a restaurants' or haulers' file may add: set, then cleared by
+    an empty cell, and refused where it is no address."""
+    fses = "name,address,apn,operator_name,operator_email,contact_email\n"
+    haulers = "name,licence_number,licence_expires_on,contact_email\n"
+    set_fse = upload(client, admin_token, "fses", (fses + "Cafe,1 Rd,9,Al,al@example.com,desk@cafe.test\n").encode())
+    set_hauler = upload(
+        client, admin_token, "haulers", (haulers + "Valley Vac,VV-3,2028-06-30,office@vv.test\n").encode()
+    )
+    assert (set_fse.json["created"], set_hauler.json["created"]) == (1, 1)
+    assert session.scalar(select(Fse.contact_email)) == "desk@cafe.test"
+    assert session.scalar(select(Hauler.contact_email).where(Hauler.licence_number == "VV-3")) == "office@vv.test"
+    cleared = upload(client, admin_token, "haulers", (haulers + "Valley Vac,VV-3,2028-06-30,\n").encode())
+    assert cleared.json["updated"] == 1
+    session.expire_all()
+    assert session.scalar(select(Hauler.contact_email).where(Hauler.licence_number == "VV-3")) is None
+    bad = upload(client, admin_token, "fses", (fses + "Cafe,1 Rd,9,Al,al@example.com,not-an-address\n").encode())
+    assert bad.json["rejected"] == 1 and "contact_email" in bad.json["rejections"][0]["reason"]
+    session.expire_all()
+    assert session.scalar(select(Fse.contact_email)) == "desk@cafe.test"
+
+
 def test_auditor_cannot_import(client, session):
     factories.jurisdiction(session, "victorville")
     token = factories.token(client, *factories.oauth_client(session, role="auditor", subject=["victorville"]))

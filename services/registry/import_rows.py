@@ -28,8 +28,13 @@ COLUMNS = {
 }
 KINDS = tuple(COLUMNS)
 # Columns a file may add: for a device, the day a new frequency or permit takes effect (the
-# import never rewrites the past), why, and the notice the permittee had.
-OPTIONAL = {"devices": ["effective_on", "reason", "noticed_on", "sooner_because", "after_inspection"]}
+# import never rewrites the past), why, and the notice the permittee had; for a restaurant or a
+# hauler, the address its notices go to while it has no people (an empty cell clears it).
+OPTIONAL = {
+    "devices": ["effective_on", "reason", "noticed_on", "sooner_because", "after_inspection"],
+    "fses": ["contact_email"],
+    "haulers": ["contact_email"],
+}
 
 
 class ImportError_(ValueError):
@@ -63,6 +68,7 @@ class HaulerRow(Schema):
     name = schemas.text(200, required=True)
     licence_number = schemas.text(60, required=True)
     licence_expires_on = schemas.Day(required=True)
+    contact_email = schemas.contact_address()
 
 
 class VehicleRow(schemas.VehicleIn):

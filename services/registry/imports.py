@@ -213,12 +213,17 @@ class Importer:
         city, day = self.jurisdiction, local_today(self.jurisdiction)
         hauler = hauler_by_licence(self.session, data["licence_number"])
         if hauler is None:
-            hauler = Hauler(name=data["name"], licence_number=data["licence_number"], owner_jurisdiction_id=city.id)
+            hauler = Hauler(
+                name=data["name"],
+                licence_number=data["licence_number"],
+                contact_email=data.get("contact_email"),
+                owner_jurisdiction_id=city.id,
+            )
             approve_hauler(hauler, city, expires_on=data["licence_expires_on"], licence_from=day, registered_on=day)
             self.session.add(hauler)
             self.session.flush()
             return "created"
-        outcome = self._shared(hauler, data, ("name",), "hauler")
+        outcome = self._shared(hauler, data, ("name", "contact_email"), "hauler")
         if not registered_here(hauler, city.id):
             outcome = "created" if not registrations_of(hauler, city.id) else "updated"
             approve_hauler(hauler, city, expires_on=data["licence_expires_on"], licence_from=day, registered_on=day)
