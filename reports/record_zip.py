@@ -4,6 +4,7 @@ JSON, and SHA256SUMS over all of them. Written entry by entry as a stream."""
 import hashlib
 import json
 import re
+import time
 import zipfile
 
 from domain.chain import canonical_json
@@ -50,9 +51,13 @@ def render(record, binder, open_object, record_json):
     archive = zipfile.ZipFile(sink, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True)
     sums = []
 
-    def add(name, reader):
+    def add(name, reader, *, packed=False):
+        """One entry; a `packed` one (a PDF or an image, compressed already) is stored as it is:
+        deflating it again would cost the CPU and save nothing."""
         digest = hashlib.sha256()
-        with archive.open(name, "w", force_zip64=True) as entry:
+        info = zipfile.ZipInfo(name, date_time=time.localtime()[:6])
+        info.compress_type = zipfile.ZIP_STORED if packed else zipfile.ZIP_DEFLATED
+        with archive.open(info, "w", force_zip64=True) as entry:
             while chunk := reader.read(CHUNK):
                 digest.update(chunk)
                 entry.write(chunk)
@@ -70,7 +75,7 @@ def render(record, binder, open_object, record_json):
             self.pos += len(chunk)
             return chunk
 
-    yield from add("binder.pdf", binder)
+    yield from add("binder.pdf", binder, packed=True)
     yield from add("record.json", _Bytes(json.dumps(record_json, indent=2, ensure_ascii=False).encode()))
     for manifest in record.manifests:
         folder = folder_of(manifest)
@@ -81,7 +86,7 @@ def render(record, binder, open_object, record_json):
         for document in manifest.documents:
             name = f"scans/{folder}/{document.sha256}.{EXTENSIONS.get(document.content_type, 'bin')}"
             with open_object(document.object_key) as body:
-                yield from add(name, body)
+                yield from add(name, body, packed=True)
     archive.writestr("SHA256SUMS", "\n".join(sums) + "\n")
     archive.close()
     yield sink.take()

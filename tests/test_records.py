@@ -258,6 +258,9 @@ def test_zip_verifies_itself(client, filed):
     assert len(scans) == 2
     assert archive.read(next(n for n in scans if n.endswith(".pdf"))) == filed["scans"]["pdf"]
     assert PdfReader(io.BytesIO(archive.read("binder.pdf"))).pages
+    # What is compressed already (the binder, the scans) is stored; the JSON is deflated.
+    stored = {name: archive.getinfo(name).compress_type == zipfile.ZIP_STORED for name in names}
+    assert stored == {name: name == "binder.pdf" or name.startswith("scans/") for name in names}
 
 
 def test_zip_entries_are_unique_when_manifest_numbers_collide(client, session, filed):

@@ -20,7 +20,7 @@ from storage.objects import ObjectStore
 
 # Raised whenever the binder's or the ZIP's layout changes: a copy of the old layout is then
 # another file.
-LAYOUT = "2026-12-1"
+LAYOUT = "2026-12-2"
 TYPES = {"pdf": "application/pdf", "zip": "application/zip"}
 
 
