@@ -33,6 +33,40 @@ DIFFERENCES = {
 }
 # A frequency recommendation's change (`domain.frequency.Recommendation.change`).
 CHANGES = {"shorten": "Pump more often", "lengthen": "Could be pumped less often", "keep": "Frequency is right"}
+# A permit's status and a device's kind, as the device lists carry them.
+PERMIT_STATUSES = {
+    "active": "Active",
+    "suspended": "Suspended",
+    "revoked": "Revoked",
+    "expired": "Expired",
+    "not_issued": "Not issued",
+}
+DEVICE_KINDS = {"interceptor": "Interceptor", "trap": "Trap"}
+# Where a missed interval was counted from: the last full service, or the permit's issue.
+COUNTED_FROM = {"service": "Last service", "permit_issued": "Permit issued (never serviced)"}
+# What a change of a city's registry did (`services.registry.log.note`), an import by its kind.
+ACTIONS = {
+    "fse.created": "Restaurant added",
+    "fse.updated": "Restaurant changed",
+    "permit.created": "Permit added",
+    "permit.status_changed": "Permit status changed",
+    "device.created": "Device added",
+    "device.frequency_changed": "Service frequency changed",
+    "device.permit_moved": "Device moved to another permit",
+    "hauler.created": "Hauler added",
+    "hauler.registered": "Hauler registered in the city",
+    "hauler.updated": "Hauler changed",
+    "vehicle.created": "Vehicle added",
+    "site.created": "Disposal site added",
+    "site.approved": "Disposal site approved",
+    "site.updated": "Disposal site changed",
+    "import.fses": "Restaurants imported",
+    "import.permits": "Permits imported",
+    "import.devices": "Devices imported",
+    "import.haulers": "Haulers imported",
+    "import.vehicles": "Vehicles imported",
+    "import.disposal-sites": "Disposal sites imported",
+}
 
 
 def _plain(code):
@@ -58,6 +92,10 @@ def difference(code):
 
 def change(code):
     return CHANGES.get(code) or _plain(code)
+
+
+def action(code):
+    return ACTIONS.get(code) or _plain(code)
 
 
 def waste_type(code):

@@ -3,6 +3,7 @@
 Times are the city's local time with their offset (`domain.dates.human`), dates its local dates.
 """
 
+from domain import words
 from domain.dates import human, local_date
 from reports import table_csv
 
@@ -15,6 +16,7 @@ COLUMNS = [
     "received_at",
     "device_tag",
     "device_kind",
+    "device_kind_words",
     "capacity_gallons",
     "permit_number",
     "hauler_id",
@@ -23,6 +25,7 @@ COLUMNS = [
     "vehicle_id",
     "driver_name",
     "waste_type",
+    "waste_type_words",
     "gallons_removed",
     "decant_returned_gallons",
     "full_pump_down",
@@ -59,6 +62,7 @@ def rows(record):
             "received_at": human(revision.received_at, zone),
             "device_tag": line.device.tag,
             "device_kind": line.device.kind,
+            "device_kind_words": words.DEVICE_KINDS.get(line.device.kind, line.device.kind),
             "capacity_gallons": line.device.capacity_gallons,
             "permit_number": record.permit_of(manifest).permit_number,
             "hauler_id": str(manifest.hauler_id),
@@ -67,6 +71,7 @@ def rows(record):
             "vehicle_id": body["vehicle_id"],
             "driver_name": body["driver_name"],
             "waste_type": body["waste_type"],
+            "waste_type_words": words.waste_type(body["waste_type"]).capitalize(),
             "gallons_removed": body["gallons_removed"],
             "decant_returned_gallons": body["decant_returned_gallons"],
             "full_pump_down": "yes" if body["full_pump_down"] else "no",

@@ -2,6 +2,7 @@
 
 from marshmallow import EXCLUDE, Schema, fields, validate
 
+from domain import words
 from domain.dates import local
 
 
@@ -25,6 +26,7 @@ def registry_change_view(change, zone_name) -> dict:
         "id": str(change.id),
         "at": local(change.at, zone_name).isoformat(),
         "action": change.action,
+        "action_words": words.action(change.action),
         "subject_id": str(change.subject_id) if change.subject_id else None,
         "detail": change.detail,
         **{f"by_{name}": value for name, value in by.items()},

@@ -242,9 +242,11 @@ def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True, w
         rows.c.jurisdiction,
         rows.c.permit_number,
         rows.c.permit_status,
+        in_words(rows.c.permit_status, words.PERMIT_STATUSES).label("permit_status_words"),
         rows.c.device_id,
         rows.c.device_tag,
         rows.c.device_kind,
+        in_words(rows.c.device_kind, words.DEVICE_KINDS).label("device_kind_words"),
         # The days the gap may run to its due day, and the grace after it.
         (rows.c.due - rows.c.start).label("frequency_days"),
         (rows.c.in_time - rows.c.due).label("grace_days"),

@@ -5,7 +5,8 @@ from datetime import date
 
 from sqlalchemy import Date, and_, case, func, literal, null, or_, select, union_all
 
-from storage.audit import _last_service, _permit_ending, city_zone, day_number, permit_ended_day
+from domain import words
+from storage.audit import _last_service, _permit_ending, city_zone, day_number, in_words, permit_ended_day
 from storage.intervals import (
     day_of,
     ever_paused_moved,
@@ -155,6 +156,7 @@ def missed_intervals(
     ending, ending_on = _permit_ending(period_to, dialect)
     last_day_in_force = permit_ended_day(ending) - 1
     end = case((last_day_in_force < gaps.c.reached, last_day_in_force), else_=gaps.c.reached)
+    counted_from = case((gaps.c.served_from.is_(None), "permit_issued"), else_="service")
     query = (
         select(
             Fse.id.label("fse_id"),
@@ -170,7 +172,8 @@ def missed_intervals(
             gaps.c.end_day.label("serviced_day"),
             gaps.c.end_manifest_id.label("serviced_manifest_id"),
             (end - gaps.c.due).label("days_late"),
-            case((gaps.c.served_from.is_(None), "permit_issued"), else_="service").label("counted_from"),
+            counted_from.label("counted_from"),
+            in_words(counted_from, words.COUNTED_FROM).label("counted_from_words"),
         )
         .select_from(gaps)
         .join(Permit, Permit.id == gaps.c.permit_id)

@@ -367,3 +367,28 @@ def error_beside(browser, form, field):
         form,
         field,
     )
+
+
+def error_in_view(browser, form, field):
+    """The error beside the field as a person sees it: shown, on the screen (the form brings
+    the field into view), and next to its field (its top within 80 px of the field's bottom)."""
+    return browser.execute_script(
+        "const input = document.querySelector(`#${arguments[0]} [data-field=${arguments[1]}]`);"
+        "const error = document.getElementById(`${input.id}-error`);"
+        "const e = error.getBoundingClientRect(), f = input.getBoundingClientRect();"
+        "const width = document.documentElement.clientWidth;"
+        "return !error.hidden && e.width > 0 && e.height > 0 && e.left >= 0 && e.right <= width"
+        " && e.top >= 0 && e.bottom <= window.innerHeight && Math.abs(e.top - f.bottom) <= 80;",
+        form,
+        field,
+    )
+
+
+def on_screen(browser, selector):
+    """Whether what `selector` finds is shown whole within the screen (a phone's too)."""
+    return browser.execute_script(
+        "const r = document.querySelector(arguments[0]).getBoundingClientRect();"
+        "return r.width > 0 && r.left >= 0 && r.right <= document.documentElement.clientWidth"
+        " && r.top >= 0 && r.bottom <= window.innerHeight;",
+        selector,
+    )

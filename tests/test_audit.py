@@ -130,7 +130,11 @@ def test_missed_services_as_of(client, scenario):
     assert rows["A"]["last_service_on"] == "2026-01-10"
     assert rows["B"]["last_service_on"] == "2026-02-01"  # the partial of 05-01 does not count
     assert rows["C"]["last_service_on"] is None
-    assert rows["D"]["permit_status"] == "suspended"
+    assert (rows["D"]["permit_status"], rows["D"]["permit_status_words"]) == ("suspended", "Suspended")
+    assert {(row["device_kind"], row["device_kind_words"]) for row in body["items"]} <= {
+        ("interceptor", "Interceptor"),
+        ("trap", "Trap"),
+    }
     assert rows["A"]["last_hauler_name"].startswith("Hauler")
 
 
@@ -157,6 +161,23 @@ def test_missed_intervals_in_a_period(client, scenario):
         ("D", "2026-01-20", "2026-04-20", "2026-05-05", 42),
         ("B", "2026-02-01", "2026-05-02", "2026-05-17", 30),
     ]
+    # Where each gap was counted from, in words beside its code: C and F never serviced.
+    assert {row["fse_name"][-1]: (row["counted_from"], row["counted_from_words"]) for row in body["items"]} == {
+        "C": ("permit_issued", "Permit issued (never serviced)"),
+        "F": ("permit_issued", "Permit issued (never serviced)"),
+        **{name: ("service", "Last service") for name in "ADB"},
+    }
+    sheet = client.get(
+        "/v1/audit/missed-services",
+        query_string={"from": "2026-04-01", "to": "2026-06-01", "format": "csv"},
+        headers=factories.bearer(scenario["auditor"]),
+    )
+    table = list(csv.reader(io.StringIO(sheet.get_data(as_text=True))))
+    assert table[0][table[0].index("counted_from") + 1] == "counted_from_words"
+    assert {tuple(row[table[0].index("counted_from") :][:2]) for row in table[1:]} == {
+        ("permit_issued", "Permit issued (never serviced)"),
+        ("service", "Last service"),
+    }
 
 
 def test_a_late_service_closes_its_interval(client, scenario):
@@ -206,6 +227,8 @@ def test_filters_status_and_csv(client, scenario):
     assert response.mimetype == "text/csv" and len(rows) == 5 and rows[0]["status"] == "never_serviced"
     # Each code with its words beside it, the codes' columns kept.
     assert rows[0]["status_words"] == "Never serviced"
+    assert {(row["permit_status"], row["permit_status_words"]) for row in rows} >= {("suspended", "Suspended")}
+    assert {row["device_kind_words"] for row in rows} <= {"Interceptor", "Trap"}
     assert {(row["status"], row["status_words"]) for row in rows} <= {
         ("never_serviced", "Never serviced"),
         ("overdue", "Overdue"),

@@ -16,6 +16,7 @@ from domain import checks, frequency, presets, reconcile, words
 from domain.facts import CODES, VIOLATION, Code, Finding, Load, Rules
 from services.filing.filing_facts import RULE_COLUMNS, rules_of
 from services.filing.judging import load_of
+from services.registry import import_rows
 from storage import people as _people  # noqa: F401  (the people the registry's models name)
 from storage.models import Jurisdiction, ManifestRevision
 from tests.domain.cities import rules as preset_rules
@@ -71,6 +72,36 @@ def test_the_portal_and_the_sheets_name_the_same_differences_and_changes_in_the_
     i18n = (PORTAL / "i18n.js").read_text().split("  es: {")[0]
     measure = dict(re.findall(r'"measure\.(shorten|lengthen|keep)": "([^"]*)"', i18n))
     assert {code: text.capitalize() for code, text in measure.items()} == words.CHANGES
+
+
+def test_the_portal_and_the_device_sheets_name_statuses_kinds_and_counting_in_the_same_words():
+    """A permit's status, a device's kind and where a missed interval was counted from, as the
+    sheets' words columns write them (`domain.words`) and as the portal shows them."""
+    i18n = (PORTAL / "i18n.js").read_text().split("  es: {")[0]
+    permits = dict(re.findall(r'"permit\.(\w+)": "([^"]*)"', i18n))
+    kinds = dict(re.findall(r'"kind\.(\w+)": "([^"]*)"', i18n))
+    assert {code: text.capitalize() for code, text in permits.items()} == words.PERMIT_STATUSES
+    assert {code: text.capitalize() for code, text in kinds.items()} == words.DEVICE_KINDS
+    audit = (PORTAL / "audit-words.js").read_text()
+    english, spanish = audit.split("  es: {")
+    assert dict(re.findall(r'"counted\.(\w+)": "([^"]*)"', english)) == words.COUNTED_FROM
+    assert set(dict(re.findall(r'"counted\.(\w+)": "([^"]*)"', spanish))) == set(words.COUNTED_FROM)
+    spec = load_spec()["components"]["schemas"]
+    assert spec["MissedInterval"]["properties"]["counted_from"]["enum"] == list(words.COUNTED_FROM)
+    assert spec["DeviceDue"]["properties"]["permit_status"]["enum"] == list(words.PERMIT_STATUSES)
+    assert spec["DeviceDue"]["properties"]["device_kind"]["enum"] == list(words.DEVICE_KINDS)
+
+
+def test_every_registry_change_the_services_note_is_in_the_spec_and_in_words():
+    """The actions `services.registry.log.note` is called with (an import's by its kind) are
+    the spec's enum and `domain.words.ACTIONS`, in the same order."""
+    noted = set()
+    for module in (ROOT / "services").rglob("*.py"):
+        source = module.read_text()
+        noted |= set(re.findall(r'registry_log\.note\(\s*session,\s*principal,\s*"([a-z_.-]+)"', source))
+    noted |= {f"import.{kind}" for kind in import_rows.KINDS}
+    assert noted == set(words.ACTIONS)
+    assert load_spec()["components"]["schemas"]["RegistryChange"]["properties"]["action"]["enum"] == list(words.ACTIONS)
 
 
 def test_every_code_stands_on_a_rule_of_the_citys_table_and_reads_in_its_words():

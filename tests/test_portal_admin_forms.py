@@ -4,6 +4,7 @@ changed from a later day. Each row is read back through the API, with the date g
 
 from datetime import datetime, timedelta
 
+import pytest
 import requests
 from selenium.webdriver.support.ui import Select
 
@@ -13,7 +14,11 @@ from tests.browser import (  # noqa: F401
     by_css,
     chromium,
     click,
-    portal,
+    error_beside,
+    error_in_view,
+    fits,
+    portal_at_size,
+    screen,
     set_value,
     sign_in,
     text_of,
@@ -24,11 +29,19 @@ from tests.browser import (  # noqa: F401
 CITY_ADMIN = "admin@demo.fogx.test"
 
 
+@pytest.fixture
+def portal(portal_at_size):
+    """The demo's portal at the screen's size, a desktop's and a phone's (`tests.browser`)."""
+    return portal_at_size
+
+
 def listed(base, path, headers, **params):
     return requests.get(f"{base}{path}", params={"limit": 200, **params}, headers=headers, timeout=10).json()["items"]
 
 
-def test_a_city_admin_registers_a_hauler_a_site_a_restaurant_its_permit_and_device_and_a_frequency_change(portal):
+def test_a_city_admin_registers_a_hauler_a_site_a_restaurant_its_permit_and_device_and_a_frequency_change(
+    portal, screen
+):
     browser, base = portal
     admin = bearer(base, "demo-admin")
     today = datetime.now(LA).date()
@@ -38,6 +51,13 @@ def test_a_city_admin_registers_a_hauler_a_site_a_restaurant_its_permit_and_devi
     # A hauler, registered (and its licence vouched for) from a day before today.
     click(browser, "#admin-tab-haulers")
     waiting_for(browser, lambda b: by_css(b, "#new-hauler-submit"), "the hauler form")
+    fits(browser, screen, "the hauler form")
+    # Sent without a name: the error stands beside the field, in view on a phone too.
+    click(browser, "#new-hauler-submit")
+    waiting_for(browser, lambda b: error_beside(b, "new-hauler", "name")[0], "the error beside the name")
+    assert error_beside(browser, "new-hauler", "name")[1:] == ["true", True]
+    assert error_in_view(browser, "new-hauler", "name")
+    fits(browser, screen, "the hauler form refused beside its field")
     type_into(browser, "#new-hauler-name", "Mojave Pumping")
     type_into(browser, "#new-hauler-licence_number", "MJP-2211")
     set_value(browser, "#new-hauler-licence_expires_on", (today + timedelta(days=300)).isoformat())
@@ -59,6 +79,7 @@ def test_a_city_admin_registers_a_hauler_a_site_a_restaurant_its_permit_and_devi
     # A disposal site, approved from a later day, for trap waste alone.
     click(browser, "#admin-tab-sites")
     waiting_for(browser, lambda b: by_css(b, "#new-site-submit"), "the site form")
+    fits(browser, screen, "the site form")
     type_into(browser, "#new-site-name", "Adelanto Rendering")
     type_into(browser, "#new-site-address", "11600 Air Expressway, Adelanto, CA 92301")
     type_into(browser, "#new-site-facility_permit_number", "SB-FAC-77")
@@ -77,6 +98,7 @@ def test_a_city_admin_registers_a_hauler_a_site_a_restaurant_its_permit_and_devi
     # A restaurant, then its permit issued from a day given.
     click(browser, "#admin-tab-restaurants")
     waiting_for(browser, lambda b: by_css(b, "#new-fse-submit"), "the restaurant form")
+    fits(browser, screen, "the restaurant form")
     for name, value in {
         "name": "Cactus Cantina",
         "address": "15000 Bear Valley Rd, Victorville, CA 92395",
@@ -91,6 +113,7 @@ def test_a_city_admin_registers_a_hauler_a_site_a_restaurant_its_permit_and_devi
     assert (fse["apn"], fse["operator_email"]) == ("3087-141-09", "lena@cactus.example")
     click(browser, f"button[data-fse='{fse['id']}']")
     waiting_for(browser, lambda b: by_css(b, "#new-permit-submit"), "the permit form")
+    fits(browser, screen, "the permit form")
     type_into(browser, "#new-permit-permit_number", "VV-FOG-0900")
     Select(by_css(browser, "#new-permit-kind")[0]).select_by_value("regular")
     set_value(browser, "#new-permit-issued_on", (today - timedelta(days=10)).isoformat())
@@ -107,6 +130,7 @@ def test_a_city_admin_registers_a_hauler_a_site_a_restaurant_its_permit_and_devi
 
     # Its interceptor, on that permit, pumped every 90 days.
     waiting_for(browser, lambda b: by_css(b, "#new-device-submit"), "the device form")
+    fits(browser, screen, "the device form")
     type_into(browser, "#new-device-tag", "GI-7")
     type_into(browser, "#new-device-capacity_gallons", "1500")
     type_into(browser, "#new-device-liquid_depth_in", "48.5")
@@ -125,6 +149,7 @@ def test_a_city_admin_registers_a_hauler_a_site_a_restaurant_its_permit_and_devi
     # Every 60 days from a day past the city's notice period.
     click(browser, f"button[data-device='{device['id']}']")
     waiting_for(browser, lambda b: by_css(b, "#frequency-submit"), "the frequency form")
+    fits(browser, screen, "the frequency form")
     Select(by_css(browser, "#frequency-frequency_days")[0]).select_by_value("60")
     effective = today + timedelta(days=40)
     set_value(browser, "#frequency-effective_on", effective.isoformat())
@@ -132,6 +157,7 @@ def test_a_city_admin_registers_a_hauler_a_site_a_restaurant_its_permit_and_devi
     click(browser, "#frequency-submit")
     changed = f"GI-7 is pumped every 60 days from {effective.isoformat()}."
     waiting_for(browser, lambda b: changed in text_of(b, "#fse-done"), "the change recorded")
+    fits(browser, screen, "the change recorded")
     read = requests.get(f"{base}/v1/fses/{fse['id']}/devices/{device['id']}", headers=admin, timeout=10).json()
     [change] = read["frequency_changes"]
     assert (change["from_days"], change["frequency_days"], change["effective_on"], change["noticed_on"]) == (

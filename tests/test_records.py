@@ -99,6 +99,12 @@ def test_csv_one_row_per_manifest(client, filed):
     assert rows[2]["qualifying"] == "no"
     assert rows[0]["documents"] == "2"
     assert rows[0]["sha256"] == filed["manifests"][0]["sha256"]
+    # The device's kind and the waste in words beside their codes.
+    assert (rows[0]["device_kind"], rows[0]["device_kind_words"]) == ("interceptor", "Interceptor")
+    assert (rows[0]["waste_type"], rows[0]["waste_type_words"]) == (
+        "grease_interceptor_waste",
+        "Grease interceptor waste",
+    )
 
 
 def test_csv_cells_that_a_spreadsheet_would_run_are_quoted(client, filed):

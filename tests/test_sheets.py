@@ -108,6 +108,16 @@ def test_the_sheets_hold_what_they_are_compared_on(session, city, app):
         sheet = rows_of(written[name])
         status = dict(zip(sheet[0], sheet[1]))
         assert status["status_words"] == words.status(status["status"])
+        assert status["permit_status_words"] == words.PERMIT_STATUSES[status["permit_status"]]
+        assert status["device_kind_words"] == words.DEVICE_KINDS[status["device_kind"]]
+        for code in ("status", "permit_status", "device_kind"):
+            assert sheet[0][sheet[0].index(code) + 1] == f"{code}_words", name
+    intervals = rows_of(written["missed intervals"])
+    counted = {
+        row[intervals[0].index("counted_from")]: row[intervals[0].index("counted_from_words")] for row in intervals[1:]
+    }
+    assert counted and counted == {code: words.COUNTED_FROM[code] for code in counted}
+    assert intervals[0][intervals[0].index("counted_from") + 1] == "counted_from_words"
 
 
 def test_a_sheet_asked_over_http_is_written_by_postgresql(client, session, city, app):

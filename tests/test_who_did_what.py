@@ -74,6 +74,14 @@ def test_a_persons_registry_changes_are_listed_with_who_and_when_in_local_time(w
     assert sheet.status_code == 200 and sheet.mimetype == "text/csv"
     rows = list(csv.DictReader(io.StringIO(sheet.get_data(as_text=True))))
     assert [(r["action"], r["by_person_name"]) for r in rows] == [("fse.created", "Pat Doe"), ("fse.updated", "")]
+    # What was done in words beside its code, in the sheet as in the list.
+    assert [(r["action"], r["action_words"]) for r in rows] == [
+        ("fse.created", "Restaurant added"),
+        ("fse.updated", "Restaurant changed"),
+    ]
+    assert [i["action_words"] for i in listed.json["items"]] == ["Restaurant added", "Restaurant changed"]
+    header = next(csv.reader(io.StringIO(sheet.get_data(as_text=True))))
+    assert header[header.index("action") + 1] == "action_words"
     assert rows[0]["at"] == (NOW - timedelta(hours=7)).strftime("%Y-%m-%d %H:%M") + " -07:00"
 
 

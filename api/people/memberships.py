@@ -38,6 +38,7 @@ ACCESS_COLUMNS = [
 REGISTRY_COLUMNS = [
     "at",
     "action",
+    "action_words",
     "subject_id",
     "by_person_name",
     "by_person_id",

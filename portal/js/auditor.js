@@ -35,11 +35,11 @@ function licence(row) {
   return state ? `${row.licence_number} (${state})` : row.licence_number;
 }
 
-// On a day, the device's last full service; over a period, where the missed interval began.
+// On a day, the device's last full service; over a period, where the missed interval was
+// counted from (the last service or the permit's issue), its code in words as the sheet has them.
 function lastService(row) {
   if (row.last_service_on) return `${row.last_service_on}, ${row.last_hauler_name}`;
-  if (row.counted_from === "service") return row.from_on;
-  if (row.counted_from === "permit_issued") return t("audit.noneIssued", { day: row.from_on });
+  if (row.counted_from) return t("audit.counted", { words: t(`counted.${row.counted_from}`), day: row.from_on });
   return t("audit.none");
 }
 

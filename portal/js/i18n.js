@@ -54,7 +54,7 @@ const WORDS = {
     "answer.qualifying": "It counts as a full service; next due {day}.",
     "answer.notQualifying": "It does not count as a full service.",
     "permit.active": "active", "permit.suspended": "suspended", "permit.revoked": "revoked", "permit.expired": "expired",
-    "kind.interceptor": "interceptor", "kind.trap": "trap",
+    "permit.not_issued": "not issued", "kind.interceptor": "interceptor", "kind.trap": "trap",
     language: "Language", signOut: "Sign out", secondFactor: "Second factor",
   },
   es: {
@@ -112,7 +112,7 @@ const WORDS = {
     "answer.qualifying": "Cuenta como servicio completo; próximo vencimiento {day}.",
     "answer.notQualifying": "No cuenta como servicio completo.",
     "permit.active": "vigente", "permit.suspended": "suspendido", "permit.revoked": "revocado", "permit.expired": "vencido",
-    "kind.interceptor": "interceptor", "kind.trap": "trampa",
+    "permit.not_issued": "no emitido", "kind.interceptor": "interceptor", "kind.trap": "trampa",
     language: "Idioma", signOut: "Cerrar sesión", secondFactor: "Segundo factor",
   },
 };
