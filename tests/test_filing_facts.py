@@ -16,7 +16,7 @@ def test_a_hauler_in_every_city_is_read_without_multiplying_its_rows(app, sessio
     # Counted as sent and received, on PostgreSQL off the wire: a read moved to the prebuilt
     # statements of storage/prebuilt.py is counted as well.
     with counted(session) as sent:
-        facts = load_hauler_facts(session, hauler.id, city.id)
+        facts = load_hauler_facts(session, hauler.id, jurisdiction_id=city.id)
     collections = ("hauler_licences", "hauler_registrations", "vehicles")
     assert all(sum(f"{table} " in statement for table in collections) <= 1 for statement in sent.statements)
     rows = 1 + len(CITIES) * (1 + 1 + len(fleet))  # the hauler, and each city's licence, registration, fleet

@@ -49,7 +49,7 @@ def _stored(app, model, row_id):
 
 def test_a_filing_answers_with_what_its_receipt_shows_committed(app, world, session):
     body = world.body()
-    filed = manifests.submit(session, _hauler(session, world), ManifestIn().load(body))
+    filed = manifests.submit(session, _hauler(session, world), data=ManifestIn().load(body))
     assert filed.created and filed.revision.revision == 1 and filed.revision.findings == []
     assert filed.due_by == NOW.date() + timedelta(days=90) and filed.device.frequency_days == 90
     # One unit of work, committed: nothing is left open, and another connection reads the rows.
@@ -58,7 +58,7 @@ def test_a_filing_answers_with_what_its_receipt_shows_committed(app, world, sess
     read = world.client.get(f"/v1/manifests/{filed.manifest.id}", headers=factories.bearer(world.hauler_token))
     assert read.json["due_by"] == filed.due_by.isoformat() and read.json["sha256"] == filed.revision.sha256
 
-    again = manifests.submit(session, _hauler(session, world), ManifestIn().load(body))
+    again = manifests.submit(session, _hauler(session, world), data=ManifestIn().load(body))
     assert not again.created and again.manifest.id == filed.manifest.id
     assert (again.revision.sha256, again.due_by) == (filed.revision.sha256, filed.due_by)
 
@@ -69,9 +69,9 @@ def test_a_filing_beside_a_load_of_its_service_answers_the_due_day_of_both(app, 
     first = world.body(completed=NOW - timedelta(hours=5), gallons_removed=700)
     second = world.body(completed=NOW - timedelta(hours=3), gallons_removed=750)
     hauler = _hauler(session, world)
-    alone = manifests.submit(session, hauler, ManifestIn().load(first))
+    alone = manifests.submit(session, hauler, data=ManifestIn().load(first))
     assert [f.code for f in alone.revision.findings] == ["partial_pump_down"] and alone.due_by is None
-    both = manifests.submit(session, hauler, ManifestIn().load(second))
+    both = manifests.submit(session, hauler, data=ManifestIn().load(second))
     assert both.revision.qualifying and both.due_by == (NOW - timedelta(hours=3)).date() + timedelta(days=90)
     assert not session.in_transaction()
     read = world.client.get(f"/v1/manifests/{alone.manifest.id}", headers=factories.bearer(world.hauler_token))

@@ -83,7 +83,7 @@ def file(session, principal, *, number, tag, completed, full=True, gallons=None)
             "gallons_delivered": gallons,
         },
     }
-    manifest = manifests.submit(session, principal, ManifestIn().load(body)).manifest
+    manifest = manifests.submit(session, principal, data=ManifestIn().load(body)).manifest
     return manifest.id
 
 

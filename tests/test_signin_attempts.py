@@ -70,7 +70,7 @@ def person(world, email, *, totp=False):
     row = session.get(Person, membership.person_id)
     secret = twofactor.enrolling(session, row)
     clock.freeze(NOON - timedelta(minutes=1))
-    twofactor.confirm(session, row, pyotp.TOTP(secret).at(NOON - timedelta(minutes=1)))
+    twofactor.confirm(session, row, code=pyotp.TOTP(secret).at(NOON - timedelta(minutes=1)))
     clock.freeze(NOON)
     return secret
 

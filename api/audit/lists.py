@@ -68,9 +68,9 @@ def findings():
 def scorecard(hauler_id):
     args = load(schemas.ScorecardQuery(), request.args.to_dict())
     if _wants_csv(args):
-        listing = audit.scorecard_sheet(db.session, current_principal(), _uuid(hauler_id), **args)
+        listing = audit.scorecard_sheet(db.session, current_principal(), hauler_id=_uuid(hauler_id), **args)
         return _sheet(listing.sheet(), listing.name)
-    return audit.scorecard(db.session, current_principal(), _uuid(hauler_id), **args)
+    return audit.scorecard(db.session, current_principal(), hauler_id=_uuid(hauler_id), **args)
 
 
 @bp.get("/v1/audit/frequency-recommendations")
@@ -98,8 +98,8 @@ def due():
 @require(RECORDS_READ, AUDIT_READ)
 def service_status(fse_id):
     args = load(schemas.StatusQuery(), request.args.to_dict())
-    fse = registry.get_fse(db.session, current_principal(), fse_id)
-    listing = audit.fse_status(db.session, current_principal(), fse, as_of=args.get("as_of"))
+    fse = registry.get_fse(db.session, current_principal(), fse_id=fse_id)
+    listing = audit.fse_status(db.session, current_principal(), fse=fse, as_of=args.get("as_of"))
     if _wants_csv(args):
         return _sheet(listing.sheet(), listing.name)
     page = listing.page()

@@ -33,9 +33,9 @@ def run(as_of, code, send):
     for city_id, city_code, zone in cities:
         today = daily.today_in(zone)
         # Today's pass run already, the days are today's alone, to say so.
-        days = [as_of.date()] if as_of else daily.days_to_run(db.session, city_id, today) or [today]
+        days = [as_of.date()] if as_of else daily.days_to_run(db.session, city_id, today=today) or [today]
         for day in days:
-            queued = daily.run_day(db.session, current_app.config, city_id, day, current=day == days[-1])
+            queued = daily.run_day(db.session, current_app.config, city_id=city_id, day=day, current=day == days[-1])
             if queued is None:
                 click.echo(f"{city_code} {day}: already run")
             else:

@@ -140,7 +140,7 @@ def records_verify(fse_id):
         fse = None
     if fse is None:
         raise click.UsageError(f"no FSE {fse_id}")
-    problems = records.verify(db.session, _store(), fse)
+    problems = records.verify(db.session, _store(), fse=fse)
     for problem in problems:
         click.echo(f"MISMATCH {problem}")
     if problems:

@@ -31,4 +31,6 @@ def list_deliveries():
 @per_client("submissions")
 def dispute_delivery(manifest_id):
     data = load_json(dispute_in)
-    return dispute_view(deliveries.dispute(db.session, current_principal(), manifest_id, data["reason"])), 201
+    return dispute_view(
+        deliveries.dispute(db.session, current_principal(), manifest_id=manifest_id, reason=data["reason"])
+    ), 201

@@ -18,7 +18,7 @@ receipt_in, receipt_query, correction_in = ReceiptIn(), ReceiptQuery(), ReceiptC
 @require(RECEIPTS_WRITE)
 @per_client("submissions")
 def submit_receipt():
-    receipt, created = receipts.submit(db.session, current_principal(), load_json(receipt_in))
+    receipt, created = receipts.submit(db.session, current_principal(), data=load_json(receipt_in))
     headers = {"Location": url_for("receipts.get_receipt", receipt_id=receipt.id)}
     return receipt_view(receipt), 201 if created else 200, headers
 
@@ -34,14 +34,16 @@ def list_receipts():
 @bp.get("/<receipt_id>")
 @require(RECEIPTS_WRITE)
 def get_receipt(receipt_id):
-    return receipt_view(receipts.get(db.session, current_principal(), receipt_id))
+    return receipt_view(receipts.get(db.session, current_principal(), receipt_id=receipt_id))
 
 
 @bp.post("/<receipt_id>/corrections")
 @require(RECEIPTS_WRITE)
 @per_client("submissions")
 def correct_receipt(receipt_id):
-    receipt = receipts.get(db.session, current_principal(), receipt_id)
-    correction = receipt_corrections.correct(db.session, current_principal(), receipt, load_json(correction_in))
+    receipt = receipts.get(db.session, current_principal(), receipt_id=receipt_id)
+    correction = receipt_corrections.correct(
+        db.session, current_principal(), receipt=receipt, data=load_json(correction_in)
+    )
     headers = {"Location": url_for("receipts.get_receipt", receipt_id=receipt.id)}
     return receipt_correction_view(correction), 201, headers

@@ -32,9 +32,9 @@ def review_list():
 @require(CORRECTIONS_REVIEW)
 @idempotent
 def approve(correction_id):
-    row = corrections.for_review(db.session, current_principal(), correction_id)
+    row = corrections.for_review(db.session, current_principal(), correction_id=correction_id)
     data = load_json(ApprovalIn()) if request.get_data(cache=True) else {}
-    manifest, row = corrections.approve(db.session, current_principal(), row, note=data.get("reason"))
+    manifest, row = corrections.approve(db.session, current_principal(), row=row, note=data.get("reason"))
     return _decided(row, manifest)
 
 
@@ -42,9 +42,9 @@ def approve(correction_id):
 @require(CORRECTIONS_REVIEW)
 @idempotent
 def reject(correction_id):
-    row = corrections.for_review(db.session, current_principal(), correction_id)
+    row = corrections.for_review(db.session, current_principal(), correction_id=correction_id)
     data = load_json(RejectionIn())
-    manifest, row = corrections.reject(db.session, current_principal(), row, reason=data["reason"])
+    manifest, row = corrections.reject(db.session, current_principal(), row=row, reason=data["reason"])
     return _decided(row, manifest)
 
 

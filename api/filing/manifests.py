@@ -47,7 +47,7 @@ def _store():
 def _noted(manifests_read, kind):
     """The read goes in the FSEs' access logs before the answer is sent."""
     access_log.note_manifest_reads(
-        current_app.extensions["fogx.engine"], current_principal(), manifests_read, format=kind
+        current_app.extensions["fogx.engine"], current_principal(), manifests=manifests_read, format=kind
     )
 
 
@@ -117,7 +117,7 @@ def _drain_soon():
 @idempotent
 def submit():
     data, uploads = _manifest_body()
-    filed = manifests.submit(db.session, current_principal(), data, store=_store(), uploads=uploads)
+    filed = manifests.submit(db.session, current_principal(), data=data, store=_store(), uploads=uploads)
     if uploads:
         _drain_soon()
     answer = receipt(filed.manifest, filed.revision, device=filed.device, due_by=filed.due_by)
@@ -139,7 +139,7 @@ def list_manifests():
 @bp.get("/<manifest_id>")
 @require(*READ)
 def get_manifest(manifest_id):
-    manifest = manifests.get(db.session, current_principal(), manifest_id)
+    manifest = manifests.get(db.session, current_principal(), manifest_id=manifest_id)
     _noted([manifest], "manifest")
     waiting = corrections.pending_of(db.session, manifest)
     return {**_receipt(manifest), "pending_corrections": [correction_view(row, manifest) for row in waiting]}
@@ -150,7 +150,9 @@ def get_manifest(manifest_id):
 @per_client("submissions")
 @idempotent
 def correct(manifest_id):
-    outcome = corrections.correct(db.session, current_principal(), manifest_id, load_json(correction_in))
+    outcome = corrections.correct(
+        db.session, current_principal(), manifest_id=manifest_id, data=load_json(correction_in)
+    )
     if outcome.proposal is not None:
         location = url_for(
             "manifests.get_correction", manifest_id=outcome.manifest.id, correction_id=outcome.proposal.id
@@ -164,7 +166,9 @@ def correct(manifest_id):
 @bp.get("/<manifest_id>/corrections/<correction_id>")
 @require(*READ)
 def get_correction(manifest_id, correction_id):
-    manifest, row = corrections.of_manifest(db.session, current_principal(), manifest_id, correction_id)
+    manifest, row = corrections.of_manifest(
+        db.session, current_principal(), manifest_id=manifest_id, correction_id=correction_id
+    )
     _noted([manifest], "correction")
     return correction_view(row, manifest)
 
@@ -176,8 +180,8 @@ def get_correction(manifest_id, correction_id):
 def add_documents(manifest_id):
     if request.mimetype != "multipart/form-data":
         raise UnsupportedMediaType("Send documents as multipart/form-data `documents` parts.")
-    manifest = manifests.get(db.session, current_principal(), manifest_id)
-    documents.add(db.session, current_principal(), _store(), manifest, _uploads())
+    manifest = manifests.get(db.session, current_principal(), manifest_id=manifest_id)
+    documents.add(db.session, current_principal(), store=_store(), manifest=manifest, uploads=_uploads())
     _drain_soon()
     return _receipt(manifest), 201
 
@@ -193,10 +197,10 @@ def put_document(manifest_id, document_id):
     document, created = documents.receive(
         db.session,
         principal,
-        _store(),
-        manifest_id,
-        document_id,
-        _scan_body(),
+        store=_store(),
+        manifest_id=manifest_id,
+        key=document_id,
+        body=_scan_body(),
         length=request.content_length,
         filename=options.get("filename"),
         limit=current_app.config["MAX_UPLOAD_BYTES"],
@@ -221,8 +225,8 @@ def _scan_body():
 @bp.get("/<manifest_id>/documents/<document_id>")
 @require(*READ)
 def get_document(manifest_id, document_id):
-    manifest = manifests.get(db.session, current_principal(), manifest_id)
-    document = documents.find(db.session, manifest, document_id)
+    manifest = manifests.get(db.session, current_principal(), manifest_id=manifest_id)
+    document = documents.find(db.session, manifest, document_id=document_id)
     body = documents.open_scan(_store(), document)  # checked whole before a byte is sent
     _noted([manifest], "scan")
     # A client that reads any scan as bytes may ask for them as such rather than by their type.
@@ -247,6 +251,6 @@ def _chunks(body, size=256 * 1024):
 @bp.get("/<manifest_id>/revisions")
 @require(*READ)
 def revisions(manifest_id):
-    manifest = manifests.get(db.session, current_principal(), manifest_id)
+    manifest = manifests.get(db.session, current_principal(), manifest_id=manifest_id)
     _noted([manifest], "revisions")
     return {"items": [revision_view(r) for r in manifest.revisions]}

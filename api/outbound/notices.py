@@ -37,7 +37,7 @@ def my_choices():
 @bp.patch("/v1/me/notice-choices")
 @require(*ALL_SCOPES)
 def choose():
-    return choices.choose(db.session, current_principal(), load_json(choices_in))
+    return choices.choose(db.session, current_principal(), data=load_json(choices_in))
 
 
 @bp.get("/v1/notices")
@@ -61,7 +61,7 @@ def unsubscribe(token):
             button="Unsubscribe",
             done=False,
         )
-    address, kind = choices.unsubscribe(db.session, current_app.config, token)
+    address, kind = choices.unsubscribe(db.session, current_app.config, token=token)
     return page(
         "notices/unsubscribe.html",
         title="Unsubscribed",

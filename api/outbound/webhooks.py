@@ -38,10 +38,10 @@ def list_webhooks():
 @bp.get("/<webhook_id>")
 @require(*READ)
 def get_webhook(webhook_id):
-    return webhook_view(webhooks.get(db.session, current_principal(), webhook_id))
+    return webhook_view(webhooks.get(db.session, current_principal(), webhook_id=webhook_id))
 
 
 @bp.post("/<webhook_id>/disable")
 @require(*READ)
 def disable_webhook(webhook_id):
-    return webhook_view(webhooks.disable(db.session, current_principal(), webhook_id))
+    return webhook_view(webhooks.disable(db.session, current_principal(), webhook_id=webhook_id))

@@ -120,7 +120,7 @@ def reset(token):
     if request.method == "GET":
         return page("signin/reset.html")
     try:
-        person = passwords.reset_password(db.session, token, request.form.get("password"))
+        person = passwords.reset_password(db.session, token, password=request.form.get("password"))
     except (LinkInvalid, LinkUnknown) as error:
         return _link_gone(error)
     except ServiceError as error:
@@ -169,7 +169,7 @@ def second_factor():
         if stamp != passwords.password_stamp(person):
             return ask("Your password has changed since: start again.", 400)
         try:
-            codes = twofactor.confirm(db.session, person, request.form.get("code"))
+            codes = twofactor.confirm(db.session, person, code=request.form.get("code"))
         except ServiceError as error:
             return _enrol_page(person, error.message, 400)
         return page("signin/recovery_codes.html", codes=codes, done=True)

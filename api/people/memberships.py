@@ -55,7 +55,9 @@ policy_in = SignInPolicyIn()
 @require(*MANAGERS)
 def invite():
     accounts.standing(db.session, current_principal())  # a caller who manages no one learns no more
-    invitation = accounts.invite(db.session, current_principal(), load_json(invitation_in), config=current_app.config)
+    invitation = accounts.invite(
+        db.session, current_principal(), data=load_json(invitation_in), config=current_app.config
+    )
     send_soon(current_app)
     return invitation_view(invitation), 201
 
@@ -69,7 +71,7 @@ def pending_invitations():
 @bp.post("/v1/invitations/<invitation_id>/withdrawal")
 @require(*MANAGERS)
 def withdraw_invitation(invitation_id):
-    return invitation_view(invitations.withdraw(db.session, current_principal(), invitation_id))
+    return invitation_view(invitations.withdraw(db.session, current_principal(), invitation_id=invitation_id))
 
 
 @bp.get("/v1/memberships")
@@ -81,7 +83,7 @@ def memberships():
 @bp.post("/v1/memberships/<membership_id>/removal")
 @require(*MANAGERS)
 def remove_membership(membership_id):
-    return membership_view(accounts.remove(db.session, current_principal(), membership_id))
+    return membership_view(accounts.remove(db.session, current_principal(), membership_id=membership_id))
 
 
 @bp.get("/v1/jurisdictions/<code>/sign-in-policy")
@@ -118,7 +120,7 @@ def record_access_log(fse_id):
             "person_name": person.name if person else None,
             "person_email": person.email if person else None,
         }
-        for read, client, person in access_log.reads(db.session, current_principal(), fse_id)
+        for read, client, person in access_log.reads(db.session, current_principal(), fse_id=fse_id)
     ]
     asked = request.args.get("format")
     if asked not in (None, "json", "csv"):
@@ -135,12 +137,12 @@ def registry_change_list(code):
     args = load(RegistryChangesQuery(), request.args.to_dict())
     principal = current_principal()
     if _wants_csv(args.get("format")):
-        jurisdiction, rows = registry_changes.every(db.session, principal, code)
+        jurisdiction, rows = registry_changes.every(db.session, principal, code=code)
         zone = jurisdiction.time_zone
         flat = [{**registry_change_view(row, zone), "detail": json.dumps(row.detail, sort_keys=True)} for row in rows]
         return _sheet(table_csv.render(flat, REGISTRY_COLUMNS, zone=zone), f"registry-changes-{jurisdiction.code}.csv")
     jurisdiction, rows, cursor = registry_changes.listing(
-        db.session, principal, code, cursor=args.get("cursor"), limit=args["limit"]
+        db.session, principal, code=code, cursor=args.get("cursor"), limit=args["limit"]
     )
     return {"items": [registry_change_view(row, jurisdiction.time_zone) for row in rows], "next_cursor": cursor}
 

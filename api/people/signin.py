@@ -132,7 +132,9 @@ def password_checked(refuse):
     if wait:
         return None, waited(refuse, wait, email)
     try:
-        person = passwords.verify_password(db.session, email, request.form.get("password"), config=current_app.config)
+        person = passwords.verify_password(
+            db.session, email, password=request.form.get("password"), config=current_app.config
+        )
     except passwords.SignInRefused as error:
         tries.password_failed()
         return None, refuse(error.message, status_of(error), email)
@@ -197,7 +199,7 @@ class Flow:
             if wait:
                 return waited(lambda message, status, _: self.render("signin/totp.html", status, message=message), wait)
             try:
-                twofactor.verify(db.session, person, request.form.get("code"), config=current_app.config)
+                twofactor.verify(db.session, person, code=request.form.get("code"), config=current_app.config)
             except passwords.AccountLocked as error:
                 return self.sign_in_page(error.message, status_of(error), person.email)
             except twofactor.CodeRefused as error:
@@ -211,7 +213,7 @@ class Flow:
             self.state["m"] = chosen
         elif step == "enrol":
             try:
-                codes = twofactor.confirm(db.session, person, request.form.get("code"))
+                codes = twofactor.confirm(db.session, person, code=request.form.get("code"))
             except ServiceError as error:
                 return self.render(
                     "signin/enrol.html",

@@ -74,7 +74,7 @@ def download_records(fse_id, format):  # the path names it as the spec does
 
 
 def _record(fse_id, kind, args):
-    record = records.for_caller(db.session, current_principal(), fse_id, **args)
+    record = records.for_caller(db.session, current_principal(), fse_id=fse_id, **args)
     access_log.note_read(
         current_app.extensions["fogx.engine"],
         current_principal(),
@@ -98,12 +98,12 @@ def _record(fse_id, kind, args):
         _copy(binder.render(record, open_scan), handle)
 
     def make_zip(handle):
-        pdf, _ = record_files.file_of(store, record, "pdf", make_pdf)
+        pdf, _ = record_files.file_of(store, record, kind="pdf", make=make_pdf)
         with pdf:
             _copy(record_zip.render(record, pdf, open_scan, record_json.render(record)), handle)
 
     # Made once for each state of the record, and kept (services/records/files.py).
-    handle, size = record_files.file_of(store, record, kind, make_pdf if kind == "pdf" else make_zip)
+    handle, size = record_files.file_of(store, record, kind=kind, make=make_pdf if kind == "pdf" else make_zip)
     response = Response(_chunks(handle), mimetype=FORMATS[kind])
     if size is not None:
         response.headers["Content-Length"] = str(size)

@@ -61,21 +61,21 @@ def list_fses():
 @require(*WRITE)
 @idempotent
 def create_fse():
-    fse = registry.create_fse(db.session, current_principal(), load_json(schemas.FseIn()))
+    fse = registry.create_fse(db.session, current_principal(), data=load_json(schemas.FseIn()))
     return _created(fse_view(fse), "registry.get_fse", fse_id=fse.id)
 
 
 @bp.get("/fses/<fse_id>")
 @require(*READ)
 def get_fse(fse_id):
-    return _fse_view(registry.get_fse(db.session, current_principal(), fse_id))
+    return _fse_view(registry.get_fse(db.session, current_principal(), fse_id=fse_id))
 
 
 @bp.patch("/fses/<fse_id>")
 @require(*WRITE)
 def update_fse(fse_id):
     data = load_json(schemas.FseUpdate())
-    return fse_view(registry.update_fse(db.session, current_principal(), fse_id, data))
+    return fse_view(registry.update_fse(db.session, current_principal(), fse_id=fse_id, data=data))
 
 
 # Devices ----------------------------------------------------------------------------------
@@ -85,7 +85,7 @@ def update_fse(fse_id):
 @require(*READ)
 def list_devices(fse_id):
     args, _ = _query()
-    rows, cursor = registry.list_devices(db.session, current_principal(), fse_id, **args)
+    rows, cursor = registry.list_devices(db.session, current_principal(), fse_id=fse_id, **args)
     return _listing(rows, cursor, device_view)
 
 
@@ -94,7 +94,7 @@ def list_devices(fse_id):
 @idempotent
 def create_device(fse_id):
     data = load_json(schemas.DeviceIn())
-    device, warnings = registry.create_device(db.session, current_principal(), fse_id, data)
+    device, warnings = registry.create_device(db.session, current_principal(), fse_id=fse_id, data=data)
     body = {**device_view(device), "warnings": warnings}
     return _created(body, "registry.get_device", fse_id=device.fse_id, device_id=device.id)
 
@@ -102,7 +102,7 @@ def create_device(fse_id):
 @bp.get("/fses/<fse_id>/devices/<device_id>")
 @require(*READ)
 def get_device(fse_id, device_id):
-    return device_view(registry.get_device(db.session, current_principal(), fse_id, device_id))
+    return device_view(registry.get_device(db.session, current_principal(), fse_id=fse_id, device_id=device_id))
 
 
 @bp.post("/fses/<fse_id>/devices/<device_id>/frequency-changes")
@@ -110,8 +110,10 @@ def get_device(fse_id, device_id):
 @idempotent
 def change_frequency(fse_id, device_id):
     data = load_json(schemas.FrequencyChangeIn())
-    change = device_frequency.change_frequency(db.session, current_principal(), fse_id, device_id, **data)
-    device = registry.get_device(db.session, current_principal(), fse_id, change.device_id)
+    change = device_frequency.change_frequency(
+        db.session, current_principal(), fse_id=fse_id, device_id=device_id, **data
+    )
+    device = registry.get_device(db.session, current_principal(), fse_id=fse_id, device_id=change.device_id)
     return _created(device_view(device), "registry.get_device", fse_id=device.fse_id, device_id=device.id)
 
 
@@ -120,8 +122,8 @@ def change_frequency(fse_id, device_id):
 @idempotent
 def move_device(fse_id, device_id):
     data = load_json(schemas.PermitMoveIn())
-    move = device_permit.move_device(db.session, current_principal(), fse_id, device_id, **data)
-    device = registry.get_device(db.session, current_principal(), fse_id, move.device_id)
+    move = device_permit.move_device(db.session, current_principal(), fse_id=fse_id, device_id=device_id, **data)
+    device = registry.get_device(db.session, current_principal(), fse_id=fse_id, device_id=move.device_id)
     return _created(device_view(device), "registry.get_device", fse_id=device.fse_id, device_id=device.id)
 
 
@@ -140,7 +142,7 @@ def list_permits():
 @require(*WRITE)
 @idempotent
 def create_permit():
-    permit, warnings = registry.create_permit(db.session, current_principal(), load_json(schemas.PermitIn()))
+    permit, warnings = registry.create_permit(db.session, current_principal(), data=load_json(schemas.PermitIn()))
     return _created(
         {**permit_view(permit, registry.today()), "warnings": warnings}, "registry.get_permit", permit_id=permit.id
     )
@@ -150,14 +152,14 @@ def create_permit():
 @require(*READ)
 def get_permit(permit_id):
     day = _as_of()
-    return permit_view(registry.get_permit(db.session, current_principal(), permit_id), day)
+    return permit_view(registry.get_permit(db.session, current_principal(), permit_id=permit_id), day)
 
 
 @bp.patch("/permits/<permit_id>")
 @require(*WRITE)
 def change_permit_status(permit_id):
     data = load_json(schemas.PermitUpdate())
-    permit = registry.change_permit_status(db.session, current_principal(), permit_id, data)
+    permit = registry.change_permit_status(db.session, current_principal(), permit_id=permit_id, data=data)
     return permit_view(permit, registry.today())
 
 
@@ -182,7 +184,9 @@ def list_haulers():
 @require(*WRITE)
 @idempotent
 def create_hauler():
-    hauler, created, warnings = shared.create_hauler(db.session, current_principal(), load_json(schemas.HaulerIn()))
+    hauler, created, warnings = shared.create_hauler(
+        db.session, current_principal(), data=load_json(schemas.HaulerIn())
+    )
     body = {**hauler_view(hauler, registry.today(), _seen_by()), "warnings": warnings}
     if created:
         return _created(body, "registry.get_hauler", hauler_id=hauler.id)
@@ -193,14 +197,14 @@ def create_hauler():
 @require(*READ)
 def get_hauler(hauler_id):
     day = _as_of()
-    return hauler_view(shared.get_hauler(db.session, current_principal(), hauler_id), day, _seen_by())
+    return hauler_view(shared.get_hauler(db.session, current_principal(), hauler_id=hauler_id), day, _seen_by())
 
 
 @bp.patch("/haulers/<hauler_id>")
 @require(*WRITE)
 def update_hauler(hauler_id):
     data = load_json(schemas.HaulerUpdate())
-    hauler = shared.update_hauler(db.session, current_principal(), hauler_id, data)
+    hauler = shared.update_hauler(db.session, current_principal(), hauler_id=hauler_id, data=data)
     return hauler_view(hauler, registry.today(), _seen_by())
 
 
@@ -208,7 +212,7 @@ def update_hauler(hauler_id):
 @require(*READ)
 def list_vehicles(hauler_id):
     args, _ = _query()
-    rows, cursor = shared.list_vehicles(db.session, current_principal(), hauler_id, **args)
+    rows, cursor = shared.list_vehicles(db.session, current_principal(), hauler_id=hauler_id, **args)
     return _listing(rows, cursor, vehicle_view)
 
 
@@ -217,7 +221,7 @@ def list_vehicles(hauler_id):
 @idempotent
 def create_vehicle(hauler_id):
     data = load_json(schemas.VehicleIn())
-    vehicle = shared.create_vehicle(db.session, current_principal(), hauler_id, data)
+    vehicle = shared.create_vehicle(db.session, current_principal(), hauler_id=hauler_id, data=data)
     return vehicle_view(vehicle), 201
 
 
@@ -237,7 +241,9 @@ def list_sites():
 @require(*WRITE)
 @idempotent
 def create_site():
-    site, created, warnings = shared.create_site(db.session, current_principal(), load_json(schemas.DisposalSiteIn()))
+    site, created, warnings = shared.create_site(
+        db.session, current_principal(), data=load_json(schemas.DisposalSiteIn())
+    )
     body = {**site_view(site, registry.today(), _seen_by()), "warnings": warnings}
     if created:
         return _created(body, "registry.get_site", site_id=site.id)
@@ -248,11 +254,13 @@ def create_site():
 @require(*READ)
 def get_site(site_id):
     day = _as_of()
-    return site_view(shared.get_site(db.session, current_principal(), site_id), day, _seen_by())
+    return site_view(shared.get_site(db.session, current_principal(), site_id=site_id), day, _seen_by())
 
 
 @bp.patch("/disposal-sites/<site_id>")
 @require(*WRITE)
 def update_site(site_id):
     data = load_json(schemas.DisposalSiteUpdate())
-    return site_view(shared.update_site(db.session, current_principal(), site_id, data), registry.today(), _seen_by())
+    return site_view(
+        shared.update_site(db.session, current_principal(), site_id=site_id, data=data), registry.today(), _seen_by()
+    )

@@ -52,7 +52,7 @@ def entry(manifest, kind, *, at, revision=None, **detail) -> Change:
     return unflushed(Change, **_columns(manifest, kind, at=at, revision=revision, detail=detail))
 
 
-def record(session, manifest, kind, *, at, revision=None, **detail):
+def record(session, manifest, *, kind, at, revision=None, **detail):
     """A change written with the session's next flush, in its transaction."""
     session.add(Change(**_columns(manifest, kind, at=at, revision=revision, detail=detail)))
 

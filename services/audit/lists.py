@@ -195,7 +195,7 @@ def findings(session, principal, **filters) -> Listing:
     return Listing(session, "findings", lambda: zone, query=ordered, summary=counts)
 
 
-def scorecard(session, principal, hauler_id, *, period_from=None, period_to=None) -> dict:
+def scorecard(session, principal, *, hauler_id, period_from=None, period_to=None) -> dict:
     period_to = period_to or today(zone_of(session, principal.jurisdiction_id))
     period_from = period_from or period_to - timedelta(days=365)
     known = session.scalar(
@@ -234,9 +234,9 @@ def scorecard(session, principal, hauler_id, *, period_from=None, period_to=None
     }
 
 
-def scorecard_sheet(session, principal, hauler_id, **period) -> Listing:
+def scorecard_sheet(session, principal, *, hauler_id, **period) -> Listing:
     """The scorecard as a sheet of one row, its period in two columns."""
-    card = scorecard(session, principal, hauler_id, **period)
+    card = scorecard(session, principal, hauler_id=hauler_id, **period)
     row = {
         **{k: v for k, v in card.items() if k != "period"},
         "from": card["period"]["from"],
@@ -254,7 +254,7 @@ def due_for_hauler(session, principal, *, within_days, as_of=None) -> Listing:
     return Listing(session, "due", zone, {"within_days": within_days}, query=query)
 
 
-def fse_status(session, principal, fse: Fse, *, as_of=None) -> Listing:
+def fse_status(session, principal, *, fse: Fse, as_of=None) -> Listing:
     """The status of each of the FSE's devices on a day: today in its city by default."""
     as_of = as_of or today(zone_of(session, fse.jurisdiction_id))
     return Listing(

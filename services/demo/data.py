@@ -276,7 +276,7 @@ def _receipt(session, principal, schema, ticket, waste, gallons, at):
         "received_at": at.isoformat(),
     }
     with clock.frozen_at(at + timedelta(minutes=1)):
-        receipts.submit(session, principal, schema.load(body))
+        receipts.submit(session, principal, data=schema.load(body))
 
 
 def _permit_on(device, day):
@@ -323,7 +323,7 @@ def _file_history(session, principal, devices, today) -> list[tuple]:
                 },
             }
             with clock.frozen_at(completed + timedelta(hours=3)):
-                manifests.submit(session, principal, schema.load(body))
+                manifests.submit(session, principal, data=schema.load(body))
             loads.append(
                 (
                     fse_name,

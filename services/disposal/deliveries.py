@@ -92,7 +92,7 @@ def state_of(receipt, disputes) -> str:
     return RECEIVED if receipt is not None else AWAITING
 
 
-def dispute(session, principal, manifest_id, reason) -> DeliveryDispute:
+def dispute(session, principal, *, manifest_id, reason) -> DeliveryDispute:
     """The site's dispute of a delivery a manifest names to it; a manifest naming another site
     (or none) is not within its reach."""
     named = (

@@ -15,7 +15,7 @@ from storage.receipt_corrections import ReceiptCorrection
 COLUMNS = ("ticket_number", "hauler_licence_number", "vehicle_id", "waste_type", "gallons_received", "received_at")
 
 
-def correct(session, principal, receipt, data) -> ReceiptCorrection:
+def correct(session, principal, *, receipt, data) -> ReceiptCorrection:
     """Correct the site's own receipt (`receipts.get` found it within reach); the correction."""
     reason = data.pop("reason")
     now = clock_now()

@@ -45,7 +45,7 @@ SKEW = timedelta(minutes=5)
 # A site's receipts -------------------------------------------------------------------------
 
 
-def submit(session, principal, data) -> tuple[DisposalReceipt, bool]:
+def submit(session, principal, *, data) -> tuple[DisposalReceipt, bool]:
     """The site's receipt of one load; (receipt, created). The same ticket on the same local
     day sent again with the same body is the receipt already made; with another body, a 409:
     receipts are evidence, never changed."""
@@ -144,14 +144,14 @@ def listing(session, principal, *, cursor=None, limit=50):
     return page(
         session,
         select(DisposalReceipt).where(DisposalReceipt.id.in_(_own(principal))),
-        DisposalReceipt,
+        model=DisposalReceipt,
         cursor=cursor,
         limit=limit,
     )
 
 
-def get(session, principal, receipt_id) -> DisposalReceipt:
-    return within_reach(session, DisposalReceipt, receipt_id, _own(principal), "receipt")
+def get(session, principal, *, receipt_id) -> DisposalReceipt:
+    return within_reach(session, DisposalReceipt, object_id=receipt_id, visible_ids=_own(principal), what="receipt")
 
 
 # The city's reconciliation -------------------------------------------------------------------

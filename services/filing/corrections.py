@@ -48,7 +48,7 @@ def iso(moment: datetime) -> str:
     return moment.isoformat().replace("+00:00", "Z")
 
 
-def correct(session, principal, manifest_id, data) -> Outcome:
+def correct(session, principal, *, manifest_id, data) -> Outcome:
     """Correct the hauler's own manifest: at once where it stays put, else as a proposal."""
     reason = data.pop("reason")
     for attempt in filings.attempts(session):
@@ -60,7 +60,7 @@ def correct(session, principal, manifest_id, data) -> Outcome:
 
 def _correct(session, principal, manifest_id, data, reason) -> Outcome:
     now = clock_now()
-    manifest = manifests.get(session, principal, manifest_id)
+    manifest = manifests.get(session, principal, manifest_id=manifest_id)
     if principal.role != "hauler" or manifest.hauler_id != principal.hauler_id:
         raise NotFound("No such manifest within your reach.")
     if data["manifest_number"] != manifest.manifest_number:
@@ -73,7 +73,7 @@ def _correct(session, principal, manifest_id, data, reason) -> Outcome:
     turns.hold_permit(session.connection(), manifest.permit_id)
     facts = Facts(session)
     named = resolving.resolve(
-        session, data, principal.hauler_id, facts=facts, hold=True, within=reach.city_scope(principal)
+        session, data, hauler_id=principal.hauler_id, facts=facts, hold=True, within=reach.city_scope(principal)
     )
     body = canonical(data)
     latest = manifests.current(manifest)
@@ -88,9 +88,9 @@ def _correct(session, principal, manifest_id, data, reason) -> Outcome:
     moves = what_it_moves(
         manifest,
         latest,
-        _accepted(session, manifest),
-        data,
-        named,
+        accepted=_accepted(session, manifest),
+        data=data,
+        named=named,
         deadline=timedelta(hours=jurisdiction.manifest_deadline_hours),
     )
     if moves:
@@ -112,7 +112,7 @@ def _correct(session, principal, manifest_id, data, reason) -> Outcome:
     return Outcome(manifest, True)
 
 
-def what_it_moves(manifest, latest, accepted, data, named, *, deadline) -> list[str]:
+def what_it_moves(manifest, latest, *, accepted, data, named, deadline) -> list[str]:
     """Why a correction needs the city: it names another FSE, permit or device than the
     current revision, or shifts the service start or end by more than `deadline` from the
     revision the city last accepted (the first filing or the last approved correction)."""
@@ -191,14 +191,14 @@ def _revise(
         **manifests.revision_columns(
             manifest,
             latest.revision + 1,
-            canonical(data),
-            data,
-            named,
+            body=canonical(data),
+            data=data,
+            named=named,
             received_at=received_at,
             reason=reason,
             previous=latest.sha256,
             client_pk=client_pk,
-            names=manifests.named_at_filing(facts, manifest.hauler_id, data, named),
+            names=manifests.named_at_filing(facts, manifest.hauler_id, data=data, named=named),
             certifier=certifier,
         ),
     )
@@ -213,17 +213,17 @@ def _revise(
         session.rollback()
         raise Conflict("Another correction of this manifest arrived at the same time; read it and retry.") from None
     session.refresh(manifest)
-    judging.refresh(session, revision, now, facts=facts)
+    judging.refresh(session, revision, now=now, facts=facts)
     changes.record(
         session,
         manifest,
-        changes.CORRECTED,
+        kind=changes.CORRECTED,
         at=now,
         revision=revision.revision,
         findings=changes.active_codes(revision),
     )
-    judging.refresh_neighbours(session, latest, now, facts=facts)
-    judging.refresh_neighbours(session, revision, now, facts=facts)
+    judging.refresh_neighbours(session, latest, now=now, facts=facts)
+    judging.refresh_neighbours(session, revision, now=now, facts=facts)
     kept_after = retention.record_kept_until(jurisdiction, manifest)
     if kept_after > kept_before:
         for document in manifest.documents:
@@ -249,16 +249,16 @@ def _uuid(value):
         return None
 
 
-def of_manifest(session, principal, manifest_id, correction_id) -> tuple[Manifest, PendingCorrection]:
+def of_manifest(session, principal, *, manifest_id, correction_id) -> tuple[Manifest, PendingCorrection]:
     """A correction of a manifest within the caller's reach."""
-    manifest = manifests.get(session, principal, manifest_id)
+    manifest = manifests.get(session, principal, manifest_id=manifest_id)
     row = session.get(PendingCorrection, _uuid(correction_id)) if _uuid(correction_id) else None
     if row is None or row.manifest_id != manifest.id:
         raise NotFound("No such correction within your reach.")
     return manifest, row
 
 
-def for_review(session, principal, correction_id) -> PendingCorrection:
+def for_review(session, principal, *, correction_id) -> PendingCorrection:
     """A correction of the reviewer's city; 404 for any other."""
     row = session.get(PendingCorrection, _uuid(correction_id)) if _uuid(correction_id) else None
     if row is None or principal.role not in ("auditor", "admin") or row.jurisdiction_id != principal.jurisdiction_id:
@@ -323,7 +323,7 @@ def _not_their_own(row: PendingCorrection, principal):
         raise Forbidden("You submitted this correction; another of the city's reviewers decides it.")
 
 
-def approve(session, principal, row: PendingCorrection, *, note=None) -> tuple[Manifest, PendingCorrection]:
+def approve(session, principal, *, row: PendingCorrection, note=None) -> tuple[Manifest, PendingCorrection]:
     """The city accepts the correction: it becomes the manifest's next revision, judged as
     any correction is, as received when the hauler sent it."""
     for attempt in filings.attempts(session):
@@ -352,7 +352,7 @@ def _approve(session, principal, row: PendingCorrection, note) -> tuple[Manifest
         raise Conflict("This correction no longer reads as a manifest; reject it.") from None
     turns.hold_permit(session.connection(), manifest.permit_id)
     facts = Facts(session)
-    named = resolving.resolve(session, data, manifest.hauler_id, facts=facts, hold=True)
+    named = resolving.resolve(session, data, hauler_id=manifest.hauler_id, facts=facts, hold=True)
     if named.jurisdiction_id != manifest.jurisdiction_id:
         raise Conflict("The permit it names is now another city's; reject it.")
     jurisdiction = session.get(Jurisdiction, manifest.jurisdiction_id)
@@ -378,7 +378,7 @@ def _approve(session, principal, row: PendingCorrection, note) -> tuple[Manifest
     return manifest, row
 
 
-def reject(session, principal, row: PendingCorrection, *, reason) -> tuple[Manifest, PendingCorrection]:
+def reject(session, principal, *, row: PendingCorrection, reason) -> tuple[Manifest, PendingCorrection]:
     """The city refuses the correction; the manifest stays as it is, and the reason is kept."""
     now = clock_now()
     _not_their_own(row, principal)

@@ -91,7 +91,7 @@ def _document_columns(manifest_id, *, key, size, content_type, filename, version
     )
 
 
-def attach(session, manifest: Manifest, uploads: list[Upload], *, service_day: date, by):
+def attach(session, manifest: Manifest, *, uploads: list[Upload], service_day: date, by):
     """Document rows and their lock entries, in the caller's transaction."""
     jurisdiction = session.get(Jurisdiction, manifest.jurisdiction_id)
     # Never shorter than the record is kept: a correction may have dated the service earlier.
@@ -123,14 +123,14 @@ def attach(session, manifest: Manifest, uploads: list[Upload], *, service_day: d
         changes.record(
             session,
             manifest,
-            changes.DOCUMENTS_ATTACHED,
+            kind=changes.DOCUMENTS_ATTACHED,
             at=clock_now(),
             revision=manifest.current_revision,
             documents=attached,
         )
 
 
-def add(session, principal, store, manifest, uploads: list[Upload]):
+def add(session, principal, *, store, manifest, uploads: list[Upload]):
     """Attach scans to the hauler's own manifest."""
     if principal.role != "hauler" or manifest.hauler_id != principal.hauler_id:
         raise NotFound("No such manifest within your reach.")
@@ -141,16 +141,16 @@ def add(session, principal, store, manifest, uploads: list[Upload]):
     zone = session.get(Jurisdiction, manifest.jurisdiction_id).time_zone
     service_day = local_date(manifest.revisions[manifest.current_revision - 1].service_completed_at, zone)
     try:
-        attach(session, manifest, uploads, service_day=service_day, by=principal)
+        attach(session, manifest, uploads=uploads, service_day=service_day, by=principal)
         session.commit()
     except IntegrityError:  # a scan attached by another request meanwhile: attach the rest
         session.rollback()
         session.refresh(manifest, ["documents"])
-        attach(session, manifest, uploads, service_day=service_day, by=principal)
+        attach(session, manifest, uploads=uploads, service_day=service_day, by=principal)
         session.commit()
 
 
-def receive(session, principal, store, manifest_id, key, body, *, length, filename, limit):
+def receive(session, principal, *, store, manifest_id, key, body, length, filename, limit):
     """One scan sent as the whole body of a PUT to its SHA-256: `(document, created)`.
 
     Where the store can take a body while it arrives (S3) and its length is declared, the
@@ -393,7 +393,7 @@ def _own_manifest(session, principal, manifest_id, key) -> _Target:
             errors={"sha256": ["Must be 64 lowercase hex digits."]},
         )
     # The city's days: the latest service it ever had is on or after the current one's.
-    service_day = retention.kept_from(row.created_at, row.latest_service_at, row.time_zone)
+    service_day = retention.kept_from(row.created_at, row.latest_service_at, time_zone=row.time_zone)
     return _Target(
         row.id,
         row.manifest_number,
@@ -441,7 +441,7 @@ def opener(store, documents):
     return lambda key: open_scan(store, by_key[key])
 
 
-def find(session, manifest, document_id) -> Document:
+def find(session, manifest, *, document_id) -> Document:
     """The manifest's document named by its id or by its SHA-256."""
     document = next((d for d in manifest.documents if document_id in (str(d.id), d.sha256)), None)
     if document is None:

@@ -32,7 +32,7 @@ def rules_of(jurisdiction: Jurisdiction) -> checks.Rules:
     return checks.Rules.of(jurisdiction)
 
 
-def device_facts(device: Device, changes=None, tenures=()) -> checks.DeviceFacts:
+def device_facts(device: Device, changes=None, *, tenures=()) -> checks.DeviceFacts:
     """The device as the checks see it; `changes`, its frequency changes in the order they
     took effect, where `device` is a row of columns (a stored device brings its own);
     `tenures`, the permits it was on where a renewal moved it (`load_tenures`)."""
@@ -169,7 +169,7 @@ class Facts:
         return self._read(
             "hauler",
             (hauler_id, jurisdiction_id),
-            lambda: load_hauler_facts(self._session, hauler_id, jurisdiction_id),
+            lambda: load_hauler_facts(self._session, hauler_id, jurisdiction_id=jurisdiction_id),
             shared=True,
         )
 
@@ -177,7 +177,7 @@ class Facts:
         return self._read(
             "site",
             (site_id, jurisdiction_id),
-            lambda: load_site_facts(self._session, site_id, jurisdiction_id),
+            lambda: load_site_facts(self._session, site_id, jurisdiction_id=jurisdiction_id),
             shared=True,
         )
 
@@ -233,7 +233,7 @@ def registry_generation():
     return select(RegistryGeneration.generation).where(RegistryGeneration.id == 1).scalar_subquery()
 
 
-def load_hauler_facts(session, hauler_id, jurisdiction_id):
+def load_hauler_facts(session, hauler_id, *, jurisdiction_id):
     # Each collection by a query of its own: joined together, a hauler working in forty cities
     # would come back as the product of its licences, registrations and vehicles.
     hauler = session.scalars(
@@ -281,7 +281,7 @@ def load_permit_facts(session, permit_id):
     return permit_facts(permit)
 
 
-def load_site_facts(session, site_id, jurisdiction_id):
+def load_site_facts(session, site_id, *, jurisdiction_id):
     site = (
         session.scalars(
             select(DisposalSite)

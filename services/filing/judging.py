@@ -25,7 +25,7 @@ def current_revisions():
     )
 
 
-def surroundings(session, revision: ManifestRevision, facts: Facts) -> Surroundings:
+def surroundings(session, revision: ManifestRevision, *, facts: Facts) -> Surroundings:
     """What `revision` is judged against (`storage.filings.neighbours`)."""
     return filings.neighbours(
         session, revision, zone=facts.zone(revision.manifest.jurisdiction_id), same_service=checks.SAME_SERVICE
@@ -33,7 +33,7 @@ def surroundings(session, revision: ManifestRevision, facts: Facts) -> Surroundi
 
 
 def evaluate(
-    session, revision: ManifestRevision, now, around: Surroundings | None = None, *, facts: Facts
+    session, revision: ManifestRevision, *, now, around: Surroundings | None = None, facts: Facts
 ) -> list[checks.Finding]:
     """Every finding the revision raises today, with the facts as they stood on its dates."""
     manifest = revision.manifest
@@ -44,7 +44,7 @@ def evaluate(
     rules = facts.rules(city)
     hauler = facts.hauler(manifest.hauler_id, city)
     site = facts.site(revision.disposal_site_id, city) if revision.disposal_site_id else None
-    around = around or surroundings(session, revision, facts)
+    around = around or surroundings(session, revision, facts=facts)
     return checks.check(
         load=load_of(revision),
         received_at=first_received(manifest),
@@ -69,7 +69,7 @@ def first_received(manifest: Manifest) -> datetime:
 
 
 def refresh(
-    session, revision: ManifestRevision, now, around: Surroundings | None = None, *, facts: Facts
+    session, revision: ManifestRevision, *, now, around: Surroundings | None = None, facts: Facts
 ) -> tuple[list, list]:
     """Bring the revision's stored findings in line with what it raises now: the codes
     (raised, cleared).
@@ -77,7 +77,7 @@ def refresh(
     New findings are added; findings no longer raised (a second truckload completing the
     pump-down, say) are cleared with a date, never deleted.
     """
-    raised = {finding.code: finding for finding in evaluate(session, revision, now, around, facts=facts)}
+    raised = {finding.code: finding for finding in evaluate(session, revision, now=now, around=around, facts=facts)}
     active = {f.code: f for f in revision.findings if f.cleared_at is None}
     for code, finding in raised.items():
         if code not in active:
@@ -100,14 +100,14 @@ def refresh(
     return sorted(raised.keys() - active.keys()), sorted(active.keys() - raised.keys())
 
 
-def refresh_told(session, revision: ManifestRevision, now, *, facts: Facts):
+def refresh_told(session, revision: ManifestRevision, *, now, facts: Facts):
     """`refresh` a stored revision; what changed goes in the change feed."""
-    raised, cleared = refresh(session, revision, now, facts=facts)
+    raised, cleared = refresh(session, revision, now=now, facts=facts)
     if raised or cleared:
         changes.record(
             session,
             revision.manifest,
-            changes.FINDINGS_CHANGED,
+            kind=changes.FINDINGS_CHANGED,
             at=now,
             revision=revision.revision,
             raised=raised,
@@ -125,8 +125,8 @@ def neighbours(revision: ManifestRevision, around: Surroundings) -> set:
     return found
 
 
-def refresh_neighbours(session, revision: ManifestRevision, now, around: Surroundings | None = None, *, facts: Facts):
+def refresh_neighbours(session, revision: ManifestRevision, *, now, around: Surroundings | None = None, facts: Facts):
     """Bring the findings of the revision's `neighbours` in line with it."""
-    around = around or surroundings(session, revision, facts)
+    around = around or surroundings(session, revision, facts=facts)
     for neighbour in sorted(neighbours(revision, around), key=lambda r: r.service_completed_at):
-        refresh_told(session, neighbour, now, facts=facts)
+        refresh_told(session, neighbour, now=now, facts=facts)

@@ -67,7 +67,7 @@ def _columns(data, named: Named) -> dict:
     return dict(device_id=named.device_id, **checks.Load.filed(data), qualifying=True, previous_service_at=None)
 
 
-def named_at_filing(facts: Facts, hauler_id, data, named: Named) -> dict:
+def named_at_filing(facts: Facts, hauler_id, *, data, named: Named) -> dict:
     city = named.jurisdiction_id
     return filing_names.at_filing(
         facts,
@@ -79,7 +79,7 @@ def named_at_filing(facts: Facts, hauler_id, data, named: Named) -> dict:
 
 
 def revision_columns(
-    manifest, number, body, data, named, *, received_at, reason, previous, client_pk, names, certifier=None
+    manifest, number, *, body, data, named, received_at, reason, previous, client_pk, names, certifier=None
 ) -> dict:
     """A new revision's columns: the canonical document and its chained hash among them, and
     the names of its hauler and disposal site at filing (`services.filing.filing_names`), and the
@@ -151,7 +151,7 @@ class Filed:
     due_by: date | None
 
 
-def submit(session, principal, data, *, store=None, uploads=()) -> Filed:
+def submit(session, principal, *, data, store=None, uploads=()) -> Filed:
     """File a manifest with its scans.
 
     A repeat of the same body returns the stored manifest (attaching any scan it lacks): the
@@ -183,7 +183,9 @@ def _file(session, principal, data, now, store, uploads, stored) -> Filed:
     facts = Facts(session)
     # The permit stays locked to this filing until it commits: a filing on the same device
     # waits, then reads this one among its neighbours (`storage.service_chain`).
-    named = resolve(session, data, principal.hauler_id, facts=facts, hold=True, within=reach.city_scope(principal))
+    named = resolve(
+        session, data, hauler_id=principal.hauler_id, facts=facts, hold=True, within=reach.city_scope(principal)
+    )
     if uploads and not stored:
         documents.check(uploads)
         documents.put_objects(store, uploads)
@@ -209,21 +211,21 @@ def _file(session, principal, data, now, store, uploads, stored) -> Filed:
         **revision_columns(
             manifest,
             1,
-            canonical(data),
-            data,
-            named,
+            body=canonical(data),
+            data=data,
+            named=named,
             received_at=now,
             reason=None,
             previous=None,
             client_pk=principal.client_pk,
-            names=named_at_filing(facts, principal.hauler_id, data, named),
+            names=named_at_filing(facts, principal.hauler_id, data=data, named=named),
             certifier=certifier_of(session, principal),
         ),
     )
     manifest.revisions.append(revision)
     # The new rows are not in the database yet: nothing a neighbour query returns is them.
-    around = surroundings(session, revision, facts)
-    refresh(session, revision, now, around, facts=facts)
+    around = surroundings(session, revision, facts=facts)
+    refresh(session, revision, now=now, around=around, facts=facts)
     revision.previous_service_at = around.previous_qualifying
     if around.same_service or around.following is not None:
         # Not simply the device's latest service: its services' links are worked out again.
@@ -233,12 +235,12 @@ def _file(session, principal, data, now, store, uploads, stored) -> Filed:
     # One row more for a filing with findings, in the same statement: its notices go after.
     noticed = (notice_models.filed_event(manifest, revision, now),) if found else ()
     filings.insert(session, manifest, (manifest, revision, *revision.findings, filed, *noticed))
-    refresh_neighbours(session, revision, now, around, facts=facts)
+    refresh_neighbours(session, revision, now=now, around=around, facts=facts)
     if uploads:
         documents.attach(
             session,
             filings.joined(session, manifest),
-            list(uploads),
+            uploads=list(uploads),
             service_day=local_date(revision.service_completed_at, facts.zone(named.jurisdiction_id)),
             by=principal,
         )
@@ -270,7 +272,7 @@ def _repeat(session, manifest, body, uploads, principal) -> Filed:
     if uploads:
         zone = session.get(Jurisdiction, manifest.jurisdiction_id).time_zone
         service_day = local_date(current(manifest).service_completed_at, zone)
-        documents.attach(session, manifest, list(uploads), service_day=service_day, by=principal)
+        documents.attach(session, manifest, uploads=list(uploads), service_day=service_day, by=principal)
     return Filed(manifest, current(manifest), False, *due_of(session, manifest.device_id))
 
 
@@ -290,7 +292,7 @@ def visible(principal):
     return select(Manifest.id).where(Manifest.jurisdiction_id == principal.jurisdiction_id)
 
 
-def get(session, principal, manifest_id) -> Manifest:
+def get(session, principal, *, manifest_id) -> Manifest:
     try:
         manifest_id = uuid.UUID(str(manifest_id))
     except ValueError:
@@ -332,7 +334,7 @@ def confirm_disposals(session, *, now, manifest_ids=None) -> int:
     raised, facts = 0, Facts(session)
     for revision, deadline_hours in session.execute(query.add_columns(Jurisdiction.manifest_deadline_hours)).all():
         if now > revision.service_completed_at + timedelta(hours=deadline_hours):
-            refresh_told(session, revision, now, facts=facts)
+            refresh_told(session, revision, now=now, facts=facts)
             notice_models.add_event(session, notice_models.UNRECORDED, now, manifest_id=revision.manifest_id)
             raised += 1
     session.commit()
@@ -430,7 +432,7 @@ def dues(session, device_ids) -> dict:
         tenures = load_tenures(session, [(row[0].id, row[0].permit_id) for row in rows if row[4]])
         rules_by_city = {}
         for device, completed, city, _changed, _paused in rows:
-            facts = device_facts(device, histories.get(device.id, ()), tenures.get(device.id, ()))
+            facts = device_facts(device, histories.get(device.id, ()), tenures=tenures.get(device.id, ()))
             rules = rules_by_city.get(city.id) or rules_by_city.setdefault(city.id, rules_of(city))
             today = rules.day(clock_now())
             found[device.id] = (facts, checks.due_by(completed, facts, rules, today=today))

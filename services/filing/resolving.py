@@ -85,7 +85,7 @@ def resolve_params(permit_number, device_tag) -> dict:
     return {"number": permit_number, "tag": device_tag}
 
 
-def resolve(session, data, hauler_id, *, facts: Facts, hold=False, within=None) -> Named:
+def resolve(session, data, *, hauler_id, facts: Facts, hold=False, within=None) -> Named:
     """The permit and device a manifest names, or a 422 naming the field.
 
     Permit numbers are unique within a jurisdiction. A number is read in the cities the hauler
@@ -166,7 +166,7 @@ def resolve(session, data, hauler_id, *, facts: Facts, hold=False, within=None) 
     facts.know(
         rules=(first.jurisdiction_id, rules_of(first)),
         zone=(first.jurisdiction_id, first.time_zone),
-        device=(first.device_id, (device_facts(first, changes, tenures), permit)),
+        device=(first.device_id, (device_facts(first, changes, tenures=tenures), permit)),
         permits=[(named.permit_id, permit)],
     )
     return named

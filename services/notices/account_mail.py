@@ -26,7 +26,7 @@ def invitation(session, config, *, to, role, where, link, ttl_hours, jurisdictio
         first_choice = make(NoticePreference).values(address=to, language=chosen, muted=[], updated_at=clock_now())
         session.execute(first_choice.on_conflict_do_nothing(index_elements=["address"]))
     facts = {"role": role_word(chosen, role), "where": where, "ttl_hours": ttl_hours}
-    subject, paragraphs = written(INVITATION, chosen, facts)
+    subject, paragraphs = written(INVITATION, chosen, facts=facts)
     body = messages.body(language=chosen, paragraphs=paragraphs, link=link, label=word(chosen, "accept"))
     outbox.queue(
         session,
@@ -42,7 +42,7 @@ def invitation(session, config, *, to, role, where, link, ttl_hours, jurisdictio
 def reset(session, config, *, person, link, ttl_hours):
     """In the language the person chose for their notices (English until they choose)."""
     chosen = language_of(_stored_language(session, person.email))
-    subject, paragraphs = written(RESET, chosen, {"name": person.name, "ttl_hours": ttl_hours})
+    subject, paragraphs = written(RESET, chosen, facts={"name": person.name, "ttl_hours": ttl_hours})
     body = messages.body(language=chosen, paragraphs=paragraphs, link=link, label=word(chosen, "choose_password"))
     outbox.queue(
         session,

@@ -35,7 +35,7 @@ def of_person(session, principal) -> dict:
     return _view(address, session.get(NoticePreference, address))
 
 
-def choose(session, principal, data: dict) -> dict:
+def choose(session, principal, *, data: dict) -> dict:
     """Set the person's language and which notices they get; kinds left out stay as they were."""
     address = _address(session, principal)
     wanted = data.get("notices") or {}
@@ -74,7 +74,7 @@ def unsubscribe_target(config, token: str) -> tuple[str, str]:
     return signed
 
 
-def unsubscribe(session, config, token: str) -> tuple[str, str]:
+def unsubscribe(session, config, *, token: str) -> tuple[str, str]:
     """Turn off the kind of notice a signed link names, for its address; (address, kind)."""
     address, kind = unsubscribe_target(config, token)
     choice = _choice(session, address)

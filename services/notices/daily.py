@@ -60,16 +60,16 @@ def run_due(session, config, *, at=None) -> list[tuple[str, str, int]]:
     session.rollback()
     for city_id, code, zone in cities:
         moment = local(at, zone)
-        days = days_to_run(session, city_id, moment.date(), after_six=moment.time() >= RUN_AT)
+        days = days_to_run(session, city_id, today=moment.date(), after_six=moment.time() >= RUN_AT)
         for day in days:
-            queued = run_day(session, config, city_id, day, current=day == days[-1])
+            queued = run_day(session, config, city_id=city_id, day=day, current=day == days[-1])
             if queued is not None:
                 done.append((code, day.isoformat(), queued))
     session.rollback()
     return done
 
 
-def days_to_run(session, city_id, today, *, after_six=True) -> list:
+def days_to_run(session, city_id, *, today, after_six=True) -> list:
     """The city's days no pass has run yet, oldest first: the days since its last pass up to
     today (before its 06:00, up to yesterday), no more than `CATCH_UP_DAYS`. A city never run
     before runs today's alone: nothing was missed before the service had it."""
@@ -84,7 +84,7 @@ def days_to_run(session, city_id, today, *, after_six=True) -> list:
     return [first + timedelta(days=n) for n in range((latest - first).days + 1)]
 
 
-def run_day(session, config, city_id, day, *, current=True) -> int | None:
+def run_day(session, config, *, city_id, day, current=True) -> int | None:
     """The city's pass for `day`, committed with its claim; None where another ran it. A day
     caught up before the latest (`current` False) sends no list of deliveries awaiting: that is
     today's list, which the latest day's pass sends."""
@@ -137,8 +137,8 @@ def _devices(session, city, day, base) -> int:
         if kind is None:
             continue
         due_on = from_day_number(row.due_day)
-        people = recipients.restaurant(session, row.fse_id, kind) + recipients.hauler_office(
-            session, row.last_hauler_id, city.id, kind
+        people = recipients.restaurant(session, row.fse_id, kind=kind) + recipients.hauler_office(
+            session, row.last_hauler_id, jurisdiction_id=city.id, kind=kind
         )
         for person in people:
             facts = {
@@ -149,7 +149,7 @@ def _devices(session, city, day, base) -> int:
                 "days": row.due_day - today,
                 "citation": _citation(city, row.device_kind, person.language),
             }
-            subject, paragraphs = written(kind, person.language, facts)
+            subject, paragraphs = written(kind, person.language, facts=facts)
             queued += outbox.queue(
                 session,
                 kind=kind,
@@ -179,8 +179,8 @@ def _awaiting(session, city, day, base) -> int:
             continue
         count = f"{len(items)}+" if more else str(len(items))
         site_name = _site_name(session, site_id)
-        for person in recipients.site_clerks(session, site_id, city.id, AWAITING):
-            subject, paragraphs = written(AWAITING, person.language, {"count": count, "site_name": site_name})
+        for person in recipients.site_clerks(session, site_id, jurisdiction_id=city.id, kind=AWAITING):
+            subject, paragraphs = written(AWAITING, person.language, facts={"count": count, "site_name": site_name})
             queued += outbox.queue(
                 session,
                 kind=AWAITING,
@@ -203,7 +203,7 @@ def _unreceived(session, city, day, base) -> int:
     queued = 0
     for row in receipts.unreceived(session, city, at=at, within=UNRECEIVED_WITHIN):
         hauler_id = uuid.UUID(row["hauler_id"])
-        for person in recipients.hauler_office(session, hauler_id, city.id, UNRECEIVED):
+        for person in recipients.hauler_office(session, hauler_id, jurisdiction_id=city.id, kind=UNRECEIVED):
             facts = {
                 "manifest_number": row["manifest_number"],
                 "fse_name": row["fse_name"],
@@ -213,7 +213,7 @@ def _unreceived(session, city, day, base) -> int:
                 "hours": city.manifest_deadline_hours,
                 "citation": word(person.language, "policy") if reconcile.CITATION == POLICY else reconcile.CITATION,
             }
-            subject, paragraphs = written(UNRECEIVED, person.language, facts)
+            subject, paragraphs = written(UNRECEIVED, person.language, facts=facts)
             queued += outbox.queue(
                 session,
                 kind=UNRECEIVED,
@@ -296,8 +296,8 @@ def _digest(session, city, day, base) -> int:
         "corrections": corrections,
     }
     queued = 0
-    for person in recipients.auditors(session, city.id, DIGEST):
-        subject, paragraphs = written(DIGEST, person.language, facts)
+    for person in recipients.auditors(session, city.id, kind=DIGEST):
+        subject, paragraphs = written(DIGEST, person.language, facts=facts)
         queued += outbox.queue(
             session,
             kind=DIGEST,

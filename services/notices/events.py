@@ -50,7 +50,7 @@ def expand(session, config, *, limit=100) -> int:
 def _queue_each(session, people, *, kind, city_id, key, facts, link, extra=lambda language: ()):
     queued = 0
     for person in people:
-        subject, paragraphs = written(kind, person.language, facts, extra(person.language))
+        subject, paragraphs = written(kind, person.language, facts=facts, extra_lines=extra(person.language))
         queued += outbox.queue(
             session,
             kind=kind,
@@ -88,10 +88,10 @@ def _filed(session, base, event) -> int:
     }
 
     def lines(language):
-        return [finding_line(language, f.code, f.citation, f.message) for f in found]
+        return [finding_line(language, f.code, citation=f.citation, message=f.message) for f in found]
 
-    people = recipients.restaurant(session, manifest.fse_id, FINDINGS) + recipients.hauler_office(
-        session, manifest.hauler_id, manifest.jurisdiction_id, FINDINGS
+    people = recipients.restaurant(session, manifest.fse_id, kind=FINDINGS) + recipients.hauler_office(
+        session, manifest.hauler_id, jurisdiction_id=manifest.jurisdiction_id, kind=FINDINGS
     )
     return _queue_each(
         session,
@@ -116,7 +116,9 @@ def _unrecorded(session, base, event) -> int:
     city = session.get(Jurisdiction, manifest.jurisdiction_id)
     cited = (city.citations or {}).get("disposal_confirmed") or POLICY
     queued = 0
-    for person in recipients.hauler_office(session, manifest.hauler_id, manifest.jurisdiction_id, UNRECORDED):
+    for person in recipients.hauler_office(
+        session, manifest.hauler_id, jurisdiction_id=manifest.jurisdiction_id, kind=UNRECORDED
+    ):
         facts = {
             "manifest_number": manifest.manifest_number,
             "fse_name": session.scalar(select(Fse.name).where(Fse.id == manifest.fse_id)),
@@ -145,7 +147,9 @@ def _disputed(session, base, event) -> int:
         "site_name": session.scalar(select(DisposalSite.name).where(DisposalSite.id == dispute.site_id)),
         "reason": dispute.reason,
     }
-    people = recipients.hauler_office(session, manifest.hauler_id, manifest.jurisdiction_id, DISPUTED)
+    people = recipients.hauler_office(
+        session, manifest.hauler_id, jurisdiction_id=manifest.jurisdiction_id, kind=DISPUTED
+    )
     return _queue_each(
         session,
         people,
@@ -160,7 +164,9 @@ def _disputed(session, base, event) -> int:
 def _decided(session, base, event) -> int:
     row = session.get(PendingCorrection, uuid.UUID(event.payload["correction_id"]))
     manifest = session.get(Manifest, row.manifest_id)
-    people = recipients.hauler_office(session, manifest.hauler_id, manifest.jurisdiction_id, CORRECTION)
+    people = recipients.hauler_office(
+        session, manifest.hauler_id, jurisdiction_id=manifest.jurisdiction_id, kind=CORRECTION
+    )
     queued = 0
     for person in people:
         facts = {

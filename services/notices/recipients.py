@@ -57,7 +57,7 @@ def _contact(session, kind, address) -> list[Recipient]:
     return [Recipient(address, "en")]
 
 
-def restaurant(session, fse_id, kind) -> list[Recipient]:
+def restaurant(session, fse_id, *, kind) -> list[Recipient]:
     people = _people(
         session,
         Membership.organisation == "restaurant",
@@ -69,7 +69,7 @@ def restaurant(session, fse_id, kind) -> list[Recipient]:
     return _contact(session, kind, record and (record.contact_email or record.operator_email))
 
 
-def hauler_office(session, hauler_id, jurisdiction_id, kind) -> list[Recipient]:
+def hauler_office(session, hauler_id, *, jurisdiction_id, kind) -> list[Recipient]:
     """The hauler's admins and dispatchers: the whole company's, and those the city scoped; the
     hauler's contact address while it has none for the city (its drivers hear of no office mail)."""
     if hauler_id is None:
@@ -86,7 +86,7 @@ def hauler_office(session, hauler_id, jurisdiction_id, kind) -> list[Recipient]:
     return _contact(session, kind, session.scalar(select(Hauler.contact_email).where(Hauler.id == hauler_id)))
 
 
-def site_clerks(session, site_id, jurisdiction_id, kind) -> list[Recipient]:
+def site_clerks(session, site_id, *, jurisdiction_id, kind) -> list[Recipient]:
     """The site's clerks (its admin manages its people, and confirms no load)."""
     people = _people(
         session,
@@ -98,7 +98,7 @@ def site_clerks(session, site_id, jurisdiction_id, kind) -> list[Recipient]:
     return _chosen(session, kind, people)
 
 
-def auditors(session, jurisdiction_id, kind) -> list[Recipient]:
+def auditors(session, jurisdiction_id, *, kind) -> list[Recipient]:
     people = _people(
         session,
         Membership.organisation == "city",

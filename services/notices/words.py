@@ -209,7 +209,7 @@ def language_of(value: str | None) -> str:
     return value if value in LANGUAGES else "en"
 
 
-def written(kind: str, language: str, facts: dict, extra_lines=()) -> tuple[str, list[str]]:
+def written(kind: str, language: str, *, facts: dict, extra_lines=()) -> tuple[str, list[str]]:
     """(subject, paragraphs) of `kind` in `language`, with `extra_lines` after the first."""
     words = WORDS[language_of(language)]
     subject, lines = words[kind]
@@ -258,7 +258,7 @@ FINDINGS_ES = {
 }
 
 
-def finding_line(language: str, code: str, citation: str, message: str) -> str:
+def finding_line(language: str, code: str, *, citation: str, message: str) -> str:
     """One finding as a line: its words, its citation (or exchange policy), and what was found."""
     title = FINDINGS_ES.get(code) if language_of(language) == "es" else None
     cited = word(language, "policy") if citation == "exchange policy" else citation

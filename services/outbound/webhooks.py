@@ -141,14 +141,18 @@ def listing(session, principal) -> list[Webhook]:
     ).all()
 
 
-def get(session, principal, webhook_id) -> Webhook:
+def get(session, principal, *, webhook_id) -> Webhook:
     return within_reach(
-        session, Webhook, webhook_id, select(Webhook.id).where(Webhook.client_id == principal.client_pk), "webhook"
+        session,
+        Webhook,
+        object_id=webhook_id,
+        visible_ids=select(Webhook.id).where(Webhook.client_id == principal.client_pk),
+        what="webhook",
     )
 
 
-def disable(session, principal, webhook_id, *, reason="disabled by its client") -> Webhook:
-    webhook = get(session, principal, webhook_id)
+def disable(session, principal, *, webhook_id, reason="disabled by its client") -> Webhook:
+    webhook = get(session, principal, webhook_id=webhook_id)
     if webhook.status == "active":
         _disable(webhook, reason)
         session.commit()
@@ -183,7 +187,7 @@ def secret_of(webhook, signing_key: bytes) -> str:
     return hmac.new(signing_key, f"fogx-webhook:{webhook.id}".encode(), hashlib.sha256).hexdigest()
 
 
-def signature(secret: str, timestamp: int, body: bytes) -> str:
+def signature(secret: str, timestamp: int, *, body: bytes) -> str:
     mac = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
     return f"t={timestamp},v1={mac}"
 
@@ -299,7 +303,7 @@ def _deliver_one(session, webhook_id, now, *, signing_key, allow_local, post) ->
         "User-Agent": USER_AGENT,
         "Fogx-Webhook-Id": str(webhook.id),
         "Fogx-Delivery": next_cursor,
-        "Fogx-Signature": signature(secret_of(webhook, signing_key), int(time.time()), body),
+        "Fogx-Signature": signature(secret_of(webhook, signing_key), int(time.time()), body=body),
     }
     url = webhook.url
     session.commit()  # nothing stays open while the receiver answers

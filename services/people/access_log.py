@@ -32,7 +32,7 @@ def note_read(engine, principal, *, fse_id, format, period_from, period_to):
         session.commit()
 
 
-def note_manifest_reads(engine, principal, manifests, *, format):
+def note_manifest_reads(engine, principal, *, manifests, format):
     """A read of manifests (`format`: manifests, manifest, revisions, correction or scan), one row
     an FSE they are of, its period the service days shown. The restaurant reading its own is
     not noted; a city, a hauler or a site reading them is, as a download of the record is."""
@@ -67,7 +67,7 @@ def note_manifest_reads(engine, principal, manifests, *, format):
         session.commit()
 
 
-def reads(session, principal, fse_id) -> list:
+def reads(session, principal, *, fse_id) -> list:
     """Every noted read of the FSE's record, the newest first: (read, client, person or None)."""
     fse = session.scalar(select(Fse).where(Fse.id == _uuid(fse_id), Fse.id.in_(reach.fse_ids(principal))))
     if fse is None:

@@ -151,7 +151,7 @@ def _within(organisation, field, message):
     return Invalid(f"No such {organisation} within your reach.", errors={field: [message]})
 
 
-def target_of(session, principal, manager, data) -> dict:
+def target_of(session, principal, *, manager, data) -> dict:
     """The organisation an invitation names, checked to be within the caller's reach: a foreign
     one is refused exactly as one that does not exist."""
     organisation = data["organisation"]
@@ -245,11 +245,11 @@ def listing(session, principal) -> list[Membership]:
 # Invitations ---------------------------------------------------------------------------------
 
 
-def invite(session, principal, data, *, config) -> Invitation:
+def invite(session, principal, *, data, config) -> Invitation:
     """An invitation, mailed with its link (valid `INVITATION_TTL_HOURS`); committed once sent."""
     manager = standing(session, principal)
     _check_role(data["organisation"], data["role"])
-    target = target_of(session, principal, manager, data)
+    target = target_of(session, principal, manager=manager, data=data)
     return _issue(
         session,
         email=data["email"],
@@ -343,7 +343,7 @@ def accept(session, token, *, name, password, config) -> Membership:
     invitation = invitation_of(session, token)
     person = find_person(session, invitation.email)
     if person is not None and person.password_hash is not None:
-        person = verify_password(session, invitation.email, password, config=config)
+        person = verify_password(session, invitation.email, password=password, config=config)
     else:
         if not (name or "").strip() or CONTROL.search(name):
             raise Invalid("Give your name.", errors={"name": ["Required, in printable characters."]})
@@ -381,7 +381,7 @@ def accept(session, token, *, name, password, config) -> Membership:
 # Removal -------------------------------------------------------------------------------------
 
 
-def remove(session, principal, membership_id) -> Membership:
+def remove(session, principal, *, membership_id) -> Membership:
     """Take a person out of an organisation: its principal is revoked with every token and
     sign-in it has, so the very next call with one of them is refused."""
     standing(session, principal)

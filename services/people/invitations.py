@@ -29,7 +29,7 @@ def pending(session, principal) -> list[Invitation]:
     return _managed(session, principal, rows)
 
 
-def withdraw(session, principal, invitation_id) -> Invitation:
+def withdraw(session, principal, *, invitation_id) -> Invitation:
     """End a pending invitation: its link no longer works. Withdrawn before: answered as it is."""
     standing(session, principal)
     try:

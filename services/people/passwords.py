@@ -79,7 +79,7 @@ def checked(password: str, email: str) -> str:
     return hasher.hash(password)
 
 
-def verify_password(session, email, password, *, config) -> Person:
+def verify_password(session, email, *, password, config) -> Person:
     """The person whose password this is. Every refusal costs one Argon2id verification and
     reads the same, account or not; a locked account says so, and for how long, only to the
     right password. Wrong passwords are counted by where they come from (`api.people.signin`), not
@@ -143,7 +143,7 @@ def _matches(hashed, password) -> bool:
         return False
 
 
-def set_password(session, person, password):
+def set_password(session, person, *, password):
     """A new password: the lock is lifted, and what the old one began ends: every sign-in, code
     and sign-in page, every other reset link, a second factor's key not yet confirmed, and the
     webhooks made through the person's memberships (a thief's session may have made them)."""
@@ -212,7 +212,7 @@ def reset_of(session, token) -> PasswordReset:
     return reset
 
 
-def reset_password(session, token, password) -> Person:
+def reset_password(session, token, *, password) -> Person:
     """The link's new password; the link is used, and every other link of the person ends."""
     reset = reset_of(session, token)
     person = session.get(Person, reset.person_id)
@@ -226,7 +226,7 @@ def reset_password(session, token, password) -> Person:
         session.rollback()
         raise LinkInvalid("This reset link has expired or has been used. Ask for a new one.")
     try:
-        set_password(session, person, password)
+        set_password(session, person, password=password)
     except Invalid:
         session.rollback()  # a password not good enough leaves the link as it was
         raise

@@ -95,7 +95,7 @@ def _take_code(session, person, code) -> bool:
     return taken.rowcount == 1
 
 
-def confirm(session, person, code) -> list[str]:
+def confirm(session, person, *, code) -> list[str]:
     """Turn the second factor on once a code from the app matches; the recovery codes, shown once."""
     if person.totp_enabled_at is not None:
         raise Invalid("The second factor is on already.")
@@ -120,7 +120,7 @@ def new_recovery_codes(session, person) -> list[str]:
     return codes
 
 
-def verify(session, person, code, *, config) -> str:
+def verify(session, person, *, code, config) -> str:
     """How the second factor was proved, the sign-in's last: 'otp' for a right TOTP code,
     'recovery' for an unused recovery code (used up now); the count of tries starts again. Each
     try is counted first (`passwords.count_try`): a locked account's code is not tried

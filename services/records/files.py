@@ -31,7 +31,7 @@ def name_of(record, kind: str) -> str:
     return f"record-{digest}.{kind}"
 
 
-def file_of(store: ObjectStore, record, kind: str, make: Callable) -> tuple[object, int | None]:
+def file_of(store: ObjectStore, record, *, kind: str, make: Callable) -> tuple[object, int | None]:
     """The record's `kind` file, open at its start, and its size where known: the copy kept
     for this state, or one made now by `make(handle)` (which writes the whole file) and kept."""
     key = name_of(record, kind)

@@ -37,7 +37,7 @@ def record(
 ) -> tuple[TrapCleaning, Device]:
     """One cleaning of one of the FSE's traps, by the restaurant's own people; no later than
     the city's today."""
-    fse = registry.get_fse(session, principal, fse_id)
+    fse = registry.get_fse(session, principal, fse_id=fse_id)
     city = session.get(Jurisdiction, fse.jurisdiction_id)
     device = session.scalar(select(Device).where(Device.id == device_id, Device.fse_id == fse.id))
     errors = {}
@@ -75,7 +75,7 @@ def read(
     """The FSE's log for a period (the last thirty days unless asked), and, where the city's
     text sets how often the kitchen cleans a trap, each day a trap went without (from its
     permit's first day to its last)."""
-    fse = registry.get_fse(session, principal, fse_id)
+    fse = registry.get_fse(session, principal, fse_id=fse_id)
     city = session.get(Jurisdiction, fse.jurisdiction_id)
     today = local_date(clock_now(), city.time_zone)
     day_to = min(day_to or today, today)

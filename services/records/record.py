@@ -258,11 +258,11 @@ def _depth(revision: ManifestRevision) -> Decimal | None:
     return revision.fog_depth_in + revision.solids_depth_in
 
 
-def for_caller(session, principal, fse_id, **period) -> Record:
-    return build(session, registry.get_fse(session, principal, fse_id), **period)
+def for_caller(session, principal, *, fse_id, **period) -> Record:
+    return build(session, registry.get_fse(session, principal, fse_id=fse_id), **period)
 
 
-def verify(session, store, fse: Fse) -> list[str]:
+def verify(session, store, *, fse: Fse) -> list[str]:
     """Every revision's hash chain, the columns that decide retention and holds against what
     the hashed revisions say, and every document's SHA-256 against the store: for every
     manifest that names the FSE or ever named it."""

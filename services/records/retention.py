@@ -42,7 +42,7 @@ class HoldError(ValueError):
 # How long a record is kept ------------------------------------------------------------------
 
 
-def kept_from(first_received_at, latest_service_at, time_zone) -> date:
+def kept_from(first_received_at, latest_service_at, *, time_zone) -> date:
     """The day a record's retention counts from: its first filing or the latest service it
     ever had, whichever is later, read as the city's local date."""
     return max(local_date(first_received_at, time_zone), local_date(latest_service_at, time_zone))
@@ -50,13 +50,15 @@ def kept_from(first_received_at, latest_service_at, time_zone) -> date:
 
 def kept_until(first_received_at, latest_service_at, *, years, time_zone) -> date:
     """The last day a record must be kept."""
-    return add_years(kept_from(first_received_at, latest_service_at, time_zone), years)
+    return add_years(kept_from(first_received_at, latest_service_at, time_zone=time_zone), years)
 
 
 def record_kept_from(jurisdiction: Jurisdiction, manifest: Manifest) -> date:
     """`kept_from` of a manifest whose revisions are loaded."""
     revisions = manifest.revisions
-    return kept_from(revisions[0].received_at, max(r.service_completed_at for r in revisions), jurisdiction.time_zone)
+    return kept_from(
+        revisions[0].received_at, max(r.service_completed_at for r in revisions), time_zone=jurisdiction.time_zone
+    )
 
 
 def record_kept_until(jurisdiction: Jurisdiction, manifest: Manifest) -> date:
@@ -271,7 +273,7 @@ def _remove(session, store, manifest, summary):
     session.execute(delete(LegalHold).where(LegalHold.manifest_id == manifest.id))
     # What the feed said of it goes with it; that it was purged stays, for those who copied it.
     session.execute(delete(Change).where(Change.manifest_id == manifest.id))
-    changes.record(session, manifest, changes.PURGED, at=clock_now())
+    changes.record(session, manifest, kind=changes.PURGED, at=clock_now())
     session.execute(delete(Manifest).where(Manifest.id == manifest.id))
     session.commit()
     still_used = set(session.scalars(select(Document.object_key).where(Document.object_key.in_(keys))))

@@ -23,15 +23,15 @@ def _city(session, principal, code) -> Jurisdiction:
     return jurisdiction
 
 
-def listing(session, principal, code, *, cursor=None, limit=50) -> tuple[Jurisdiction, list, str | None]:
+def listing(session, principal, *, code, cursor=None, limit=50) -> tuple[Jurisdiction, list, str | None]:
     """The city's changes, oldest first: (the city, a page of rows, the next cursor)."""
     jurisdiction = _city(session, principal, code)
     query = select(RegistryChange).where(RegistryChange.jurisdiction_id == jurisdiction.id)
-    rows, next_cursor = page(session, query, RegistryChange, cursor=cursor, limit=limit, shown=SHOWN)
+    rows, next_cursor = page(session, query, model=RegistryChange, cursor=cursor, limit=limit, shown=SHOWN)
     return jurisdiction, rows, next_cursor
 
 
-def every(session, principal, code):
+def every(session, principal, *, code):
     """(the city, all its changes oldest first) for a sheet."""
     jurisdiction = _city(session, principal, code)
     query = (

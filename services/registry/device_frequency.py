@@ -14,9 +14,9 @@ from storage.models import DeviceFrequencyChange, Jurisdiction
 def change_frequency(
     session,
     principal,
+    *,
     fse_id,
     device_id,
-    *,
     frequency_days: int,
     effective_on,
     reason: str,
@@ -26,7 +26,7 @@ def change_frequency(
 ) -> DeviceFrequencyChange:
     """Record that the device is serviced every `frequency_days` from `effective_on` on; the
     device's `frequency_days` says the latest frequency set, the changes when each holds."""
-    device = get_device(session, principal, fse_id, device_id)
+    device = get_device(session, principal, fse_id=fse_id, device_id=device_id)
     city = session.get(Jurisdiction, device.fse.jurisdiction_id)
     _own(principal, city.id)
     errors = refusal(
@@ -43,8 +43,8 @@ def change_frequency(
     change = record(
         session,
         principal,
-        device,
-        city,
+        device=device,
+        city=city,
         frequency_days=frequency_days,
         effective_on=effective_on,
         reason=reason,
@@ -91,9 +91,9 @@ def notice_of(city, *, after_inspection: bool) -> tuple:
 def record(
     session,
     principal,
+    *,
     device,
     city,
-    *,
     frequency_days: int,
     effective_on,
     reason: str,
@@ -118,8 +118,8 @@ def record(
         registry_log.note(
             session,
             principal,
-            "device.frequency_changed",
-            device,
+            action="device.frequency_changed",
+            subject=device,
             detail={
                 "fields": [
                     "effective_on",

@@ -13,11 +13,11 @@ from storage.models import DevicePermitMove, Jurisdiction, Permit
 
 
 def move_device(
-    session, principal, fse_id, device_id, *, permit_number: str, reason: str, effective_on=None
+    session, principal, *, fse_id, device_id, permit_number: str, reason: str, effective_on=None
 ) -> DevicePermitMove:
     """List the device on the FSE's permit `permit_number` from `effective_on` on (default the
     later of that permit's first day and today)."""
-    device = get_device(session, principal, fse_id, device_id)
+    device = get_device(session, principal, fse_id=fse_id, device_id=device_id)
     city = session.get(Jurisdiction, device.fse.jurisdiction_id)
     _own(principal, city.id)
     permit = session.scalar(select(Permit).where(Permit.fse_id == device.fse_id, Permit.permit_number == permit_number))
@@ -25,15 +25,15 @@ def move_device(
         raise Invalid("The FSE holds no such permit.", errors={"permit_number": ["No such permit for this FSE."]})
     if permit.id == device.permit_id:
         raise Invalid("The device is on that permit.", errors={"permit_number": ["The device is on it already."]})
-    effective_on, errors = refusal(device, permit, city, effective_on=effective_on)
+    effective_on, errors = refusal(device, permit, city=city, effective_on=effective_on)
     if errors:
         raise Invalid("The device cannot move to that permit on that day.", errors=errors)
-    move = record(session, principal, device, permit, effective_on=effective_on, reason=reason)
+    move = record(session, principal, device=device, permit=permit, effective_on=effective_on, reason=reason)
     session.commit()
     return move
 
 
-def refusal(device, permit, city, *, effective_on=None) -> tuple:
+def refusal(device, permit, *, city, effective_on=None) -> tuple:
     """(the day the move takes effect, why it cannot, by field): by default the later of the
     permit's first day and today (the route's and the import's rule alike)."""
     today = dates.local_date(now(), city.time_zone)
@@ -48,7 +48,7 @@ def refusal(device, permit, city, *, effective_on=None) -> tuple:
     )
 
 
-def record(session, principal, device, permit, *, effective_on, reason: str) -> DevicePermitMove:
+def record(session, principal, *, device, permit, effective_on, reason: str) -> DevicePermitMove:
     """Add the move `refusal` allowed (not committed); `principal` None: noted by the caller."""
     move = DevicePermitMove(
         device_id=device.id,
@@ -63,8 +63,8 @@ def record(session, principal, device, permit, *, effective_on, reason: str) -> 
         registry_log.note(
             session,
             principal,
-            "device.permit_moved",
-            device,
+            action="device.permit_moved",
+            subject=device,
             detail={
                 "fields": ["effective_on", "permit_number", "reason"],
                 "to_permit": permit.permit_number,

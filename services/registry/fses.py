@@ -31,7 +31,7 @@ def today():
 # Reading ----------------------------------------------------------------------------------
 
 
-def within_reach(session, model, object_id, visible_ids, what):
+def within_reach(session, model, *, object_id, visible_ids, what):
     """The object if it exists and is within reach; the same 404 whichever it is not."""
     try:
         object_id = uuid.UUID(str(object_id))
@@ -43,19 +43,19 @@ def within_reach(session, model, object_id, visible_ids, what):
     return row
 
 
-def get_fse(session, principal, fse_id) -> Fse:
-    return within_reach(session, Fse, fse_id, reach.fse_ids(principal), "FSE")
+def get_fse(session, principal, *, fse_id) -> Fse:
+    return within_reach(session, Fse, object_id=fse_id, visible_ids=reach.fse_ids(principal), what="FSE")
 
 
-def get_permit(session, principal, permit_id) -> Permit:
+def get_permit(session, principal, *, permit_id) -> Permit:
     visible = select(Permit.id).where(Permit.fse_id.in_(reach.fse_ids(principal)))
-    return within_reach(session, Permit, permit_id, visible, "permit")
+    return within_reach(session, Permit, object_id=permit_id, visible_ids=visible, what="permit")
 
 
-def get_device(session, principal, fse_id, device_id) -> Device:
-    fse = get_fse(session, principal, fse_id)
+def get_device(session, principal, *, fse_id, device_id) -> Device:
+    fse = get_fse(session, principal, fse_id=fse_id)
     visible = select(Device.id).where(Device.fse_id == fse.id)
-    return within_reach(session, Device, device_id, visible, "device")
+    return within_reach(session, Device, object_id=device_id, visible_ids=visible, what="device")
 
 
 def jurisdiction_by_code(session, code) -> Jurisdiction | None:
@@ -76,7 +76,7 @@ def decode_cursor(cursor: str) -> uuid.UUID:
         raise Invalid("The cursor is not one this API gave out.", errors={"cursor": ["Not a valid cursor."]}) from None
 
 
-def page(session, query, model, *, cursor=None, limit=50, shown=()):
+def page(session, query, *, model, cursor=None, limit=50, shown=()):
     """Rows after `cursor` in id order (ids are time-ordered), and the next cursor. `shown`:
     loader options for what the rows' views read, so that a page is read in a statement for
     each, not one for each row."""
@@ -104,7 +104,7 @@ def _by_jurisdiction(query, column, code):
 def list_fses(session, principal, *, q=None, jurisdiction=None, status=None, cursor=None, limit=50, as_of=None):
     query = select(Fse).where(Fse.id.in_(reach.fse_ids(principal)))
     query = _search(_by_jurisdiction(query, Fse.jurisdiction_id, jurisdiction), q, Fse.name, Fse.address, Fse.apn)
-    return page(session, query, Fse, cursor=cursor, limit=limit)
+    return page(session, query, model=Fse, cursor=cursor, limit=limit)
 
 
 def list_permits(session, principal, *, q=None, jurisdiction=None, status=None, cursor=None, limit=50, as_of=None):
@@ -118,19 +118,19 @@ def list_permits(session, principal, *, q=None, jurisdiction=None, status=None, 
     return page(
         session,
         query,
-        Permit,
+        model=Permit,
         cursor=cursor,
         limit=limit,
         shown=(selectinload(Permit.fse).joinedload(Fse.jurisdiction), selectinload(Permit.status_changes)),
     )
 
 
-def list_devices(session, principal, fse_id, *, cursor=None, limit=50, **_filters):
-    fse = get_fse(session, principal, fse_id)
+def list_devices(session, principal, *, fse_id, cursor=None, limit=50, **_filters):
+    fse = get_fse(session, principal, fse_id=fse_id)
     return page(
         session,
         select(Device).where(Device.fse_id == fse.id),
-        Device,
+        model=Device,
         cursor=cursor,
         limit=limit,
         shown=(selectinload(Device.permit),),
@@ -140,7 +140,7 @@ def list_devices(session, principal, fse_id, *, cursor=None, limit=50, **_filter
 # Writing ----------------------------------------------------------------------------------
 
 
-def admin_jurisdiction(session, principal, code):
+def admin_jurisdiction(session, principal, *, code):
     """The jurisdiction `code`, which must be the admin's own; 422 otherwise."""
     jurisdiction = jurisdiction_by_code(session, code)
     if jurisdiction is None or jurisdiction.id != principal.jurisdiction_id:
@@ -159,22 +159,22 @@ def _commit(session, conflict_detail):
         raise Conflict(conflict_detail) from None
 
 
-def create_fse(session, principal, data) -> Fse:
-    jurisdiction = admin_jurisdiction(session, principal, data.pop("jurisdiction"))
+def create_fse(session, principal, *, data) -> Fse:
+    jurisdiction = admin_jurisdiction(session, principal, code=data.pop("jurisdiction"))
     fse = Fse(jurisdiction_id=jurisdiction.id, **data)
     session.add(fse)
-    registry_log.note(session, principal, "fse.created", fse, fields=data)
+    registry_log.note(session, principal, action="fse.created", subject=fse, fields=data)
     _commit(session, "An FSE with this name and APN exists in the jurisdiction.")
     return fse
 
 
-def update_fse(session, principal, fse_id, data) -> Fse:
-    fse = get_fse(session, principal, fse_id)
+def update_fse(session, principal, *, fse_id, data) -> Fse:
+    fse = get_fse(session, principal, fse_id=fse_id)
     _own(principal, fse.jurisdiction_id)
     for name, value in data.items():
         setattr(fse, name, value)
     fse.updated_at = now()
-    registry_log.note(session, principal, "fse.updated", fse, fields=data)
+    registry_log.note(session, principal, action="fse.updated", subject=fse, fields=data)
     _commit(session, "An FSE with this name and APN exists in the jurisdiction.")
     return fse
 
@@ -201,7 +201,7 @@ def judge_permit_term(jurisdiction: Jurisdiction, *, issued_on, expires_on) -> t
     return None, [{"code": "permit_term_exceeded", "message": why, "citation": citation}]
 
 
-def create_permit(session, principal, data) -> tuple[Permit, list]:
+def create_permit(session, principal, *, data) -> tuple[Permit, list]:
     """A permit for one of the city's FSEs; returns (permit, warnings)."""
     fse = session.scalar(select(Fse).where(Fse.id == data["fse_id"], Fse.jurisdiction_id == principal.jurisdiction_id))
     if fse is None:
@@ -221,16 +221,16 @@ def create_permit(session, principal, data) -> tuple[Permit, list]:
     permit = Permit(jurisdiction_id=fse.jurisdiction_id, **data)
     permit.status_changes.append(PermitStatusChange(status=status, effective_on=permit.issued_on, reason="issued"))
     session.add(permit)
-    registry_log.note(session, principal, "permit.created", permit, fields=[*data, "status"])
+    registry_log.note(session, principal, action="permit.created", subject=permit, fields=[*data, "status"])
     _commit(session, f"Permit number {data['permit_number']!r} exists in this jurisdiction.")
     return permit, warnings
 
 
-def change_permit_status(session, principal, permit_id, data) -> Permit:
-    permit = get_permit(session, principal, permit_id)
+def change_permit_status(session, principal, *, permit_id, data) -> Permit:
+    permit = get_permit(session, principal, permit_id=permit_id)
     _own(principal, permit.jurisdiction_id)
     permit.status_changes.append(PermitStatusChange(**data))
-    registry_log.note(session, principal, "permit.status_changed", permit, fields=data)
+    registry_log.note(session, principal, action="permit.status_changed", subject=permit, fields=data)
     session.commit()
     return permit
 
@@ -251,9 +251,9 @@ def device_warnings(jurisdiction: Jurisdiction, device: Device):
     return warnings
 
 
-def create_device(session, principal, fse_id, data):
+def create_device(session, principal, *, fse_id, data):
     """A device on one of the FSE's permits; returns (device, warnings)."""
-    fse = get_fse(session, principal, fse_id)
+    fse = get_fse(session, principal, fse_id=fse_id)
     _own(principal, fse.jurisdiction_id)
     jurisdiction = session.get(Jurisdiction, fse.jurisdiction_id)
     permit = session.scalar(
@@ -280,6 +280,6 @@ def create_device(session, principal, fse_id, data):
     data = {k: v for k, v in data.items() if k != "permit_number"}
     device = Device(fse_id=fse.id, permit_id=permit.id, **data)
     session.add(device)
-    registry_log.note(session, principal, "device.created", device, fields=[*data, "permit_number"])
+    registry_log.note(session, principal, action="device.created", subject=device, fields=[*data, "permit_number"])
     _commit(session, f"Device tag {data['tag']!r} exists at this FSE.")
     return device, device_warnings(jurisdiction, device)

@@ -61,7 +61,7 @@ def local_today(jurisdiction: Jurisdiction) -> date:
 # One city's rows ----------------------------------------------------------------------------
 
 
-def shared_field_kept(kind, record, fields) -> dict:
+def shared_field_kept(kind, record, *, fields) -> dict:
     """The warning for a second city whose differing shared fields were not taken."""
     owner = record.owner.name if record.owner is not None else "no city"
     return {
@@ -72,13 +72,13 @@ def shared_field_kept(kind, record, fields) -> dict:
     }
 
 
-def differing(record, data, fields):
+def differing(record, data, *, fields):
     return [name for name in fields if name in data and data[name] != getattr(record, name)]
 
 
 def _owner_only(record, jurisdiction_id, data, fields, kind):
     """Refuses a change of a shared field by a city that does not own the record."""
-    changed = differing(record, data, fields)
+    changed = differing(record, data, fields=fields)
     if changed and record.owner_jurisdiction_id != jurisdiction_id:
         owner = record.owner.name if record.owner is not None else "no city"
         verb = "is" if len(changed) == 1 else "are"
@@ -105,12 +105,14 @@ SITE_SHOWN = (
 )
 
 
-def get_hauler(session, principal, hauler_id) -> Hauler:
-    return within_reach(session, Hauler, hauler_id, reach.hauler_ids(principal), "hauler")
+def get_hauler(session, principal, *, hauler_id) -> Hauler:
+    return within_reach(session, Hauler, object_id=hauler_id, visible_ids=reach.hauler_ids(principal), what="hauler")
 
 
-def get_site(session, principal, site_id) -> DisposalSite:
-    return within_reach(session, DisposalSite, site_id, reach.site_ids(principal), "disposal site")
+def get_site(session, principal, *, site_id) -> DisposalSite:
+    return within_reach(
+        session, DisposalSite, object_id=site_id, visible_ids=reach.site_ids(principal), what="disposal site"
+    )
 
 
 def _like(text):
@@ -129,16 +131,16 @@ def list_haulers(session, principal, *, q=None, jurisdiction=None, status=None, 
         query = query.where(
             or_(func.lower(Hauler.name).like(_like(q)), func.lower(Hauler.licence_number).like(_like(q)))
         )
-    return page(session, query, Hauler, cursor=cursor, limit=limit, shown=HAULER_SHOWN)
+    return page(session, query, model=Hauler, cursor=cursor, limit=limit, shown=HAULER_SHOWN)
 
 
-def list_vehicles(session, principal, hauler_id, *, cursor=None, limit=50, **_filters):
+def list_vehicles(session, principal, *, hauler_id, cursor=None, limit=50, **_filters):
     """The vehicles the cities within the caller's reach accept for the hauler."""
-    hauler = get_hauler(session, principal, hauler_id)
+    hauler = get_hauler(session, principal, hauler_id=hauler_id)
     query = select(Vehicle).where(
         Vehicle.hauler_id == hauler.id, Vehicle.jurisdiction_id.in_(reach.jurisdiction_ids(principal))
     )
-    return page(session, query, Vehicle, cursor=cursor, limit=limit, shown=(joinedload(Vehicle.jurisdiction),))
+    return page(session, query, model=Vehicle, cursor=cursor, limit=limit, shown=(joinedload(Vehicle.jurisdiction),))
 
 
 def list_sites(
@@ -160,7 +162,7 @@ def list_sites(
                 )
             )
         )
-    rows, next_cursor = page(session, query, DisposalSite, cursor=cursor, limit=limit, shown=SITE_SHOWN)
+    rows, next_cursor = page(session, query, model=DisposalSite, cursor=cursor, limit=limit, shown=SITE_SHOWN)
     if status:
         day, cities = as_of or today(), {seen_by.home} if seen_by.home else seen_by.cities
         rows = [
@@ -183,7 +185,7 @@ def _writer(principal):
 
 def _city(session, principal, codes) -> Jurisdiction:
     """The admin's own city, which every code in `codes` must name."""
-    cities = [admin_jurisdiction(session, principal, code) for code in codes]
+    cities = [admin_jurisdiction(session, principal, code=code) for code in codes]
     return cities[0]
 
 
@@ -216,7 +218,7 @@ def registered_here(hauler: Hauler, jurisdiction_id) -> bool:
     return any(r.jurisdiction_id == jurisdiction_id and r.ended_on is None for r in hauler.registrations)
 
 
-def create_hauler(session, principal, data):
+def create_hauler(session, principal, *, data):
     """A hauler registered in the admin's city: (hauler, created, warnings).
 
     A licence number on record already gives the city its own registration and licence
@@ -240,7 +242,7 @@ def create_hauler(session, principal, data):
         )
         approve_hauler(hauler, city, **dates)
         session.add(hauler)
-        registry_log.note(session, principal, "hauler.created", hauler, fields=data)
+        registry_log.note(session, principal, action="hauler.created", subject=hauler, fields=data)
         try:
             session.commit()
             return hauler, True, []
@@ -252,16 +254,16 @@ def create_hauler(session, principal, data):
     if registered_here(hauler, city.id):
         raise Conflict(f"Licence {data['licence_number']!r} is already registered here.")
     approve_hauler(hauler, city, **dates)
-    registry_log.note(session, principal, "hauler.registered", hauler, fields=data)
+    registry_log.note(session, principal, action="hauler.registered", subject=hauler, fields=data)
     session.commit()
-    kept = differing(hauler, data, ("name", "contact_email"))
-    return hauler, False, [shared_field_kept("hauler", hauler, kept)] if kept else []
+    kept = differing(hauler, data, fields=("name", "contact_email"))
+    return hauler, False, [shared_field_kept("hauler", hauler, fields=kept)] if kept else []
 
 
-def update_hauler(session, principal, hauler_id, data) -> Hauler:
+def update_hauler(session, principal, *, hauler_id, data) -> Hauler:
     """The owner's change of the shared name, licence number or contact address, and the
     city's own licence renewal, lapse or suspension from `effective_on` on."""
-    hauler = get_hauler(session, principal, hauler_id)
+    hauler = get_hauler(session, principal, hauler_id=hauler_id)
     city = _writer(principal)
     _owner_only(hauler, city, data, SHARED_HAULER_FIELDS, "hauler")
     for name in SHARED_HAULER_FIELDS:
@@ -285,14 +287,14 @@ def update_hauler(session, principal, hauler_id, data) -> Hauler:
                 effective_on=data["effective_on"],
             )
         )
-    registry_log.note(session, principal, "hauler.updated", hauler, fields=data)
+    registry_log.note(session, principal, action="hauler.updated", subject=hauler, fields=data)
     _commit(session, f"Licence number {hauler.licence_number!r} is another hauler's.")
     return hauler
 
 
-def create_vehicle(session, principal, hauler_id, data) -> Vehicle:
+def create_vehicle(session, principal, *, hauler_id, data) -> Vehicle:
     """A vehicle the admin's city accepts for the hauler."""
-    hauler = get_hauler(session, principal, hauler_id)
+    hauler = get_hauler(session, principal, hauler_id=hauler_id)
     city = _writer(principal)
     conflict = f"Vehicle {data['vehicle_id']!r} is registered to this hauler here."
     if session.scalar(
@@ -303,7 +305,7 @@ def create_vehicle(session, principal, hauler_id, data) -> Vehicle:
         raise Conflict(conflict)
     vehicle = Vehicle(hauler_id=hauler.id, jurisdiction_id=city, **data)
     session.add(vehicle)
-    registry_log.note(session, principal, "vehicle.created", vehicle, fields=data)
+    registry_log.note(session, principal, action="vehicle.created", subject=vehicle, fields=data)
     _commit(session, conflict)
     return vehicle
 
@@ -323,7 +325,7 @@ def site_by_permit(session, facility_permit_number) -> DisposalSite | None:
     return session.scalar(select(DisposalSite).where(DisposalSite.facility_permit_number == facility_permit_number))
 
 
-def create_site(session, principal, data):
+def create_site(session, principal, *, data):
     """A disposal site approved for the admin's city: (site, created, warnings).
 
     A facility permit number on record already gives the city its own approval of that site
@@ -348,7 +350,7 @@ def create_site(session, principal, data):
             approvals=[site_approval(city.id, **approval)],
         )
         session.add(site)
-        registry_log.note(session, principal, "site.created", site, fields=data)
+        registry_log.note(session, principal, action="site.created", subject=site, fields=data)
         try:
             session.commit()
             return site, True, []
@@ -360,16 +362,16 @@ def create_site(session, principal, data):
     if approval_of(site, city.id) is not None:
         raise Conflict(f"Facility {number!r} is already approved here.")
     site.approvals.append(site_approval(city.id, **approval))
-    registry_log.note(session, principal, "site.approved", site, fields=data)
+    registry_log.note(session, principal, action="site.approved", subject=site, fields=data)
     _commit(session, f"Facility {number!r} is already approved here.")
-    kept = differing(site, data, SHARED_SITE_FIELDS)
-    return site, False, [shared_field_kept("disposal site", site, kept)] if kept else []
+    kept = differing(site, data, fields=SHARED_SITE_FIELDS)
+    return site, False, [shared_field_kept("disposal site", site, fields=kept)] if kept else []
 
 
-def update_site(session, principal, site_id, data) -> DisposalSite:
+def update_site(session, principal, *, site_id, data) -> DisposalSite:
     """The owner's change of the shared name or address, and a status change of the city's
     own approval from `effective_on` on."""
-    site = get_site(session, principal, site_id)
+    site = get_site(session, principal, site_id=site_id)
     city = _writer(principal)
     _owner_only(site, city, data, SHARED_SITE_FIELDS, "disposal site")
     for name in SHARED_SITE_FIELDS:
@@ -381,6 +383,6 @@ def update_site(session, principal, site_id, data) -> DisposalSite:
                 status=data["status"], effective_on=data["effective_on"], reason=data.get("reason")
             )
         )
-    registry_log.note(session, principal, "site.updated", site, fields=data)
+    registry_log.note(session, principal, action="site.updated", subject=site, fields=data)
     session.commit()
     return site

@@ -182,7 +182,7 @@ class Importer:
             )
             if refreq
             else {},
-            device_permit.refusal(device, permit, city, effective_on=effective_on)[1] if moves else {},
+            device_permit.refusal(device, permit, city=city, effective_on=effective_on)[1] if moves else {},
         ]
         for refused in refusals:
             for name, messages in refused.items():
@@ -193,8 +193,8 @@ class Importer:
             device_frequency.record(
                 self.session,
                 self.by,
-                device,
-                city,
+                device=device,
+                city=city,
                 frequency_days=frequency,
                 effective_on=effective_on,
                 reason=reason,
@@ -203,7 +203,9 @@ class Importer:
                 after_inspection=after_inspection,
             )
         if moves:
-            device_permit.record(self.session, self.by, device, permit, effective_on=effective_on, reason=reason)
+            device_permit.record(
+                self.session, self.by, device=device, permit=permit, effective_on=effective_on, reason=reason
+            )
         return "updated" if self._set(device, data) or refreq or moves else "unchanged"
 
     # Haulers and sites are shared by the cities: a row changes the importing city's own
@@ -243,11 +245,11 @@ class Importer:
 
     def _shared(self, record, data, fields, kind):
         """The owner's row sets the shared fields; another city's differing ones are a warning."""
-        changed = differing(record, data, fields)
+        changed = differing(record, data, fields=fields)
         if not changed:
             return "unchanged"
         if record.owner_jurisdiction_id != self.jurisdiction.id:
-            self.warnings.append(shared_field_kept(kind, record, changed))
+            self.warnings.append(shared_field_kept(kind, record, fields=changed))
             return "unchanged"
         self._set(record, {name: data[name] for name in changed})
         return "updated"
@@ -349,7 +351,7 @@ def run_import(session, *, jurisdiction, kind, rows, progress=None, by=None):
         registry_log.note(
             session,
             by,
-            f"import.{kind}",
+            action=f"import.{kind}",
             jurisdiction_id=jurisdiction.id,
             detail={name: getattr(report, name) for name in ("rows", "created", "updated", "unchanged", "rejected")},
         )

@@ -5,7 +5,7 @@ from domain.clock import now
 from storage.models import RegistryChange, new_id
 
 
-def note(session, principal, action, subject=None, *, fields=(), detail=None, jurisdiction_id=None):
+def note(session, principal, *, action, subject=None, fields=(), detail=None, jurisdiction_id=None):
     """Add the change (not committed): `action` such as `fse.created`; `subject` the row made
     or changed (its id made here where the row has none yet); `fields` the fields written."""
     if subject is not None and getattr(subject, "id", None) is None:
