@@ -149,8 +149,9 @@ class Server:
             # The notices' background work is left out: its daily pass, once a day at each
             # city's 06:00, would otherwise fall inside whichever stage the bench is running.
             "NOTICE_INTERVAL_SECONDS": "0",
-            # As `make run` sets it: reads' backends give way to filings' (storage/db.py).
-            "DATABASE_READS_NICE": str(EXPORTS_NICE),
+            # As `make run` sets it, unless told (0: reads' backends at the filings' priority, to
+            # measure what the setting gives): reads' backends give way to filings' (storage/db.py).
+            "DATABASE_READS_NICE": os.environ.get("DATABASE_READS_NICE", str(EXPORTS_NICE)),
         }
         env.pop("EXPORTS_URL", None)
         proxies = int(env.get("TRUSTED_PROXIES") or 0)

@@ -119,6 +119,8 @@ def test_a_city_admin_invites_a_person_and_changes_a_devices_frequency_from_a_da
     accessible(browser, "the invitation refused beside its field")
     type_into(browser, "#invite-email", "Rosa.Diaz@Victorville.example")
     Select(by_css(browser, "#invite-role")[0]).select_by_value("auditor")
+    # The invitation is written in the admin's language unless the admin chooses another.
+    assert Select(by_css(browser, "#invite-language")[0]).first_selected_option.get_attribute("value") == language
     click(browser, "#invite-submit")
     waiting_for(browser, lambda b: words["sent"] in text_of(b, "#view"), "the invitation sent")
     waiting_for(browser, lambda b: rows(b, "#invitations"), "the pending invitation")
@@ -128,7 +130,7 @@ def test_a_city_admin_invites_a_person_and_changes_a_devices_frequency_from_a_da
     pending = requests.get(f"{base}/v1/invitations", headers=admin, timeout=10).json()["items"]
     [invited] = [i for i in pending if i["email"] == "rosa.diaz@victorville.example"]
     assert (invited["organisation"], invited["role"]) == ("city", "auditor")
-    assert [m["To"] for m in mails(app)] == ["rosa.diaz@victorville.example"]
+    assert [(m["To"], m["Content-Language"]) for m in mails(app)] == [("rosa.diaz@victorville.example", language)]
     accessible(browser, "the city admin's people after an invitation")
     fits(browser, screen, "the city admin's people after an invitation")
 
@@ -350,8 +352,11 @@ def test_a_site_admin_invites_a_clerk(app, portal, screen):
     fits(browser, screen, "the site admin's view")
     assert [o.get_attribute("value") for o in Select(by_css(browser, "#invite-role")[0]).options] == ["clerk", "admin"]
     type_into(browser, "#invite-email", "second.gate@hdr.example")
+    Select(by_css(browser, "#invite-language")[0]).select_by_value("es")  # the clerk reads Spanish
     click(browser, "#invite-submit")
     waiting_for(browser, lambda b: rows(b, "#invitations"), "the pending invitation")
+    waiting_for(browser, lambda b: mails(app), "the invitation's mail")
+    assert [(m["To"], m["Content-Language"]) for m in mails(app)] == [("second.gate@hdr.example", "es")]
     kept = browser.execute_script("return JSON.parse(sessionStorage.getItem('fogx.portal.session'))")
     mine = {"Authorization": f"Bearer {kept['token']}"}
     [invited] = requests.get(f"{base}/v1/invitations", headers=mine, timeout=10).json()["items"]

@@ -3,7 +3,7 @@
 // the people it made of its restaurants, haulers and disposal sites; a hauler's admin its staff.
 import { getJson, post } from "./api.js";
 import { action, el, table } from "./dom.js";
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 import "./admin-words.js";
 import { apiForm, choice, input, onSubmit, required } from "./forms.js";
 import { when } from "./time.js";
@@ -62,6 +62,9 @@ function inviteForm({ manager, city, zone, haulers, sites, fses, reload, done })
     subjects.site = parts.add("site_id", t("staff.site"), select(sites));
   }
   const role = parts.add("role", t("staff.role"), el("select"));
+  // The language the invitation is written in (and the person's mail after, until they choose).
+  const language = parts.add("language", t("staff.language"), choice(["en", "es"], (code) => t(`staff.language.${code}`)));
+  language.value = lang();
   const fit = () => {
     const chosen = organisation.value;
     role.replaceChildren(...ROLES[chosen].map((r) => el("option", { value: r }, t(`staffrole.${r}`))));
@@ -82,13 +85,14 @@ function inviteForm({ manager, city, zone, haulers, sites, fses, reload, done })
     },
     submit: async () => {
       const chosen = organisation.value;
-      const body = { email: parts.value("email"), organisation: chosen, role: role.value };
+      const body = { email: parts.value("email"), organisation: chosen, role: role.value, language: language.value };
       if (chosen === "city") body.jurisdiction = city.code;
       if (manager === "city" && chosen === "hauler") body.hauler_id = parts.value("hauler_id");
       if (manager === "city" && chosen === "site") body.site_id = parts.value("site_id");
       if (manager === "city" && chosen === "restaurant") body.fse_ids = [parts.value("fse_ids")];
       const sent = await post("/v1/invitations", body);
       parts.form.reset();
+      language.value = lang();
       fit();
       await reload();
       done.textContent = t("staff.sent", {
