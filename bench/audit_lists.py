@@ -11,8 +11,15 @@ import requests
 # device's last qualifying service up to the end of its city's day by one probe of the partial
 # index (dated on that local day), its permit's status on the day and whether it still holds
 # (not revoked, not expired), the last hauler's name, and where it stands (overdue within the
-# grace, never past the longest interval, missed beyond it, never serviced), in words beside.
+# grace, never past the longest interval, missed beyond it, never serviced); each code with its
+# words beside it.
 HAND_WRITTEN_AS_OF = """
+SELECT answered.*,
+       CASE answered.permit_status WHEN 'active' THEN 'Active' WHEN 'suspended' THEN 'Suspended'
+            WHEN 'revoked' THEN 'Revoked' WHEN 'expired' THEN 'Expired' ELSE 'Not issued' END
+         AS permit_status_words,
+       CASE answered.device_kind WHEN 'trap' THEN 'Trap' ELSE 'Interceptor' END AS device_kind_words
+FROM (
 SELECT f.id AS fse_id, f.name AS fse_name, f.address, j.code AS jurisdiction, p.permit_number,
        CASE WHEN p.issued_on > %(as_of)s THEN 'not_issued'
             ELSE COALESCE(NULLIF((SELECT s.status FROM permit_status_changes s
@@ -57,6 +64,8 @@ WHERE f.jurisdiction_id = %(jurisdiction)s AND p.issued_on <= %(as_of)s
   AND %(as_of)s::date - (COALESCE(last.service_on, p.issued_on) + freq.days) > 0
 ORDER BY days_overdue DESC, d.id
 LIMIT 1000
+) answered
+ORDER BY answered.days_overdue DESC, answered.device_id
 """
 
 

@@ -98,7 +98,7 @@ def test_every_registry_change_the_services_note_is_in_the_spec_and_in_words():
     noted = set()
     for module in (ROOT / "services").rglob("*.py"):
         source = module.read_text()
-        noted |= set(re.findall(r'registry_log\.note\(\s*session,\s*principal,\s*"([a-z_.-]+)"', source))
+        noted |= set(re.findall(r'registry_log\.note\(\s*session,\s*principal,\s*(?:action=)?"([a-z_.-]+)"', source))
     noted |= {f"import.{kind}" for kind in import_rows.KINDS}
     assert noted == set(words.ACTIONS)
     assert load_spec()["components"]["schemas"]["RegistryChange"]["properties"]["action"]["enum"] == list(words.ACTIONS)

@@ -164,6 +164,7 @@ def _new_fse(jurisdiction, name):
         apn="001-001-00",
         operator_name="Operator",
         operator_email="op@example.com",
+        contact_email=None,
         created_at=jurisdiction.created_at,
         updated_at=jurisdiction.created_at,
     )
