@@ -44,6 +44,18 @@ PERMIT_STATUSES = {
 DEVICE_KINDS = {"interceptor": "Interceptor", "trap": "Trap"}
 # Where a missed interval was counted from: the last full service, or the permit's issue.
 COUNTED_FROM = {"service": "Last service", "permit_issued": "Permit issued (never serviced)"}
+# What of an FSE's record a read took (its access log): a download of the record, or its manifests.
+READ_FORMATS = {
+    "json": "Record as JSON",
+    "csv": "Record as CSV",
+    "pdf": "Binder (PDF)",
+    "zip": "Records ZIP with scans",
+    "manifests": "A page of manifests",
+    "manifest": "A manifest",
+    "revisions": "A manifest's revisions",
+    "correction": "A correction",
+    "scan": "A scan",
+}
 # What a change of a city's registry did (`services.registry.log.note`), an import by its kind.
 ACTIONS = {
     "fse.created": "Restaurant added",

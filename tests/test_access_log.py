@@ -5,6 +5,7 @@ import hashlib
 
 import pytest
 
+from domain import words
 from tests import factories
 from tests.manifest_world import NOW, build
 
@@ -25,7 +26,9 @@ def city_admin(client, session):
 def log_of(client, world, admin):
     response = client.get(f"/v1/fses/{world.permit.fse_id}/access-log", headers=admin)
     assert response.status_code == 200, response.json
-    return [(r["format"], r["role"], r["period_from"], r["period_to"]) for r in reversed(response.json["items"])]
+    items = list(reversed(response.json["items"]))
+    assert all(r["format_words"] == words.READ_FORMATS[r["format"]] for r in items)  # the code in words beside
+    return [(r["format"], r["role"], r["period_from"], r["period_to"]) for r in items]
 
 
 def test_an_auditor_reading_an_fses_manifests_and_scan_is_in_its_access_log(client, session, world, city_admin):

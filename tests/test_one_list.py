@@ -92,6 +92,11 @@ def test_the_portal_and_the_device_sheets_name_statuses_kinds_and_counting_in_th
     assert spec["DeviceDue"]["properties"]["device_kind"]["enum"] == list(words.DEVICE_KINDS)
 
 
+def test_an_access_logs_formats_are_the_specs_and_each_has_words():
+    spec = load_spec()["components"]["schemas"]["RecordRead"]["properties"]["format"]["enum"]
+    assert spec == list(words.READ_FORMATS) and all(words.READ_FORMATS.values())
+
+
 def test_every_registry_change_the_services_note_is_in_the_spec_and_in_words():
     """The actions `services.registry.log.note` is called with (an import's by its kind) are
     the spec's enum and `domain.words.ACTIONS`, in the same order."""

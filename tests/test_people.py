@@ -392,6 +392,7 @@ def test_a_persons_filing_carries_their_certification_and_the_record_read_is_log
     ]
     csv = client.get(f"/v1/fses/{permit.fse_id}/access-log?format=csv", headers=city["admin"])
     assert csv.mimetype == "text/csv" and "owner@r.example" in csv.get_data(as_text=True)
+    assert csv.get_data(as_text=True).splitlines()[0].startswith("read_at,format,format_words,")
     # The log is the city admin's: the operator who read may not see who else did.
     assert client.get(f"/v1/fses/{permit.fse_id}/access-log", headers=operator).status_code == 403
 

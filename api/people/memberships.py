@@ -10,6 +10,7 @@ from api.validation import load, load_json
 from api.worker import send_soon
 from auth.protect import current_principal, require
 from auth.scopes import AUDIT_READ, MANIFESTS_WRITE, RECEIPTS_WRITE, RECORDS_READ, REGISTRY_WRITE
+from domain import words
 from reports import table_csv
 from schemas.actors import RegistryChangesQuery, registry_change_view
 from schemas.manifest_views import iso
@@ -27,6 +28,7 @@ MANAGERS = (REGISTRY_WRITE, MANIFESTS_WRITE, RECORDS_READ, RECEIPTS_WRITE)
 ACCESS_COLUMNS = [
     "read_at",
     "format",
+    "format_words",
     "period_from",
     "period_to",
     "client_id",
@@ -112,6 +114,7 @@ def record_access_log(fse_id):
         {
             "read_at": iso(read.read_at),
             "format": read.format,
+            "format_words": words.READ_FORMATS.get(read.format, read.format),
             "period_from": read.period_from.isoformat(),
             "period_to": read.period_to.isoformat(),
             "client_id": client.client_id if person is None else None,
