@@ -21,8 +21,8 @@ from domain.reconcile import AWAITING as AWAITING_STATE
 from reports import table_csv
 from services.audit.lists import plain_rows
 from services.disposal import deliveries, receipts
-from services.notices import messages, outbox, recipients
-from services.notices.words import AWAITING, DIGEST, DUE_SOON, OVERDUE, UNRECEIVED, word, written
+from services.notices import outbox, recipients
+from services.notices.words import AWAITING, DIGEST, DUE_SOON, OVERDUE, UNRECEIVED, word
 from storage import missed
 from storage.audit import day_number, device_due, from_day_number
 from storage.corrections import PendingCorrection
@@ -149,19 +149,14 @@ def _devices(session, city, day, base) -> int:
                 "days": row.due_day - today,
                 "citation": _citation(city, row.device_kind, person.language),
             }
-            subject, paragraphs = written(kind, person.language, facts=facts)
-            queued += outbox.queue(
+            queued += outbox.tell(
                 session,
+                person,
                 kind=kind,
-                recipient=person.address,
-                language=person.language,
-                subject=subject,
-                body=messages.body(
-                    language=person.language, paragraphs=paragraphs, link=f"{base}/portal/#fse={row.fse_id}"
-                ),
+                facts=facts,
+                link=f"{base}/portal/#fse={row.fse_id}",
+                key=f"{kind}:{row.device_id}:{due_on}",
                 jurisdiction_id=city.id,
-                person_id=person.person_id,
-                dedupe_key=f"{kind}:{row.device_id}:{due_on}:{person.address}",
             )
     return queued
 
@@ -180,17 +175,14 @@ def _awaiting(session, city, day, base) -> int:
         count = f"{len(items)}+" if more else str(len(items))
         site_name = _site_name(session, site_id)
         for person in recipients.site_clerks(session, site_id, jurisdiction_id=city.id, kind=AWAITING):
-            subject, paragraphs = written(AWAITING, person.language, facts={"count": count, "site_name": site_name})
-            queued += outbox.queue(
+            queued += outbox.tell(
                 session,
+                person,
                 kind=AWAITING,
-                recipient=person.address,
-                language=person.language,
-                subject=subject,
-                body=messages.body(language=person.language, paragraphs=paragraphs, link=f"{base}/portal/"),
+                facts={"count": count, "site_name": site_name},
+                link=f"{base}/portal/",
+                key=f"{AWAITING}:{site_id}:{city.id}:{day}",
                 jurisdiction_id=city.id,
-                person_id=person.person_id,
-                dedupe_key=f"{AWAITING}:{site_id}:{city.id}:{day}:{person.address}",
             )
     return queued
 
@@ -213,21 +205,14 @@ def _unreceived(session, city, day, base) -> int:
                 "hours": city.manifest_deadline_hours,
                 "citation": word(person.language, "policy") if reconcile.CITATION == POLICY else reconcile.CITATION,
             }
-            subject, paragraphs = written(UNRECEIVED, person.language, facts=facts)
-            queued += outbox.queue(
+            queued += outbox.tell(
                 session,
+                person,
                 kind=UNRECEIVED,
-                recipient=person.address,
-                language=person.language,
-                subject=subject,
-                body=messages.body(
-                    language=person.language,
-                    paragraphs=paragraphs,
-                    link=f"{base}/portal/#manifest={row['manifest_id']}",
-                ),
+                facts=facts,
+                link=f"{base}/portal/#manifest={row['manifest_id']}",
+                key=f"{UNRECEIVED}:{row['manifest_id']}",
                 jurisdiction_id=city.id,
-                person_id=person.person_id,
-                dedupe_key=f"{UNRECEIVED}:{row['manifest_id']}:{person.address}",
             )
     return queued
 
@@ -295,28 +280,20 @@ def _digest(session, city, day, base) -> int:
         "disputes": disputes,
         "corrections": corrections,
     }
-    queued = 0
-    for person in recipients.auditors(session, city.id, kind=DIGEST):
-        subject, paragraphs = written(DIGEST, person.language, facts=facts)
-        queued += outbox.queue(
+    attachment = {"filename": f"missed-services-{day}.csv", "content_type": "text/csv", "data": sheet}
+    return sum(
+        outbox.tell(
             session,
+            person,
             kind=DIGEST,
-            recipient=person.address,
-            language=person.language,
-            subject=subject,
-            body=messages.body(
-                language=person.language,
-                paragraphs=paragraphs,
-                link=f"{base}/portal/",
-                attachments=[
-                    {"filename": f"missed-services-{day}.csv", "content_type": "text/csv", "data": sheet},
-                ],
-            ),
+            facts=facts,
+            link=f"{base}/portal/",
+            key=f"{DIGEST}:{city.id}:{day}",
             jurisdiction_id=city.id,
-            person_id=person.person_id,
-            dedupe_key=f"{DIGEST}:{city.id}:{day}:{person.address}",
+            attachments=[attachment],
         )
-    return queued
+        for person in recipients.auditors(session, city.id, kind=DIGEST)
+    )
 
 
 def today_in(zone, at=None):

@@ -11,8 +11,8 @@ from sqlalchemy import select, text
 from domain.clock import now as clock_now
 from domain.dates import local_date
 from domain.presets import POLICY
-from services.notices import messages, outbox, recipients
-from services.notices.words import CORRECTION, DISPUTED, FINDINGS, UNRECORDED, finding_line, word, written
+from services.notices import outbox, recipients
+from services.notices.words import CORRECTION, DISPUTED, FINDINGS, UNRECORDED, finding_line, word
 from storage.corrections import PendingCorrection
 from storage.disputes import DeliveryDispute
 from storage.models import Device, DisposalSite, Finding, Fse, Jurisdiction, Manifest, ManifestRevision
@@ -48,21 +48,19 @@ def expand(session, config, *, limit=100) -> int:
 
 
 def _queue_each(session, people, *, kind, city_id, key, facts, link, extra=lambda language: ()):
-    queued = 0
-    for person in people:
-        subject, paragraphs = written(kind, person.language, facts=facts, extra_lines=extra(person.language))
-        queued += outbox.queue(
+    return sum(
+        outbox.tell(
             session,
+            person,
             kind=kind,
-            recipient=person.address,
-            language=person.language,
-            subject=subject,
-            body=messages.body(language=person.language, paragraphs=paragraphs, link=link),
+            facts=facts,
+            link=link,
+            key=key,
             jurisdiction_id=city_id,
-            person_id=person.person_id,
-            dedupe_key=f"{key}:{person.address}",
+            extra_lines=extra(person.language),
         )
-    return queued
+        for person in people
+    )
 
 
 def _filed(session, base, event) -> int:

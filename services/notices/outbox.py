@@ -16,7 +16,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from auth.keys import secret_key
 from domain.clock import now as clock_now
 from services.notices import messages
-from services.notices.words import CHOOSABLE
+from services.notices.words import CHOOSABLE, written
 from services.outbound import mail
 from storage.base import new_id
 from storage.notice_models import Notice
@@ -140,6 +140,23 @@ def _forget_link(notice):
     """A sealed body (a link that opens an account) is dropped once the notice is done with."""
     if messages.SEALED in notice.body:
         notice.body = {"text": "(a link, not kept once sent)"}
+
+
+def tell(session, person, *, kind, facts, link, key, jurisdiction_id, extra_lines=(), attachments=()) -> bool:
+    """`kind` written for one recipient in their language and queued, once for `key` and their
+    address; False where it was queued already."""
+    subject, paragraphs = written(kind, person.language, facts=facts, extra_lines=extra_lines)
+    return queue(
+        session,
+        kind=kind,
+        recipient=person.address,
+        language=person.language,
+        subject=subject,
+        body=messages.body(language=person.language, paragraphs=paragraphs, link=link, attachments=attachments),
+        jurisdiction_id=jurisdiction_id,
+        person_id=person.person_id,
+        dedupe_key=f"{key}:{person.address}",
+    )
 
 
 def queued_count(session) -> int:
