@@ -17,6 +17,8 @@ from storage.models import (
     Permit,
     PermitStatusChange,
     Vehicle,
+    new_id,
+    unflushed,
 )
 
 _seq = itertools.count(1)
@@ -206,3 +208,20 @@ def migrated_again(app, session, *, down_to):
     migrate.downgrade(engine, down_to)
     migrate.upgrade(engine)
     engine.dispose()
+
+
+def unflushed_fse(jurisdiction, name):
+    """A new FSE with every column set, not yet added to a session (for storage's own inserts)."""
+    return unflushed(
+        Fse,
+        id=new_id(),
+        jurisdiction_id=jurisdiction.id,
+        name=name,
+        address="1 Main St, Victorville, CA",
+        apn="001-001-00",
+        operator_name="Operator",
+        operator_email="op@example.com",
+        contact_email=None,
+        created_at=jurisdiction.created_at,
+        updated_at=jurisdiction.created_at,
+    )

@@ -12,7 +12,7 @@ from auth.principal import principal_of
 from schemas.manifest import ManifestIn
 from services.filing import manifests
 from storage import filings
-from storage.models import Fse, Jurisdiction, ManifestRevision, OAuthClient, new_id, unflushed
+from storage.models import Fse, Jurisdiction, ManifestRevision, OAuthClient
 from tests import factories
 from tests.manifest_world import NOW, build
 
@@ -25,22 +25,6 @@ def world(client, session, frozen_clock):
 
 def _hauler(session, world):
     return principal_of(session.scalars(select(OAuthClient).filter_by(client_id=world.credentials[0])).one())
-
-
-def _new_fse(jurisdiction, name):
-    return unflushed(
-        Fse,
-        id=new_id(),
-        jurisdiction_id=jurisdiction.id,
-        name=name,
-        address="1 Main St, Victorville, CA",
-        apn="001-001-00",
-        operator_name="Operator",
-        operator_email="op@example.com",
-        contact_email=None,
-        created_at=jurisdiction.created_at,
-        updated_at=jurisdiction.created_at,
-    )
 
 
 def _stored(app, model, row_id):
@@ -91,7 +75,7 @@ def _unit_of_work(session, work):
 def test_a_unit_of_work_commits_its_new_rows_with_its_other_changes(app, session):
     jurisdiction = factories.jurisdiction(session)
     session.commit()
-    fse = _new_fse(jurisdiction, "Alone")
+    fse = factories.unflushed_fse(jurisdiction, "Alone")
 
     def alone():
         filings.insert(session, fse, [fse])
@@ -100,7 +84,7 @@ def test_a_unit_of_work_commits_its_new_rows_with_its_other_changes(app, session
     assert _unit_of_work(session, alone) == fse.id
     assert not session.in_transaction() and _stored(app, Fse, fse.id).name == "Alone"
 
-    beside = _new_fse(jurisdiction, "Beside")
+    beside = factories.unflushed_fse(jurisdiction, "Beside")
 
     def with_a_change():
         session.get(Jurisdiction, jurisdiction.id).name = "Renamed"
@@ -114,7 +98,7 @@ def test_a_unit_of_work_commits_its_new_rows_with_its_other_changes(app, session
 def test_a_unit_of_work_that_fails_leaves_nothing_and_is_not_made_again(app, session):
     jurisdiction = factories.jurisdiction(session)
     session.commit()
-    fse = _new_fse(jurisdiction, "Never")
+    fse = factories.unflushed_fse(jurisdiction, "Never")
     tries = []
 
     def fails():
@@ -136,9 +120,9 @@ def test_a_unit_of_work_whose_rows_collide_rolls_back_all_it_did(app, session):
     """New rows that break a constraint, sent with the COMMIT, leave nothing of the unit of work."""
     jurisdiction = factories.jurisdiction(session)
     session.commit()
-    first = _new_fse(jurisdiction, "First")
+    first = factories.unflushed_fse(jurisdiction, "First")
     _unit_of_work(session, lambda: filings.insert(session, first, [first]))
-    again = _new_fse(jurisdiction, "Again")
+    again = factories.unflushed_fse(jurisdiction, "Again")
     again.id = first.id
 
     def collides():

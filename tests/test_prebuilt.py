@@ -6,7 +6,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
 from services.filing.resolving import RESOLVE
-from storage.models import Fse, Jurisdiction, Permit, new_id, unflushed
+from storage.models import Fse, Jurisdiction, Permit, new_id
 from storage.prebuilt import Prebuilt, fetch_all, insert_rows
 from tests import factories
 
@@ -132,7 +132,7 @@ def test_a_read_opens_no_transaction_and_a_lone_write_commits_by_itself(app, ses
     codes = Prebuilt(select(Jurisdiction.code))
     assert codes.all(session.connection()) == [("victorville",)]
     assert driver.info.transaction_status == TransactionStatus.IDLE and not driver.autocommit
-    fse = _new_fse(jurisdiction, "Alone")
+    fse = factories.unflushed_fse(jurisdiction, "Alone")
     insert_rows(session.connection(), [fse], alone=True)
     assert driver.info.transaction_status == TransactionStatus.IDLE
     with Session(bind=app.extensions["fogx.engine"]) as elsewhere:
@@ -141,7 +141,7 @@ def test_a_read_opens_no_transaction_and_a_lone_write_commits_by_itself(app, ses
     assert session.get(Fse, fse.id) is not None
 
     # Once the transaction is open (a write), reads and lone writes stay in it.
-    second = _new_fse(jurisdiction, "Inside")
+    second = factories.unflushed_fse(jurisdiction, "Inside")
     session.execute(text("UPDATE jurisdictions SET name = name WHERE id = :id"), {"id": jurisdiction.id})
     driver = session.connection().connection.driver_connection  # the pool's, since the rollback
     insert_rows(session.connection(), [second], alone=True)
@@ -152,22 +152,6 @@ def test_a_read_opens_no_transaction_and_a_lone_write_commits_by_itself(app, ses
         assert elsewhere.get(Fse, second.id) is None
     session.rollback()
     assert session.get(Fse, second.id) is None
-
-
-def _new_fse(jurisdiction, name):
-    return unflushed(
-        Fse,
-        id=new_id(),
-        jurisdiction_id=jurisdiction.id,
-        name=name,
-        address="1 Main St, Victorville, CA",
-        apn="001-001-00",
-        operator_name="Operator",
-        operator_email="op@example.com",
-        contact_email=None,
-        created_at=jurisdiction.created_at,
-        updated_at=jurisdiction.created_at,
-    )
 
 
 @pytest.mark.postgresql_only
@@ -227,7 +211,7 @@ def test_a_last_write_commits_the_transaction_in_its_own_round_trip(app, session
     driver = session.connection().connection.driver_connection
     assert driver.info.transaction_status == TransactionStatus.INTRANS
     session.execute(text("UPDATE jurisdictions SET name = 'Renamed' WHERE id = :id"), {"id": jurisdiction.id})
-    fse = _new_fse(jurisdiction, "Last")
+    fse = factories.unflushed_fse(jurisdiction, "Last")
     insert_rows(session.connection(), [fse], last=True)
     assert driver.info.transaction_status == TransactionStatus.IDLE
     with Session(bind=app.extensions["fogx.engine"]) as elsewhere:
@@ -239,7 +223,7 @@ def test_a_last_write_commits_the_transaction_in_its_own_round_trip(app, session
     # write before it in the transaction is not committed either.
     assert locking.all(session.connection(), {"id": jurisdiction.id}) == [("victorville",)]
     session.execute(text("UPDATE jurisdictions SET name = 'Again' WHERE id = :id"), {"id": jurisdiction.id})
-    duplicate = _new_fse(jurisdiction, "Last")
+    duplicate = factories.unflushed_fse(jurisdiction, "Last")
     duplicate.id = fse.id
     with pytest.raises(IntegrityError):
         insert_rows(session.connection(), [duplicate], last=True)
