@@ -3,13 +3,16 @@ mailbox, the demo city mailing to it, the daily pass run by its command, a perso
 
 import email
 import email.policy
+import threading
 from datetime import UTC, datetime
 
 import pytest
 from aiosmtpd.controller import Controller
+from sqlalchemy.orm import Session
 
 from services.demo import data as demo
 from services.demo.people import DEMO_APP, DEMO_PASSWORD
+from services.notices import daily, events, outbox
 from tests import people_factories as pf
 from tests.conftest import _free_port, https_client
 
@@ -77,3 +80,28 @@ def run_pass(app, day):
 
 def person_token(app, address, scope):
     return pf.sign_in(https_client(app), DEMO_APP, email=address, password=DEMO_PASSWORD, scope=scope)["access_token"]
+
+
+def two_instances(app):
+    """Both instances' round at once, each with its own session: the passes due, then the
+    sender; what each ran, [(city, day, queued)], in the order it ran them."""
+    engine, config = app.extensions["fogx.engine"], app.config
+    start, ran, errors = threading.Barrier(2), [], []
+
+    def instance():
+        with Session(bind=engine) as own:
+            try:
+                start.wait()
+                ran.append(daily.run_due(own, config))
+                events.expand(own, config)
+                outbox.send_due(own, config)
+            except Exception as error:  # reported by the test, not lost in the thread
+                errors.append(error)
+
+    threads = [threading.Thread(target=instance) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    return ran

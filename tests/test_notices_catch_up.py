@@ -3,20 +3,17 @@ a delivery its site has no record of by the deadline (not of one the site disput
 days the service was down over a city's 06:00 are run by the next round, in order, each once
 across two instances, a week back at most."""
 
-import threading
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
 
 from services.demo import data as demo
-from services.notices import daily, events, outbox
 from storage.models import Jurisdiction
 from storage.notice_models import NoticeDay
 from tests import factories
 from tests.conftest import https_client
-from tests.notice_mail import demo_city, person_token, run_pass, smtp  # noqa: F401
+from tests.notice_mail import demo_city, person_token, run_pass, smtp, two_instances  # noqa: F401
 
 PACIFIC = ZoneInfo("America/Los_Angeles")
 OFFICE = ("dispatcher@demo.fogx.test", "hauler-admin@demo.fogx.test")
@@ -114,31 +111,6 @@ def test_the_office_hears_once_of_a_delivery_the_site_has_no_record_of(demo_city
         assert len(subjects(inbox, address, "delivery_unreceived")) == 1
         [dispute] = subjects(inbox, address, "delivery_disputed")
         assert "IGS-8002" in dispute
-
-
-def two_instances(app):
-    """Both instances' round at once, each with its own session: the passes due, then the
-    sender; what each ran, [(city, day, queued)], in the order it ran them."""
-    engine, config = app.extensions["fogx.engine"], app.config
-    start, ran, errors = threading.Barrier(2), [], []
-
-    def instance():
-        with Session(bind=engine) as own:
-            try:
-                start.wait()
-                ran.append(daily.run_due(own, config))
-                events.expand(own, config)
-                outbox.send_due(own, config)
-            except Exception as error:  # reported by the test, not lost in the thread
-                errors.append(error)
-
-    threads = [threading.Thread(target=instance) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
-    return ran
 
 
 def victorville_days(ran):

@@ -6,22 +6,20 @@ local day, and none twice; days the service was down are caught up in order, eac
 import collections
 import email
 import email.policy
-import threading
 from datetime import UTC, date, datetime, time, timedelta
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
 
 from auth.principal import principal_of
 from schemas.manifest import ManifestIn
 from services.demo import data as demo
 from services.filing import manifests
-from services.notices import daily, events, outbox
 from storage.models import Finding, Manifest, ManifestRevision, OAuthClient
 from storage.notice_models import Notice, NoticeDay
+from tests.notice_mail import two_instances
 
 PACIFIC = ZoneInfo("America/Los_Angeles")
 FIRST = date(2026, 6, 1)  # the demo's load day
@@ -31,29 +29,6 @@ DEVICE_PEOPLE = ["dispatcher@demo.fogx.test", "hauler-admin@demo.fogx.test", "op
 
 def local(day, hour, minute=0):
     return datetime.combine(day, time(hour, minute), PACIFIC).astimezone(UTC)
-
-
-def two_instances(engine, config):
-    """Both instances' round at once: the daily pass where due, the events, the sender."""
-    start = threading.Barrier(2)
-    errors = []
-
-    def instance():
-        with Session(bind=engine) as own:
-            try:
-                start.wait()
-                daily.run_due(own, config)
-                events.expand(own, config)
-                outbox.send_due(own, config)
-            except Exception as error:  # reported by the test, not lost in the thread
-                errors.append(error)
-
-    threads = [threading.Thread(target=instance) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
 
 
 def file(session, principal, *, number, tag, completed, full=True, gallons=None):
@@ -88,7 +63,7 @@ def file(session, principal, *, number, tag, completed, full=True, gallons=None)
 
 
 def test_sixty_days_of_the_demo_city_each_notice_on_its_day_and_none_twice(app, session, frozen_clock):
-    engine, config = app.extensions["fogx.engine"], app.config
+    config = app.config
     frozen_clock(datetime(2026, 6, 1, 12, 0, tzinfo=UTC))
     demo.load(session, base_url="https://fogx.test")
     hauler = principal_of(session.scalar(select(OAuthClient).where(OAuthClient.client_id == "demo-hauler")))
@@ -105,15 +80,15 @@ def test_sixty_days_of_the_demo_city_each_notice_on_its_day_and_none_twice(app, 
         day = FIRST + timedelta(days=n)
         if n % 7 == 0:  # a round just before 06:00 runs no pass yet
             frozen_clock(local(day, 5, 59))
-            two_instances(engine, config)
+            two_instances(app)
             assert session.scalar(select(NoticeDay.day).where(NoticeDay.day == day)) is None
         frozen_clock(local(day, 6))
-        two_instances(engine, config)
+        two_instances(app)
         if day in filings:
             frozen_clock(local(day, 14))
             filed_on[file(session, hauler, **filings[day])] = day
             frozen_clock(local(day, 18))
-            two_instances(engine, config)
+            two_instances(app)
 
     sent = session.scalars(select(Notice)).all()
     assert {n.state for n in sent} == {"sent"}
