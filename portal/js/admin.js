@@ -2,7 +2,7 @@
 // takes effect (restaurants, permits and devices; haulers; disposal sites), the sign-in policy
 // of its staff, and the auditor's lists of the city.
 import { everything, getJson } from "./api.js";
-import { el, report, show } from "./dom.js";
+import { el, report, show, tabKeys } from "./dom.js";
 import { t } from "./i18n.js";
 import "./admin-words.js";
 import { apiForm, input, onSubmit, send } from "./forms.js";
@@ -47,17 +47,7 @@ export async function admin() {
       "aria-controls": "admin-panel", onclick: () => { show(""); select(key).catch(report); },
     }, title));
   }
-  // The keys of a tab list (WAI-ARIA): arrows to the previous or next tab, Home and End.
-  tabs.addEventListener("keydown", (event) => {
-    const all = [...tabs.children];
-    const at = all.indexOf(document.activeElement);
-    const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: all.length - 1 }[event.key];
-    if (at < 0 || to === undefined) return;
-    event.preventDefault();
-    const tab = all[(to + all.length) % all.length];
-    tab.focus();
-    tab.click();
-  });
+  tabKeys(tabs);
   await select("people");
   return [el("h1", {}, t("admin.title", { city: city.name })), tabs, panel];
 }

@@ -2,7 +2,7 @@
 // as CSV, findings and differences always in words with the rule behind them; in English for
 // the auditor, in the language chosen for the city's admin (audit-words.js).
 import { downloadCsv, everything, getJson } from "./api.js";
-import { action, el, report, show } from "./dom.js";
+import { action, el, report, show, tabKeys } from "./dom.js";
 import { FINDING_CODES, findingText, findingWords, t } from "./i18n.js";
 import "./admin-words.js";
 import "./audit-words.js";
@@ -200,18 +200,7 @@ export async function auditor() {
       "aria-controls": "audit-panel", onclick: () => { show(""); select(list).catch(report); },
     }, list.title));
   }
-  // The keys of a tab list (WAI-ARIA): arrows to the previous or next tab, Home and End to the
-  // first and last; the tab reached is chosen.
-  tabs.addEventListener("keydown", (event) => {
-    const all = [...tabs.children];
-    const at = all.indexOf(document.activeElement);
-    const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: all.length - 1 }[event.key];
-    if (at < 0 || to === undefined) return;
-    event.preventDefault();
-    const tab = all[(to + all.length) % all.length];
-    tab.focus();
-    tab.click();
-  });
+  tabKeys(tabs);
   // A restaurant named in a list opens its record in the panel, and the list comes back as it was.
   panel.addEventListener("fogx:fse", (event) => {
     const list = [...panel.childNodes];

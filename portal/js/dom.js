@@ -83,3 +83,18 @@ export function field(label, input, hint) {
   return el("div", { class: "field" }, el("label", { for: id }, label), input,
     hint ? el("span", { class: "small", id: `${id}-hint` }, hint) : null);
 }
+
+// The keys of a tab list (WAI-ARIA): arrows to the previous or next tab, Home and End to the
+// first and last; the tab reached is chosen.
+export function tabKeys(tabs) {
+  tabs.addEventListener("keydown", (event) => {
+    const all = [...tabs.children];
+    const at = all.indexOf(document.activeElement);
+    const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: all.length - 1 }[event.key];
+    if (at < 0 || to === undefined) return;
+    event.preventDefault();
+    const tab = all[(to + all.length) % all.length];
+    tab.focus();
+    tab.click();
+  });
+}

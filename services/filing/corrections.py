@@ -7,7 +7,6 @@ hashed, as a pending correction, and the manifest stays as it was. Nobody decide
 they submitted.
 """
 
-import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from types import SimpleNamespace
@@ -23,6 +22,7 @@ from services.audit import changes
 from services.errors import Conflict, Forbidden, Invalid, NotFound
 from services.filing import judging, manifests, resolving
 from services.filing.filing_facts import Facts
+from services.ids import id_or_none
 from services.outbound import outbox
 from services.people.accounts import certifier_of
 from services.records import retention
@@ -242,17 +242,10 @@ def pending_of(session, manifest) -> list[PendingCorrection]:
     ).all()
 
 
-def _uuid(value):
-    try:
-        return uuid.UUID(str(value))
-    except ValueError:
-        return None
-
-
 def of_manifest(session, principal, *, manifest_id, correction_id) -> tuple[Manifest, PendingCorrection]:
     """A correction of a manifest within the caller's reach."""
     manifest = manifests.get(session, principal, manifest_id=manifest_id)
-    row = session.get(PendingCorrection, _uuid(correction_id)) if _uuid(correction_id) else None
+    row = session.get(PendingCorrection, found) if (found := id_or_none(correction_id)) else None
     if row is None or row.manifest_id != manifest.id:
         raise NotFound("No such correction within your reach.")
     return manifest, row
@@ -260,7 +253,7 @@ def of_manifest(session, principal, *, manifest_id, correction_id) -> tuple[Mani
 
 def for_review(session, principal, *, correction_id) -> PendingCorrection:
     """A correction of the reviewer's city; 404 for any other."""
-    row = session.get(PendingCorrection, _uuid(correction_id)) if _uuid(correction_id) else None
+    row = session.get(PendingCorrection, found) if (found := id_or_none(correction_id)) else None
     if row is None or principal.role not in ("auditor", "admin") or row.jurisdiction_id != principal.jurisdiction_id:
         raise NotFound("No such correction within your reach.")
     return row

@@ -1,14 +1,13 @@
 """Who read an FSE's record, and when: every download, and every read of its manifests by a city
 or another organisation, is noted; a city's admin asks."""
 
-import uuid
-
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from domain.clock import now
 from domain.dates import local_date
 from services.errors import NotFound
+from services.ids import id_or_none
 from storage import reach
 from storage.models import Fse, Jurisdiction, OAuthClient
 from storage.people import Person, RecordRead
@@ -69,7 +68,7 @@ def note_manifest_reads(engine, principal, *, manifests, format):
 
 def reads(session, principal, *, fse_id) -> list:
     """Every noted read of the FSE's record, the newest first: (read, client, person or None)."""
-    fse = session.scalar(select(Fse).where(Fse.id == _uuid(fse_id), Fse.id.in_(reach.fse_ids(principal))))
+    fse = session.scalar(select(Fse).where(Fse.id == id_or_none(fse_id), Fse.id.in_(reach.fse_ids(principal))))
     if fse is None:
         raise NotFound("No such FSE within your reach.")
     return session.execute(
@@ -79,10 +78,3 @@ def reads(session, principal, *, fse_id) -> list:
         .where(RecordRead.fse_id == fse.id)
         .order_by(RecordRead.read_at.desc(), RecordRead.id.desc())
     ).all()
-
-
-def _uuid(value):
-    try:
-        return uuid.UUID(str(value))
-    except ValueError:
-        return None

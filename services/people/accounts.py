@@ -17,6 +17,7 @@ from auth.signins import revoke_membership
 from domain.clock import now
 from schemas.registry import CONTROL
 from services.errors import Forbidden, Invalid, NotFound
+from services.ids import id_or_none
 from services.notices import account_mail
 from services.people.passwords import (
     LinkInvalid,
@@ -267,7 +268,7 @@ def invite_for_company(session, *, email, role, hauler_id=None, site_id=None, co
     serves (the command line's: no city grants this)."""
     organisation = "hauler" if hauler_id else "site"
     _check_role(organisation, role)
-    model, found = (Hauler, _uuid(hauler_id)) if hauler_id else (DisposalSite, _uuid(site_id))
+    model, found = (Hauler, id_or_none(hauler_id)) if hauler_id else (DisposalSite, id_or_none(site_id))
     if found is None or session.get(model, found) is None:
         raise NotFound(f"No such {organisation}.")
     target = {"hauler_id": found} if hauler_id else {"site_id": found}
@@ -386,7 +387,7 @@ def remove(session, principal, *, membership_id) -> Membership:
     sign-in it has, so the very next call with one of them is refused."""
     standing(session, principal)
     membership = session.scalar(
-        select(Membership).where(Membership.id == _uuid(membership_id), Membership.id.in_(visible(principal)))
+        select(Membership).where(Membership.id == id_or_none(membership_id), Membership.id.in_(visible(principal)))
     )
     if membership is None:
         raise NotFound("No such membership within your reach.")
@@ -396,7 +397,7 @@ def remove(session, principal, *, membership_id) -> Membership:
 def remove_for_company(session, membership_id) -> Membership:
     """The exchange operator's removal (the command line's): any membership, a whole company's
     too, which no city's admin reaches."""
-    membership = session.get(Membership, _uuid(membership_id)) if _uuid(membership_id) else None
+    membership = session.get(Membership, found) if (found := id_or_none(membership_id)) else None
     if membership is None:
         raise NotFound("No such membership.")
     return _end(session, membership, by_client_id=None)
@@ -415,10 +416,3 @@ def _end(session, membership, *, by_client_id) -> Membership:
         revoke_membership(session, membership.id, reason="removed")
         session.commit()
     return membership
-
-
-def _uuid(value):
-    try:
-        return uuid.UUID(str(value))
-    except ValueError:
-        return None

@@ -151,7 +151,8 @@ def admin_jurisdiction(session, principal, *, code):
     return jurisdiction
 
 
-def _commit(session, conflict_detail):
+def commit_or_conflict(session, conflict_detail):
+    """The use case's commit; a row it collides with is a 409 with `conflict_detail`."""
     try:
         session.commit()
     except IntegrityError:
@@ -164,7 +165,7 @@ def create_fse(session, principal, *, data) -> Fse:
     fse = Fse(jurisdiction_id=jurisdiction.id, **data)
     session.add(fse)
     registry_log.note(session, principal, action="fse.created", subject=fse, fields=data)
-    _commit(session, "An FSE with this name and APN exists in the jurisdiction.")
+    commit_or_conflict(session, "An FSE with this name and APN exists in the jurisdiction.")
     return fse
 
 
@@ -175,7 +176,7 @@ def update_fse(session, principal, *, fse_id, data) -> Fse:
         setattr(fse, name, value)
     fse.updated_at = now()
     registry_log.note(session, principal, action="fse.updated", subject=fse, fields=data)
-    _commit(session, "An FSE with this name and APN exists in the jurisdiction.")
+    commit_or_conflict(session, "An FSE with this name and APN exists in the jurisdiction.")
     return fse
 
 
@@ -222,7 +223,7 @@ def create_permit(session, principal, *, data) -> tuple[Permit, list]:
     permit.status_changes.append(PermitStatusChange(status=status, effective_on=permit.issued_on, reason="issued"))
     session.add(permit)
     registry_log.note(session, principal, action="permit.created", subject=permit, fields=[*data, "status"])
-    _commit(session, f"Permit number {data['permit_number']!r} exists in this jurisdiction.")
+    commit_or_conflict(session, f"Permit number {data['permit_number']!r} exists in this jurisdiction.")
     return permit, warnings
 
 
@@ -281,5 +282,5 @@ def create_device(session, principal, *, fse_id, data):
     device = Device(fse_id=fse.id, permit_id=permit.id, **data)
     session.add(device)
     registry_log.note(session, principal, action="device.created", subject=device, fields=[*data, "permit_number"])
-    _commit(session, f"Device tag {data['tag']!r} exists at this FSE.")
+    commit_or_conflict(session, f"Device tag {data['tag']!r} exists at this FSE.")
     return device, device_warnings(jurisdiction, device)

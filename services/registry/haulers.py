@@ -22,7 +22,7 @@ from domain.dates import local_date
 from domain.registry_rows import approval_of, approval_status_on, licences_of
 from services.errors import Conflict, Invalid, NotFound
 from services.registry import log as registry_log
-from services.registry.fses import admin_jurisdiction, page, today, within_reach
+from services.registry.fses import admin_jurisdiction, commit_or_conflict, page, today, within_reach
 from storage import reach
 from storage.models import (
     DisposalSite,
@@ -189,16 +189,18 @@ def _city(session, principal, codes) -> Jurisdiction:
     return cities[0]
 
 
-def _commit(session, conflict_detail):
-    try:
-        session.commit()
-    except IntegrityError:
-        session.rollback()
-        raise Conflict(conflict_detail) from None
-
-
 def hauler_by_licence(session, licence_number) -> Hauler | None:
     return session.scalar(select(Hauler).where(Hauler.licence_number == licence_number))
+
+
+def new_hauler(data, city) -> Hauler:
+    """A hauler first registered by `city`, which owns its shared record."""
+    return Hauler(
+        name=data["name"],
+        licence_number=data["licence_number"],
+        contact_email=data.get("contact_email"),
+        owner_jurisdiction_id=city.id,
+    )
 
 
 def approve_hauler(hauler: Hauler, city: Jurisdiction, *, expires_on, licence_from, registered_on):
@@ -234,12 +236,7 @@ def create_hauler(session, principal, *, data):
     )
     hauler = hauler_by_licence(session, data["licence_number"])
     if hauler is None:
-        hauler = Hauler(
-            name=data["name"],
-            licence_number=data["licence_number"],
-            contact_email=data.get("contact_email"),
-            owner_jurisdiction_id=city.id,
-        )
+        hauler = new_hauler(data, city)
         approve_hauler(hauler, city, **dates)
         session.add(hauler)
         registry_log.note(session, principal, action="hauler.created", subject=hauler, fields=data)
@@ -288,7 +285,7 @@ def update_hauler(session, principal, *, hauler_id, data) -> Hauler:
             )
         )
     registry_log.note(session, principal, action="hauler.updated", subject=hauler, fields=data)
-    _commit(session, f"Licence number {hauler.licence_number!r} is another hauler's.")
+    commit_or_conflict(session, f"Licence number {hauler.licence_number!r} is another hauler's.")
     return hauler
 
 
@@ -306,7 +303,7 @@ def create_vehicle(session, principal, *, hauler_id, data) -> Vehicle:
     vehicle = Vehicle(hauler_id=hauler.id, jurisdiction_id=city, **data)
     session.add(vehicle)
     registry_log.note(session, principal, action="vehicle.created", subject=vehicle, fields=data)
-    _commit(session, conflict)
+    commit_or_conflict(session, conflict)
     return vehicle
 
 
@@ -363,7 +360,7 @@ def create_site(session, principal, *, data):
         raise Conflict(f"Facility {number!r} is already approved here.")
     site.approvals.append(site_approval(city.id, **approval))
     registry_log.note(session, principal, action="site.approved", subject=site, fields=data)
-    _commit(session, f"Facility {number!r} is already approved here.")
+    commit_or_conflict(session, f"Facility {number!r} is already approved here.")
     kept = differing(site, data, fields=SHARED_SITE_FIELDS)
     return site, False, [shared_field_kept("disposal site", site, fields=kept)] if kept else []
 

@@ -27,6 +27,7 @@ from services.registry.haulers import (
     differing,
     hauler_by_licence,
     local_today,
+    new_hauler,
     registered_here,
     shared_field_kept,
     site_approval,
@@ -215,12 +216,7 @@ class Importer:
         city, day = self.jurisdiction, local_today(self.jurisdiction)
         hauler = hauler_by_licence(self.session, data["licence_number"])
         if hauler is None:
-            hauler = Hauler(
-                name=data["name"],
-                licence_number=data["licence_number"],
-                contact_email=data.get("contact_email"),
-                owner_jurisdiction_id=city.id,
-            )
+            hauler = new_hauler(data, city)
             approve_hauler(hauler, city, expires_on=data["licence_expires_on"], licence_from=day, registered_on=day)
             self.session.add(hauler)
             self.session.flush()
