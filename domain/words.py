@@ -64,6 +64,7 @@ ACTIONS = {
     "permit.status_changed": "Permit status changed",
     "device.created": "Device added",
     "device.frequency_changed": "Service frequency changed",
+    "device.frequency_change_withdrawn": "Scheduled frequency change withdrawn",
     "device.permit_moved": "Device moved to another permit",
     "hauler.created": "Hauler added",
     "hauler.registered": "Hauler registered in the city",

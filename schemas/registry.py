@@ -90,6 +90,8 @@ class StatusChange(Schema):
 
     effective_on = Day(required=True)
     reason = fields.String(validate=[validate.Length(max=2000), printable], load_default=None)
+    # The day the permittee was given written notice of the change, where the city gave one.
+    notice_on = Day(load_default=None)
 
 
 class PermitUpdate(StatusChange):
@@ -131,6 +133,12 @@ class FrequencyChangeIn(Schema):
     # The change follows an inspector's evaluation for permit non-compliance: the city's
     # shorter notice applies where its text gives one (San Clemente 13.30.050(J)).
     after_inspection = fields.Boolean(load_default=False)
+
+
+class FrequencyWithdrawalIn(Schema):
+    """Why a scheduled frequency change is withdrawn before it takes effect."""
+
+    reason = text(2000, required=True)
 
 
 class PermitMoveIn(Schema):

@@ -5,10 +5,24 @@ from datetime import date
 from domain import registry as rules
 from domain.amounts import number
 from domain.registry_rows import approval_status_on, licences_of, permit_status_on, registrations_of
+from schemas.actors import actor_view
 
 
 def _iso(value):
     return value.isoformat() if value else None
+
+
+NO_ONE = {"client_id": None, "role": None, "person_id": None, "person_name": None}
+
+
+def made_by_view(row, prefix="by") -> dict:
+    """Who recorded a dated fact, as the registry's changes show people (`by_person_id` and
+    `by_person_name`, or `by_client_id`), or the command line's `by_command`; None where the
+    row predates keeping it."""
+    client, person = getattr(row, f"{prefix}_client"), getattr(row, f"{prefix}_person")
+    by = actor_view(client, person) or NO_ONE
+    command = {"by_command": row.by_command} if prefix == "by" else {}
+    return {**{f"{prefix}_{name}": value for name, value in by.items()}, **command}
 
 
 def fse_view(fse, *, contact=True):
@@ -46,7 +60,9 @@ def permit_view(permit, day: date):
                 "status": c.status,
                 "effective_on": c.effective_on.isoformat(),
                 "reason": c.reason,
+                "notice_on": _iso(c.notice_on),
                 "recorded_at": _iso(c.recorded_at),
+                **made_by_view(c),
             }
             for c in permit.status_changes
         ],
@@ -65,7 +81,7 @@ def device_view(device):
         "frequency_source": device.frequency_source,
         "permit_id": str(device.permit_id),
         "permit_number": device.permit.permit_number,
-        "frequency_changes": [frequency_change_view(change) for change in device.frequency_changes],
+        "frequency_changes": [frequency_change_view(change) for change in device.frequency_changes_recorded],
         "permit_moves": [permit_move_view(move) for move in device.permit_moves],
     }
 
@@ -76,11 +92,16 @@ def permit_move_view(move):
         "permit_id": str(move.to_permit_id),
         "effective_on": move.effective_on.isoformat(),
         "reason": move.reason,
+        **made_by_view(move),
     }
 
 
 def frequency_change_view(change):
+    """A change in force or scheduled, or one withdrawn before it took effect (`withdrawn`,
+    with when, why and by whom), which counts nowhere."""
+    withdrawn = change.withdrawn_at is not None
     return {
+        "id": str(change.id),
         "from_days": change.from_days,
         "frequency_days": change.to_days,
         "effective_on": change.effective_on.isoformat(),
@@ -88,6 +109,11 @@ def frequency_change_view(change):
         "reason": change.reason,
         "sooner_because": change.sooner_because,
         "after_inspection": change.after_inspection,
+        **made_by_view(change),
+        "withdrawn": withdrawn,
+        "withdrawn_at": _iso(change.withdrawn_at),
+        "withdrawn_reason": change.withdrawn_reason,
+        **made_by_view(change, "withdrawn_by"),
     }
 
 

@@ -70,7 +70,11 @@ def longest_columns():
 
 def frequency_changed(device_id):
     """Whether the device's frequency ever changed (else `Device.frequency_days` held always)."""
-    return select(DeviceFrequencyChange.id).where(DeviceFrequencyChange.device_id == device_id).exists()
+    return (
+        select(DeviceFrequencyChange.id)
+        .where(DeviceFrequencyChange.device_id == device_id, DeviceFrequencyChange.withdrawn_at.is_(None))
+        .exists()
+    )
 
 
 def by_frequency(start, device_id, frequency_days, changed):
@@ -81,7 +85,11 @@ def by_frequency(start, device_id, frequency_days, changed):
     change, following, earlier = (aliased(DeviceFrequencyChange) for _ in range(3))
     next_on = (
         select(func.min(day_of(following.effective_on)))
-        .where(following.device_id == change.device_id, following.effective_on > change.effective_on)
+        .where(
+            following.device_id == change.device_id,
+            following.effective_on > change.effective_on,
+            following.withdrawn_at.is_(None),
+        )
         .scalar_subquery()
     )
     candidate = case(
@@ -90,7 +98,9 @@ def by_frequency(start, device_id, frequency_days, changed):
     )
     within_change = (
         select(func.min(candidate))
-        .where(change.device_id == device_id, or_(next_on.is_(None), candidate < next_on))
+        .where(
+            change.device_id == device_id, change.withdrawn_at.is_(None), or_(next_on.is_(None), candidate < next_on)
+        )
         .scalar_subquery()
     )
     # Before the first change, the frequency it changed from.
@@ -99,9 +109,14 @@ def by_frequency(start, device_id, frequency_days, changed):
         select(start + first.from_days)
         .where(
             first.device_id == device_id,
+            first.withdrawn_at.is_(None),
             start + first.from_days < day_of(first.effective_on),
             ~select(earlier.id)
-            .where(earlier.device_id == device_id, earlier.effective_on < first.effective_on)
+            .where(
+                earlier.device_id == device_id,
+                earlier.effective_on < first.effective_on,
+                earlier.withdrawn_at.is_(None),
+            )
             .exists(),
         )
         .scalar_subquery()

@@ -24,10 +24,11 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     false,
+    text,
 )
-from sqlalchemy.orm import Mapped, mapped_column, relationship
+from sqlalchemy.orm import Mapped, declared_attr, mapped_column, relationship
 
-from storage.base import INCHES, Base, created, pk
+from storage.base import INCHES, Base, UTCDateTime, created, pk
 
 
 class Jurisdiction(Base):
@@ -115,13 +116,34 @@ class Permit(Base):
     )
 
 
-class PermitStatusChange(Base):
+class MadeBy:
+    """Who recorded a dated registry fact: the caller's client and, for a person's token, the
+    person; or the command line (`by_command`, e.g. `flask import permits`). All None on rows
+    recorded before it was kept."""
+
+    by_client_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("oauth_clients.id"))
+    by_person_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("people.id"))
+    by_command: Mapped[str | None] = mapped_column(String(200))
+
+    @declared_attr
+    def by_client(cls) -> Mapped["OAuthClient | None"]:
+        return relationship(foreign_keys=[cls.by_client_id], lazy="select")
+
+    @declared_attr
+    def by_person(cls) -> Mapped["Person | None"]:
+        return relationship(foreign_keys=[cls.by_person_id], lazy="select")
+
+
+class PermitStatusChange(MadeBy, Base):
     __tablename__ = "permit_status_changes"
     id: Mapped[uuid.UUID] = pk()
     permit_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("permits.id"), index=True)
     status: Mapped[str] = mapped_column(String(20))
     effective_on: Mapped[date] = mapped_column(Date)
     reason: Mapped[str | None] = mapped_column(Text)
+    # The day the permittee was given written notice of the change, where the city records it
+    # (e.g. Victorville 10.03.320(b)(1): written notice of a proposed suspension or revocation).
+    notice_on: Mapped[date | None] = mapped_column(Date)
     recorded_at: Mapped[datetime] = created()
     __table_args__ = (CheckConstraint("status IN ('active', 'suspended', 'revoked', 'expired')", name="status"),)
 
@@ -144,8 +166,15 @@ class Device(Base):
 
     fse: Mapped[Fse] = relationship()
     permit: Mapped[Permit] = relationship()
+    # The changes in force or scheduled; a withdrawn one counts nowhere.
     frequency_changes: Mapped[list["DeviceFrequencyChange"]] = relationship(
-        order_by="DeviceFrequencyChange.effective_on"
+        order_by="DeviceFrequencyChange.effective_on",
+        primaryjoin="and_(Device.id == DeviceFrequencyChange.device_id, DeviceFrequencyChange.withdrawn_at.is_(None))",
+        viewonly=True,
+    )
+    # Every change recorded, the withdrawn ones too (what the device's view lists).
+    frequency_changes_recorded: Mapped[list["DeviceFrequencyChange"]] = relationship(
+        order_by="DeviceFrequencyChange.effective_on, DeviceFrequencyChange.recorded_at"
     )
     # The permits it was on before `permit`, each until a move (a renewal) took effect.
     permit_moves: Mapped[list["DevicePermitMove"]] = relationship(order_by="DevicePermitMove.effective_on")
@@ -159,10 +188,11 @@ class Device(Base):
     )
 
 
-class DeviceFrequencyChange(Base):
+class DeviceFrequencyChange(MadeBy, Base):
     """A device's frequency changed from `effective_on` on: the days before stay judged by the
-    frequency then in force (`from_days` before the device's first change). Who made it is its
-    `registry_changes` row; why, and the notice the permittee had, are kept here."""
+    frequency then in force (`from_days` before the device's first change). Who made it, why,
+    and the notice the permittee had, are kept here. A change withdrawn before it took effect
+    (`withdrawn_at`) counts nowhere."""
 
     __tablename__ = "device_frequency_changes"
     id: Mapped[uuid.UUID] = pk()
@@ -179,18 +209,33 @@ class DeviceFrequencyChange(Base):
     # city's shorter notice then applies, where its text gives one).
     after_inspection: Mapped[bool] = mapped_column(Boolean, server_default=false())
     recorded_at: Mapped[datetime] = created()
+    withdrawn_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    withdrawn_reason: Mapped[str | None] = mapped_column(Text)
+    withdrawn_by_client_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("oauth_clients.id"))
+    withdrawn_by_person_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("people.id"))
+    withdrawn_by_client: Mapped["OAuthClient | None"] = relationship(
+        foreign_keys=[withdrawn_by_client_id], lazy="select"
+    )
+    withdrawn_by_person: Mapped["Person | None"] = relationship(foreign_keys=[withdrawn_by_person_id], lazy="select")
     __table_args__ = (
-        # One change a day for a device: the frequency in force on any day is one.
-        UniqueConstraint("device_id", "effective_on"),
+        # One change in force a day for a device: the frequency in force on any day is one.
+        Index(
+            "uq_device_frequency_changes_device_day",
+            "device_id",
+            "effective_on",
+            unique=True,
+            sqlite_where=text("withdrawn_at IS NULL"),
+            postgresql_where=text("withdrawn_at IS NULL"),
+        ),
         CheckConstraint("to_days > 0", name="to_days_positive"),
         CheckConstraint("effective_on >= noticed_on", name="effective_after_notice"),
     )
 
 
-class DevicePermitMove(Base):
+class DevicePermitMove(MadeBy, Base):
     """A device listed on `to_permit_id` from `effective_on` on (a renewal is a new permit): the
     days before stay on `from_permit_id`, and a service on them is judged against it. Who moved
-    it is its `registry_changes` row."""
+    it is kept here (and in its `registry_changes` row)."""
 
     __tablename__ = "device_permit_moves"
     id: Mapped[uuid.UUID] = pk()

@@ -10,6 +10,7 @@ from datetime import UTC, date, datetime, time, timedelta
 import pytest
 from pypdf import PdfReader
 
+from domain import clock
 from tests import factories
 from tests.ordinance_cases import admin_of, change, findings_of, move, pacific, renewed, world_in
 
@@ -31,11 +32,18 @@ def by_tag(rows, *fields):
 
 
 def set_status(client, session, world, status, day, permit_id=None):
-    changed = client.patch(
-        f"/v1/permits/{permit_id or world.permit.id}",
-        headers=factories.bearer(admin_of(client, session, CITY)),
-        json={"status": status, "effective_on": day.isoformat(), "reason": "Hearing officer's order."},
-    )
+    """The city records the change on its day (a status never changes before today), and the
+    clock goes back to where the test had it."""
+    was = clock.now()
+    clock.freeze(pacific(day.year, day.month, day.day, 9))
+    try:
+        changed = client.patch(
+            f"/v1/permits/{permit_id or world.permit.id}",
+            headers=factories.bearer(admin_of(client, session, CITY)),
+            json={"status": status, "effective_on": day.isoformat(), "reason": "Hearing officer's order."},
+        )
+    finally:
+        clock.freeze(was)
     assert changed.status_code == 200, changed.json
 
 

@@ -74,7 +74,8 @@ def test_admin_builds_an_fse_with_permit_and_device(client, city):
     assert fetched.status_code == 200 and fetched.json["tag"] == "GI-1"
 
 
-def test_a_permit_suspended_on_march_1_was_active_in_february(client, city):
+def test_a_permit_suspended_on_march_1_was_active_in_february(client, city, frozen_clock):
+    frozen_clock(datetime(2026, 2, 25, 17, tzinfo=UTC))
     fse = make_fse(client, city["admin"])
     permit = make_permit(client, city["admin"], fse["id"], issued_on="2026-01-01")
     change = call(

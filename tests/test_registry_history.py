@@ -56,17 +56,28 @@ def test_a_frequency_shortened_with_notice_leaves_the_earlier_gaps_lawful(client
     )
     assert changed.status_code == 201, changed.json
     assert changed.json["frequency_days"] == 30
-    assert changed.json["frequency_changes"] == [
-        {
-            "from_days": 90,
-            "frequency_days": 30,
-            "effective_on": "2026-07-01",
-            "noticed_on": "2026-06-01",
-            "reason": "Grease builds up faster than the 25% rule allows.",
-            "sooner_because": None,
-            "after_inspection": False,
-        }
-    ]
+    [listed] = changed.json["frequency_changes"]
+    assert listed["by_client_id"].startswith("admin-")
+    assert {name: value for name, value in listed.items() if name not in ("id", "by_client_id")} == {
+        "from_days": 90,
+        "frequency_days": 30,
+        "effective_on": "2026-07-01",
+        "noticed_on": "2026-06-01",
+        "reason": "Grease builds up faster than the 25% rule allows.",
+        "sooner_because": None,
+        "after_inspection": False,
+        "by_role": "admin",
+        "by_person_id": None,
+        "by_person_name": None,
+        "by_command": None,
+        "withdrawn": False,
+        "withdrawn_at": None,
+        "withdrawn_reason": None,
+        "withdrawn_by_client_id": None,
+        "withdrawn_by_role": None,
+        "withdrawn_by_person_id": None,
+        "withdrawn_by_person_name": None,
+    }
     # Filed after the change was recorded, a pump-out of 30 May (38 days after the last) is
     # judged by the 90 days then in force.
     late_filed = findings_of(world.post(world.body(completed=pacific(2026, 5, 30, 9), disposal=None)))
@@ -161,14 +172,19 @@ def test_a_renewal_moves_the_device_and_a_late_filing_is_judged_on_the_permit_th
         moved = move(client, admin, world, tag, permit_number=new_number, reason="Annual renewal.")
         assert moved.status_code == 201, moved.json
         assert moved.json["permit_number"] == new_number
-        assert moved.json["permit_moves"] == [
-            {
-                "from_permit_id": str(world.permit.id),
-                "permit_id": new["id"],
-                "effective_on": "2026-07-01",
-                "reason": "Annual renewal.",
-            }
-        ]
+        [listed] = moved.json["permit_moves"]
+        assert listed == {
+            "from_permit_id": str(world.permit.id),
+            "permit_id": new["id"],
+            "effective_on": "2026-07-01",
+            "reason": "Annual renewal.",
+            "by_client_id": listed["by_client_id"],
+            "by_role": "admin",
+            "by_person_id": None,
+            "by_person_name": None,
+            "by_command": None,
+        }
+        assert listed["by_client_id"].startswith("admin-")
     frozen_clock(pacific(2026, 7, 1, 9))
     world.reauthenticate()
     # Filed the next day, the old permit's last day names the old permit or the new one.
@@ -298,17 +314,21 @@ def test_the_import_changes_a_frequency_or_permit_from_its_effective_date_only(c
     assert changed["updated"] == 1, changed
     assert imported(client, admin, "devices", dated.format("2026-07-01"))["unchanged"] == 1
     device = client.get(f"/v1/fses/{world.device.fse_id}/devices/{world.device.id}", headers=factories.bearer(admin))
-    assert device.json["frequency_days"] == 30 and device.json["frequency_changes"] == [
+    assert device.json["frequency_days"] == 30
+    assert [
+        {name: change[name] for name in ("from_days", "frequency_days", "effective_on", "noticed_on", "reason")}
+        for change in device.json["frequency_changes"]
+    ] == [
         {
             "from_days": 90,
             "frequency_days": 30,
             "effective_on": "2026-07-01",
             "noticed_on": "2026-06-01",
             "reason": "Grease builds up fast.",
-            "sooner_because": None,
-            "after_inspection": False,
         }
     ]
+    # Imported through the API: the admin who uploaded the file made it.
+    assert device.json["frequency_changes"][0]["by_role"] == "admin"
     auditor = factories.token(client, *factories.oauth_client(session, role="auditor", subject=[CITY]))
     spring = client.get(
         "/v1/audit/missed-services",
@@ -457,7 +477,7 @@ def test_two_spans_out_of_force_both_stop_the_clock(client, session, frozen_cloc
             client.patch(
                 f"/v1/permits/{world.permit.id}",
                 headers=factories.bearer(admin_of(client, session, CITY)),
-                json={"status": status, "effective_on": date(*day).isoformat()},
+                json={"status": status, "effective_on": date(*day).isoformat(), "reason": "Hearing officer's order."},
             ).status_code
             == 200
         )

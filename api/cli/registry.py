@@ -70,7 +70,14 @@ def import_csv(kind, path, code, as_json):
         except ImportError_ as error:
             raise click.UsageError(str(error)) from error
         with click.progressbar(length=total, label=f"importing {kind}", file=sys.stderr) as bar:
-            report = run_import(db.session, jurisdiction=jurisdiction, kind=kind, rows=rows, progress=bar.update)
+            report = run_import(
+                db.session,
+                jurisdiction=jurisdiction,
+                kind=kind,
+                rows=rows,
+                progress=bar.update,
+                command=f"flask import {kind}",
+            )
     if as_json:
         click.echo(json.dumps(report.as_dict(), indent=2))
         return

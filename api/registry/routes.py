@@ -8,7 +8,7 @@ from auth.protect import current_principal, require
 from auth.scopes import AUDIT_READ, MANIFESTS_WRITE, RECORDS_READ, REGISTRY_WRITE
 from schemas import registry as schemas
 from schemas.registry_views import device_view, fse_view, hauler_view, permit_view, site_view, vehicle_view
-from services.registry import device_frequency, device_permit
+from services.registry import device_frequency, device_permit, permit_status
 from services.registry import fses as registry
 from services.registry import haulers as shared
 from storage.db import db
@@ -24,9 +24,10 @@ as_of_query = schemas.AsOfQuery()
 
 
 def _query(schema=list_query):
-    """The query arguments, and the date statuses are given for (`as_of`, default today)."""
+    """The query arguments, and the date statuses are given for (`as_of`; None: each object's
+    city's today)."""
     args = load(schema, request.args.to_dict())
-    return args, args.pop("as_of", None) or registry.today()
+    return args, args.pop("as_of", None)
 
 
 def _as_of():
@@ -117,6 +118,17 @@ def change_frequency(fse_id, device_id):
     return _created(device_view(device), "registry.get_device", fse_id=device.fse_id, device_id=device.id)
 
 
+@bp.post("/fses/<fse_id>/devices/<device_id>/frequency-changes/<change_id>/withdrawal")
+@require(*WRITE)
+@idempotent
+def withdraw_frequency_change(fse_id, device_id, change_id):
+    data = load_json(schemas.FrequencyWithdrawalIn())
+    change = device_frequency.withdraw(
+        db.session, current_principal(), fse_id=fse_id, device_id=device_id, change_id=change_id, **data
+    )
+    return device_view(registry.get_device(db.session, current_principal(), fse_id=fse_id, device_id=change.device_id))
+
+
 @bp.post("/fses/<fse_id>/devices/<device_id>/permit-moves")
 @require(*WRITE)
 @idempotent
@@ -135,7 +147,7 @@ def move_device(fse_id, device_id):
 def list_permits():
     args, day = _query()
     rows, cursor = registry.list_permits(db.session, current_principal(), as_of=day, **args)
-    return _listing(rows, cursor, lambda row: permit_view(row, day))
+    return _listing(rows, cursor, lambda row: permit_view(row, day or registry.city_today(row.fse.jurisdiction)))
 
 
 @bp.post("/permits")
@@ -144,23 +156,25 @@ def list_permits():
 def create_permit():
     permit, warnings = registry.create_permit(db.session, current_principal(), data=load_json(schemas.PermitIn()))
     return _created(
-        {**permit_view(permit, registry.today()), "warnings": warnings}, "registry.get_permit", permit_id=permit.id
+        {**permit_view(permit, registry.city_today(permit.fse.jurisdiction)), "warnings": warnings},
+        "registry.get_permit",
+        permit_id=permit.id,
     )
 
 
 @bp.get("/permits/<permit_id>")
 @require(*READ)
 def get_permit(permit_id):
-    day = _as_of()
-    return permit_view(registry.get_permit(db.session, current_principal(), permit_id=permit_id), day)
+    permit = registry.get_permit(db.session, current_principal(), permit_id=permit_id)
+    return permit_view(permit, _as_of() or registry.city_today(permit.fse.jurisdiction))
 
 
 @bp.patch("/permits/<permit_id>")
 @require(*WRITE)
 def change_permit_status(permit_id):
     data = load_json(schemas.PermitUpdate())
-    permit = registry.change_permit_status(db.session, current_principal(), permit_id=permit_id, data=data)
-    return permit_view(permit, registry.today())
+    permit = permit_status.change_status(db.session, current_principal(), permit_id=permit_id, data=data)
+    return permit_view(permit, registry.city_today(permit.fse.jurisdiction))
 
 
 # Haulers and vehicles ---------------------------------------------------------------------
@@ -177,7 +191,7 @@ def list_haulers():
     args, day = _query()
     rows, cursor = shared.list_haulers(db.session, current_principal(), **args)
     seen_by = _seen_by()
-    return _listing(rows, cursor, lambda row: hauler_view(row, day, seen_by))
+    return _listing(rows, cursor, lambda row: hauler_view(row, day or seen_by.today, seen_by))
 
 
 @bp.post("/haulers")
@@ -187,7 +201,8 @@ def create_hauler():
     hauler, created, warnings = shared.create_hauler(
         db.session, current_principal(), data=load_json(schemas.HaulerIn())
     )
-    body = {**hauler_view(hauler, registry.today(), _seen_by()), "warnings": warnings}
+    seen_by = _seen_by()
+    body = {**hauler_view(hauler, seen_by.today, seen_by), "warnings": warnings}
     if created:
         return _created(body, "registry.get_hauler", hauler_id=hauler.id)
     return body, 200
@@ -196,8 +211,8 @@ def create_hauler():
 @bp.get("/haulers/<hauler_id>")
 @require(*READ)
 def get_hauler(hauler_id):
-    day = _as_of()
-    return hauler_view(shared.get_hauler(db.session, current_principal(), hauler_id=hauler_id), day, _seen_by())
+    hauler, seen_by = shared.get_hauler(db.session, current_principal(), hauler_id=hauler_id), _seen_by()
+    return hauler_view(hauler, _as_of() or seen_by.today, seen_by)
 
 
 @bp.patch("/haulers/<hauler_id>")
@@ -205,7 +220,8 @@ def get_hauler(hauler_id):
 def update_hauler(hauler_id):
     data = load_json(schemas.HaulerUpdate())
     hauler = shared.update_hauler(db.session, current_principal(), hauler_id=hauler_id, data=data)
-    return hauler_view(hauler, registry.today(), _seen_by())
+    seen_by = _seen_by()
+    return hauler_view(hauler, seen_by.today, seen_by)
 
 
 @bp.get("/haulers/<hauler_id>/vehicles")
@@ -234,7 +250,7 @@ def list_sites():
     args, day = _query()
     seen_by = _seen_by()
     rows, cursor = shared.list_sites(db.session, current_principal(), as_of=day, seen_by=seen_by, **args)
-    return _listing(rows, cursor, lambda row: site_view(row, day, seen_by))
+    return _listing(rows, cursor, lambda row: site_view(row, day or seen_by.today, seen_by))
 
 
 @bp.post("/disposal-sites")
@@ -244,7 +260,8 @@ def create_site():
     site, created, warnings = shared.create_site(
         db.session, current_principal(), data=load_json(schemas.DisposalSiteIn())
     )
-    body = {**site_view(site, registry.today(), _seen_by()), "warnings": warnings}
+    seen_by = _seen_by()
+    body = {**site_view(site, seen_by.today, seen_by), "warnings": warnings}
     if created:
         return _created(body, "registry.get_site", site_id=site.id)
     return body, 200
@@ -253,14 +270,14 @@ def create_site():
 @bp.get("/disposal-sites/<site_id>")
 @require(*READ)
 def get_site(site_id):
-    day = _as_of()
-    return site_view(shared.get_site(db.session, current_principal(), site_id=site_id), day, _seen_by())
+    site, seen_by = shared.get_site(db.session, current_principal(), site_id=site_id), _seen_by()
+    return site_view(site, _as_of() or seen_by.today, seen_by)
 
 
 @bp.patch("/disposal-sites/<site_id>")
 @require(*WRITE)
 def update_site(site_id):
     data = load_json(schemas.DisposalSiteUpdate())
-    return site_view(
-        shared.update_site(db.session, current_principal(), site_id=site_id, data=data), registry.today(), _seen_by()
-    )
+    site = shared.update_site(db.session, current_principal(), site_id=site_id, data=data)
+    seen_by = _seen_by()
+    return site_view(site, seen_by.today, seen_by)

@@ -422,7 +422,7 @@ def dues(session, device_ids) -> dict:
         for change in (
             session.scalars(
                 select(DeviceFrequencyChange)
-                .where(DeviceFrequencyChange.device_id.in_(changed))
+                .where(DeviceFrequencyChange.device_id.in_(changed), DeviceFrequencyChange.withdrawn_at.is_(None))
                 .order_by(DeviceFrequencyChange.effective_on)
             )
             if changed

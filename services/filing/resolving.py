@@ -140,7 +140,7 @@ def resolve(session, data, *, hauler_id, facts: Facts, hold=False, within=None) 
     changes = (
         session.scalars(
             select(DeviceFrequencyChange)
-            .where(DeviceFrequencyChange.device_id == first.device_id)
+            .where(DeviceFrequencyChange.device_id == first.device_id, DeviceFrequencyChange.withdrawn_at.is_(None))
             .order_by(DeviceFrequencyChange.effective_on)
         ).all()
         if first.frequency_changed

@@ -48,14 +48,17 @@ def refusal(device, permit, *, city, effective_on=None) -> tuple:
     )
 
 
-def record(session, principal, *, device, permit, effective_on, reason: str) -> DevicePermitMove:
-    """Add the move `refusal` allowed (not committed); `principal` None: noted by the caller."""
+def record(session, principal, *, device, permit, effective_on, reason: str, command=None) -> DevicePermitMove:
+    """Add the move `refusal` allowed (not committed), with who recorded it: `principal`, or
+    with none, the command line's `command` (then noted by the caller)."""
+    from_permit = device.permit
     move = DevicePermitMove(
         device_id=device.id,
         from_permit_id=device.permit_id,
         to_permit_id=permit.id,
         effective_on=effective_on,
         reason=reason,
+        **registry_log.made_by(principal, command=command),
     )
     device.permit_moves.append(move)
     device.permit_id, device.permit = permit.id, permit
@@ -67,8 +70,10 @@ def record(session, principal, *, device, permit, effective_on, reason: str) -> 
             subject=device,
             detail={
                 "fields": ["effective_on", "permit_number", "reason"],
+                "from_permit": from_permit.permit_number,
                 "to_permit": permit.permit_number,
                 "effective_on": effective_on.isoformat(),
+                "reason": reason,
             },
         )
     return move

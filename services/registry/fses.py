@@ -7,11 +7,13 @@ is deleted or overwritten, so any past date can be answered as it stood then.
 
 import base64
 import uuid
+from datetime import date
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
+from domain import dates
 from domain.checks import CITY_DEFAULT
 from domain.clock import now
 from domain.device_rules import default_frequency, frequency_refusal
@@ -24,8 +26,10 @@ from storage.models import Device, Fse, Jurisdiction, Permit, PermitStatusChange
 from storage.permit_status import permit_status_sql
 
 
-def today():
-    return now().date()
+def city_today(jurisdiction: Jurisdiction) -> date:
+    """The city's calendar day now: what "today" is for its rows (at 20:00 Pacific on 30 June,
+    30 June, though it is 1 July in UTC)."""
+    return dates.local_date(now(), jurisdiction.time_zone)
 
 
 # Reading ----------------------------------------------------------------------------------
@@ -113,8 +117,21 @@ def list_permits(session, principal, *, q=None, jurisdiction=None, status=None, 
     if q:
         query = query.join(Fse, Fse.id == Permit.fse_id)
         query = _search(query, q, Permit.permit_number, Fse.name, Fse.address)
-    if status:
-        query = query.where(permit_status_sql(as_of or today()) == status)
+    if status and as_of:
+        query = query.where(permit_status_sql(as_of) == status)
+    elif status:
+        # Each permit's status on its own city's today: the cities' days, each for its cities.
+        cities_by_day = {}
+        for city_id, zone in session.execute(select(Jurisdiction.id, Jurisdiction.time_zone)):
+            cities_by_day.setdefault(dates.local_date(now(), zone), []).append(city_id)
+        query = query.where(
+            or_(
+                *(
+                    and_(Permit.jurisdiction_id.in_(ids), permit_status_sql(day) == status)
+                    for day, ids in cities_by_day.items()
+                )
+            )
+        )
     return page(
         session,
         query,
@@ -220,20 +237,15 @@ def create_permit(session, principal, *, data) -> tuple[Permit, list]:
         raise Conflict(f"Permit number {data['permit_number']!r} exists in this jurisdiction.")
     status = data.pop("status")
     permit = Permit(jurisdiction_id=fse.jurisdiction_id, **data)
-    permit.status_changes.append(PermitStatusChange(status=status, effective_on=permit.issued_on, reason="issued"))
+    permit.status_changes.append(
+        PermitStatusChange(
+            status=status, effective_on=permit.issued_on, reason="issued", **registry_log.made_by(principal)
+        )
+    )
     session.add(permit)
     registry_log.note(session, principal, action="permit.created", subject=permit, fields=[*data, "status"])
     commit_or_conflict(session, f"Permit number {data['permit_number']!r} exists in this jurisdiction.")
     return permit, warnings
-
-
-def change_permit_status(session, principal, *, permit_id, data) -> Permit:
-    permit = get_permit(session, principal, permit_id=permit_id)
-    _own(principal, permit.jurisdiction_id)
-    permit.status_changes.append(PermitStatusChange(**data))
-    registry_log.note(session, principal, action="permit.status_changed", subject=permit, fields=data)
-    session.commit()
-    return permit
 
 
 def device_warnings(jurisdiction: Jurisdiction, device: Device):

@@ -22,7 +22,7 @@ from domain.dates import local_date
 from domain.registry_rows import approval_of, approval_status_on, licences_of
 from services.errors import Conflict, Invalid, NotFound
 from services.registry import log as registry_log
-from services.registry.fses import admin_jurisdiction, commit_or_conflict, page, today, within_reach
+from services.registry.fses import admin_jurisdiction, commit_or_conflict, page, within_reach
 from storage import reach
 from storage.models import (
     DisposalSite,
@@ -46,12 +46,19 @@ class Viewer:
 
     home: uuid.UUID | None
     cities: frozenset
+    # Today where the caller reads: its own city's local date (for a caller of several cities,
+    # the earliest of theirs, so that nothing is shown lapsed before its city's day ends).
+    today: date | None = None
 
 
 def viewer(session, principal) -> Viewer:
     if principal.role in ("admin", "auditor"):
-        return Viewer(principal.jurisdiction_id, frozenset({principal.jurisdiction_id}))
-    return Viewer(None, frozenset(session.scalars(reach.jurisdiction_ids(principal))))
+        home, cities = principal.jurisdiction_id, frozenset({principal.jurisdiction_id})
+    else:
+        home, cities = None, frozenset(session.scalars(reach.jurisdiction_ids(principal)))
+    zones = session.scalars(select(Jurisdiction.time_zone).where(Jurisdiction.id.in_(cities))).all()
+    today = min((local_date(now(), zone) for zone in zones), default=local_date(now(), None))
+    return Viewer(home, cities, today)
 
 
 def local_today(jurisdiction: Jurisdiction) -> date:
@@ -164,11 +171,15 @@ def list_sites(
         )
     rows, next_cursor = page(session, query, model=DisposalSite, cursor=cursor, limit=limit, shown=SITE_SHOWN)
     if status:
-        day, cities = as_of or today(), {seen_by.home} if seen_by.home else seen_by.cities
+        cities = {seen_by.home} if seen_by.home else seen_by.cities
         rows = [
             row
             for row in rows
-            if any(approval_status_on(a, day) == status for a in row.approvals if a.jurisdiction_id in cities)
+            if any(
+                approval_status_on(a, as_of or local_today(a.jurisdiction)) == status
+                for a in row.approvals
+                if a.jurisdiction_id in cities
+            )
         ]
     return rows, next_cursor
 

@@ -28,10 +28,12 @@ COLUMNS = {
 }
 KINDS = tuple(COLUMNS)
 # Columns a file may add: for a device, the day a new frequency or permit takes effect (the
-# import never rewrites the past), why, and the notice the permittee had; for a restaurant or a
+# import never rewrites the past), why, and the notice the permittee had; for a permit, the
+# same of a new status; for a restaurant or a
 # hauler, the address its notices go to while it has no people (an empty cell clears it).
 OPTIONAL = {
     "devices": ["effective_on", "reason", "noticed_on", "sooner_because", "after_inspection"],
+    "permits": ["effective_on", "reason", "notice_on"],
     "fses": ["contact_email"],
     "haulers": ["contact_email"],
 }
@@ -59,6 +61,10 @@ class FseRow(schemas.FseIn):
 class PermitRow(schemas.PermitIn):
     fse_apn = schemas.text(40, required=True)
     fse_name = schemas.text(200, required=True)
+    # From when a changed status holds (default the city's today), why, and the notice given.
+    effective_on = schemas.Day(load_default=None)
+    reason = schemas.text(2000, load_default=None)
+    notice_on = schemas.Day(load_default=None)
 
     class Meta:
         exclude = ("fse_id",)

@@ -18,9 +18,9 @@ from domain.checks import CITY_DEFAULT
 from domain.device_rules import default_frequency, frequency_refusal
 from domain.registry_rows import approval_of, licences_of, registrations_of
 from schemas.field_errors import flatten_errors
-from services.registry import device_frequency, device_permit
+from services.registry import device_frequency, device_permit, permit_status
 from services.registry import log as registry_log
-from services.registry.fses import device_warnings, judge_permit_term, today
+from services.registry.fses import device_warnings, judge_permit_term
 from services.registry.haulers import (
     SHARED_SITE_FIELDS,
     approve_hauler,
@@ -67,9 +67,9 @@ class Report:
 class Importer:
     """Holds the jurisdiction's existing rows by natural key, so a run makes few queries."""
 
-    def __init__(self, session, jurisdiction, kind, by=None):
+    def __init__(self, session, jurisdiction, kind, by=None, command=None):
         self.session = session
-        self.by = by
+        self.by, self.command = by, command
         self.jurisdiction = jurisdiction
         self.kind = kind
         self.apply = getattr(self, "_" + kind.replace("-", "_"))
@@ -102,7 +102,7 @@ class Importer:
         fse = self.fses.get((data.pop("fse_apn"), data.pop("fse_name")))
         if fse is None:
             raise Rejected("no FSE with this APN and name", {"fse_apn": ["No such FSE."]})
-        status = data.pop("status")
+        dated = {name: data.pop(name) for name in ("status", "effective_on", "reason", "notice_on")}
         refusal, self.warnings = judge_permit_term(
             self.jurisdiction, issued_on=data["issued_on"], expires_on=data["expires_on"]
         )
@@ -112,7 +112,13 @@ class Importer:
         if permit is None:
             permit = Permit(jurisdiction_id=self.jurisdiction.id, fse=fse, **data)
             permit.status_changes.append(
-                PermitStatusChange(status=status, effective_on=data["issued_on"], reason="imported")
+                PermitStatusChange(
+                    status=dated["status"],
+                    effective_on=data["issued_on"],
+                    reason=dated["reason"] or "imported",
+                    notice_on=dated["notice_on"],
+                    **registry_log.made_by(self.by, command=self.command),
+                )
             )
             self.session.add(permit)
             self.permits[data["permit_number"]] = permit
@@ -122,14 +128,33 @@ class Importer:
                 "the permit belongs to another FSE; permits are not transferable",
                 {"permit_number": ["Issued to another FSE."]},
             )
+        return self._permit_changes(permit, data, **dated)
+
+    def _permit_changes(self, permit, data, *, status, effective_on, reason, notice_on):
+        """A known permit's row: its term as registered (a renewal is a new permit), a new
+        status from `effective_on` on (default the city's today) as through the API."""
+        term = {name: data[name] for name in ("issued_on", "expires_on") if getattr(permit, name) != data[name]}
+        if term:
+            raise Rejected(
+                "A renewal is a new permit: register it and move the devices",
+                {
+                    name: [f"The permit's is {getattr(permit, name).isoformat()}; a term does not change."]
+                    for name in term
+                },
+            )
         changed = self._set(permit, data)
+        day = effective_on or local_today(self.jurisdiction)
         recorded = rules.value_on(
-            [rules.Dated(c.effective_on, c.status) for c in permit.status_changes], today(), default="active"
+            [rules.Dated(c.effective_on, c.status) for c in permit.status_changes], day, default="active"
         )
-        if recorded != status:
-            permit.status_changes.append(PermitStatusChange(status=status, effective_on=today(), reason="imported"))
-            changed = True
-        return "updated" if changed else "unchanged"
+        if recorded == status:
+            return "updated" if changed else "unchanged"
+        dated = {"status": status, "effective_on": day, "reason": reason, "notice_on": notice_on}
+        errors = permit_status.refusal(permit, self.jurisdiction, **dated)
+        if errors:
+            raise Rejected("the status cannot change on that day", errors)
+        permit_status.record(self.session, self.by, permit=permit, command=self.command, **dated)
+        return "updated"
 
     def _devices(self, data):
         permit = self.permits.get(data.pop("permit_number"))
@@ -202,10 +227,17 @@ class Importer:
                 noticed_on=noticed_on,
                 sooner_because=sooner_because,
                 after_inspection=after_inspection,
+                command=self.command,
             )
         if moves:
             device_permit.record(
-                self.session, self.by, device=device, permit=permit, effective_on=effective_on, reason=reason
+                self.session,
+                self.by,
+                device=device,
+                permit=permit,
+                effective_on=effective_on,
+                reason=reason,
+                command=self.command,
             )
         return "updated" if self._set(device, data) or refreq or moves else "unchanged"
 
@@ -314,11 +346,12 @@ def import_as(session, principal, *, kind, rows):
     return run_import(session, jurisdiction=jurisdiction, kind=kind, rows=rows, by=principal)
 
 
-def run_import(session, *, jurisdiction, kind, rows, progress=None, by=None):
+def run_import(session, *, jurisdiction, kind, rows, progress=None, by=None, command=None):
     """Apply `rows` (from `read_rows`) for an admin of `jurisdiction`; commit once. `by`: the
-    caller, noted among the registry's changes with the import's counts."""
+    caller, noted among the registry's changes with the import's counts; with none, `command`
+    (the command line's, e.g. `flask import permits`) is kept as who made each dated change."""
     report = Report(kind=kind)
-    importer = Importer(session, jurisdiction, kind, by)
+    importer = Importer(session, jurisdiction, kind, by, command)
     schema = ROW_SCHEMAS[kind]
     for line, row in rows:
         report.rows += 1

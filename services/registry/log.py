@@ -22,3 +22,11 @@ def note(session, principal, *, action, subject=None, fields=(), detail=None, ju
             person_id=principal.person_id,
         )
     )
+
+
+def made_by(principal, *, command: str | None = None) -> dict:
+    """The columns saying who recorded a dated fact (`storage.registry_models.MadeBy`): the
+    caller's client and person, or, with no caller, the command line's `command`."""
+    if principal is None:
+        return {"by_client_id": None, "by_person_id": None, "by_command": command}
+    return {"by_client_id": principal.client_pk, "by_person_id": principal.person_id, "by_command": None}
