@@ -103,13 +103,13 @@ class Importer:
         if fse is None:
             raise Rejected("no FSE with this APN and name", {"fse_apn": ["No such FSE."]})
         dated = {name: data.pop(name) for name in ("status", "effective_on", "reason", "notice_on")}
-        refusal, self.warnings = judge_permit_term(
-            self.jurisdiction, issued_on=data["issued_on"], expires_on=data["expires_on"]
-        )
-        if refusal:
-            raise Rejected("the permit runs past the city's term", {"expires_on": [refusal]})
         permit = self.permits.get(data["permit_number"])
         if permit is None:
+            refusal, self.warnings = judge_permit_term(
+                self.jurisdiction, issued_on=data["issued_on"], expires_on=data["expires_on"]
+            )
+            if refusal:
+                raise Rejected("the permit runs past the city's term", {"expires_on": [refusal]})
             permit = Permit(jurisdiction_id=self.jurisdiction.id, fse=fse, **data)
             permit.status_changes.append(
                 PermitStatusChange(
