@@ -51,6 +51,7 @@ WORDS = {
         "dispatcher_sent": "The invitation is on its way to new.dispatcher@inland.example (dispatcher)",
         "moved": "GI-1 moves to permit VV-FOG-0001-R.",
         "suspended": "VV-FOG-0001 is suspended from {day}.",
+        "withdrawn": "The change of GI-1 from {day} is withdrawn.",
     },
     "es": {
         "title": "City of Victorville: personas y registro",
@@ -62,6 +63,7 @@ WORDS = {
         "dispatcher_sent": "La invitación va en camino a new.dispatcher@inland.example (despachador)",
         "moved": "GI-1 pasa al permiso VV-FOG-0001-R.",
         "suspended": "VV-FOG-0001 queda suspendido desde el {day}.",
+        "withdrawn": "El cambio de GI-1 desde el {day} queda retirado.",
     },
 }
 
@@ -171,6 +173,20 @@ def test_a_city_admin_invites_a_person_and_changes_a_devices_frequency_from_a_da
     assert change["reason"] == "Measured depths allow a longer interval." and change["sooner_because"] is None
     accessible(browser, "the restaurant's devices after the change")
     fits(browser, screen, "the restaurant's devices after the change")
+    # Not yet in force, the change is withdrawn with why; it stays listed as withdrawn.
+    click(browser, f"button[data-withdraw='{change['id']}']")
+    waiting_for(browser, lambda b: by_css(b, "#withdrawal-submit"), "the withdrawal form")
+    type_into(browser, "#withdrawal-reason", "The permittee asked for a hearing.")
+    click(browser, "#withdrawal-submit")
+    withdrawn = words["withdrawn"].format(day=effective.isoformat())
+    waiting_for(browser, lambda b: withdrawn in text_of(b, "#fse-done"), "the change withdrawn")
+    read = requests.get(f"{base}/v1/fses/{mesa['id']}/devices/{device['id']}", headers=admin, timeout=10).json()
+    assert read["frequency_days"] == 90
+    assert [(c["withdrawn"], c["withdrawn_reason"]) for c in read["frequency_changes"]] == [
+        (True, "The permittee asked for a hearing.")
+    ]
+    assert not by_css(browser, f"button[data-withdraw='{change['id']}']")
+    accessible(browser, "the restaurant's devices after the withdrawal")
 
 
 def test_a_hauler_admin_invites_a_dispatcher_who_accepts_and_signs_in(app, portal, screen, language, session):
@@ -319,13 +335,18 @@ def test_a_city_admin_withdraws_an_invitation_removes_a_person_renews_a_permit_a
     click(browser, f"button[data-permit='{device['permit_id']}']")
     Select(by_css(browser, "#permit-status-status")[0]).select_by_value("suspended")
     set_value(browser, "#permit-status-effective_on", (today + timedelta(days=20)).isoformat())
+    type_into(browser, "#permit-status-reason", "Hearing officer's order.")
+    set_value(browser, "#permit-status-notice_on", today.isoformat())
     click(browser, "#permit-status-submit")
     suspended = words["suspended"].format(day=(today + timedelta(days=20)).isoformat())
     waiting_for(browser, lambda b: suspended in text_of(b, "#fse-done"), "the status changed")
     permit = requests.get(f"{base}/v1/permits/{device['permit_id']}", headers=admin, timeout=10).json()
-    assert {"status": "suspended", "effective_on": (today + timedelta(days=20)).isoformat()}.items() <= (
-        permit["status_history"][-1].items()
-    )
+    assert {
+        "status": "suspended",
+        "effective_on": (today + timedelta(days=20)).isoformat(),
+        "reason": "Hearing officer's order.",
+        "notice_on": today.isoformat(),
+    }.items() <= (permit["status_history"][-1].items())
     accessible(browser, "the restaurant after its renewal")
     fits(browser, screen, "the restaurant after its renewal")
 

@@ -80,6 +80,15 @@ async function openFse(fse, context, detail) {
     if (first) first.focus();
   };
   const numbers = Object.fromEntries(permits.map((p) => [p.id, p.permit_number]));
+  const now = today(context.zone);
+  // A change listed as it stands: withdrawn (counts nowhere), or scheduled with its withdrawal.
+  const frequencyLine = (d, c) => c.withdrawn
+    ? t("reg.freqWithdrawn", { from: c.from_days, to: c.frequency_days, day: c.effective_on, reason: c.withdrawn_reason })
+    : [t("reg.freqChange", { from: c.from_days, to: c.frequency_days, day: c.effective_on, noticed: c.noticed_on }),
+      ...(c.effective_on > now ? [" ", el("button", {
+        type: "button", class: "quiet", "data-withdraw": c.id, "aria-label": `${t("reg.withdraw")}: ${d.tag}, ${c.effective_on}`,
+        onclick: () => put(withdrawal(fse, d, c, reopen)),
+      }, t("reg.withdraw"))] : [])];
   detail.replaceChildren(el("section", { class: "sub", "aria-labelledby": "fse-title" },
     el("h2", { id: "fse-title", tabindex: "-1" }, fse.name),
     el("p", { class: "muted" }, `${fse.address} · ${t("reg.apn")} ${fse.apn}`),
@@ -105,8 +114,7 @@ async function openFse(fse, context, detail) {
         (d.frequency_source === "city_default" ? ` (${t("reg.cityDefault")})` : ""), "number", true],
       [t("reg.permit"), (d) => d.permit_number],
       [t("reg.changes"), (d) => history([
-        ...(d.frequency_changes || []).map((c) => t("reg.freqChange", {
-          from: c.from_days, to: c.frequency_days, day: c.effective_on, noticed: c.noticed_on })),
+        ...(d.frequency_changes || []).map((c) => frequencyLine(d, c)),
         ...(d.permit_moves || []).map((m) => t("reg.moved", {
           from: numbers[m.from_permit_id] || "", to: numbers[m.permit_id] || "", day: m.effective_on })),
       ])],
@@ -171,6 +179,21 @@ function frequencyChange(fse, device, { city, zone }, reopen) {
   return parts.form;
 }
 
+// A scheduled frequency change withdrawn before it takes effect, with why.
+function withdrawal(fse, device, change, reopen) {
+  const parts = apiForm("withdrawal", t("withdraw.title", { device: device.tag, n: change.frequency_days, day: change.effective_on }));
+  parts.add("reason", t("freq.reason"), textarea());
+  onSubmit(parts, el("button", { type: "submit", id: "withdrawal-submit" }, t("withdraw.save")), {
+    check: () => required(parts, ["reason"]),
+    submit: async () => {
+      await post(`/v1/fses/${fse.id}/devices/${device.id}/frequency-changes/${change.id}/withdrawal`, { reason: parts.value("reason") });
+      await reopen(t("withdraw.done", { device: device.tag, day: change.effective_on }));
+    },
+  });
+  parts.form.querySelector(".actions").append(closeButton(parts.form));
+  return parts.form;
+}
+
 // A device moved to another of the restaurant's permits (a renewal) from a day on.
 function permitMove(fse, device, permits, reopen) {
   const others = permits.filter((p) => p.id !== device.permit_id);
@@ -192,15 +215,27 @@ function permitMove(fse, device, permits, reopen) {
   return parts.form;
 }
 
+// A permit's status from a day on (today or later, as the API asks), with why and the day
+// written notice was given, where it was.
 function permitStatus(permit, { zone }, reopen) {
+  const now = today(zone);
   const parts = apiForm("permit-status", t("status.title", { permit: permit.permit_number }));
   parts.add("status", t("reg.status"), choice(STATUSES, (s) => t(`permit.${s}`)));
-  parts.add("effective_on", t("status.effective"), input("date", { value: today(zone) }));
+  parts.add("effective_on", t("status.effective"), input("date", { value: now, min: now }));
   parts.add("reason", t("freq.reason"), textarea());
+  parts.add("notice_on", t("status.notice"), input("date", { max: now }), t("status.noticeHint"));
   onSubmit(parts, el("button", { type: "submit", id: "permit-status-submit" }, t("status.save")), {
-    check: () => required(parts, ["status", "effective_on"]),
+    check: () => {
+      const errors = required(parts, ["status", "effective_on"]);
+      if (parts.value("effective_on") && parts.value("effective_on") < now) errors.effective_on = t("freq.past");
+      if (parts.value("status") !== "expired" && !parts.value("reason")) errors.reason = t("status.needReason");
+      return errors;
+    },
     submit: async () => {
-      const body = { status: parts.value("status"), effective_on: parts.value("effective_on"), reason: parts.value("reason") || null };
+      const body = {
+        status: parts.value("status"), effective_on: parts.value("effective_on"), reason: parts.value("reason") || null,
+        notice_on: parts.value("notice_on") || null,
+      };
       await send("PATCH", `/v1/permits/${permit.id}`, body);
       await reopen(t("status.done", { permit: permit.permit_number, status: t(`permit.${body.status}`), day: body.effective_on }));
     },
