@@ -22,7 +22,15 @@ from domain.presets import POLICY
 from services.errors import Conflict, Invalid, NotFound
 from services.registry import log as registry_log
 from storage import reach
-from storage.models import Device, Fse, Jurisdiction, Permit, PermitStatusChange
+from storage.models import (
+    Device,
+    DeviceFrequencyChange,
+    DevicePermitMove,
+    Fse,
+    Jurisdiction,
+    Permit,
+    PermitStatusChange,
+)
 from storage.permit_status import permit_status_sql
 
 
@@ -138,8 +146,16 @@ def list_permits(session, principal, *, q=None, jurisdiction=None, status=None, 
         model=Permit,
         cursor=cursor,
         limit=limit,
-        shown=(selectinload(Permit.fse).joinedload(Fse.jurisdiction), selectinload(Permit.status_changes)),
+        shown=(
+            selectinload(Permit.fse).joinedload(Fse.jurisdiction),
+            selectinload(Permit.status_changes).options(*made_by_shown(PermitStatusChange)),
+        ),
     )
+
+
+def made_by_shown(model):
+    """Loader options for who made each of a page's history rows (`MadeBy`)."""
+    return (selectinload(model.by_client), selectinload(model.by_person))
 
 
 def list_devices(session, principal, *, fse_id, cursor=None, limit=50, **_filters):
@@ -150,7 +166,15 @@ def list_devices(session, principal, *, fse_id, cursor=None, limit=50, **_filter
         model=Device,
         cursor=cursor,
         limit=limit,
-        shown=(selectinload(Device.permit),),
+        shown=(
+            selectinload(Device.permit),
+            selectinload(Device.frequency_changes_recorded).options(
+                *made_by_shown(DeviceFrequencyChange),
+                selectinload(DeviceFrequencyChange.withdrawn_by_client),
+                selectinload(DeviceFrequencyChange.withdrawn_by_person),
+            ),
+            selectinload(Device.permit_moves).options(*made_by_shown(DevicePermitMove)),
+        ),
     )
 
 
