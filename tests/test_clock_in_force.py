@@ -71,7 +71,14 @@ def test_the_days_between_an_expired_permit_and_a_late_renewal_do_not_count(clie
         "GI-1": ("VV-LATE", "compliant", "2026-08-30")
     }
     assert record_devices(client, auditor, world.device.fse_id)["GI-1"]["next_due_on"] == "2026-08-30"
+    # The dashboard counts only the gap before the first pump-out (never serviced from July 2025).
+    trends = client.get("/v1/audit/trends", headers=factories.bearer(auditor)).json
+    assert {month["month"]: month["missed_services"] for month in trends["months"] if month["missed_services"]} == {
+        "2025-09": 1
+    }
     world.reauthenticate()
+    listed = client.get("/v1/manifests", headers=factories.bearer(world.hauler_token)).json["items"]
+    assert [row["due_by"] for row in listed] == ["2026-08-30"]
     due = client.get(
         "/v1/haulers/me/due", query_string={"within_days": 30}, headers=factories.bearer(world.hauler_token)
     )
@@ -204,6 +211,10 @@ def test_a_retired_device_is_never_due_nor_missed_from_its_retirement_on(client,
     assert record_devices(client, auditor, world.device.fse_id, to="2026-04-10")["GI-1"]["status"] == "missed"
     period = missed(client, auditor, **{"from": "2026-01-06", "to": "2026-06-01"})
     assert by_tag(period, "due_on", "days_late") == {"GI-1": ("2026-04-05", 14)}
+    trends = client.get("/v1/audit/trends", headers=factories.bearer(auditor)).json
+    assert {month["month"]: month["missed_services"] for month in trends["months"] if month["missed_services"]} == {
+        "2026-04": 1
+    }
     world.reauthenticate()
     before = findings_of(world.post(world.body(completed=pacific(2026, 4, 19, 23, 30), disposal=None)))
     assert "permit_not_active" not in before
