@@ -281,3 +281,28 @@ def test_the_devices_import_takes_the_day_in_service_and_a_retirement(client, se
         "2026-07-01",
         "Replaced by GI-3.",
     )
+
+
+def test_devices_made_before_0039_keep_the_day_their_clock_started(app, client, session, frozen_clock):
+    """The upgrade puts each device in service on its first permit's first day (that of the
+    permit a renewal moved it from), the day its clock started before: the lists say the same
+    after it as before."""
+    from pathlib import Path
+
+    from alembic.script import ScriptDirectory
+
+    from tests.ordinance_cases import renewed
+
+    world, admin, new = renewed(client, session, frozen_clock)
+    assert move(client, admin, world, "GI-1", permit_number=new["permit_number"], reason="Renewal.").status_code == 201
+    frozen_clock(pacific(2026, 7, 10, 9))
+    auditor = auditor_of(client, session)
+    fields = ("permit_number", "status", "due_on", "days_overdue")
+    before = by_tag(missed(client, auditor, as_of="2026-07-05"), *fields)
+    assert set(before) == {"GI-1"}
+    migrations = Path(__file__).resolve().parent.parent / "migrations"
+    factories.migrated_again(app, session, down_to=ScriptDirectory(str(migrations)).get_revision("0039").down_revision)
+    auditor = auditor_of(client, session)
+    listed = client.get(f"/v1/fses/{world.device.fse_id}/devices", headers=factories.bearer(auditor)).json["items"]
+    assert {row["tag"]: row["in_service_on"] for row in listed} == {"GI-1": "2025-07-01", "GI-2": "2025-07-01"}
+    assert by_tag(missed(client, auditor, as_of="2026-07-05"), *fields) == before
