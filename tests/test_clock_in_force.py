@@ -103,6 +103,65 @@ def test_the_days_between_an_expired_permit_and_a_late_renewal_do_not_count(clie
     assert "service_interval_exceeded" not in in_time
 
 
+def test_the_sql_lists_and_the_record_agree_on_every_week(client, session, frozen_clock):
+    """Exchange policy, one rule in two places: the FSE's service status (SQL) and the record
+    (Python) give each device the same status, due day and lateness on every week from April to
+    December, across an expiry and a late renewal (GI-1), a device put in service later, moved,
+    then retired (GI-2)."""
+    from datetime import timedelta
+
+    from services.records import record as records
+
+    world = world_in(client, session, frozen_clock, CITY, now=pacific(2026, 5, 2, 9))
+    world.permit.issued_on, world.permit.expires_on = date(2025, 7, 1), date(2026, 6, 30)
+    session.commit()
+    admin = admin_of(client, session, CITY)
+    assert register_device(client, admin, world, tag="GI-2", frequency_days=60).status_code == 201
+    assert world.post(world.body(completed=pacific(2026, 5, 1, 9), disposal=None)).status_code == 201
+    frozen_clock(pacific(2026, 7, 25, 9))
+    admin = admin_of(client, session, CITY)
+    created = client.post(
+        "/v1/permits",
+        headers=factories.bearer(admin),
+        json={
+            "permit_number": "VV-LATE",
+            "fse_id": str(world.device.fse_id),
+            "kind": "regular",
+            "issued_on": "2026-08-01",
+            "expires_on": "2027-07-31",
+        },
+    )
+    assert created.status_code == 201, created.json
+    for tag in ("GI-1", "GI-2"):
+        moved = move(client, admin, world, tag, permit_number="VV-LATE", effective_on="2026-08-01", reason="Late.")
+        assert moved.status_code == 201, moved.json
+    gi2 = moved.json["id"]
+    retired = client.post(
+        f"/v1/fses/{world.device.fse_id}/devices/{gi2}/retirement",
+        json={"effective_on": "2026-09-15", "reason": "Replaced."},
+        headers=factories.bearer(admin),
+    )
+    assert retired.status_code == 201, retired.json
+    frozen_clock(pacific(2026, 12, 20, 9))
+    auditor = auditor_of(client, session)
+    day, seen = date(2026, 4, 1), set()
+    while day <= date(2026, 12, 20):
+        sql = by_tag(
+            service_status(client, auditor, world.device.fse_id, as_of=day.isoformat()),
+            "status",
+            "due_on",
+            "days_overdue",
+        )
+        # The record itself (its export is rate-limited): each device's line in its summary.
+        session.expire_all()
+        summary = records.build(session, world.device.fse, period_to=day).summary["devices"]
+        python = {tag: (line["status"], line["next_due_on"], line["days_overdue"]) for tag, line in summary.items()}
+        assert sql == python, day
+        seen |= {status for status, _, _ in sql.values()}
+        day += timedelta(days=7)
+    assert {"permit_ended", "retired", "never_serviced", "compliant", "missed"} <= seen, seen
+
+
 def test_a_permit_past_its_expiry_ends_its_devices_as_a_revoked_one_does(client, session, frozen_clock):
     """Victorville 10.03.080(a): a permit is "issued for a one-year period". Between permit A's
     expiry (30 June) and the renewal's first day (1 August), the device is on a permit no longer
