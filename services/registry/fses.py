@@ -254,9 +254,10 @@ def device_warnings(jurisdiction: Jurisdiction, device: Device):
 
 
 def in_service_refusal(permit: Permit, in_service_on) -> str | None:
-    """Why a device cannot be put in service on `in_service_on` on `permit` (the route's and the
-    import's rule alike): not after the permit's last day. A day before its first day is
-    taken as that first day (the clock starts at the later of the two)."""
+    """Why a device cannot be put in service on `in_service_on`, a day given, on `permit` (the
+    route's and the import's rule alike): not after the permit's last day. A day before its
+    first day is taken as that first day (the clock starts at the later of the two); the
+    default, the city's today, is never refused (a device added to an expired permit)."""
     if in_service_on > permit.expires_on:
         return f"Must not be after the permit's last day ({permit.expires_on.isoformat()})."
     return None
@@ -284,9 +285,9 @@ def create_device(session, principal, *, fse_id, data):
     refusal = frequency_refusal(data["kind"], data["frequency_days"], jurisdiction)
     if refusal:
         errors["frequency_days"] = [refusal]
-    data = {**data, "in_service_on": data.get("in_service_on") or local_date(now(), jurisdiction.time_zone)}
-    if permit is not None and (why := in_service_refusal(permit, data["in_service_on"])):
+    if permit is not None and data.get("in_service_on") and (why := in_service_refusal(permit, data["in_service_on"])):
         errors["in_service_on"] = [why]
+    data = {**data, "in_service_on": data.get("in_service_on") or local_date(now(), jurisdiction.time_zone)}
     if errors:
         raise Invalid("The device does not fit the permit or the ordinance.", errors=errors)
     if session.scalar(select(Device.id).where(Device.fse_id == fse.id, Device.tag == data["tag"])):

@@ -159,10 +159,10 @@ class Importer:
         refusal = frequency_refusal(data["kind"], data["frequency_days"], self.jurisdiction)
         if refusal:
             raise Rejected("frequency not allowed here", {"frequency_days": [refusal]})
-        data["in_service_on"] = data.get("in_service_on") or local_today(self.jurisdiction)
-        refusal = in_service_refusal(permit, data["in_service_on"])
+        refusal = data.get("in_service_on") and in_service_refusal(permit, data["in_service_on"])
         if refusal:
             raise Rejected("not in service within the permit's term", {"in_service_on": [refusal]})
+        data["in_service_on"] = data.get("in_service_on") or local_today(self.jurisdiction)
         device = Device(fse_id=permit.fse_id, permit=permit, **data)
         self.session.add(device)
         self._retire(device, retired_on, dated["reason"])
