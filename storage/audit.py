@@ -109,21 +109,6 @@ def permit_ended_day(ending):
     return case((ending.c.ending_on.is_(None), after_expiry), (ended < after_expiry, ended), else_=after_expiry)
 
 
-def effective_frequency():
-    """Device frequency, capped by the jurisdiction's longest interval in days for interceptors."""
-    return case(
-        (
-            and_(
-                Device.kind == "interceptor",
-                Jurisdiction.interceptor_max_interval_days.is_not(None),
-                Jurisdiction.interceptor_max_interval_days < Device.frequency_days,
-            ),
-            Jurisdiction.interceptor_max_interval_days,
-        ),
-        else_=Device.frequency_days,
-    )
-
-
 def _last_service(as_of: date | None, dialect: str, *, manifest: bool = True):
     """Each device's last qualifying service up to the end of its city's day `as_of` (None: its
     last of all), as a FROM element to outer-join (beside `Jurisdiction`, the device's city):
@@ -206,9 +191,7 @@ def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True, w
             last.c.day.label("last_service_day"),
             last.c.manifest_id.label("last_manifest_id"),
             *((last.c.manifest_number, last.c.hauler_id) if manifest else ()),
-            func.coalesce(
-                last.c.day, clock_started(Device, func.coalesce(first.c.issued_day, day_of(Permit.issued_on)))
-            ).label("start"),
+            func.coalesce(last.c.day, clock_started(Device, first.c.issued_day, Permit.issued_on)).label("start"),
             Device.frequency_days.label("frequency"),
             frequency_changed(Device.id).label("changed"),
             Jurisdiction.grace_days.label("grace"),
@@ -217,7 +200,6 @@ def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True, w
             Permit.id.label("permit_id"),
             ever_paused_moved(Device, first, day_number(as_of) + 1).label("paused"),
             (permit_ended_day(ending) <= day_number(as_of)).label("ended"),
-            # Retired by `as_of`: due no more.
             func.coalesce(Device.retired_on <= as_of, False).label("retired"),
         )
         .select_from(Device)

@@ -342,10 +342,12 @@ def ever_paused_moved(device, moved, until):
     )
 
 
-def clock_started(device, first_issued_day):
+def clock_started(device, first_issued_day, issued_on):
     """The day number a device's clock starts (`domain.status.clock_start`): its first permit's
-    first day, or the day it was put in service where later."""
-    return _later(first_issued_day, func.coalesce(day_of(device.in_service_on), first_issued_day))
+    first day (`first_issued_day` where it moved, else the date `issued_on`), or the day it was
+    put in service where later."""
+    issued = func.coalesce(first_issued_day, day_of(issued_on))
+    return _later(issued, func.coalesce(day_of(device.in_service_on), issued))
 
 
 def resumed(start, day, device_id, pauses):

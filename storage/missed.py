@@ -59,7 +59,7 @@ def missed_intervals(
             Jurisdiction.grace_days.label("grace"),
             longest_days.label("longest_days"),
             longest_months.label("longest_months"),
-            clock_started(Device, func.coalesce(first.c.issued_day, day_of(Permit.issued_on))).label("issued_day"),
+            clock_started(Device, first.c.issued_day, Permit.issued_on).label("issued_day"),
             last.c.day.label("last_day"),
             ever_paused_moved(Device, first, until).label("paused"),
             day_of(Device.retired_on).label("retired_day"),
