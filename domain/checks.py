@@ -109,6 +109,23 @@ def permit_not_active(load: Load, permit: PermitFacts, rules: Rules):
     return []
 
 
+def device_retired(load: Load, device: DeviceFacts, permit: PermitFacts, rules: Rules):
+    """A device retired on or before the service day is listed on no permit in force that day:
+    the service is judged as one without a permit in force, as a revoked permit's device is
+    (the city's permit requirement, e.g. Victorville 10.03.050(a); that retirement ends the
+    listing is exchange policy), unless its permit's own status already says so."""
+    day = rules.day(load.service_completed_at)
+    if device.retired_on is None or day < device.retired_on or permit_not_active(load, permit, rules):
+        return []
+    return [
+        Finding(
+            "permit_not_active",
+            f"Device retired on {device.retired_on.isoformat()}: no permit covered it on {day.isoformat()}.",
+            rules.cite("permit_required"),
+        )
+    ]
+
+
 def waste_type_mismatch(load: Load, device: DeviceFacts, rules: Rules):
     """Interceptor waste comes from interceptors, trap waste from traps (exchange policy)."""
     expected = WASTE_FOR_KIND[device.kind]
@@ -343,6 +360,7 @@ def check(
     return [
         *late_submission(load, rules, received_at),
         *permit_not_active(load, permit, rules),
+        *device_retired(load, device, permit, rules),
         *waste_type_mismatch(load, device, rules),
         *partial_pump_down(service, device, rules),
         *decant_returned(load, rules),

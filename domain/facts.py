@@ -177,6 +177,8 @@ class DeviceFacts:
     # `domain.status.Tenure` of each permit it was on, where a renewal moved it; empty, the
     # permit a check is given is the only one.
     tenures: tuple = ()
+    # The first day it is out of service (retired), if it is: never due from then on.
+    retired_on: date | None = None
 
 
 @dataclass(frozen=True)

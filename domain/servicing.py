@@ -16,7 +16,7 @@ from domain.facts import (
     PermitFacts,
     Rules,
 )
-from domain.status import Interval, device_pauses, paused_spans
+from domain.status import Interval, Tenure, device_pauses
 
 
 def clash(one: Load, other: Load) -> bool:
@@ -60,12 +60,13 @@ def implausible_service(load: Load, standing: list[Load], rules: Rules):
 
 def interval_of(device: DeviceFacts, rules: Rules, permit: PermitFacts | None = None, *, until=None) -> Interval:
     """The device's frequencies with the city's grace and longest interval, not counting the
-    days the permit it was on was suspended or revoked (over every permit it was on, where a
-    renewal moved it: `device.tenures`); a span still open counts up to `until`."""
-    if device.tenures:
-        pauses = device_pauses(device.tenures, until=until)
-    else:
-        pauses = paused_spans(permit.changes, until=until) if permit is not None else ()
+    days the permit it was on was not in force: suspended, revoked or past its expiry (over
+    every permit it was on, where a renewal moved it: `device.tenures`); a span still open
+    counts up to `until`."""
+    tenures = device.tenures
+    if not tenures and permit is not None:
+        tenures = (Tenure(None, None, permit.changes, permit.issued_on, permit.expires_on),)
+    pauses = device_pauses(tenures, until=until)
     return Interval.of(
         device.kind,
         device.frequency_days,
@@ -95,6 +96,9 @@ def service_interval_exceeded(
     if previous_qualifying is None:
         return []
     start, served = rules.day(previous_qualifying), rules.day(load.service_completed_at)
+    if device.retired_on is not None and device.retired_on <= served:
+        # A retired device's interval runs no more (exchange policy): `device_retired` says so.
+        return []
     interval = interval_of(device, rules, permit, until=served + timedelta(days=1))
     last = interval.last_day(start)
     if served <= last:

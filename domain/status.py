@@ -12,7 +12,7 @@ ENDING_STATUSES = ("revoked", "expired")
 
 @dataclass(frozen=True)
 class DeviceStatus:
-    status: str  # compliant | due_soon | overdue | missed | never_serviced | permit_ended
+    status: str  # compliant | due_soon | overdue | missed | never_serviced | permit_ended | retired
     due_on: date | None
     days_overdue: int
 
@@ -32,9 +32,17 @@ def permit_ended_on(*, expires_on: date, changes, day: date) -> date | None:
     return after_expiry if after_expiry <= day else None
 
 
-# A permit in either status gives no right to discharge (Victorville 10.03.320(b)(4)): the days
-# it held do not count toward a service interval once the permit is active again.
-PAUSING_STATUSES = ("suspended", "revoked")
+# A permit in any of these statuses gives no right to discharge (Victorville 10.03.320(b)(4)
+# for suspension and revocation; an expiry recorded as a status, as a permit past its expiry
+# date, is exchange policy): the days it held do not count toward a service interval once the
+# device is on a permit in force again.
+PAUSING_STATUSES = ("suspended", "revoked", "expired")
+
+
+def clock_start(*, issued_on: date, in_service_on: date | None) -> date:
+    """The day a device's clock starts: its first permit's first day, or the day it was put in
+    service where later (a device registered later is not charged for the days before)."""
+    return issued_on if in_service_on is None else max(issued_on, in_service_on)
 
 
 def paused_spans(changes, *, until: date | None = None) -> tuple:
@@ -58,23 +66,44 @@ def paused_spans(changes, *, until: date | None = None) -> tuple:
     return tuple(spans)
 
 
+def out_of_force(changes, *, expires_on: date | None = None, until: date | None = None) -> tuple:
+    """((first day, day in force again), ...): the spans a permit gave no right to discharge,
+    from its status changes (`paused_spans`: a span still open runs to `until`, none without
+    it), each cut at its expiry, and, with `expires_on`, every day after its expiry up to
+    `until` (a renewal is a new permit: the days until a device moves onto it are not in force
+    either)."""
+    after_expiry = expires_on + timedelta(days=1) if expires_on is not None else date.max
+    spans = [(begin, min(end, after_expiry)) for begin, end in paused_spans(changes, until=until)]
+    if until is not None and after_expiry < until:
+        spans.append((after_expiry, until))
+    return tuple((begin, end) for begin, end in spans if begin < end)
+
+
 @dataclass(frozen=True)
 class Tenure:
     """The days a device was listed on one permit: from `since` (None: always before) to the
-    day before `until` (None: still on it), and that permit's status changes."""
+    day before `until` (None: still on it), that permit's status changes, and its first and
+    last days (None: not known, only its status changes count)."""
 
     since: date | None
     until: date | None
     changes: tuple
+    issued_on: date | None = None
+    expires_on: date | None = None
 
 
 def device_pauses(tenures, *, until: date | None = None) -> tuple:
     """The spans the permit a device was on was not in force, over every permit it was on (a
-    renewal moves it to a new one), each permit's spans cut to the days the device was on it;
-    an open span pauses up to `until` (as `paused_spans`)."""
+    renewal moves it to a new one), each permit's spans cut to the days the device was on it:
+    suspended or revoked, after its expiry, and before its first day where the device was
+    moved onto it sooner. A span still open pauses up to `until` (none without it), as
+    `storage.intervals.device_pauses`."""
     spans = []
     for tenure in tenures:
-        for begin, end in paused_spans(tenure.changes, until=until):
+        own = list(out_of_force(tenure.changes, expires_on=tenure.expires_on, until=until))
+        if tenure.since is not None and tenure.issued_on is not None and tenure.since < tenure.issued_on:
+            own.append((tenure.since, tenure.issued_on))
+        for begin, end in own:
             if tenure.since is not None:
                 begin = max(begin, tenure.since)
             if tenure.until is not None:
@@ -84,15 +113,21 @@ def device_pauses(tenures, *, until: date | None = None) -> tuple:
     return tuple(sorted(spans))
 
 
-def tenures_of(*, current, moves, changes_of) -> tuple:
+def tenures_of(*, current, moves, changes_of, dates_of=None) -> tuple:
     """Each permit a device was on (`Tenure`): `current`, its permit now, and each move's
     `from_permit_id` (moves in the order they took effect); `changes_of(permit_id)` gives a
-    permit's status changes (`domain.registry.Dated`)."""
+    permit's status changes (`domain.registry.Dated`), `dates_of(permit_id)` its (issued_on,
+    expires_on)."""
+
+    def tenure(permit_id, since, until):
+        issued_on, expires_on = dates_of(permit_id) if dates_of is not None else (None, None)
+        return Tenure(since, until, tuple(changes_of(permit_id)), issued_on, expires_on)
+
     tenures, since = [], None
     for move in moves:
-        tenures.append(Tenure(since, move.effective_on, tuple(changes_of(move.from_permit_id))))
+        tenures.append(tenure(move.from_permit_id, since, move.effective_on))
         since = move.effective_on
-    tenures.append(Tenure(since, None, tuple(changes_of(current))))
+    tenures.append(tenure(current, since, None))
     return tuple(tenures)
 
 
@@ -217,12 +252,15 @@ def device_status(
     counted_from: date,
     interval: Interval,
     permit_ended: date | None = None,
+    retired_on: date | None = None,
 ) -> DeviceStatus:
     """Due by the device's `interval` after the last qualifying service (or after
-    `counted_from`, the permit's issue date, for a device never serviced); `overdue` within
-    the grace past due, `missed` beyond (each city's own frequency section; the grace is
-    exchange policy). From the day its permit
-    ended (`permit_ended`) a device is due no more: `permit_ended`, with no due date."""
+    `counted_from`, the day its clock started (`clock_start`), for a device never serviced);
+    `overdue` within the grace past due, `missed` beyond (each city's own frequency section;
+    the grace is exchange policy). From the day its permit ended (`permit_ended`) a device is
+    due no more: `permit_ended`, with no due date; nor from the day it was retired: `retired`."""
+    if retired_on is not None and retired_on <= as_of:
+        return DeviceStatus("retired", None, 0)
     if permit_ended is not None and permit_ended <= as_of:
         return DeviceStatus("permit_ended", None, 0)
     start = last_qualifying or counted_from

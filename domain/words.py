@@ -16,6 +16,7 @@ STATUSES = {
     "missed": "Missed",
     "never_serviced": "Never serviced",
     "permit_ended": "Permit ended",
+    "retired": "Retired",
 }
 SEVERITIES = {"violation": "Violation", "warning": "Warning"}
 WASTE_TYPES = {"grease_interceptor_waste": "grease interceptor waste", "grease_trap_waste": "grease trap waste"}
@@ -66,6 +67,7 @@ ACTIONS = {
     "device.frequency_changed": "Service frequency changed",
     "device.frequency_change_withdrawn": "Scheduled frequency change withdrawn",
     "device.permit_moved": "Device moved to another permit",
+    "device.retired": "Device retired",
     "hauler.created": "Hauler added",
     "hauler.registered": "Hauler registered in the city",
     "hauler.updated": "Hauler changed",

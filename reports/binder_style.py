@@ -28,6 +28,7 @@ STATUS_COLOURS = {
     "missed": BAD,
     "never_serviced": BAD,
     "permit_ended": INK,
+    "retired": INK,
 }
 
 PAGE_W, PAGE_H = LETTER

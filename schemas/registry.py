@@ -118,6 +118,16 @@ class DeviceIn(Schema):
     # Absent or null: the city's default frequency for the kind (the device says so).
     frequency_days = positive_int(3650, load_default=None, allow_none=True)
     permit_number = text(60, required=True)
+    # The day it was put in service (default the city's today): its clock starts at the later
+    # of this and its permit's first day, so the days before are never charged.
+    in_service_on = Day(load_default=None)
+
+
+class RetirementIn(Schema):
+    """A device out of service from a date on (not before the city's today), and why."""
+
+    effective_on = Day(required=True)
+    reason = text(2000, required=True)
 
 
 class FrequencyChangeIn(Schema):

@@ -81,6 +81,11 @@ def device_view(device):
         "frequency_source": device.frequency_source,
         "permit_id": str(device.permit_id),
         "permit_number": device.permit.permit_number,
+        # The day its clock started from (None: its first permit's first day), and its
+        # retirement: never due nor missed from `retired_on` on.
+        "in_service_on": device.in_service_on.isoformat() if device.in_service_on else None,
+        "retired_on": device.retired_on.isoformat() if device.retired_on else None,
+        "retired_reason": device.retired_reason,
         "frequency_changes": [frequency_change_view(change) for change in device.frequency_changes_recorded],
         "permit_moves": [permit_move_view(move) for move in device.permit_moves],
     }

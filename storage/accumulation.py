@@ -11,11 +11,27 @@ before its last device is read; SQLite ranks the whole city's services at once.
 
 from datetime import date
 
-from sqlalchemy import and_, bindparam, func, select, text, true
+from sqlalchemy import and_, bindparam, case, func, select, text, true
 
-from storage.audit import city_zone, day_number, effective_frequency, from_day_number, serviced_within
+from storage.audit import city_zone, day_number, from_day_number, serviced_within
 from storage.localtime import local_day
 from storage.models import Device, Fse, Jurisdiction, Manifest, ManifestRevision, Permit
+
+
+def effective_frequency():
+    """Device frequency, capped by the jurisdiction's longest interval in days for interceptors."""
+    return case(
+        (
+            and_(
+                Device.kind == "interceptor",
+                Jurisdiction.interceptor_max_interval_days.is_not(None),
+                Jurisdiction.interceptor_max_interval_days < Device.frequency_days,
+            ),
+            Jurisdiction.interceptor_max_interval_days,
+        ),
+        else_=Device.frequency_days,
+    )
+
 
 _COLUMNS = (
     "fse_id, fse_name, address, permit_number, device_id, device_tag, liquid_depth_in, "

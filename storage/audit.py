@@ -16,6 +16,7 @@ from domain.status import ENDING_STATUSES
 
 # The interval's SQL, read by the lists from here too.
 from storage.intervals import (
+    clock_started,
     day_of,
     ever_paused_moved,
     fenced,
@@ -108,21 +109,6 @@ def permit_ended_day(ending):
     return case((ending.c.ending_on.is_(None), after_expiry), (ended < after_expiry, ended), else_=after_expiry)
 
 
-def effective_frequency():
-    """Device frequency, capped by the jurisdiction's longest interval in days for interceptors."""
-    return case(
-        (
-            and_(
-                Device.kind == "interceptor",
-                Jurisdiction.interceptor_max_interval_days.is_not(None),
-                Jurisdiction.interceptor_max_interval_days < Device.frequency_days,
-            ),
-            Jurisdiction.interceptor_max_interval_days,
-        ),
-        else_=Device.frequency_days,
-    )
-
-
 def _last_service(as_of: date | None, dialect: str, *, manifest: bool = True):
     """Each device's last qualifying service up to the end of its city's day `as_of` (None: its
     last of all), as a FROM element to outer-join (beside `Jurisdiction`, the device's city):
@@ -177,7 +163,8 @@ def _last_columns(zone, manifest):
 def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True, where=()):
     """One row per device (of those `where` selects, conditions on the registry's tables): its
     last qualifying service up to `as_of`, due day and lateness. A device whose permit has
-    ended by `as_of` is due no more: `permit_ended`, no due day. Without `manifest`, the last
+    ended by `as_of` is due no more: `permit_ended`, no due day; nor one retired by then
+    (`retired`). Without `manifest`, the last
     service's manifest number and hauler are left out (a count of statuses reads no manifest).
 
     Worked out in layers, each column once a row (`storage.intervals.fenced`): the device with
@@ -204,15 +191,16 @@ def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True, w
             last.c.day.label("last_service_day"),
             last.c.manifest_id.label("last_manifest_id"),
             *((last.c.manifest_number, last.c.hauler_id) if manifest else ()),
-            func.coalesce(last.c.day, first.c.issued_day, day_of(Permit.issued_on)).label("start"),
+            func.coalesce(last.c.day, clock_started(Device, first.c.issued_day, Permit.issued_on)).label("start"),
             Device.frequency_days.label("frequency"),
             frequency_changed(Device.id).label("changed"),
             Jurisdiction.grace_days.label("grace"),
             longest_days.label("longest_days"),
             longest_months.label("longest_months"),
             Permit.id.label("permit_id"),
-            ever_paused_moved(Device, first).label("paused"),
+            ever_paused_moved(Device, first, day_number(as_of) + 1).label("paused"),
             (permit_ended_day(ending) <= day_number(as_of)).label("ended"),
+            func.coalesce(Device.retired_on <= as_of, False).label("retired"),
         )
         .select_from(Device)
         .join(Fse, Fse.id == Device.fse_id)
@@ -229,6 +217,7 @@ def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True, w
     today = literal(day_number(as_of))
     days_overdue = today - rows.c.due
     status = case(
+        (rows.c.retired, "retired"),
         (rows.c.ended, "permit_ended"),
         (rows.c.last_manifest_id.is_(None), "never_serviced"),
         (days_overdue <= 0, case((days_overdue >= -14, "due_soon"), else_="compliant")),
@@ -254,8 +243,8 @@ def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True, w
         rows.c.last_manifest_id,
         *(_last_manifest(rows) if manifest else ()),
         # Not yet due is 0 days overdue, as in a record's summary (domain.status).
-        case((rows.c.ended, null()), else_=rows.c.due).label("due_day"),
-        case((rows.c.ended, 0), (days_overdue > 0, days_overdue), else_=0).label("days_overdue"),
+        case((rows.c.ended | rows.c.retired, null()), else_=rows.c.due).label("due_day"),
+        case((rows.c.ended | rows.c.retired, 0), (days_overdue > 0, days_overdue), else_=0).label("days_overdue"),
         status.label("status"),
         # The status in words beside its code, for the people who read the sheet.
         in_words(status, words.STATUSES).label("status_words"),

@@ -2,7 +2,7 @@
 months, the frequency in force from its changes, and the days a permit was not in force, on
 SQLite and PostgreSQL alike."""
 
-from sqlalchemy import Integer, and_, case, func, null, or_, select, true, union_all
+from sqlalchemy import Integer, and_, case, func, literal, null, or_, select, true, union_all
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import aliased
 from sqlalchemy.sql.expression import FunctionElement
@@ -210,10 +210,12 @@ def _earlier_postgresql(element, compiler, **kw):
 
 
 def device_pauses(until):
-    """Each span a device was on a permit that was suspended or revoked
-    (`domain.status.device_pauses`): the device, first day and the day the permit was in force
-    again (a span still open, the day number `until`), as day numbers, each permit's spans cut
-    to the days the device was on it (its current one from its last move, each one it left
+    """Each span a device was on a permit not in force (`domain.status.device_pauses`): the
+    device, first day and the day the permit was in force again, as day numbers. A permit is
+    not in force while suspended, revoked or expired by a status change (each such span cut at
+    its expiry), from the day after its expiry, and, for a device moved onto it sooner, before
+    its first day; a span still open ends at the day number `until`. Each permit's spans are
+    cut to the days the device was on it (its current one from its last move, each one it left
     from its move before to the move away); on one day the change recorded last holds."""
     change, following, same_day = (aliased(PermitStatusChange) for _ in range(3))
     next_on = (
@@ -221,12 +223,14 @@ def device_pauses(until):
         .where(following.permit_id == change.permit_id, following.effective_on > change.effective_on)
         .scalar_subquery()
     )
-    spans = (
+    after_expiry = day_of(Permit.expires_on) + 1
+    by_status = (
         select(
             change.permit_id.label("permit_id"),
             day_of(change.effective_on).label("begin_day"),
-            func.coalesce(day_of(next_on), until).label("end_day"),
+            _earlier(func.coalesce(day_of(next_on), until), after_expiry).label("end_day"),
         )
+        .join(Permit, Permit.id == change.permit_id)
         .where(
             change.status.in_(PAUSING_STATUSES),
             # Without a day asked, a span still open pauses nothing.
@@ -239,10 +243,19 @@ def device_pauses(until):
             )
             .exists(),
         )
-        .subquery("paused_spans")
     )
+    branches = [by_status]
+    if until is not None:
+        # Every day after its expiry, up to the day asked (the device's move away ends it).
+        branches.append(
+            select(
+                Permit.id.label("permit_id"), after_expiry.label("begin_day"), literal(until).label("end_day")
+            ).where(after_expiry < until)
+        )
+    spans = union_all(*branches).subquery("paused_spans")
     # A run of pausing changes (suspended, then revoked) is one span a change: each ends at the
-    # next change, so the spans of one permit never overlap.
+    # next change, and the days after expiry begin where they end, so the spans of one permit
+    # never overlap.
     move, other = aliased(DevicePermitMove), aliased(DevicePermitMove)
     since_moved = select(func.max(day_of(other.effective_on))).where(other.device_id == Device.id).scalar_subquery()
     on_current = select(
@@ -260,12 +273,29 @@ def device_pauses(until):
         _later(spans.c.begin_day, func.coalesce(moved_before, spans.c.begin_day)).label("begin_day"),
         _earlier(spans.c.end_day, day_of(move.effective_on)).label("end_day"),
     ).join(move, move.from_permit_id == spans.c.permit_id)
-    every = union_all(on_current, on_left).subquery("every_span")
+    # A device moved onto a permit before its first day: the days until then, up to its next move.
+    onto, issued = aliased(DevicePermitMove), aliased(Permit)
+    moved_after = (
+        select(func.min(day_of(other.effective_on)))
+        .where(other.device_id == onto.device_id, other.effective_on > onto.effective_on)
+        .scalar_subquery()
+    )
+    before_issue = (
+        select(
+            onto.device_id.label("device_id"),
+            day_of(onto.effective_on).label("begin_day"),
+            _earlier(day_of(issued.issued_on), func.coalesce(moved_after, day_of(issued.issued_on))).label("end_day"),
+        )
+        .join(issued, issued.id == onto.to_permit_id)
+        .where(issued.issued_on > onto.effective_on)
+    )
+    every = union_all(on_current, on_left, before_issue).subquery("every_span")
     return select(every).where(every.c.begin_day < every.c.end_day)
 
 
 def ever_paused(permit_id):
-    """Whether the permit was ever suspended or revoked (else no span of it pauses a gap)."""
+    """Whether the permit was ever suspended, revoked or expired by a status change (else no
+    span of its status pauses a gap)."""
     return (
         select(PermitStatusChange.id)
         .where(PermitStatusChange.permit_id == permit_id, PermitStatusChange.status.in_(PAUSING_STATUSES))
@@ -273,26 +303,66 @@ def ever_paused(permit_id):
     )
 
 
+def expired_before(permit_id, until):
+    """Whether the permit's expiry passed before the day number `until` (its days after then
+    are not in force)."""
+    permit = aliased(Permit)
+    expired = permit.id == permit_id
+    if until is not None:
+        expired = and_(expired, day_of(permit.expires_on) + 1 < until)
+    return select(permit.id).where(expired).exists()
+
+
 def left_paused(device_id):
-    """Whether a permit the device moved away from was ever suspended or revoked."""
-    return (
+    """Whether a permit the device moved away from was ever suspended, revoked or expired by a
+    status change, or the device moved away after its expiry or onto a permit before its first
+    day (days a permit it was on was not in force)."""
+    left, onto = aliased(Permit), aliased(Permit)
+    by_status = (
         select(DevicePermitMove.id)
         .join(PermitStatusChange, PermitStatusChange.permit_id == DevicePermitMove.from_permit_id)
         .where(DevicePermitMove.device_id == device_id, PermitStatusChange.status.in_(PAUSING_STATUSES))
         .exists()
     )
+    by_dates = (
+        select(DevicePermitMove.id)
+        .join(left, left.id == DevicePermitMove.from_permit_id)
+        .join(onto, onto.id == DevicePermitMove.to_permit_id)
+        .where(
+            DevicePermitMove.device_id == device_id,
+            or_(
+                day_of(left.expires_on) + 1 < day_of(DevicePermitMove.effective_on),
+                onto.issued_on > DevicePermitMove.effective_on,
+            ),
+        )
+        .exists()
+    )
+    return or_(by_status, by_dates)
 
 
-def device_ever_paused(device):
-    """Whether any permit the device (the `Device` entity or an alias) was on was ever
-    suspended or revoked: its permit now, or one a renewal moved it from."""
-    return or_(ever_paused(device.permit_id), left_paused(device.id))
+def device_ever_paused(device, until=None):
+    """Whether any permit the device (the `Device` entity or an alias) was on was ever not in
+    force while it was on it: its permit now (suspended, revoked, or expired before the day
+    number `until`, or ever where None), or one a renewal moved it from."""
+    return or_(ever_paused(device.permit_id), expired_before(device.permit_id, until), left_paused(device.id))
 
 
-def ever_paused_moved(device, moved):
+def ever_paused_moved(device, moved, until):
     """`device_ever_paused` beside `first_issued` (`moved`, outer-joined): the permits a device
     left are probed for the devices that moved alone."""
-    return or_(ever_paused(device.permit_id), and_(moved.c.device_id.is_not(None), left_paused(device.id)))
+    return or_(
+        ever_paused(device.permit_id),
+        expired_before(device.permit_id, until),
+        and_(moved.c.device_id.is_not(None), left_paused(device.id)),
+    )
+
+
+def clock_started(device, first_issued_day, issued_on):
+    """The day number a device's clock starts (`domain.status.clock_start`): its first permit's
+    first day (`first_issued_day` where it moved, else the date `issued_on`), or the day it was
+    put in service where later."""
+    issued = func.coalesce(first_issued_day, day_of(issued_on))
+    return _later(issued, func.coalesce(day_of(device.in_service_on), issued))
 
 
 def resumed(start, day, device_id, pauses):

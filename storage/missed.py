@@ -8,6 +8,7 @@ from sqlalchemy import Date, and_, case, func, literal, null, or_, select, union
 from domain import words
 from storage.audit import _last_service, _permit_ending, city_zone, day_number, in_words, permit_ended_day
 from storage.intervals import (
+    clock_started,
     day_of,
     ever_paused_moved,
     fenced,
@@ -45,8 +46,10 @@ def missed_intervals(
     # The city's devices, each with what its gaps are judged by and its last service (the gap
     # it opens): read once, beside every gap of the device.
     longest_days, longest_months = longest_columns()
-    # A device renewed onto a new permit counts from its first permit's issue.
+    # A device renewed onto a new permit counts from its first permit's issue (or from the day
+    # it was put in service, where later).
     first = first_issued()
+    until = day_number(period_to) + 1
     city = (
         select(
             Device.id.label("device_id"),
@@ -56,9 +59,10 @@ def missed_intervals(
             Jurisdiction.grace_days.label("grace"),
             longest_days.label("longest_days"),
             longest_months.label("longest_months"),
-            func.coalesce(first.c.issued_day, day_of(Permit.issued_on)).label("issued_day"),
+            clock_started(Device, first.c.issued_day, Permit.issued_on).label("issued_day"),
             last.c.day.label("last_day"),
-            ever_paused_moved(Device, first).label("paused"),
+            ever_paused_moved(Device, first, until).label("paused"),
+            day_of(Device.retired_on).label("retired_day"),
         )
         .select_from(Device)
         .join(Fse, Fse.id == Device.fse_id)
@@ -122,10 +126,11 @@ def missed_intervals(
             city.c.longest_days,
             city.c.longest_months,
             city.c.paused,
+            city.c.retired_day,
         ).join(city, city.c.device_id == every_gap.c.device_id),
         "gap_inputs",
     )
-    bounded = with_bounds(with_frequency(judged, "gap_run"), "gap_run_bounds", until=day_number(period_to) + 1)
+    bounded = with_bounds(with_frequency(judged, "gap_run"), "gap_run_bounds", until=until)
     # Worked out apart (a materialised CTE on PostgreSQL): the planner's guess at the cost of
     # the bounds' subqueries, however rarely they run, would otherwise dwarf every join after it
     # and leave it choosing among them blind.
@@ -133,6 +138,8 @@ def missed_intervals(
     if dialect == "postgresql":
         bounded = bounded.prefix_with("MATERIALIZED")
     reached = func.coalesce(bounded.c.end_day, day_number(period_to))
+    # A retired device is missed no more from its retirement's day: its gap ends the day before.
+    reached = case((bounded.c.retired_day <= reached, bounded.c.retired_day - 1), else_=reached)
     missed_on = bounded.c.in_time + 1
     # The gaps that reach past their due day and the grace, due to be missed by the period's
     # end: only these are read beside the registry and their permit's ending (which may end

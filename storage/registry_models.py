@@ -162,6 +162,13 @@ class Device(Base):
     frequency_days: Mapped[int] = mapped_column(Integer)
     # `assigned` by the city for this device, or `city_default`: the city's default for its kind.
     frequency_source: Mapped[str] = mapped_column(String(20), server_default="assigned")
+    # The day it was put in service: its clock starts at the later of this and its first
+    # permit's first day (None: at that first day).
+    in_service_on: Mapped[date | None] = mapped_column(Date)
+    # Retired from this day on (None: in service): never due nor missed from then on. Who
+    # retired it is its `registry_changes` row.
+    retired_on: Mapped[date | None] = mapped_column(Date)
+    retired_reason: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = created()
 
     fse: Mapped[Fse] = relationship()

@@ -94,7 +94,10 @@ def renewed(client, session, frozen_clock, city="victorville"):
     world.permit.issued_on, world.permit.expires_on = date(2025, 7, 1), date(2026, 6, 30)
     session.commit()
     admin = admin_of(client, session, city)
-    assert register_device(client, admin, world, tag="GI-2", frequency_days=90).status_code == 201
+    assert (
+        register_device(client, admin, world, tag="GI-2", frequency_days=90, in_service_on="2025-07-01").status_code
+        == 201
+    )
     created = client.post(
         "/v1/permits",
         headers=factories.bearer(admin),

@@ -63,7 +63,7 @@ WORDS = {
         "dispatcher_sent": "La invitación va en camino a new.dispatcher@inland.example (despachador)",
         "moved": "GI-1 pasa al permiso VV-FOG-0001-R.",
         "suspended": "VV-FOG-0001 queda suspendido desde el {day}.",
-        "withdrawn": "El cambio de GI-1 desde el {day} queda retirado.",
+        "withdrawn": "El cambio de GI-1 desde el {day} queda anulado.",
     },
 }
 

@@ -8,7 +8,7 @@ from auth.protect import current_principal, require
 from auth.scopes import AUDIT_READ, MANIFESTS_WRITE, RECORDS_READ, REGISTRY_WRITE
 from schemas import registry as schemas
 from schemas.registry_views import device_view, fse_view, hauler_view, permit_view, site_view, vehicle_view
-from services.registry import device_frequency, device_permit, permit_status
+from services.registry import device_frequency, device_permit, device_retirement, permit_status
 from services.registry import fses as registry
 from services.registry import haulers as shared
 from storage.db import db
@@ -136,6 +136,17 @@ def move_device(fse_id, device_id):
     data = load_json(schemas.PermitMoveIn())
     move = device_permit.move_device(db.session, current_principal(), fse_id=fse_id, device_id=device_id, **data)
     device = registry.get_device(db.session, current_principal(), fse_id=fse_id, device_id=move.device_id)
+    return _created(device_view(device), "registry.get_device", fse_id=device.fse_id, device_id=device.id)
+
+
+@bp.post("/fses/<fse_id>/devices/<device_id>/retirement")
+@require(*WRITE)
+@idempotent
+def retire_device(fse_id, device_id):
+    data = load_json(schemas.RetirementIn())
+    device = device_retirement.retire_device(
+        db.session, current_principal(), fse_id=fse_id, device_id=device_id, **data
+    )
     return _created(device_view(device), "registry.get_device", fse_id=device.fse_id, device_id=device.id)
 
 

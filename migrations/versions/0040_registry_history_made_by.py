@@ -5,7 +5,7 @@ the day written notice was given, and a frequency change its withdrawal before i
 Existing rows keep their values; who made them stays unknown (None).
 
 Revision ID: 0040
-Revises: 0038
+Revises: 0039
 Create Date: 2026-12-06
 """
 
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0040"
-down_revision = "0038"
+down_revision = "0039"
 branch_labels = None
 depends_on = None
 

@@ -114,9 +114,11 @@ async function openFse(fse, context, detail) {
         (d.frequency_source === "city_default" ? ` (${t("reg.cityDefault")})` : ""), "number", true],
       [t("reg.permit"), (d) => d.permit_number],
       [t("reg.changes"), (d) => history([
+        ...(d.in_service_on ? [t("reg.inService", { day: d.in_service_on })] : []),
         ...(d.frequency_changes || []).map((c) => frequencyLine(d, c)),
         ...(d.permit_moves || []).map((m) => t("reg.moved", {
           from: numbers[m.from_permit_id] || "", to: numbers[m.permit_id] || "", day: m.effective_on })),
+        ...(d.retired_on ? [t("reg.retired", { day: d.retired_on, reason: d.retired_reason })] : []),
       ])],
       [t("reg.change"), (d) => el("div", { class: "two-step" },
         el("button", { type: "button", class: "quiet", "aria-label": `${t("reg.changeFrequency")}: ${d.tag}`,

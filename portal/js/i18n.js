@@ -5,7 +5,7 @@ const KEPT = "fogx.portal.language";
 const WORDS = {
   en: {
     "status.compliant": "Up to date", "status.due_soon": "Due soon", "status.overdue": "Overdue",
-    "status.missed": "Missed", "status.never_serviced": "Never serviced", "status.permit_ended": "Permit ended",
+    "status.missed": "Missed", "status.never_serviced": "Never serviced", "status.permit_ended": "Permit ended", "status.retired": "Retired",
     "role.auditor": "city auditor", "role.hauler": "hauler", "role.fse": "restaurant operator", "role.site": "disposal site",
     loading: "Loading…", none: "none", yes: "yes", no: "no", any: "any", show: "Show", showMore: "Show more",
     downloadCsv: "Download CSV",
@@ -59,7 +59,7 @@ const WORDS = {
   },
   es: {
     "status.compliant": "Al día", "status.due_soon": "Vence pronto", "status.overdue": "Vencido",
-    "status.missed": "Omitido", "status.never_serviced": "Nunca atendido", "status.permit_ended": "Permiso terminado",
+    "status.missed": "Omitido", "status.never_serviced": "Nunca atendido", "status.permit_ended": "Permiso terminado", "status.retired": "Retirado",
     "role.auditor": "auditor municipal", "role.hauler": "transportista", "role.fse": "operador del restaurante",
     "role.site": "sitio de disposición",
     loading: "Cargando…", none: "ninguno", yes: "sí", no: "no", any: "cualquiera", show: "Mostrar",

@@ -46,13 +46,14 @@ def device_facts(device: Device, changes=None, *, tenures=()) -> checks.DeviceFa
         frequency_source=device.frequency_source,
         frequencies=frequency_history(changes),
         tenures=tuple(tenures),
+        retired_on=getattr(device, "retired_on", None),
     )
 
 
 def load_tenures(session, devices) -> dict:
     """Each permit each device was on (`domain.status.Tenure`), by device id, for `devices`
-    given as (device id, its permit now): its moves and those permits' status changes, read in
-    two statements whatever their number."""
+    given as (device id, its permit now): its moves, those permits' days and status changes,
+    read in three statements whatever their number."""
     devices = dict(devices)
     if not devices:
         return {}
@@ -64,6 +65,12 @@ def load_tenures(session, devices) -> dict:
     ):
         moves.setdefault(move.device_id, []).append(move)
     permit_ids = set(devices.values()) | {m.from_permit_id for listed in moves.values() for m in listed}
+    dates = {
+        permit_id: (issued_on, expires_on)
+        for permit_id, issued_on, expires_on in session.execute(
+            select(Permit.id, Permit.issued_on, Permit.expires_on).where(Permit.id.in_(permit_ids))
+        )
+    }
     changes = {}
     for permit_id, effective_on, status in session.execute(
         select(PermitStatusChange.permit_id, PermitStatusChange.effective_on, PermitStatusChange.status)
@@ -72,7 +79,12 @@ def load_tenures(session, devices) -> dict:
     ):
         changes.setdefault(permit_id, []).append(reg.Dated(effective_on, status))
     return {
-        device_id: tenures_of(current=current, moves=moves.get(device_id, ()), changes_of=lambda p: changes.get(p, ()))
+        device_id: tenures_of(
+            current=current,
+            moves=moves.get(device_id, ()),
+            changes_of=lambda p: changes.get(p, ()),
+            dates_of=dates.__getitem__,
+        )
         for device_id, current in devices.items()
     }
 

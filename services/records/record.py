@@ -18,6 +18,7 @@ from domain.dates import add_years, local_date, start_of_day
 from domain.device_rules import longest_interval_days
 from domain.status import (
     Interval,
+    clock_start,
     device_pauses,
     device_status,
     effective_frequency,
@@ -152,6 +153,7 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
             current=device.permit_id,
             moves=device.permit_moves,
             changes_of=lambda permit_id: [reg.Dated(c.effective_on, c.status) for c in by_id[permit_id].status_changes],
+            dates_of=lambda permit_id: (by_id[permit_id].issued_on, by_id[permit_id].expires_on),
         )
         interval = Interval.of(
             device.kind,
@@ -170,10 +172,19 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
         permit_status = reg.permit_status_on(
             issued_on=permit.issued_on, expires_on=permit.expires_on, changes=permit_changes, day=as_of
         )
-        # A device renewed onto a new permit counts from its first permit's issue.
-        counted_from = min(by_id[permit_id].issued_on for permit_id in _permits_of(device))
+        # A device renewed onto a new permit counts from its first permit's issue, or from the
+        # day it was put in service where later.
+        counted_from = clock_start(
+            issued_on=min(by_id[permit_id].issued_on for permit_id in _permits_of(device)),
+            in_service_on=device.in_service_on,
+        )
         status = device_status(
-            as_of=as_of, last_qualifying=last_day, counted_from=counted_from, interval=interval, permit_ended=ended
+            as_of=as_of,
+            last_qualifying=last_day,
+            counted_from=counted_from,
+            interval=interval,
+            permit_ended=ended,
+            retired_on=device.retired_on,
         )
         revisions = [m.revisions[m.current_revision - 1] for m in manifests if m.device_id == device.id]
         accumulation = advice = None

@@ -16,6 +16,7 @@ from sqlalchemy.orm import selectinload
 from domain import dates
 from domain.checks import CITY_DEFAULT
 from domain.clock import now
+from domain.dates import local_date
 from domain.device_rules import default_frequency, frequency_refusal
 from domain.permit_rules import REFUSED, term_exceeded
 from domain.presets import POLICY
@@ -288,6 +289,16 @@ def device_warnings(jurisdiction: Jurisdiction, device: Device):
     return warnings
 
 
+def in_service_refusal(permit: Permit, in_service_on) -> str | None:
+    """Why a device cannot be put in service on `in_service_on`, a day given, on `permit` (the
+    route's and the import's rule alike): not after the permit's last day. A day before its
+    first day is taken as that first day (the clock starts at the later of the two); the
+    default, the city's today, is never refused (a device added to an expired permit)."""
+    if in_service_on > permit.expires_on:
+        return f"Must not be after the permit's last day ({permit.expires_on.isoformat()})."
+    return None
+
+
 def create_device(session, principal, *, fse_id, data):
     """A device on one of the FSE's permits; returns (device, warnings)."""
     fse = get_fse(session, principal, fse_id=fse_id)
@@ -310,6 +321,9 @@ def create_device(session, principal, *, fse_id, data):
     refusal = frequency_refusal(data["kind"], data["frequency_days"], jurisdiction)
     if refusal:
         errors["frequency_days"] = [refusal]
+    if permit is not None and data.get("in_service_on") and (why := in_service_refusal(permit, data["in_service_on"])):
+        errors["in_service_on"] = [why]
+    data = {**data, "in_service_on": data.get("in_service_on") or local_date(now(), jurisdiction.time_zone)}
     if errors:
         raise Invalid("The device does not fit the permit or the ordinance.", errors=errors)
     if session.scalar(select(Device.id).where(Device.fse_id == fse.id, Device.tag == data["tag"])):

@@ -28,11 +28,20 @@ COLUMNS = {
 }
 KINDS = tuple(COLUMNS)
 # Columns a file may add: for a device, the day a new frequency or permit takes effect (the
-# import never rewrites the past), why, and the notice the permittee had; for a permit, the
-# same of a new status; for a restaurant or a
-# hauler, the address its notices go to while it has no people (an empty cell clears it).
+# import never rewrites the past), why, and the notice the permittee had, the day a new one was
+# put in service, and the first day one is retired (`reason` says why); for a permit, the same
+# of a new status; for a restaurant or a hauler, the address its notices go to while it has no
+# people (an empty cell clears it).
 OPTIONAL = {
-    "devices": ["effective_on", "reason", "noticed_on", "sooner_because", "after_inspection"],
+    "devices": [
+        "effective_on",
+        "reason",
+        "noticed_on",
+        "sooner_because",
+        "after_inspection",
+        "in_service_on",
+        "retired_on",
+    ],
     "permits": ["effective_on", "reason", "notice_on"],
     "fses": ["contact_email"],
     "haulers": ["contact_email"],
@@ -93,6 +102,8 @@ class DeviceRow(schemas.DeviceIn):
     noticed_on = schemas.Day(load_default=None)
     sooner_because = schemas.text(2000, load_default=None)
     after_inspection = fields.Boolean(load_default=False)
+    # The first day the device is out of service (the city's today or later).
+    retired_on = schemas.Day(load_default=None)
 
 
 ROW_SCHEMAS = {

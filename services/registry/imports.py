@@ -18,9 +18,9 @@ from domain.checks import CITY_DEFAULT
 from domain.device_rules import default_frequency, frequency_refusal
 from domain.registry_rows import approval_of, licences_of, registrations_of
 from schemas.field_errors import flatten_errors
-from services.registry import device_frequency, device_permit, permit_status
+from services.registry import device_frequency, device_permit, device_retirement, permit_status
 from services.registry import log as registry_log
-from services.registry.fses import device_warnings, judge_permit_term
+from services.registry.fses import device_warnings, in_service_refusal, judge_permit_term
 from services.registry.haulers import (
     SHARED_SITE_FIELDS,
     approve_hauler,
@@ -164,9 +164,17 @@ class Importer:
             name: data.pop(name)
             for name in ("effective_on", "reason", "noticed_on", "sooner_because", "after_inspection")
         }
+        retired_on = data.pop("retired_on")
         device = self.session.scalar(select(Device).where(Device.fse_id == permit.fse_id, Device.tag == data["tag"]))
         if device is not None:
-            return self._device_changes(device, permit, data, **dated)
+            in_service_on = data.pop("in_service_on")
+            if in_service_on is not None and in_service_on != device.in_service_on:
+                raise Rejected(
+                    "a registered device's day in service does not change; the past stays as it was",
+                    {"in_service_on": ["Not changed for a registered device."]},
+                )
+            outcome = self._device_changes(device, permit, data, **dated)
+            return "updated" if self._retire(device, retired_on, dated["reason"]) else outcome
         if data.get("frequency_days") is None:
             data.update(
                 frequency_days=default_frequency(data["kind"], self.jurisdiction), frequency_source=CITY_DEFAULT
@@ -176,10 +184,28 @@ class Importer:
         refusal = frequency_refusal(data["kind"], data["frequency_days"], self.jurisdiction)
         if refusal:
             raise Rejected("frequency not allowed here", {"frequency_days": [refusal]})
+        refusal = data.get("in_service_on") and in_service_refusal(permit, data["in_service_on"])
+        if refusal:
+            raise Rejected("not in service within the permit's term", {"in_service_on": [refusal]})
+        data["in_service_on"] = data.get("in_service_on") or local_today(self.jurisdiction)
         device = Device(fse_id=permit.fse_id, permit=permit, **data)
         self.session.add(device)
+        self._retire(device, retired_on, dated["reason"])
         self.warnings = device_warnings(self.jurisdiction, device)
         return "created"
+
+    def _retire(self, device, retired_on, reason) -> bool:
+        """Retire the device from `retired_on` (as `POST .../retirement`); True when it is
+        retired now. A device retired already keeps its day."""
+        if retired_on is None or device.retired_on == retired_on:
+            return False
+        if device.retired_on is not None:
+            raise Rejected("the device is retired already", {"retired_on": [f"Retired from {device.retired_on}."]})
+        refused = device_retirement.refusal(self.jurisdiction, effective_on=retired_on)
+        if refused:
+            raise Rejected("the device cannot be retired on that day", {"retired_on": refused["effective_on"]})
+        device_retirement.record(self.session, self.by, device=device, effective_on=retired_on, reason=reason)
+        return True
 
     def _device_changes(
         self, device, permit, data, *, effective_on, reason, noticed_on, sooner_because, after_inspection
