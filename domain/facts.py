@@ -178,6 +178,16 @@ class DeviceFacts:
     # permit a check is given is the only one.
     tenures: tuple = ()
 
+    def frequency_on(self, day: date) -> int:
+        """The frequency in force on `day` (the first of `frequencies` before its day too)."""
+        if not self.frequencies:
+            return self.frequency_days
+        days = self.frequencies[0][1]
+        for since, value in self.frequencies:
+            if since <= day:
+                days = value
+        return days
+
 
 @dataclass(frozen=True)
 class PermitFacts:

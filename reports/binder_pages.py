@@ -1,7 +1,7 @@
 """The binder's first pages as flowables: the cover with what each figure counts, and the
 compliance summary with its chart; the measured depths (the binder's styles are `binder_style.py`)."""
 
-from datetime import date, timedelta
+from datetime import date
 
 from reportlab.graphics.shapes import Circle, Drawing, Line, Rect, String
 from reportlab.lib import colors
@@ -104,7 +104,8 @@ def services_chart(record, width=6.9 * inch):
                         strokeWidth=1,
                     )
                 )
-                due = day + timedelta(days=line.frequency_days)
+                # Due as the lists judge it: the frequency in force, pauses and calendar months.
+                due = line.interval.due_on(day)
                 if qualifying and start <= due <= end:
                     drawing.add(Line(x(due), y - 6, x(due), y + 6, strokeColor=BAD, strokeWidth=0.9))
         if line.due_on is not None and start <= line.due_on <= end:

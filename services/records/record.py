@@ -46,6 +46,8 @@ class DeviceLine:
     # once there are enough of them (interceptors only).
     accumulation: frequency.Accumulation | None = None
     advice: frequency.Recommendation | None = None
+    # Its interval as the record judges it (`domain.status.Interval`): each service's own due day.
+    interval: Interval | None = None
 
 
 @dataclass
@@ -203,6 +205,7 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
                 services=[local_date(r.service_completed_at, zone) for r in revisions],
                 accumulation=accumulation,
                 advice=advice,
+                interval=interval,
             )
         )
     return Record(
