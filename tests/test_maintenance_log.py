@@ -218,3 +218,28 @@ def test_an_existing_registry_moves_the_daily_removal_to_the_kitchens_log(app, c
     assert (
         session.scalar(select(OAuthClient.scope).where(OAuthClient.role == "fse")) == "records:read maintenance:write"
     )
+
+
+def test_a_trap_asks_for_no_cleaning_while_its_permit_is_not_in_force(client, session, frozen_clock):
+    """Placentia 16.24 Facilities Requirements (c)(3): "Grease traps shall be maintained in
+    efficient operating conditions by removing accumulated grease on a daily basis." The days
+    are those the trap's permit was in force, as the service clock counts them: a permit of
+    1 May revoked on 10 May lists 1 to 9 May only, not every day to 1 June; reinstated on
+    25 May, its days from then are asked for again."""
+    from storage.models import PermitStatusChange
+
+    frozen_clock(NOW)
+    kitchen = Kitchen(client, session, "placentia")
+    kitchen.permit.issued_on = date(2026, 5, 1)
+    kitchen.permit.status_changes[0].effective_on = date(2026, 5, 1)
+    session.add(PermitStatusChange(permit_id=kitchen.permit.id, status="revoked", effective_on=date(2026, 5, 10)))
+    session.commit()
+    period = {"from": "2026-05-01", "to": "2026-06-01"}
+    missing = [m["day"] for m in kitchen.read(**period).json["missing"]]
+    assert missing == [f"2026-05-0{d}" for d in range(1, 10)]
+    session.add(PermitStatusChange(permit_id=kitchen.permit.id, status="active", effective_on=date(2026, 5, 25)))
+    session.commit()
+    missing = [m["day"] for m in kitchen.read(**period).json["missing"]]
+    assert missing == [f"2026-05-0{d}" for d in range(1, 10)] + [f"2026-05-{d}" for d in range(25, 32)] + [
+        "2026-06-01"
+    ]
