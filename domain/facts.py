@@ -172,6 +172,8 @@ class DeviceFacts:
     liquid_depth_in: Decimal
     frequency_days: int
     frequency_source: str = "assigned"  # or CITY_DEFAULT
+    # Where set, its frequency before any change runs in calendar months (a city's "quarterly").
+    frequency_months: int | None = None
     # ((effective_on, days), ...): the frequency's history; empty, `frequency_days` for all time.
     frequencies: tuple = ()
     # `domain.status.Tenure` of each permit it was on, where a renewal moved it; empty, the

@@ -66,6 +66,8 @@ def device_view(device, day: date):
         "liquid_depth_in": number(device.liquid_depth_in),
         "frequency_days": rules.frequency_on(device.frequency_days, changes, day),
         "frequency_as_of": day.isoformat(),
+        # The city's "quarterly" default, in the calendar months it runs in, while it holds.
+        "frequency_months": device.frequency_months if not changes or day < changes[0].effective_on else None,
         "frequency_source": device.frequency_source,
         "permit_id": str(device.permit_id),
         "permit_number": device.permit.permit_number,

@@ -240,6 +240,4 @@ def test_a_trap_asks_for_no_cleaning_while_its_permit_is_not_in_force(client, se
     session.add(PermitStatusChange(permit_id=kitchen.permit.id, status="active", effective_on=date(2026, 5, 25)))
     session.commit()
     missing = [m["day"] for m in kitchen.read(**period).json["missing"]]
-    assert missing == [f"2026-05-0{d}" for d in range(1, 10)] + [f"2026-05-{d}" for d in range(25, 32)] + [
-        "2026-06-01"
-    ]
+    assert missing == [f"2026-05-0{d}" for d in range(1, 10)] + [f"2026-05-{d}" for d in range(25, 32)] + ["2026-06-01"]

@@ -163,6 +163,7 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
             longest_months=jurisdiction.interceptor_max_interval_months,
             frequencies=frequency_history(device.frequency_changes),
             pauses=device_pauses(tenures, until=as_of + timedelta(days=1)),
+            first_months=device.frequency_months,
         )
         frequency_days = effective_frequency(
             device.kind, interval.frequency_on(as_of), longest_interval_days(jurisdiction)
