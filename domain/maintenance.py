@@ -21,3 +21,14 @@ def missing_days(cleaned: set[date], *, start: date, end: date, every_days: int,
             missing.append(day)
         day += timedelta(days=1)
     return missing
+
+
+def runs(days) -> list[tuple[date, date]]:
+    """Consecutive days as (first, last) runs, in order: 1 to 9 May, 25 May to 1 June."""
+    spans = []
+    for day in sorted(days):
+        if spans and day == spans[-1][1] + timedelta(days=1):
+            spans[-1] = (spans[-1][0], day)
+        else:
+            spans.append((day, day))
+    return spans

@@ -14,6 +14,8 @@ from domain.dates import human as when
 from domain.dates import local_date
 from domain.frequency import ENOUGH_INTERVALS
 from domain.frequency import citation as frequency_citation
+from domain.maintenance import runs
+from domain.presets import POLICY
 from reports.binder_style import (
     ACCENT,
     BAD,
@@ -301,7 +303,44 @@ def summary_page(record):
         ]
     else:
         story += [Spacer(1, 8), Paragraph("No open findings in the period.", BODY)]
-    return story + measured_section(record)
+    return story + measured_section(record) + maintenance_section(record)
+
+
+def maintenance_section(record):
+    """The days of the period a trap went without the kitchen's own cleaning its city's text
+    asks for, as runs of days per trap, with the city's section (the maintenance log's)."""
+    if not record.maintenance_missing:
+        return []
+    by_device = {}
+    for device, day in record.maintenance_missing:
+        by_device.setdefault(device.tag, []).append(day)
+    rows = [["Trap", "Days without a cleaning in the log", "Days"]]
+    for tag, days in by_device.items():
+        spans = runs(days)
+        rows.append(
+            [
+                tag,
+                Paragraph(
+                    "; ".join(
+                        first.isoformat() if first == last else f"{first.isoformat()} to {last.isoformat()}"
+                        for first, last in spans
+                    ),
+                    CELL,
+                ),
+                str(len(days)),
+            ]
+        )
+    cited = (record.jurisdiction.citations or {}).get("trap_daily_cleaning") or POLICY
+    return [
+        Spacer(1, 8),
+        Paragraph("Grease traps the kitchen cleans itself", H2),
+        table(rows, [0.8 * inch, 4.9 * inch, 0.8 * inch]),
+        Spacer(1, 4),
+        Paragraph(
+            f"Days its permit was in force on which the restaurant's maintenance log shows no cleaning ({esc(cited)}).",
+            SMALL,
+        ),
+    ]
 
 
 def chart_alt(record):

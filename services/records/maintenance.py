@@ -119,6 +119,29 @@ def read(
     return log
 
 
+def missing_in(session, fse: Fse, *, day_from: date, day_to: date) -> list:
+    """(device, day) for each day of the period (to the city's today at most) a trap of the
+    FSE went without the cleaning its city's text asks for (none where it asks none): the
+    record's and the binder's share of the log."""
+    city = session.get(Jurisdiction, fse.jurisdiction_id)
+    every = city.trap_daily_cleaning
+    day_to = min(day_to, local_date(clock_now(), city.time_zone))
+    if not every or day_to < day_from:
+        return []
+    traps = session.execute(
+        select(Device, Permit)
+        .join(Permit, Permit.id == Device.permit_id)
+        .where(Device.fse_id == fse.id, Device.kind == "trap")
+        .order_by(Device.tag)
+    ).all()
+    rows = session.scalars(
+        select(TrapCleaning).where(
+            TrapCleaning.fse_id == fse.id, TrapCleaning.cleaned_on >= day_from, TrapCleaning.cleaned_on <= day_to
+        )
+    ).all()
+    return list(_missing(session, fse, traps, rows, every=every, day_from=day_from, day_to=day_to))
+
+
 def _missing(session, fse, traps, rows, *, every, day_from, day_to):
     """(device, day) for each day a trap went without its cleaning while its permit was in
     force: from its first permit's first day (a renewal moves a trap) to its permit's expiry,

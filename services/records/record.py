@@ -26,7 +26,7 @@ from domain.status import (
     tenures_of,
 )
 from services.errors import Invalid
-from services.records import integrity
+from services.records import integrity, maintenance
 from services.registry import fses as registry
 from storage.models import Device, DisposalReceipt, Document, Fse, Jurisdiction, Manifest, ManifestRevision, Permit
 
@@ -61,6 +61,9 @@ class Record:
     devices: list[DeviceLine]
     manifests: list[Manifest]  # current revision in the period, oldest service first
     receipts: dict = field(default_factory=dict)  # manifest id -> the disposal site's receipt of its load
+    # (device, day): the days of the period a trap went without the kitchen's own cleaning
+    # its city's text asks for (the maintenance log's `missing`).
+    maintenance_missing: list = field(default_factory=list)
 
     @property
     def zone(self) -> str:
@@ -219,6 +222,7 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
         devices=lines,
         manifests=manifests,
         receipts=_receipts(session, manifests, zone),
+        maintenance_missing=maintenance.missing_in(session, fse, day_from=period_from, day_to=period_to),
     )
 
 
