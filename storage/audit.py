@@ -108,21 +108,6 @@ def permit_ended_day(ending):
     return case((ending.c.ending_on.is_(None), after_expiry), (ended < after_expiry, ended), else_=after_expiry)
 
 
-def effective_frequency():
-    """Device frequency, capped by the jurisdiction's longest interval in days for interceptors."""
-    return case(
-        (
-            and_(
-                Device.kind == "interceptor",
-                Jurisdiction.interceptor_max_interval_days.is_not(None),
-                Jurisdiction.interceptor_max_interval_days < Device.frequency_days,
-            ),
-            Jurisdiction.interceptor_max_interval_days,
-        ),
-        else_=Device.frequency_days,
-    )
-
-
 def _last_service(as_of: date | None, dialect: str, *, manifest: bool = True):
     """Each device's last qualifying service up to the end of its city's day `as_of` (None: its
     last of all), as a FROM element to outer-join (beside `Jurisdiction`, the device's city):
