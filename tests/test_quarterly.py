@@ -121,3 +121,27 @@ def test_a_frequency_the_city_set_runs_in_days(client, session, frozen_clock):
     assert changed.due_on(date(2025, 11, 30)) == date(2026, 2, 28)
     assert changed.due_on(date(2026, 2, 1)) == date(2026, 4, 2)  # 60 days, from 1 March on
     assert changed.months_on(date(2026, 2, 28)) == 3 and changed.months_on(date(2026, 3, 1)) is None
+
+
+def test_the_migration_gives_the_devices_on_the_default_their_quarter(app, client, session, frozen_clock):
+    """Migration 0041: an interceptor in Tracy still on the city's default (never changed) runs
+    a quarter of calendar months; one the city gave 90 days, and one in Victorville (whose
+    default is "not less than once every ninety days", 10.03.160(f)(2)), keep their days."""
+    from sqlalchemy import select
+
+    from storage.models import Device
+
+    world = world_in(client, session, frozen_clock, "tracy", now=pacific(2026, 6, 1, 9))
+    admin = admin_of(client, session, "tracy")
+    assert register_device(client, admin, world, tag="GI-2").json["frequency_months"] == 3
+    assert register_device(client, admin, world, tag="GI-3", frequency_days=90).json["frequency_months"] is None
+    victorville = world_in(client, session, frozen_clock, "victorville", now=pacific(2026, 6, 1, 9))
+    created = register_device(client, admin_of(client, session, "victorville"), victorville, tag="GI-2")
+    assert (created.json["frequency_source"], created.json["frequency_months"]) == ("city_default", None)
+    factories.migrated_again(app, session, down_to="0038")
+    months = dict(session.execute(select(Device.id, Device.frequency_months)).all())
+    tags = {row.id: (row.fse_id, row.tag) for row in session.scalars(select(Device))}
+    found = sorted(
+        (tag, fse_id == world.device.fse_id, months[device_id] or 0) for device_id, (fse_id, tag) in tags.items()
+    )
+    assert found == [("GI-1", False, 0), ("GI-1", True, 0), ("GI-2", False, 0), ("GI-2", True, 3), ("GI-3", True, 0)]
