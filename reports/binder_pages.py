@@ -269,7 +269,7 @@ def summary_page(record):
                 line.device.tag,
                 line.device.kind,
                 f"{line.device.capacity_gallons:,} gal",
-                f"{line.frequency_days} d",
+                _every(line, record.as_of),
                 line.last_qualifying.isoformat() if line.last_qualifying else "never",
                 line.due_on.isoformat() if line.due_on else "–",
                 Paragraph(
@@ -341,6 +341,13 @@ def maintenance_section(record):
             SMALL,
         ),
     ]
+
+
+def _every(line, day):
+    """The frequency in force on `day` in the unit it runs in: "3 mo" for a city's quarterly
+    default, else days."""
+    months = line.interval.months_on(day) if line.interval else None
+    return f"{months} mo" if months else f"{line.frequency_days} d"
 
 
 def chart_alt(record):

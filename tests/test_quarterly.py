@@ -6,9 +6,11 @@ not been established." A device the city gave no frequency carries that default 
 whose frequency the city set runs in days. The filing's check (Python) and the lists (SQL)
 agree."""
 
+import io
 from datetime import date
 
 import pytest
+from pypdf import PdfReader
 
 from domain.status import Interval
 from tests import factories
@@ -77,6 +79,15 @@ def test_a_quarter_from_the_thirtieth_of_november_ends_on_the_last_of_february(c
         f"/v1/fses/{world.device.fse_id}/records", query_string={"to": "2026-02-27"}, headers=factories.bearer(auditor)
     ).json
     assert record["summary"]["devices"]["GI-2"]["next_due_on"] == "2026-02-28"
+    (shown,) = [device for device in record["devices"] if device["tag"] == "GI-2"]
+    assert (shown["frequency_days"], shown["frequency_months"]) == (90, 3)
+    binder = client.get(
+        f"/v1/fses/{world.device.fse_id}/records",
+        query_string={"to": "2026-02-27", "format": "pdf"},
+        headers=factories.bearer(auditor),
+    )
+    summary = " ".join(PdfReader(io.BytesIO(binder.data)).pages[1].extract_text().split())
+    assert "GI-2 interceptor 1,500 gal 3 mo" in summary, summary
     assert "service_interval_exceeded" not in _serviced(world, frozen_clock, pacific(2026, 2, 28, 23, 30))
 
 
