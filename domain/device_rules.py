@@ -6,7 +6,11 @@ set none for.
 """
 
 from domain.dates import months_span_days
-from domain.presets import POLICY
+from domain.presets import POLICY, PRESETS
+
+# "Quarterly" (Colusa 15A-16(C)(3), Tracy 5.26 (e)(3)): three calendar months, counted as the
+# longest interval's months are (`domain.dates.add_months`).
+QUARTER_MONTHS = 3
 
 
 def longest_interval_days(city, *, fewest: bool = True) -> int | None:
@@ -24,6 +28,19 @@ def default_frequency(kind: str, city) -> int:
     if kind == "interceptor":
         return city.interceptor_default_frequency_days
     return city.trap_default_frequency_days
+
+
+def default_months(kind: str, city) -> int | None:
+    """The calendar months of the city's default frequency for a device of `kind` whose own
+    was not established, where the city's text says "quarterly" (Colusa 15A-16(C)(3), Tracy
+    5.26 (e)(3): interceptors "quarterly when the frequency described in ... has not been
+    established") and the city keeps that default; None: the default runs in days."""
+    source = (
+        (PRESETS.get(getattr(city, "code", None)) or {}).get("sources", {}).get("interceptor_default_frequency_days")
+    )
+    if kind != "interceptor" or source is None or "quarterly" not in source.quote:
+        return None
+    return QUARTER_MONTHS if city.interceptor_default_frequency_days == source.value else None
 
 
 def frequency_refusal(kind: str, days: int, city) -> str | None:

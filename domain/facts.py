@@ -172,6 +172,8 @@ class DeviceFacts:
     liquid_depth_in: Decimal
     frequency_days: int
     frequency_source: str = "assigned"  # or CITY_DEFAULT
+    # Where set, its frequency before any change runs in calendar months (a city's "quarterly").
+    frequency_months: int | None = None
     # ((effective_on, days), ...): the frequency's history; empty, `frequency_days` for all time.
     frequencies: tuple = ()
     # `domain.status.Tenure` of each permit it was on, where a renewal moved it; empty, the
@@ -179,6 +181,16 @@ class DeviceFacts:
     tenures: tuple = ()
     # The first day it is out of service (retired), if it is: never due from then on.
     retired_on: date | None = None
+
+    def frequency_on(self, day: date) -> int:
+        """The frequency in force on `day` (the first of `frequencies` before its day too)."""
+        if not self.frequencies:
+            return self.frequency_days
+        days = self.frequencies[0][1]
+        for since, value in self.frequencies:
+            if since <= day:
+                days = value
+        return days
 
 
 @dataclass(frozen=True)

@@ -88,3 +88,17 @@ def permit_on(day: date, *, current, moves):
         if day < move.effective_on:
             return move.from_permit_id
     return current
+
+
+def frequency_on(frequency_days: int, changes, day: date) -> int:
+    """A device's frequency in force on `day`, from its frequency changes (rows with
+    `from_days`, `to_days`, `effective_on`, in the order they took effect): the first change's
+    `from_days` before it; `frequency_days` (the device's latest) where it never changed."""
+    changes = list(changes)
+    if not changes:
+        return frequency_days
+    days = changes[0].from_days
+    for change in changes:
+        if change.effective_on <= day:
+            days = change.to_days
+    return days

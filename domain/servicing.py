@@ -75,6 +75,7 @@ def interval_of(device: DeviceFacts, rules: Rules, permit: PermitFacts | None = 
         longest_months=rules.interceptor_max_interval_months,
         frequencies=device.frequencies,
         pauses=pauses,
+        first_months=device.frequency_months,
     )
 
 
@@ -113,11 +114,13 @@ def service_interval_exceeded(
     if interval.capped(start):
         rule = "interceptor_max_interval_months" if interval.longest_months else "interceptor_max_interval_days"
     gap, allowed = (served - start).days, (last - start).days
+    months = interval.months_on(start)
+    frequency = f"{months}-month" if months else f"{interval.frequency_on(start)}-day"
     return [
         Finding(
             "service_interval_exceeded",
             f"{gap} days since the previous qualifying service; at most {allowed} allowed "
-            f"({interval.frequency_on(start)}-day frequency, {rules.grace_days} grace{longest}).",
+            f"({frequency} frequency, {rules.grace_days} grace{longest}).",
             rules.cite(rule),
         )
     ]

@@ -161,6 +161,9 @@ class Interval:
     longest_months: int | None = None
     # ((first day, day active again), ...): the permit's spans not in force (`paused_spans`).
     pauses: tuple = ()
+    # Where set, the first frequency runs in calendar months, not days: the city's "quarterly"
+    # default, while no frequency of the device's own was established (`Device.frequency_months`).
+    first_months: int | None = None
 
     @classmethod
     def of(
@@ -173,6 +176,7 @@ class Interval:
         longest_months: int | None = None,
         frequencies=(),
         pauses=(),
+        first_months: int | None = None,
     ):
         """A device's interval: its frequency history (or one frequency for all time); the
         longest interval binds interceptors only; `pauses`, the spans its permit was not in
@@ -184,6 +188,7 @@ class Interval:
             longest_days if interceptor else None,
             longest_months if interceptor else None,
             tuple(pauses),
+            first_months,
         )
 
     def resumed(self, start: date, day: date) -> date:
@@ -203,6 +208,12 @@ class Interval:
                 days = value
         return days
 
+    def months_on(self, day: date) -> int | None:
+        """The calendar months of the frequency in force on `day`, where it runs in months."""
+        if self.first_months and (len(self.frequencies) == 1 or day < self.frequencies[1][0]):
+            return self.first_months
+        return None
+
     def cap(self, start: date) -> date | None:
         """The last day the city's longest interval allows after a service on `start`."""
         if self.longest_months:
@@ -217,7 +228,10 @@ class Interval:
         ended before then stays judged by the frequency it ran under."""
         rows = self.frequencies
         for index, (since, days) in enumerate(rows):
-            candidate = start + timedelta(days=days)
+            if index == 0 and self.first_months:
+                candidate = add_months(start, self.first_months)
+            else:
+                candidate = start + timedelta(days=days)
             if index:
                 candidate = max(candidate, since)
             if index + 1 == len(rows) or candidate < rows[index + 1][0]:

@@ -1,7 +1,7 @@
 """The binder's first pages as flowables: the cover with what each figure counts, and the
 compliance summary with its chart; the measured depths (the binder's styles are `binder_style.py`)."""
 
-from datetime import date, timedelta
+from datetime import date
 
 from reportlab.graphics.shapes import Circle, Drawing, Line, Rect, String
 from reportlab.lib import colors
@@ -14,6 +14,8 @@ from domain.dates import human as when
 from domain.dates import local_date
 from domain.frequency import ENOUGH_INTERVALS
 from domain.frequency import citation as frequency_citation
+from domain.maintenance import runs
+from domain.presets import POLICY
 from reports.binder_style import (
     ACCENT,
     BAD,
@@ -104,7 +106,8 @@ def services_chart(record, width=6.9 * inch):
                         strokeWidth=1,
                     )
                 )
-                due = day + timedelta(days=line.frequency_days)
+                # Due as the lists judge it: the frequency in force, pauses and calendar months.
+                due = line.interval.due_on(day)
                 if qualifying and start <= due <= end:
                     drawing.add(Line(x(due), y - 6, x(due), y + 6, strokeColor=BAD, strokeWidth=0.9))
         if line.due_on is not None and start <= line.due_on <= end:
@@ -266,7 +269,7 @@ def summary_page(record):
                 line.device.tag,
                 line.device.kind,
                 f"{line.device.capacity_gallons:,} gal",
-                f"{line.frequency_days} d",
+                _every(line, record.as_of),
                 line.last_qualifying.isoformat() if line.last_qualifying else "never",
                 line.due_on.isoformat() if line.due_on else "–",
                 Paragraph(
@@ -300,7 +303,51 @@ def summary_page(record):
         ]
     else:
         story += [Spacer(1, 8), Paragraph("No open findings in the period.", BODY)]
-    return story + measured_section(record)
+    return story + measured_section(record) + maintenance_section(record)
+
+
+def maintenance_section(record):
+    """The days of the period a trap went without the kitchen's own cleaning its city's text
+    asks for, as runs of days per trap, with the city's section (the maintenance log's)."""
+    if not record.maintenance_missing:
+        return []
+    by_device = {}
+    for device, day in record.maintenance_missing:
+        by_device.setdefault(device.tag, []).append(day)
+    rows = [["Trap", "Days without a cleaning in the log", "Days"]]
+    for tag, days in by_device.items():
+        spans = runs(days)
+        rows.append(
+            [
+                tag,
+                Paragraph(
+                    "; ".join(
+                        first.isoformat() if first == last else f"{first.isoformat()} to {last.isoformat()}"
+                        for first, last in spans
+                    ),
+                    CELL,
+                ),
+                str(len(days)),
+            ]
+        )
+    cited = (record.jurisdiction.citations or {}).get("trap_daily_cleaning") or POLICY
+    return [
+        Spacer(1, 8),
+        Paragraph("Grease traps the kitchen cleans itself", H2),
+        table(rows, [0.8 * inch, 4.9 * inch, 0.8 * inch]),
+        Spacer(1, 4),
+        Paragraph(
+            f"Days its permit was in force on which the restaurant's maintenance log shows no cleaning ({esc(cited)}).",
+            SMALL,
+        ),
+    ]
+
+
+def _every(line, day):
+    """The frequency in force on `day` in the unit it runs in: "3 mo" for a city's quarterly
+    default, else days."""
+    months = line.interval.months_on(day) if line.interval else None
+    return f"{months} mo" if months else f"{line.frequency_days} d"
 
 
 def chart_alt(record):

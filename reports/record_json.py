@@ -3,9 +3,11 @@
 Instants are RFC 3339 in UTC, for machines; `time_zone` says which local day each date is.
 """
 
+from domain.maintenance import runs
+from domain.presets import POLICY
 from schemas.manifest_views import document_view, finding_view, names_view, revision_view
 from schemas.receipts import receipt_view
-from schemas.registry_views import device_view, fse_view, permit_view
+from schemas.registry_views import device_view, frequency_change_view, fse_view, permit_view
 
 
 def render(record):
@@ -18,7 +20,13 @@ def render(record):
         "permits": [permit_view(p, record.period_to) for p in record.permits],
         "devices": [
             {
-                **device_view(line.device),
+                # The frequency in force on the record's day (its last, or today if sooner), and its changes within the period.
+                **device_view(line.device, record.as_of),
+                "frequency_changes_in_period": [
+                    frequency_change_view(change)
+                    for change in line.device.frequency_changes
+                    if record.period_from <= change.effective_on <= record.period_to
+                ],
                 # The permit it was on on the day asked (after a renewal, the old one for its days).
                 "permit_id": str(line.permit.id),
                 "permit_number": line.permit.permit_number,
@@ -52,7 +60,29 @@ def render(record):
             for m in record.manifests
         ],
         "summary": record.summary,
+        "maintenance_missing": _maintenance_missing(record),
     }
+
+
+def _maintenance_missing(record):
+    """The runs of days a trap went without the kitchen's own cleaning its city's text asks
+    for (the maintenance log's `missing`), with the city's section."""
+    by_device = {}
+    for device, day in record.maintenance_missing:
+        by_device.setdefault(device, []).append(day)
+    citation = (record.jurisdiction.citations or {}).get("trap_daily_cleaning") or POLICY
+    return [
+        {
+            "device_id": str(device.id),
+            "device_tag": device.tag,
+            "from": first.isoformat(),
+            "to": last.isoformat(),
+            "days": (last - first).days + 1,
+            "citation": citation,
+        }
+        for device, days in by_device.items()
+        for first, last in runs(days)
+    ]
 
 
 def _text(value):

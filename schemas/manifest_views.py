@@ -1,6 +1,7 @@
 """How manifests, their revisions and findings look in responses."""
 
 from domain import checks
+from domain.dates import local_date
 from domain.presets import basis_of
 from schemas.actors import actor_view
 
@@ -47,8 +48,9 @@ def names_view(revision) -> dict:
     }
 
 
-def receipt(manifest, revision, *, due_by, device):
-    """The answer to a filing, and the hauler's proof of it."""
+def receipt(manifest, revision, *, due_by, device, time_zone):
+    """The answer to a filing, and the hauler's proof of it: the device's frequency is the one
+    in force on the service's local date (`time_zone`, the city's)."""
     findings = active_findings(revision)
     return {
         "id": str(manifest.id),
@@ -65,7 +67,7 @@ def receipt(manifest, revision, *, due_by, device):
         **names_view(revision),
         "fse_id": str(manifest.fse_id),
         "device_id": str(manifest.device_id),
-        "device_frequency_days": device.frequency_days,
+        "device_frequency_days": device.frequency_on(local_date(revision.service_completed_at, time_zone)),
         "documents": [document_view(d) for d in manifest.documents],
         "manifest": revision.body["manifest"],
     }

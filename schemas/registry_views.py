@@ -69,7 +69,10 @@ def permit_view(permit, day: date):
     }
 
 
-def device_view(device):
+def device_view(device, day: date):
+    """The device as of `day` (the city's today, or the day a record asks about): the frequency
+    in force that day, and the changes scheduled after it."""
+    changes = list(device.frequency_changes)
     return {
         "id": str(device.id),
         "fse_id": str(device.fse_id),
@@ -77,7 +80,10 @@ def device_view(device):
         "kind": device.kind,
         "capacity_gallons": device.capacity_gallons,
         "liquid_depth_in": number(device.liquid_depth_in),
-        "frequency_days": device.frequency_days,
+        "frequency_days": rules.frequency_on(device.frequency_days, changes, day),
+        "frequency_as_of": day.isoformat(),
+        # The city's "quarterly" default, in the calendar months it runs in, while it holds.
+        "frequency_months": device.frequency_months if not changes or day < changes[0].effective_on else None,
         "frequency_source": device.frequency_source,
         "permit_id": str(device.permit_id),
         "permit_number": device.permit.permit_number,
@@ -87,6 +93,9 @@ def device_view(device):
         "retired_on": device.retired_on.isoformat() if device.retired_on else None,
         "retired_reason": device.retired_reason,
         "frequency_changes": [frequency_change_view(change) for change in device.frequency_changes_recorded],
+        "scheduled_frequency_changes": [
+            frequency_change_view(change) for change in changes if change.effective_on > day
+        ],
         "permit_moves": [permit_move_view(move) for move in device.permit_moves],
     }
 

@@ -12,10 +12,11 @@ before its last device is read; SQLite ranks the whole city's services at once.
 from datetime import date
 
 from sqlalchemy import and_, bindparam, case, func, select, text, true
+from sqlalchemy.orm import aliased
 
 from storage.audit import city_zone, day_number, from_day_number, serviced_within
 from storage.localtime import local_day
-from storage.models import Device, Fse, Jurisdiction, Manifest, ManifestRevision, Permit
+from storage.models import Device, DeviceFrequencyChange, Fse, Jurisdiction, Manifest, ManifestRevision, Permit
 
 
 def effective_frequency():
@@ -44,9 +45,18 @@ FROM (
     SELECT f.id AS fse_id, f.name AS fse_name, f.address, p.permit_number, d.id AS device_id,
            d.tag AS device_tag, d.liquid_depth_in, j.time_zone,
            CASE WHEN j.interceptor_max_interval_days IS NOT NULL
-                     AND j.interceptor_max_interval_days < d.frequency_days
-                THEN j.interceptor_max_interval_days ELSE d.frequency_days END AS frequency_days
-    FROM devices d
+                     AND j.interceptor_max_interval_days < d.in_force
+                THEN j.interceptor_max_interval_days ELSE d.in_force END AS frequency_days
+    FROM (
+        SELECT devices.*, COALESCE(
+            (SELECT c.to_days FROM device_frequency_changes c
+             WHERE c.device_id = devices.id AND c.effective_on <= CAST(:as_of AS DATE)
+             ORDER BY c.effective_on DESC LIMIT 1),
+            (SELECT c.from_days FROM device_frequency_changes c
+             WHERE c.device_id = devices.id ORDER BY c.effective_on LIMIT 1),
+            devices.frequency_days) AS in_force
+        FROM devices
+    ) AS d
     JOIN fses f ON f.id = d.fse_id
     JOIN permits p ON p.id = d.permit_id
     JOIN jurisdictions j ON j.id = f.jurisdiction_id
@@ -82,7 +92,8 @@ def measured_accumulation(
 ):
     """Per interceptor with at least `min_intervals` measured intervals ending in the `years`
     up to `as_of`: the intervals' count, summed days and summed FOG and solids depths, beside
-    the device's design depth and current frequency."""
+    the device's design depth and its frequency in force on `as_of` (a change scheduled later
+    is not yet the one the data are weighed against)."""
     first_day = day_number(as_of) - 365 * years
     # The year before the window too, where each first interval's full pump-down lies.
     begin = from_day_number(first_day - 366)
@@ -90,6 +101,7 @@ def measured_accumulation(
         return text(_BY_DEVICE).bindparams(
             bindparam("fse_id", fse_id and str(fse_id)),
             jurisdiction_id=jurisdiction_id,
+            as_of=as_of,
             begin=begin,
             end=from_day_number(day_number(as_of) + 1),
             first_day=first_day,
@@ -98,6 +110,33 @@ def measured_accumulation(
     return _whole_city(
         as_of, jurisdiction_id, begin=begin, first_day=first_day, min_intervals=min_intervals, fse_id=fse_id
     )
+
+
+def frequency_in_force(device_id, frequency_days, day: date):
+    """The device's frequency in force on `day` (`domain.registry.frequency_on`): the latest
+    change in effect by then, else the first change's `from_days`, else its own."""
+    change = aliased(DeviceFrequencyChange)
+    then = (
+        select(change.to_days)
+        .where(change.device_id == device_id, change.effective_on <= day)
+        .order_by(change.effective_on.desc())
+        .limit(1)
+        .scalar_subquery()
+    )
+    first = (
+        select(change.from_days)
+        .where(change.device_id == device_id)
+        .order_by(change.effective_on)
+        .limit(1)
+        .scalar_subquery()
+    )
+    return func.coalesce(then, first, frequency_days)
+
+
+def _capped(frequency):
+    """`frequency`, no longer than the city's longest interval in days (`storage.audit.effective_frequency`)."""
+    longest = Jurisdiction.interceptor_max_interval_days
+    return case((and_(longest.is_not(None), longest < frequency), longest), else_=frequency)
 
 
 def _whole_city(as_of, jurisdiction_id, *, begin, first_day, min_intervals, fse_id):
@@ -156,7 +195,7 @@ def _whole_city(as_of, jurisdiction_id, *, begin, first_day, min_intervals, fse_
             Device.id.label("device_id"),
             Device.tag.label("device_tag"),
             Device.liquid_depth_in.label("liquid_depth_in"),
-            effective_frequency().label("frequency_days"),
+            _capped(frequency_in_force(Device.id, Device.frequency_days, as_of)).label("frequency_days"),
             intervals.c.intervals,
             intervals.c.inches,
             intervals.c.days,

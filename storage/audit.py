@@ -193,6 +193,7 @@ def device_due(as_of: date, dialect: str = "sqlite", *, manifest: bool = True, w
             *((last.c.manifest_number, last.c.hauler_id) if manifest else ()),
             func.coalesce(last.c.day, clock_started(Device, first.c.issued_day, Permit.issued_on)).label("start"),
             Device.frequency_days.label("frequency"),
+            Device.frequency_months.label("months"),
             frequency_changed(Device.id).label("changed"),
             Jurisdiction.grace_days.label("grace"),
             longest_days.label("longest_days"),

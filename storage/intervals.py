@@ -77,11 +77,19 @@ def frequency_changed(device_id):
     )
 
 
-def by_frequency(start, device_id, frequency_days, changed):
+def first_run(start, days, months):
+    """The day number the device's first frequency has run since the day number `start`:
+    `months` calendar months where set (a city's "quarterly", `Device.frequency_months`), else
+    `days` days."""
+    return func.coalesce(months_after(start, months), start + days)
+
+
+def by_frequency(start, device_id, frequency_days, changed, months=None):
     """The day number the frequency in force has run since the day number `start`
     (`domain.status.Interval.by_frequency`): the device's own frequency where it never
     changed (`changed`); else the first of its frequencies, each from its day, whose day
-    falls before the next change."""
+    falls before the next change. The first frequency runs in `months` where set."""
+    months = null() if months is None else months
     change, following, earlier = (aliased(DeviceFrequencyChange) for _ in range(3))
     next_on = (
         select(func.min(day_of(following.effective_on)))
@@ -105,12 +113,13 @@ def by_frequency(start, device_id, frequency_days, changed):
     )
     # Before the first change, the frequency it changed from.
     first = aliased(DeviceFrequencyChange)
+    first_ran = first_run(start, first.from_days, months)
     before_first = (
-        select(start + first.from_days)
+        select(first_ran)
         .where(
             first.device_id == device_id,
             first.withdrawn_at.is_(None),
-            start + first.from_days < day_of(first.effective_on),
+            first_ran < day_of(first.effective_on),
             ~select(earlier.id)
             .where(
                 earlier.device_id == device_id,
@@ -121,7 +130,7 @@ def by_frequency(start, device_id, frequency_days, changed):
         )
         .scalar_subquery()
     )
-    return case((changed, func.coalesce(before_first, within_change)), else_=start + frequency_days)
+    return case((changed, func.coalesce(before_first, within_change)), else_=first_run(start, frequency_days, months))
 
 
 def fenced(query, name: str):
@@ -132,9 +141,9 @@ def fenced(query, name: str):
 
 
 def with_frequency(rows, name: str):
-    """`rows` (a subquery with `start`, `device_id`, `frequency` and `changed`) with `ran`, the
-    day number the frequency in force has run from `start` (`by_frequency`)."""
-    ran = by_frequency(rows.c.start, rows.c.device_id, rows.c.frequency, rows.c.changed)
+    """`rows` (a subquery with `start`, `device_id`, `frequency`, `months` and `changed`) with
+    `ran`, the day number the frequency in force has run from `start` (`by_frequency`)."""
+    ran = by_frequency(rows.c.start, rows.c.device_id, rows.c.frequency, rows.c.changed, rows.c.months)
     return fenced(select(rows, ran.label("ran")), name)
 
 

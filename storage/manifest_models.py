@@ -105,7 +105,8 @@ class ManifestRevision(Base):
     # ordering a year of services. Kept by the filing and by `storage.service_chain.relink`.
     previous_service_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     # Who pumped and where the load went, as the registry named them when this revision was
-    # filed (Victorville 10.03.170(c)): a later rename or licence does not rewrite the record.
+    # filed (exchange policy, every city; Victorville 10.03.170(c) and Tracy 5.26 records ask for
+    # them): a later rename or licence does not rewrite the record.
     hauler_name: Mapped[str | None] = mapped_column(String(200))
     hauler_licence_number: Mapped[str | None] = mapped_column(String(60))
     disposal_site_name: Mapped[str | None] = mapped_column(String(200))

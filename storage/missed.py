@@ -55,6 +55,7 @@ def missed_intervals(
             Device.id.label("device_id"),
             Device.permit_id.label("permit_id"),
             Device.frequency_days.label("frequency"),
+            Device.frequency_months.label("months"),
             frequency_changed(Device.id).label("changed"),
             Jurisdiction.grace_days.label("grace"),
             longest_days.label("longest_days"),
@@ -81,7 +82,12 @@ def missed_intervals(
     # Each device's bound, worked out once beside it, not for every service: the frequency and
     # grace, or fewer days where the longest interval is shorter (no month has under 28 days).
     # A device whose frequency changed keeps every gap: its frequency differs from day to day.
-    by_plan = case((city.c.changed, 0), else_=city.c.frequency + city.c.grace)
+    # A frequency in calendar months spans no fewer than 28 days a month either.
+    by_plan = case(
+        (city.c.changed, 0),
+        (city.c.months.is_not(None), city.c.months * 28 + city.c.grace),
+        else_=city.c.frequency + city.c.grace,
+    )
     shortest = func.coalesce(city.c.longest_months * 28, city.c.longest_days)
     allowed = case((shortest < by_plan, shortest), else_=by_plan)
     closed = (
@@ -121,6 +127,7 @@ def missed_intervals(
             func.coalesce(every_gap.c.start_day, city.c.issued_day).label("start"),
             city.c.permit_id,
             city.c.frequency,
+            city.c.months,
             city.c.changed,
             city.c.grace,
             city.c.longest_days,

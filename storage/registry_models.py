@@ -169,6 +169,9 @@ class Device(Base):
     # retired it is its `registry_changes` row.
     retired_on: Mapped[date | None] = mapped_column(Date)
     retired_reason: Mapped[str | None] = mapped_column(Text)
+    # Where set, its frequency before any change runs in calendar months: the city's
+    # "quarterly" default (Colusa 15A-16(C)(3), Tracy 5.26 (e)(3)), `frequency_days` its days.
+    frequency_months: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[datetime] = created()
 
     fse: Mapped[Fse] = relationship()
@@ -192,6 +195,7 @@ class Device(Base):
         CheckConstraint("liquid_depth_in > 0", name="depth_positive"),
         CheckConstraint("frequency_days > 0", name="frequency_positive"),
         CheckConstraint("frequency_source IN ('assigned', 'city_default')", name="frequency_source"),
+        CheckConstraint("frequency_months > 0", name="frequency_months_positive"),
     )
 
 

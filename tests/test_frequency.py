@@ -274,3 +274,35 @@ def test_the_binder_tells_the_operator_what_the_measurements_say(client, session
     assert f"GI-fast 4 0.156 in 77 d 29% of 48 in every {listed['recommended_frequency_days']} d (shorten)" in text
     assert "Victorville 10.03.160(f)(3)" in text
     assert "GI-young 2 0.156 in 77 d 29% of 48 in 1 more measured interval needed" in summary(young)
+
+
+def test_a_recommendation_weighs_the_data_against_the_frequency_in_force(client, session, city, frozen_clock):
+    """Victorville 10.03.160(f)(3): the FOG manager may adjust the frequency "when sufficient
+    data has been obtained to establish an average frequency". A change to 60 days scheduled
+    from 15 July is not yet the frequency on 1 June: the data (10 in a quarter, 25% by day 108)
+    keep the 90 days in force then; from 15 July they call to lengthen the 60 back to 90."""
+    from storage.models import DeviceFrequencyChange
+
+    device, _, quarterly = city
+    steady = device("steady")
+    quarterly(steady, (6, 4))
+    session.add(
+        DeviceFrequencyChange(
+            device_id=steady.id,
+            from_days=90,
+            to_days=60,
+            effective_on=date(2026, 7, 15),
+            noticed_on=date(2026, 6, 1),
+            reason="scheduled",
+        )
+    )
+    steady.frequency_days = 60
+    session.commit()
+    frozen_clock(at(AS_OF, 12))
+    (row,) = recommendations(client, session).json["items"]
+    assert (row["frequency_days"], row["recommended_frequency_days"], row["change"]) == (90, 90, "keep")
+    frozen_clock(at(date(2026, 7, 15), 12))
+    (row,) = recommendations(client, session, as_of="2026-07-15").json["items"]
+    assert (row["frequency_days"], row["recommended_frequency_days"], row["change"]) == (60, 90, "lengthen")
+    (row,) = recommendations(client, session, as_of="2026-07-14").json["items"]
+    assert (row["frequency_days"], row["change"]) == (90, "keep")

@@ -2,10 +2,12 @@
 the FSE's people and clients, read by anyone within reach of the FSE, never edited or deleted,
 and judged where the city's text says how often the kitchen cleans a trap."""
 
+import io
 import json
 from datetime import UTC, date, datetime
 
 import pytest
+from pypdf import PdfReader
 
 from tests import factories
 
@@ -218,3 +220,44 @@ def test_an_existing_registry_moves_the_daily_removal_to_the_kitchens_log(app, c
     assert (
         session.scalar(select(OAuthClient.scope).where(OAuthClient.role == "fse")) == "records:read maintenance:write"
     )
+
+
+def test_a_trap_asks_for_no_cleaning_while_its_permit_is_not_in_force(client, session, frozen_clock):
+    """Placentia 16.24 Facilities Requirements (c)(3): "Grease traps shall be maintained in
+    efficient operating conditions by removing accumulated grease on a daily basis." The days
+    are those the trap's permit was in force, as the service clock counts them: a permit of
+    1 May revoked on 10 May lists 1 to 9 May only, not every day to 1 June; reinstated on
+    25 May, its days from then are asked for again."""
+    from storage.models import PermitStatusChange
+
+    frozen_clock(NOW)
+    kitchen = Kitchen(client, session, "placentia")
+    kitchen.permit.issued_on = date(2026, 5, 1)
+    kitchen.permit.status_changes[0].effective_on = date(2026, 5, 1)
+    session.add(PermitStatusChange(permit_id=kitchen.permit.id, status="revoked", effective_on=date(2026, 5, 10)))
+    session.commit()
+    period = {"from": "2026-05-01", "to": "2026-06-01"}
+    missing = [m["day"] for m in kitchen.read(**period).json["missing"]]
+    assert missing == [f"2026-05-0{d}" for d in range(1, 10)]
+    session.add(PermitStatusChange(permit_id=kitchen.permit.id, status="active", effective_on=date(2026, 5, 25)))
+    session.commit()
+    missing = [m["day"] for m in kitchen.read(**period).json["missing"]]
+    assert missing == [f"2026-05-0{d}" for d in range(1, 10)] + [f"2026-05-{d}" for d in range(25, 32)] + ["2026-06-01"]
+    # The record and the binder carry the same days, as runs per trap, with the city's section.
+    period = {"from": "2026-05-01", "to": "2026-06-01"}
+    record = kitchen.client.get(
+        f"/v1/fses/{kitchen.fse.id}/records", query_string=period, headers=factories.bearer(kitchen.token)
+    ).json
+    section = DAILY["placentia"]
+    assert record["maintenance_missing"] == [
+        {"device_id": str(kitchen.trap.id), "device_tag": "GT-1", "from": f, "to": t, "days": n, "citation": section}
+        for f, t, n in (("2026-05-01", "2026-05-09", 9), ("2026-05-25", "2026-06-01", 8))
+    ]
+    pdf = kitchen.client.get(
+        f"/v1/fses/{kitchen.fse.id}/records",
+        query_string={**period, "format": "pdf"},
+        headers=factories.bearer(kitchen.token),
+    )
+    text = " ".join(" ".join(page.extract_text().split()) for page in PdfReader(io.BytesIO(pdf.data)).pages)
+    assert "Grease traps the kitchen cleans itself" in text
+    assert "2026-05-01 to 2026-05-09; 2026-05-25 to 2026-06-01" in text and section in text

@@ -36,11 +36,13 @@ def test_a_device_without_a_frequency_takes_colusas_default(client, session, fro
         client, admin, world, tag="GT-1", kind="trap", capacity_gallons=50, liquid_depth_in=12, frequency_days=None
     )
     assert (trap.json["frequency_days"], trap.json["frequency_source"]) == (30, "city_default")
-    world.post(world.body(device_tag="GI-2", completed=NOW - timedelta(days=90, hours=2), disposal=None))
+    # A quarter is three calendar months (`test_quarterly.py`): 1 March to 1 June is in time,
+    # 28 February to 1 June is not.
+    world.post(world.body(device_tag="GI-2", completed=NOW - timedelta(days=92, hours=2), disposal=None))
     on_time = findings_of(world.post(world.body(device_tag="GI-2", completed=NOW - timedelta(hours=2))))
-    assert "service_interval_exceeded" not in on_time  # 90 days
+    assert "service_interval_exceeded" not in on_time
     assert register_device(client, admin, world, tag="GI-3").json["frequency_source"] == "city_default"
-    world.post(world.body(device_tag="GI-3", completed=NOW - timedelta(days=91, hours=2), disposal=None))
+    world.post(world.body(device_tag="GI-3", completed=NOW - timedelta(days=93, hours=2), disposal=None))
     late = findings_of(world.post(world.body(device_tag="GI-3", completed=NOW - timedelta(hours=2))))
     assert late["service_interval_exceeded"]["citation"] == "Colusa 15A-16(C)(3)"
     # The trap: a hauler two days apart is on time; 31 days apart is late by exchange policy.

@@ -100,11 +100,12 @@ def test_a_device_without_a_frequency_is_serviced_quarterly(client, session, fro
         headers=factories.bearer(admin_of(client, session, CITY)),
     )
     assert listed.json["frequency_source"] == "city_default"
-    world.post(world.body(device_tag="GI-2", completed=NOW - timedelta(days=91, hours=2), disposal=None))
+    # A quarter is three calendar months (`test_quarterly.py`): from 28 February to 28 May.
+    world.post(world.body(device_tag="GI-2", completed=NOW - timedelta(days=93, hours=2), disposal=None))
     finding = findings_of(world.post(world.body(device_tag="GI-2", completed=NOW - timedelta(hours=2))))[
         "service_interval_exceeded"
     ]
-    assert finding["message"].startswith("91 days since")
+    assert finding["message"].startswith("93 days since")
     assert (finding["basis"], finding["citation"]) == ("ordinance", "Tracy 5.26 interceptor maintenance (e)(3)")
 
 

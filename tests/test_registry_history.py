@@ -55,7 +55,9 @@ def test_a_frequency_shortened_with_notice_leaves_the_earlier_gaps_lawful(client
         reason="Grease builds up faster than the 25% rule allows.",
     )
     assert changed.status_code == 201, changed.json
-    assert changed.json["frequency_days"] == 30
+    # On 1 June the 90 days are still in force; the 30 are scheduled from 1 July.
+    assert (changed.json["frequency_days"], changed.json["frequency_as_of"]) == (90, "2026-06-01")
+    assert changed.json["scheduled_frequency_changes"] == changed.json["frequency_changes"]
     [listed] = changed.json["frequency_changes"]
     assert listed["by_client_id"].startswith("admin-")
     assert {name: value for name, value in listed.items() if name not in ("id", "by_client_id")} == {
@@ -314,7 +316,9 @@ def test_the_import_changes_a_frequency_or_permit_from_its_effective_date_only(c
     assert changed["updated"] == 1, changed
     assert imported(client, admin, "devices", dated.format("2026-07-01"))["unchanged"] == 1
     device = client.get(f"/v1/fses/{world.device.fse_id}/devices/{world.device.id}", headers=factories.bearer(admin))
-    assert device.json["frequency_days"] == 30
+    # In force on 1 June: the 90 days; the 30 are scheduled.
+    assert device.json["frequency_days"] == 90
+    assert device.json["scheduled_frequency_changes"] == device.json["frequency_changes"]
     assert [
         {name: change[name] for name in ("from_days", "frequency_days", "effective_on", "noticed_on", "reason")}
         for change in device.json["frequency_changes"]

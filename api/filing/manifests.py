@@ -36,8 +36,8 @@ def _receipt(manifest, due_by_device=None):
     due_by_device = {} if due_by_device is None else due_by_device
     if manifest.device_id not in due_by_device:
         due_by_device[manifest.device_id] = manifests.due_of(db.session, manifest.device_id)
-    device, due_by = due_by_device[manifest.device_id]
-    return receipt(manifest, manifests.current(manifest), device=device, due_by=due_by)
+    device, due_by, time_zone = due_by_device[manifest.device_id]
+    return receipt(manifest, manifests.current(manifest), device=device, due_by=due_by, time_zone=time_zone)
 
 
 def _store():
@@ -120,7 +120,9 @@ def submit():
     filed = manifests.submit(db.session, current_principal(), data=data, store=_store(), uploads=uploads)
     if uploads:
         _drain_soon()
-    answer = receipt(filed.manifest, filed.revision, device=filed.device, due_by=filed.due_by)
+    answer = receipt(
+        filed.manifest, filed.revision, device=filed.device, due_by=filed.due_by, time_zone=filed.time_zone
+    )
     if not filed.created:
         return answer, 200
     return answer, 201, {"Location": url_for("manifests.get_manifest", manifest_id=filed.manifest.id)}

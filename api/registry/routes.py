@@ -6,6 +6,8 @@ from api.idempotency import idempotent
 from api.validation import load, load_json
 from auth.protect import current_principal, require
 from auth.scopes import AUDIT_READ, MANIFESTS_WRITE, RECORDS_READ, REGISTRY_WRITE
+from domain import dates
+from domain.clock import now
 from schemas import registry as schemas
 from schemas.registry_views import device_view, fse_view, hauler_view, permit_view, site_view, vehicle_view
 from services.registry import device_frequency, device_permit, device_retirement, permit_status
@@ -82,12 +84,17 @@ def update_fse(fse_id):
 # Devices ----------------------------------------------------------------------------------
 
 
+def _device_view(device):
+    """The device as of the city's today (its local date): the frequency in force and those scheduled."""
+    return device_view(device, dates.local_date(now(), device.fse.jurisdiction.time_zone))
+
+
 @bp.get("/fses/<fse_id>/devices")
 @require(*READ)
 def list_devices(fse_id):
     args, _ = _query()
     rows, cursor = registry.list_devices(db.session, current_principal(), fse_id=fse_id, **args)
-    return _listing(rows, cursor, device_view)
+    return _listing(rows, cursor, _device_view)
 
 
 @bp.post("/fses/<fse_id>/devices")
@@ -96,14 +103,14 @@ def list_devices(fse_id):
 def create_device(fse_id):
     data = load_json(schemas.DeviceIn())
     device, warnings = registry.create_device(db.session, current_principal(), fse_id=fse_id, data=data)
-    body = {**device_view(device), "warnings": warnings}
+    body = {**_device_view(device), "warnings": warnings}
     return _created(body, "registry.get_device", fse_id=device.fse_id, device_id=device.id)
 
 
 @bp.get("/fses/<fse_id>/devices/<device_id>")
 @require(*READ)
 def get_device(fse_id, device_id):
-    return device_view(registry.get_device(db.session, current_principal(), fse_id=fse_id, device_id=device_id))
+    return _device_view(registry.get_device(db.session, current_principal(), fse_id=fse_id, device_id=device_id))
 
 
 @bp.post("/fses/<fse_id>/devices/<device_id>/frequency-changes")
@@ -115,7 +122,7 @@ def change_frequency(fse_id, device_id):
         db.session, current_principal(), fse_id=fse_id, device_id=device_id, **data
     )
     device = registry.get_device(db.session, current_principal(), fse_id=fse_id, device_id=change.device_id)
-    return _created(device_view(device), "registry.get_device", fse_id=device.fse_id, device_id=device.id)
+    return _created(_device_view(device), "registry.get_device", fse_id=device.fse_id, device_id=device.id)
 
 
 @bp.post("/fses/<fse_id>/devices/<device_id>/frequency-changes/<change_id>/withdrawal")
@@ -136,7 +143,7 @@ def move_device(fse_id, device_id):
     data = load_json(schemas.PermitMoveIn())
     move = device_permit.move_device(db.session, current_principal(), fse_id=fse_id, device_id=device_id, **data)
     device = registry.get_device(db.session, current_principal(), fse_id=fse_id, device_id=move.device_id)
-    return _created(device_view(device), "registry.get_device", fse_id=device.fse_id, device_id=device.id)
+    return _created(_device_view(device), "registry.get_device", fse_id=device.fse_id, device_id=device.id)
 
 
 @bp.post("/fses/<fse_id>/devices/<device_id>/retirement")

@@ -44,6 +44,7 @@ def device_facts(device: Device, changes=None, *, tenures=()) -> checks.DeviceFa
         liquid_depth_in=device.liquid_depth_in,
         frequency_days=device.frequency_days,
         frequency_source=device.frequency_source,
+        frequency_months=device.frequency_months,
         frequencies=frequency_history(changes),
         tenures=tuple(tenures),
         retired_on=getattr(device, "retired_on", None),

@@ -1,6 +1,8 @@
-"""Who pumped and where the load went, as the registry names them when a revision is filed
-(Victorville 10.03.170(c): permittees keep "records of waste haulers and disposal site
-location(s)"). Kept on the revision, a later change to the registry does not rewrite them."""
+"""Who pumped and where the load went, as the registry names them when a revision is filed.
+Kept on every city's revisions as exchange policy; Victorville 10.03.170(c) ("records of waste
+haulers and disposal site location(s)") and Tracy 5.26 records ("disposal carrier and disposal
+site location") ask their permittees for them. A later change to the registry does not rewrite
+them."""
 
 from datetime import date
 

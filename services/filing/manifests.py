@@ -149,6 +149,7 @@ class Filed:
     created: bool
     device: checks.DeviceFacts
     due_by: date | None
+    time_zone: str  # the city's, whose local date of the service reads the frequency then in force
 
 
 def submit(session, principal, *, data, store=None, uploads=()) -> Filed:
@@ -263,7 +264,7 @@ def _due_after(revision, around: Surroundings, facts: Facts):
     device, permit = facts.device(revision.device_id)
     rules = facts.rules(revision.manifest.jurisdiction_id)
     today = rules.day(clock_now())
-    return device, checks.due_by(max(times, default=None), device, rules, permit, today=today)
+    return device, checks.due_by(max(times, default=None), device, rules, permit, today=today), rules.time_zone
 
 
 def _repeat(session, manifest, body, uploads, principal) -> Filed:
@@ -394,8 +395,8 @@ def listing(
     return rows, encode_cursor(rows[-1].id) if more and rows else None
 
 
-def due_of(session, device_id) -> tuple[checks.DeviceFacts, date | None]:
-    """The device and the day its next service is due."""
+def due_of(session, device_id) -> tuple[checks.DeviceFacts, date | None, str]:
+    """The device, the day its next service is due, and its city's time zone."""
     return dues(session, [device_id])[device_id]
 
 
@@ -437,5 +438,5 @@ def dues(session, device_ids) -> dict:
             facts = device_facts(device, histories.get(device.id, ()), tenures=tenures.get(device.id, ()))
             rules = rules_by_city.get(city.id) or rules_by_city.setdefault(city.id, rules_of(city))
             today = rules.day(clock_now())
-            found[device.id] = (facts, checks.due_by(completed, facts, rules, today=today))
+            found[device.id] = (facts, checks.due_by(completed, facts, rules, today=today), rules.time_zone)
     return found

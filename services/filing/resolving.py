@@ -56,6 +56,7 @@ def _resolve_statement(*, ordered=True):
             Device.frequency_days,
             Device.frequency_source,
             Device.retired_on,
+            Device.frequency_months,
             Device.permit_id.label("device_permit_id"),
             frequency_changed(Device.id).label("frequency_changed"),
             select(DevicePermitMove.id).where(DevicePermitMove.device_id == Device.id).exists().label("moved"),

@@ -6,16 +6,18 @@ city's text asked for a cleaning and the log shows none. Entries are never edite
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
+from domain import registry as reg
 from domain.clock import now as clock_now
 from domain.dates import local_date
 from domain.maintenance import missing_days
 from domain.presets import POLICY
+from domain.status import device_pauses, tenures_of
 from services.errors import Invalid, NotFound
 from services.registry import fses as registry
-from storage.models import Device, DevicePermitMove, Fse, Jurisdiction, Permit, TrapCleaning
+from storage.models import Device, Fse, Jurisdiction, Permit, TrapCleaning
 
 # The period a log is read for when none is asked: the last thirty days, today among them.
 DEFAULT_DAYS = 30
@@ -113,18 +115,53 @@ def read(
         entries=[(row, tags[row.device_id]) for row in rows],
     )
     if every:
-        # A trap a renewal moved is judged from its first permit's first day on.
-        first_issued = dict(
-            session.execute(
-                select(DevicePermitMove.device_id, func.min(Permit.issued_on))
-                .join(Permit, Permit.id == DevicePermitMove.from_permit_id)
-                .where(DevicePermitMove.device_id.in_(tags))
-                .group_by(DevicePermitMove.device_id)
-            ).all()
-        )
-        for device, permit in traps:
-            cleaned = {row.cleaned_on for row in rows if row.device_id == device.id}
-            issued = min(permit.issued_on, first_issued.get(device.id, permit.issued_on))
-            start, end = max(day_from, issued), min(day_to, permit.expires_on)
-            log.missing.extend((device, day) for day in missing_days(cleaned, start=start, end=end, every_days=every))
+        log.missing.extend(_missing(session, fse, traps, rows, every=every, day_from=day_from, day_to=day_to))
     return log
+
+
+def missing_in(session, fse: Fse, *, day_from: date, day_to: date) -> list:
+    """(device, day) for each day of the period (to the city's today at most) a trap of the
+    FSE went without the cleaning its city's text asks for (none where it asks none): the
+    record's and the binder's share of the log."""
+    city = session.get(Jurisdiction, fse.jurisdiction_id)
+    every = city.trap_daily_cleaning
+    day_to = min(day_to, local_date(clock_now(), city.time_zone))
+    if not every or day_to < day_from:
+        return []
+    traps = session.execute(
+        select(Device, Permit)
+        .join(Permit, Permit.id == Device.permit_id)
+        .where(Device.fse_id == fse.id, Device.kind == "trap")
+        .order_by(Device.tag)
+    ).all()
+    rows = session.scalars(
+        select(TrapCleaning).where(
+            TrapCleaning.fse_id == fse.id, TrapCleaning.cleaned_on >= day_from, TrapCleaning.cleaned_on <= day_to
+        )
+    ).all()
+    return list(_missing(session, fse, traps, rows, every=every, day_from=day_from, day_to=day_to))
+
+
+def _missing(session, fse, traps, rows, *, every, day_from, day_to):
+    """(device, day) for each day a trap went without its cleaning while its permit was in
+    force: from its first permit's first day (a renewal moves a trap) to its permit's expiry,
+    less the spans a permit it was on was suspended or revoked, as the service clock counts
+    them (`domain.status.device_pauses`)."""
+    permits = {
+        permit.id: permit
+        for permit in session.scalars(
+            select(Permit).options(selectinload(Permit.status_changes)).where(Permit.fse_id == fse.id)
+        )
+    }
+
+    def changes_of(permit_id):
+        return [reg.Dated(c.effective_on, c.status) for c in permits[permit_id].status_changes]
+
+    for device, permit in traps:
+        cleaned = {row.cleaned_on for row in rows if row.device_id == device.id}
+        issued = min([permit.issued_on, *(permits[move.from_permit_id].issued_on for move in device.permit_moves)])
+        tenures = tenures_of(current=device.permit_id, moves=device.permit_moves, changes_of=changes_of)
+        paused = device_pauses(tenures, until=day_to + timedelta(days=1))
+        start, end = max(day_from, issued), min(day_to, permit.expires_on)
+        for day in missing_days(cleaned, start=start, end=end, every_days=every, paused=paused):
+            yield device, day

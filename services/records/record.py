@@ -27,7 +27,7 @@ from domain.status import (
     tenures_of,
 )
 from services.errors import Invalid
-from services.records import integrity
+from services.records import integrity, maintenance
 from services.registry import fses as registry
 from storage.models import Device, DisposalReceipt, Document, Fse, Jurisdiction, Manifest, ManifestRevision, Permit
 
@@ -47,6 +47,8 @@ class DeviceLine:
     # once there are enough of them (interceptors only).
     accumulation: frequency.Accumulation | None = None
     advice: frequency.Recommendation | None = None
+    # Its interval as the record judges it (`domain.status.Interval`): each service's own due day.
+    interval: Interval | None = None
 
 
 @dataclass
@@ -60,6 +62,9 @@ class Record:
     devices: list[DeviceLine]
     manifests: list[Manifest]  # current revision in the period, oldest service first
     receipts: dict = field(default_factory=dict)  # manifest id -> the disposal site's receipt of its load
+    # (device, day): the days of the period a trap went without the kitchen's own cleaning
+    # its city's text asks for (the maintenance log's `missing`).
+    maintenance_missing: list = field(default_factory=list)
 
     @property
     def zone(self) -> str:
@@ -163,6 +168,7 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
             longest_months=jurisdiction.interceptor_max_interval_months,
             frequencies=frequency_history(device.frequency_changes),
             pauses=device_pauses(tenures, until=as_of + timedelta(days=1)),
+            first_months=device.frequency_months,
         )
         frequency_days = effective_frequency(
             device.kind, interval.frequency_on(as_of), longest_interval_days(jurisdiction)
@@ -214,6 +220,7 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
                 services=[local_date(r.service_completed_at, zone) for r in revisions],
                 accumulation=accumulation,
                 advice=advice,
+                interval=interval,
             )
         )
     return Record(
@@ -226,6 +233,7 @@ def build(session, fse: Fse, *, period_from=None, period_to=None) -> Record:
         devices=lines,
         manifests=manifests,
         receipts=_receipts(session, manifests, zone),
+        maintenance_missing=maintenance.missing_in(session, fse, day_from=period_from, day_to=period_to),
     )
 
 

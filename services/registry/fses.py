@@ -17,7 +17,7 @@ from domain import dates
 from domain.checks import CITY_DEFAULT
 from domain.clock import now
 from domain.dates import local_date
-from domain.device_rules import default_frequency, frequency_refusal
+from domain.device_rules import default_frequency, default_months, frequency_refusal
 from domain.permit_rules import REFUSED, term_exceeded
 from domain.presets import POLICY
 from services.errors import Conflict, Invalid, NotFound
@@ -315,6 +315,7 @@ def create_device(session, principal, *, fse_id, data):
             **data,
             "frequency_days": default_frequency(data["kind"], jurisdiction),
             "frequency_source": CITY_DEFAULT,
+            "frequency_months": default_months(data["kind"], jurisdiction),
         }
     else:
         data = {**data, "frequency_source": "assigned"}

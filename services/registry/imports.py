@@ -15,7 +15,7 @@ from sqlalchemy import select
 
 from domain import registry as rules
 from domain.checks import CITY_DEFAULT
-from domain.device_rules import default_frequency, frequency_refusal
+from domain.device_rules import default_frequency, default_months, frequency_refusal
 from domain.registry_rows import approval_of, licences_of, registrations_of
 from schemas.field_errors import flatten_errors
 from services.registry import device_frequency, device_permit, device_retirement, permit_status
@@ -177,7 +177,9 @@ class Importer:
             return "updated" if self._retire(device, retired_on, dated["reason"]) else outcome
         if data.get("frequency_days") is None:
             data.update(
-                frequency_days=default_frequency(data["kind"], self.jurisdiction), frequency_source=CITY_DEFAULT
+                frequency_days=default_frequency(data["kind"], self.jurisdiction),
+                frequency_source=CITY_DEFAULT,
+                frequency_months=default_months(data["kind"], self.jurisdiction),
             )
         else:
             data["frequency_source"] = "assigned"
