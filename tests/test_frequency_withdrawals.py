@@ -110,5 +110,11 @@ def test_only_the_latest_scheduled_change_is_withdrawn_and_only_by_its_city(clie
     factories.jurisdiction(session, "tracy")
     other = admin_of(client, session, "tracy")
     assert withdraw(client, other, world, second_id, reason="z").status_code == 404
-    assert withdraw(client, admin, world, second_id, reason="z").json["frequency_days"] == 30
-    assert withdraw(client, admin, world, first_id, reason="z").json["frequency_days"] == 90
+    # On 1 June the 90 days are in force throughout; what is scheduled shrinks to nothing.
+    left = withdraw(client, admin, world, second_id, reason="z").json
+    assert left["frequency_days"] == 90
+    assert [(c["frequency_days"], c["effective_on"]) for c in left["scheduled_frequency_changes"]] == [
+        (30, "2026-08-01")
+    ]
+    left = withdraw(client, admin, world, first_id, reason="z").json
+    assert (left["frequency_days"], left["scheduled_frequency_changes"]) == (90, [])

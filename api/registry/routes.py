@@ -133,7 +133,7 @@ def withdraw_frequency_change(fse_id, device_id, change_id):
     change = device_frequency.withdraw(
         db.session, current_principal(), fse_id=fse_id, device_id=device_id, change_id=change_id, **data
     )
-    return device_view(registry.get_device(db.session, current_principal(), fse_id=fse_id, device_id=change.device_id))
+    return _device_view(registry.get_device(db.session, current_principal(), fse_id=fse_id, device_id=change.device_id))
 
 
 @bp.post("/fses/<fse_id>/devices/<device_id>/permit-moves")
@@ -154,7 +154,7 @@ def retire_device(fse_id, device_id):
     device = device_retirement.retire_device(
         db.session, current_principal(), fse_id=fse_id, device_id=device_id, **data
     )
-    return _created(device_view(device), "registry.get_device", fse_id=device.fse_id, device_id=device.id)
+    return _created(_device_view(device), "registry.get_device", fse_id=device.fse_id, device_id=device.id)
 
 
 # Permits ----------------------------------------------------------------------------------
