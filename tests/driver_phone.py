@@ -12,7 +12,8 @@ from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.action_chains import ActionChains
 from sqlalchemy import update
 
-from services.demo.people import DEMO_APP, DEMO_PASSWORD
+from auth.people import DRIVER_APP
+from services.demo.people import DEMO_PASSWORD
 from storage.people import OAuthApp
 from tests.browser import accessible, api_token, by_css, fits, waiting_for
 from tests.conftest import _free_port, serve
@@ -115,7 +116,7 @@ def phone(app, chromium):
         from sqlalchemy.orm import Session
 
         with Session(bind=app.extensions["fogx.engine"]) as session:
-            session.execute(update(OAuthApp).where(OAuthApp.client_id == DEMO_APP).values(redirect_uris=[base + HOME]))
+            session.execute(update(OAuthApp).where(OAuthApp.client_id == DRIVER_APP).values(redirect_uris=[base + HOME]))
             session.commit()
         try:
             yield chromium, base, line, direct
