@@ -79,7 +79,10 @@ class AppClient:
 # sign-in lasts a working day between uses (`DRIVER_SESSION_IDLE_SECONDS`).
 PORTAL_APP = "fogx-portal"
 DRIVER_APP = "fogx-driver"
-OWN_APPS = {PORTAL_APP: ("fogx portal", ("/portal/", "/portal/driver/")), DRIVER_APP: ("fogx driver", ("/portal/driver/",))}
+OWN_APPS = {
+    PORTAL_APP: ("fogx portal", ("/portal/", "/portal/driver/")),
+    DRIVER_APP: ("fogx driver", ("/portal/driver/",)),
+}
 
 
 def portal_redirects(base_url: str, client_id: str = PORTAL_APP) -> list[str]:

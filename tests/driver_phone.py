@@ -15,7 +15,7 @@ from sqlalchemy import update
 from auth.people import DRIVER_APP
 from services.demo.people import DEMO_PASSWORD
 from storage.people import OAuthApp
-from tests.browser import accessible, api_token, by_css, fits, waiting_for
+from tests.browser import accessible, api_token, by_css, fits, type_into, waiting_for
 from tests.conftest import _free_port, serve
 
 DRIVER = "driver@demo.fogx.test"
@@ -116,7 +116,9 @@ def phone(app, chromium):
         from sqlalchemy.orm import Session
 
         with Session(bind=app.extensions["fogx.engine"]) as session:
-            session.execute(update(OAuthApp).where(OAuthApp.client_id == DRIVER_APP).values(redirect_uris=[base + HOME]))
+            session.execute(
+                update(OAuthApp).where(OAuthApp.client_id == DRIVER_APP).values(redirect_uris=[base + HOME])
+            )
             session.commit()
         try:
             yield chromium, base, line, direct
@@ -127,7 +129,7 @@ def phone(app, chromium):
             line.cut()
 
 
-def sign_in(browser, base):
+def sign_in(browser, base, email=DRIVER):
     browser.get(base + HOME)
     waiting_for(
         browser, lambda b: by_css(b, "#person-sign-in") and by_css(b, "#person-sign-in")[0].is_displayed(), "sign-in"
@@ -136,7 +138,7 @@ def sign_in(browser, base):
     fits(browser, "phone", "the driver's sign-in")
     by_css(browser, "#person-sign-in")[0].click()
     waiting_for(browser, lambda b: by_css(b, "#email"), "the sign-in page")
-    by_css(browser, "#email")[0].send_keys(DRIVER)
+    by_css(browser, "#email")[0].send_keys(email)
     by_css(browser, "#password")[0].send_keys(DEMO_PASSWORD)
     by_css(browser, "#submit")[0].click()
     return waiting_for(browser, lambda b: len(by_css(b, "li[data-stop]")) == 3 and stops(b), "the day's three stops")
@@ -203,3 +205,44 @@ def checks(browser):
 def hauler_manifests(direct):
     headers = {"Authorization": f"Bearer {api_token(direct, 'demo-hauler')}"}
     return requests.get(f"{direct}/v1/manifests?limit=200", headers=headers, timeout=10).json()["items"], headers
+
+
+# The phone's own storage, as the app keeps it -----------------------------------------------------
+
+FILINGS = """
+const [spoil, done] = [arguments[0], arguments[arguments.length - 1]];
+const opening = indexedDB.open("fogx-driver", 1);
+opening.onsuccess = () => {
+  const transaction = opening.result.transaction("filings", "readwrite");
+  const filings = transaction.objectStore("filings");
+  const reading = filings.getAll();
+  reading.onsuccess = () => {
+    const all = reading.result.sort((a, b) => a.seq - b.seq);
+    for (const filing of all.filter((f) => spoil && f.state === "waiting")) {
+      filing.scans[0].sha256 = "0".repeat(64);
+      filings.put(filing);
+    }
+    transaction.oncomplete = () => done(all.map(({ scans, signature, ...rest }) => ({
+      ...rest, body: JSON.stringify(rest.manifest), scans: scans.map(({ blob, ...scan }) => scan) })));
+  };
+};
+"""
+
+
+def kept_filings(browser, spoil=False):
+    """The filings kept on the phone (without their blobs; `body`, the manifest as sent), after
+    spoiling, with `spoil`, the hash of the signed page of each waiting one."""
+    return browser.execute_async_script(FILINGS, spoil)
+
+
+def file_stop(browser, device_id, gallons, signer="Ana Ruiz"):
+    """A stop's manifest signed on the phone, the pump-down full: its manifest number."""
+    open_stop(browser, device_id)
+    type_into(browser, "#d-gallons", gallons)
+    by_css(browser, "#d-full")[0].click()
+    type_into(browser, "#d-signer", signer)
+    sign(browser)
+    number = by_css(browser, "#d-number")[0].get_attribute("value")
+    by_css(browser, "#d-submit")[0].click()
+    waiting_for(browser, lambda b: device_id in stops(b), "the stops again")
+    return number

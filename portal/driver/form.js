@@ -109,7 +109,7 @@ export function stopForm({ stop, city, vehicles, sites, driver, filing, seq, onD
     el("p", {}, w("startedNote", { when: when(openedAt, zone) })),
     el("p", {}, w("completedNote", { zone })));
   const submit = el("button", { type: "submit", id: "d-submit", class: "big" }, filing ? w("sendAgain") : w("fileIt"));
-  form.append(times, correctedTime(was, zone), el("div", { class: "actions" }, submit));
+  form.append(...[times, correctedTime(was, zone), el("div", { class: "actions" }, submit)].filter(Boolean));
   const completedAt = (body) => (form.querySelector("#d-completed") ? fromLocalInput(value("completed"), zone) : body.service_completed_at);
 
   const value = (key) => form.querySelector(`#d-${key}`)?.value.trim() ?? "";
