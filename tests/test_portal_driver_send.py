@@ -24,6 +24,7 @@ from tests.driver_phone import (  # noqa: F401
     hauler_manifests,
     kept_filings,
     offline,
+    open_stop,
     phone,
     sign_in,
     stop_when,
@@ -200,5 +201,40 @@ def test_a_phone_clock_twenty_minutes_fast_is_set_by_the_exchanges_and_a_refused
         assert "La página firmada no se guardó" in shown and "adelantado" in text_of(browser, "#clock-warning")
         accessible(browser, "a refused scan, in Spanish")
         Select(by_css(browser, "#language")[0]).select_by_value("en")
+
+        # Before the phone knows the exchange's clock (its first answer still to come), a time
+        # 20 minutes ahead is refused; the correction sets the completed time right, the start
+        # moving with it.
+        trap = next(device for device in stops(browser) if device not in (mesa, wok))
+        cut(browser, line)
+        browser.execute_async_script(
+            "const done = arguments[arguments.length - 1]; const opening = indexedDB.open('fogx-driver', 1);"
+            "opening.onsuccess = () => { const t = opening.result.transaction('kept', 'readwrite');"
+            " t.objectStore('kept').delete('clock'); t.oncomplete = () => done(); };"
+        )
+        browser.refresh()
+        waiting_for(browser, lambda b: trap in stops(b), "the stops, the clock unknown")
+        assert not by_css(browser, "#clock-warning")
+        number = file_stop(browser, trap, 50, signer="Li Wei")
+        back(browser, line)
+        shown = stop_when(browser, trap, "refused", "refused: in the future")
+        assert "in the future" in shown, shown
+        open_stop(browser, trap)
+        completed = by_css(browser, "#d-completed")[0]
+        earlier = datetime.fromisoformat(completed.get_attribute("value")) - timedelta(minutes=20)
+        browser.execute_script(
+            "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input', { bubbles: true }))",
+            completed,
+            earlier.strftime("%Y-%m-%dT%H:%M"),
+        )
+        accessible(browser, "the correction's service time")
+        by_css(browser, "#d-submit")[0].click()
+        stop_when(browser, trap, "filed", "the trap filed on time")
+        [manifest] = filed(direct, number)
+        started, completed = (
+            datetime.fromisoformat(manifest["manifest"][key].replace("Z", "+00:00"))
+            for key in ("service_started_at", "service_completed_at")
+        )
+        assert abs(completed - datetime.now(UTC)) < timedelta(minutes=2) and started <= completed, manifest
     finally:
         browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script})

@@ -34,7 +34,7 @@ function manifestNumber(now) {
 function correctedTime(was, zone) {
   if (!was) return null;
   return field(w("completedAt"), input("completed", "datetime-local", { value: toLocalInput(was.service_completed_at, zone), required: true }),
-    w("form.localTime", { zone }));
+    w("completedHint", { zone }));
 }
 
 const input = (name, type, attributes = {}) => el("input", { id: `d-${name}`, name, type, ...attributes });
@@ -110,7 +110,16 @@ export function stopForm({ stop, city, vehicles, sites, driver, filing, seq, onD
     el("p", {}, w("completedNote", { zone })));
   const submit = el("button", { type: "submit", id: "d-submit", class: "big" }, filing ? w("sendAgain") : w("fileIt"));
   form.append(...[times, correctedTime(was, zone), el("div", { class: "actions" }, submit)].filter(Boolean));
-  const completedAt = (body) => (form.querySelector("#d-completed") ? fromLocalInput(value("completed"), zone) : body.service_completed_at);
+  // A correction's completed time as set in its field; the start moves with it (the service
+  // keeps its length) where the form has no start of its own.
+  const corrected = (body) => {
+    if (!form.querySelector("#d-completed")) return body;
+    const completed = fromLocalInput(value("completed"), zone);
+    const moved = Date.parse(completed) - Date.parse(body.service_completed_at);
+    if (!form.querySelector("#d-started")) body.service_started_at = stamp(new Date(Date.parse(body.service_started_at) + moved), zone);
+    body.service_completed_at = completed;
+    return body;
+  };
 
   const value = (key) => form.querySelector(`#d-${key}`)?.value.trim() ?? "";
   const values = () => ({
@@ -192,7 +201,7 @@ export function stopForm({ stop, city, vehicles, sites, driver, filing, seq, onD
     submit.disabled = true;
     try {
       const signature = pad.strokes ? await pad.blob() : filing.signature;
-      const body = manifest(was ? completedAt(was) : stamp(now(), zone));
+      const body = corrected(manifest(was ? was.service_completed_at : stamp(now(), zone)));
       const lines = [
         [w("form.number"), body.manifest_number], [w("hauler.restaurant"), stop.fse_name], [w("hauler.address"), stop.address],
         [w("form.permit"), body.permit_number], [w("form.device"), body.device_tag], [w("truck"), body.vehicle_id],

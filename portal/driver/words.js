@@ -56,6 +56,7 @@ const WORDS = {
     clockFast: "This phone's clock is {m} min ahead of the exchange's: service times are stamped on the exchange's clock.",
     clockSlow: "This phone's clock is {m} min behind the exchange's: service times are stamped on the exchange's clock.",
     completedAt: "Service completed",
+    completedHint: "In {zone}. Set it right if this phone's clock was off; the start moves with it.",
   },
   es: {
     appName: "Conductor", title: "fogx conductor", signInTitle: "Inicie sesión en este teléfono",
@@ -110,6 +111,7 @@ const WORDS = {
     clockFast: "El reloj de este teléfono va {m} min adelantado respecto al del sistema: las horas del servicio se toman con el reloj del sistema.",
     clockSlow: "El reloj de este teléfono va {m} min atrasado respecto al del sistema: las horas del servicio se toman con el reloj del sistema.",
     completedAt: "Servicio terminado",
+    completedHint: "En {zone}. Corríjala si el reloj de este teléfono estaba mal; el inicio se mueve con ella.",
   },
 };
 
