@@ -2,11 +2,14 @@
 it, the browser as a 390 x 844 phone, and the driver's steps at a stop."""
 
 import hashlib
+import json
+import re
 import socket
 import threading
 
 import pytest
 import requests
+import websocket
 from PIL import Image
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.action_chains import ActionChains
@@ -25,6 +28,9 @@ HOME = "/portal/driver/"
 # The network, as the phone sees it ---------------------------------------------------------------
 
 
+FAILED = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+
+
 class Line:
     """A TCP relay between the browser and the app: cut, it refuses new connections and drops
     the open ones (kept-alive ones too), as a phone with no signal finds the network."""
@@ -35,6 +41,9 @@ class Line:
         self.open = set()
         self.lock = threading.Lock()
         self.listener = None
+        self.connections = 0  # every connection the browser made through the relay
+        self.asked = []  # every request's path that went through it
+        self.failing = set()  # a request holding one of these bytes is answered 503
 
     def connect(self):
         listener = socket.socket()
@@ -50,6 +59,7 @@ class Line:
                 near, _ = listener.accept()
             except OSError:
                 return
+            self.connections += 1
             far = socket.create_connection(("127.0.0.1", self.target))
             with self.lock:
                 self.open |= {near, far}
@@ -59,6 +69,10 @@ class Line:
     def _pump(self, source, sink):
         try:
             while data := source.recv(65536):
+                self.asked += re.findall(rb"^(?:GET|POST|PUT|PATCH|DELETE) (\S+) HTTP/1", data, re.M)
+                if any(marker in data for marker in self.failing):
+                    source.sendall(FAILED)  # the exchange failing this request, as a 503
+                    break
                 sink.sendall(data)
         except OSError:
             pass
@@ -85,15 +99,51 @@ class Line:
             self.open.clear()
 
 
+class Worker:
+    """The browser's own DevTools connection (its websocket), attached to the service worker's
+    target: the emulation set through it lasts while it stays open."""
+
+    def __init__(self, browser):
+        address = browser.capabilities["goog:chromeOptions"]["debuggerAddress"]
+        url = requests.get(f"http://{address}/json/version", timeout=10).json()["webSocketDebuggerUrl"]
+        self.socket = websocket.create_connection(url, timeout=10, suppress_origin=True)
+        self.number = 0
+        self.sessions = {}
+
+    def send(self, method, params=None, session=None):
+        self.number += 1
+        message = {"id": self.number, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = session
+        self.socket.send(json.dumps(message))
+        while True:
+            answer = json.loads(self.socket.recv())
+            if answer.get("id") == self.number:
+                assert "error" not in answer, answer
+                return answer["result"]
+
+    def emulate(self, conditions):
+        workers = [t for t in self.send("Target.getTargets")["targetInfos"] if t["type"] == "service_worker"]
+        self.sessions = {k: v for k, v in self.sessions.items() if k in {t["targetId"] for t in workers}}
+        for target in workers:
+            if target["targetId"] not in self.sessions:
+                attached = self.send("Target.attachToTarget", {"targetId": target["targetId"], "flatten": True})
+                self.sessions[target["targetId"]] = attached["sessionId"]
+                self.send("Network.enable", session=attached["sessionId"])
+        for session in self.sessions.values():
+            self.send("Network.emulateNetworkConditions", conditions, session=session)
+
+
 def offline(browser, cut):
-    """The DevTools protocol's offline emulation: the page's own requests fail and
-    `navigator.onLine` is false. It does not reach the page's service worker (with the page
-    offline, the worker's own requests still reach the app), so the relay cuts those."""
+    """The DevTools protocol's offline emulation, on the page and on its service worker's own
+    target (the page's emulation alone does not reach the worker): the page's and the worker's
+    requests fail and `navigator.onLine` is false. The relay, cut too, is a second guard."""
+    conditions = {"offline": cut, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
     browser.execute_cdp_cmd("Network.enable", {})
-    browser.execute_cdp_cmd(
-        "Network.emulateNetworkConditions",
-        {"offline": cut, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
-    )
+    browser.execute_cdp_cmd("Network.emulateNetworkConditions", conditions)
+    if not hasattr(browser, "worker"):
+        browser.worker = Worker(browser)
+    browser.worker.emulate(conditions)
 
 
 def as_phone(browser):

@@ -238,3 +238,47 @@ def test_a_phone_clock_twenty_minutes_fast_is_set_by_the_exchanges_and_a_refused
         assert abs(completed - datetime.now(UTC)) < timedelta(minutes=2) and started <= completed, manifest
     finally:
         browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script})
+
+
+def test_the_devtools_offline_emulation_cuts_the_page_and_its_service_worker(phone):
+    """The network cut as the DevTools protocol's offline emulation alone (the relay left up):
+    the app starts again with no request reaching the exchange, from the page or its worker."""
+    browser, base, line, _ = phone
+    sign_in(browser, base)
+    waiting_for(
+        browser, lambda b: b.execute_script("return !!navigator.serviceWorker.controller"), "the worker in control"
+    )
+    time.sleep(1)  # the worker's updates in the background are done
+    offline(browser, True)
+    asked = len(line.asked)
+    browser.refresh()
+    waiting_for(browser, lambda b: len(stops(b)) == 3, "the stops with no signal")
+    assert "No signal" in text_of(browser, "#network")
+    time.sleep(2)
+    # Only the browser's own check for a new version of the worker's script, which is no page's
+    # or worker's request, went out.
+    assert set(line.asked[asked:]) <= {b"/portal/driver/sw.js"}, line.asked[asked:]
+    offline(browser, False)
+    waiting_for(browser, lambda b: "Online" in text_of(b, "#network"), "the signal back")
+
+
+def test_a_filing_the_exchange_keeps_failing_waits_and_the_next_stops_is_sent(phone):
+    """A 5xx for one stop's filing: it waits longer each time (a backoff), the next stop's filing
+    is sent meanwhile, and "Send now" tries it again at once."""
+    browser, base, line, direct = phone
+    mesa, wok = the_stops(sign_in(browser, base))
+    cut(browser, line)
+    failing = file_stop(browser, mesa, 1460)
+    number = file_stop(browser, wok, 980)
+    [first, _] = kept_filings(browser)
+    line.failing.add(first["idempotencyKey"].encode())
+    back(browser, line)
+    stop_when(browser, wok, "filed", "Golden Wok filed past Mesa Grill's failing")
+    [kept, _] = kept_filings(browser)
+    assert kept["state"] == "waiting" and kept["failures"] >= 1 and kept["retryAt"] > time.time() * 1000
+    assert len(filed(direct, number)) == 1 and not filed(direct, failing)
+    # The exchange is back: the driver sends it now rather than wait out the backoff.
+    line.failing.clear()
+    waiting_for(browser, lambda b: by_css(b, "#send-now"), "Send now").pop().click()
+    stop_when(browser, mesa, "filed", "Mesa Grill filed")
+    assert len(filed(direct, failing)) == 1

@@ -139,7 +139,7 @@ async function drawStops() {
       ? el("p", { class: "clock-warning", id: "clock-warning" }, w(offBy > 0 ? "clockSlow" : "clockFast", { m: Math.round(Math.abs(offBy) / 60_000) })) : null,
     person ? null : el("p", { class: "note", id: "sign-in-to-send" }, w("signInToSend")),
     waiting ? el("p", { class: "waiting" }, w("waitingCount", { n: waiting }), " ",
-      el("button", { type: "button", class: "quiet", onclick: () => kick() }, w("sendNow"))) : null,
+      el("button", { type: "button", class: "quiet", id: "send-now", onclick: () => kick(true) }, w("sendNow"))) : null,
     cards.length ? el("ul", { class: "stops" }, cards) : el("p", {}, w("noStops")),
     person ? el("p", {}, el("button", { type: "button", class: "quiet", id: "sign-out", onclick: () => leave().catch(report) }, w("signOut"))) : null,
   ].filter(Boolean));
@@ -159,8 +159,8 @@ async function leave() {
 let kicking = null;
 
 // Send what waits and, the first time the network is there (and each hour after), read the
-// day's stops afresh.
-function kick() {
+// day's stops afresh. `now`: the driver asked, so a filing the exchange failed is not kept waiting.
+function kick(now = false) {
   network();
   if (!navigator.onLine || !person) return Promise.resolve();
   kicking ||= (async () => {
@@ -170,7 +170,7 @@ function kick() {
         dayIsFresh = true;
         await drawStops();
       }
-      await sendWaiting(drawStops, person);
+      await sendWaiting(drawStops, person, now);
     } catch (error) {
       if (error instanceof SignedOut) signedOutPage(w("signInAgain"));
       // A TypeError: no network yet; a DOMException: no answer in time.

@@ -94,9 +94,10 @@ async function send(filing) {
 // Whose filing: the person who signed it on this phone (an older filing, whoever is signed in).
 export const mine = (filing, person) => !filing.person?.sub || !person?.sub || filing.person.sub === person.sub;
 
-// Sends what waits, in order; `changed` runs after each filing is tried. Answers false when the
-// network (or the exchange) is not there, true when nothing of the person's waits any more.
-export async function sendWaiting(changed, person) {
+// Sends what waits, in order; `changed` runs after each filing is tried; `now`: the driver
+// asked, so a filing the exchange failed is tried at once. Answers false when the network (or
+// the exchange) is not there, true when nothing of the person's waits any more.
+export async function sendWaiting(changed, person, now = false) {
   const ran = await navigator.locks.request("fogx-driver-send", { ifAvailable: true }, async (lock) => {
     if (!lock) return null;
     const held = new Set(); // stops whose earlier filing waits: theirs wait behind it
@@ -105,7 +106,7 @@ export async function sendWaiting(changed, person) {
       if (filing.state !== "waiting" && filing.state !== "uploading") continue;
       if (!mine(filing, person)) continue;
       const stop = filing.stop.device_id;
-      if (held.has(stop) || Date.now() < (filing.retryAt || 0)) {
+      if (held.has(stop) || (!now && Date.now() < (filing.retryAt || 0))) {
         held.add(stop);
         all = false;
         continue;
