@@ -282,3 +282,50 @@ def test_a_filing_the_exchange_keeps_failing_waits_and_the_next_stops_is_sent(ph
     waiting_for(browser, lambda b: by_css(b, "#send-now"), "Send now").pop().click()
     stop_when(browser, mesa, "filed", "Mesa Grill filed")
     assert len(filed(direct, failing)) == 1
+
+
+AGED = """
+const [changes, loadedAt, done] = arguments;
+const opening = indexedDB.open("fogx-driver", 1);
+opening.onsuccess = () => {
+  const transaction = opening.result.transaction(["filings", "kept"], "readwrite");
+  const filings = transaction.objectStore("filings");
+  for (const [id, fields] of Object.entries(changes)) {
+    const reading = filings.get(id);
+    reading.onsuccess = () => filings.put({ ...reading.result, ...fields });
+  }
+  const kept = transaction.objectStore("kept");
+  const day = kept.get("day");
+  day.onsuccess = () => kept.put({ ...day.result, loadedAt }, "day");
+  transaction.oncomplete = () => done();
+};
+"""
+
+
+def ago(**delta):
+    return (datetime.now(UTC) - timedelta(**delta)).isoformat()
+
+
+def test_a_week_old_filing_is_dropped_and_a_filed_stop_stays_filed_while_the_due_list_is_older(phone):
+    """Filed filings a week old leave the phone with their scans; a stop filed a day ago is not
+    shown open again by a due list read before its filing."""
+    browser, base, line, _ = phone
+    mesa, wok = the_stops(sign_in(browser, base))
+    file_stop(browser, mesa, 1460)
+    stop_when(browser, mesa, "filed", "Mesa Grill filed")
+    file_stop(browser, wok, 980)
+    stop_when(browser, wok, "filed", "Golden Wok filed")
+    old, yesterday = kept_filings(browser)
+    cut(browser, line)
+    browser.execute_async_script(
+        AGED,
+        {
+            old["id"]: {"filedAt": ago(days=7, minutes=1), "signedAt": ago(days=7, minutes=2)},
+            yesterday["id"]: {"filedAt": ago(hours=25), "signedAt": ago(hours=25)},
+        },
+        ago(hours=26),
+    )
+    browser.refresh()
+    waiting_for(browser, lambda b: wok in stops(b), "the stops with no signal")
+    assert [f["id"] for f in kept_filings(browser)] == [yesterday["id"]]
+    assert stops(browser)[wok][1] == "filed"  # the due list, older than its filing, still lists it
