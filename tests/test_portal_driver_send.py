@@ -2,7 +2,10 @@
 being filed waits and is filed once; one this phone filed already (its answer lost) is adopted,
 never filed twice or shown refused; a sign-in left two hours still files, and another person
 signed in on the phone does not send the driver's filings; the phone's clock 20 minutes fast is
-corrected by the exchange's; a scan the exchange refuses is shown on the stop's card."""
+corrected by the exchange's, and a time refused as in the future set right in the correction; a
+scan the exchange refuses is shown on the stop's card; the DevTools offline emulation reaches the
+service worker; a filing the exchange keeps failing does not hold the next stop's back; filed
+filings a week old leave the phone."""
 
 import hashlib
 import time
