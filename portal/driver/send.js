@@ -11,6 +11,7 @@ import { filings, saveFiling } from "./store.js";
 const RETRY_LATER = new Set([401, 408, 425, 429]);
 const refused = (status) => status >= 400 && status < 500 && !RETRY_LATER.has(status);
 const BACKOFF_MS = [30_000, 60_000, 120_000, 300_000, 600_000]; // after each 5xx in a row
+const UPLOAD_TIMEOUT_MS = 60_000; // a photo on a slow connection takes longer than a request
 
 async function refuse(filing, response) {
   const reason = await problem(response);
@@ -21,13 +22,14 @@ async function refuse(filing, response) {
 }
 
 // The manifest this phone filed already under the filing's number (its answer was lost, and
-// the filing was then sent again with another body), or null where the number is another's:
-// the same stop, serviced from the same start.
+// the filing was then sent again with another body), null where the number is another's (the
+// same stop, serviced from the same start, is this phone's), undefined where the exchange did
+// not answer the question.
 async function filedAlready(filing) {
   const { manifest, stop } = filing;
   const from = new Date(new Date(manifest.service_started_at).getTime() - 2 * 86_400_000).toISOString().slice(0, 10);
   const response = await call(`/v1/manifests?device_id=${stop.device_id}&from=${from}&limit=200`);
-  if (!response.ok) return null;
+  if (!response.ok) return undefined;
   const { items } = await response.json();
   return items.find((m) => m.manifest_number === manifest.manifest_number
     && Date.parse(m.manifest.service_started_at) === Date.parse(manifest.service_started_at)) || null;
@@ -47,6 +49,7 @@ async function send(filing) {
     if (response.status === 409 && response.headers.has("Retry-After")) return "later"; // still being filed
     if (response.status === 409) {
       const filed = await filedAlready(filing);
+      if (filed === undefined) return "later";
       if (!filed) {
         await refuse(filing, response);
         return "settled";
@@ -73,6 +76,7 @@ async function send(filing) {
       method: "PUT",
       headers: { "Content-Type": scan.blob.type, "Content-Disposition": `attachment; filename="${scan.name}"` },
       body: scan.blob,
+      signal: AbortSignal.timeout(UPLOAD_TIMEOUT_MS),
     });
     if (refused(response.status)) {
       scan.refused = (await problem(response)).message;
