@@ -65,6 +65,8 @@ SETTINGS = {
     # A sign-in through the exchange's own apps (the portal) not renewed for this long is idle:
     # its refresh token is refused and the sign-in ends, as the portal's tab ends it (IDLE_MS).
     "SESSION_IDLE_SECONDS": (3600, int),
+    # The driver's phone app (fogx-driver): a sign-in kept through a working day between stops.
+    "DRIVER_SESSION_IDLE_SECONDS": (14 * 3600, int),
     "INVITATION_TTL_HOURS": (72, int),
     "SIGN_IN_FAILURE_LIMIT": (5, int),
     "SIGN_IN_LOCKOUT_SECONDS": (900, int),
@@ -99,7 +101,12 @@ def _check(config):
         raise ConfigError("STORAGE_BACKEND must be 'local' or 's3'")
     if config["WEBHOOK_SIGNING_KEY"] and len(config["WEBHOOK_SIGNING_KEY"]) < 32:
         raise ConfigError("WEBHOOK_SIGNING_KEY must be at least 32 characters")
-    for name in ("PERSON_TOKEN_TTL_SECONDS", "REFRESH_TOKEN_TTL_SECONDS", "SESSION_IDLE_SECONDS"):
+    for name in (
+        "PERSON_TOKEN_TTL_SECONDS",
+        "REFRESH_TOKEN_TTL_SECONDS",
+        "SESSION_IDLE_SECONDS",
+        "DRIVER_SESSION_IDLE_SECONDS",
+    ):
         if config[name] <= 0:
             raise ConfigError(f"{name} must be positive")
     for name in (

@@ -75,36 +75,43 @@ class AppClient:
         return grant_type in GRANT_TYPES
 
 
-# The portal's own app: public and first-party, sending people back to the portal.
+# The exchange's own apps, public and first-party: the portal, and the driver's phone app, whose
+# sign-in lasts a working day between uses (`DRIVER_SESSION_IDLE_SECONDS`).
 PORTAL_APP = "fogx-portal"
+DRIVER_APP = "fogx-driver"
+OWN_APPS = {
+    PORTAL_APP: ("fogx portal", ("/portal/", "/portal/driver/")),
+    DRIVER_APP: ("fogx driver", ("/portal/driver/",)),
+}
 
 
-def portal_redirects(base_url: str) -> list[str]:
-    """Where the portal's app may send people back to: the portal and the driver's app at the
-    instance's public address (and, on loopback, under `localhost` too)."""
+def portal_redirects(base_url: str, client_id: str = PORTAL_APP) -> list[str]:
+    """Where one of the exchange's own apps may send people back to, at the instance's public
+    address (and, on loopback, under `localhost` too): the portal's app to the portal and the
+    driver's page, the driver's app to the driver's page."""
     bases = [base_url]
     if base_url.startswith("http://127.0.0.1:"):
         bases.append(base_url.replace("127.0.0.1", "localhost", 1))
-    return [f"{base}{page}" for base in bases for page in ("/portal/", "/portal/driver/")]
+    return [f"{base}{page}" for base in bases for page in OWN_APPS[client_id][1]]
 
 
 def query_app(client_id):
     row = db.session.scalar(select(OAuthApp).where(OAuthApp.client_id == client_id))
-    if row is None and client_id == PORTAL_APP:
-        row = _portal_app()
+    if row is None and client_id in OWN_APPS:
+        row = _own_app(client_id)
     return AppClient(row) if row is not None and row.revoked_at is None else None
 
 
-def _portal_app() -> OAuthApp:
-    """The portal's app, made the first time it is asked for: a fresh install signs people in to
-    its portal with no step at the command line. Made in a session of its own, as the sign-in
-    page that asks for it is a read."""
+def _own_app(client_id: str) -> OAuthApp:
+    """One of the exchange's own apps, made the first time it is asked for: a fresh install signs
+    people in to its portal with no step at the command line. Made in a session of its own, as
+    the sign-in page that asks for it is a read."""
     with Session(bind=current_app.extensions["fogx.engine"], expire_on_commit=False) as writing:
         row = OAuthApp(
-            client_id=PORTAL_APP,
+            client_id=client_id,
             secret_sha256=None,
-            name="fogx portal",
-            redirect_uris=portal_redirects(current_app.config["PUBLIC_BASE_URL"]),
+            name=OWN_APPS[client_id][0],
+            redirect_uris=portal_redirects(current_app.config["PUBLIC_BASE_URL"], client_id),
             first_party=True,
             scope=" ".join((*OIDC_SCOPES, *ALL_SCOPES)),
             created_at=now(),
@@ -114,7 +121,7 @@ def _portal_app() -> OAuthApp:
             writing.commit()
         except IntegrityError:  # made by another request meanwhile
             writing.rollback()
-            row = writing.scalar(select(OAuthApp).where(OAuthApp.client_id == PORTAL_APP))
+            row = writing.scalar(select(OAuthApp).where(OAuthApp.client_id == client_id))
         writing.expunge_all()
     return row
 
@@ -325,10 +332,12 @@ class RevokedRefresh(RefreshView):
 
 
 def _idle(row: RefreshToken) -> bool:
-    """A sign-in through the exchange's own app (the portal) whose refresh token has waited past
-    `SESSION_IDLE_SECONDS`: nobody used it since, as the portal renews a tab in use well before.
+    """A sign-in through the exchange's own apps whose refresh token has waited past the app's
+    idle limit: the portal's `SESSION_IDLE_SECONDS` (it renews a tab in use well before), the
+    driver's app's `DRIVER_SESSION_IDLE_SECONDS` (a phone between stops through a working day).
     Another app's sign-in lasts as its refresh token does."""
-    limit = timedelta(seconds=current_app.config["SESSION_IDLE_SECONDS"])
+    driver = row.sign_in.app.client_id == DRIVER_APP
+    limit = timedelta(seconds=current_app.config["DRIVER_SESSION_IDLE_SECONDS" if driver else "SESSION_IDLE_SECONDS"])
     return row.sign_in.app.first_party and row.issued_at + limit <= now()
 
 

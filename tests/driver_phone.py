@@ -2,19 +2,23 @@
 it, the browser as a 390 x 844 phone, and the driver's steps at a stop."""
 
 import hashlib
+import json
+import re
 import socket
 import threading
 
 import pytest
 import requests
+import websocket
 from PIL import Image
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.action_chains import ActionChains
 from sqlalchemy import update
 
-from services.demo.people import DEMO_APP, DEMO_PASSWORD
+from auth.people import DRIVER_APP
+from services.demo.people import DEMO_PASSWORD
 from storage.people import OAuthApp
-from tests.browser import accessible, api_token, by_css, fits, waiting_for
+from tests.browser import accessible, api_token, by_css, fits, type_into, waiting_for
 from tests.conftest import _free_port, serve
 
 DRIVER = "driver@demo.fogx.test"
@@ -22,6 +26,9 @@ HOME = "/portal/driver/"
 
 
 # The network, as the phone sees it ---------------------------------------------------------------
+
+
+FAILED = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 
 
 class Line:
@@ -34,6 +41,9 @@ class Line:
         self.open = set()
         self.lock = threading.Lock()
         self.listener = None
+        self.connections = 0  # every connection the browser made through the relay
+        self.asked = []  # every request's path that went through it
+        self.failing = set()  # a request holding one of these bytes is answered 503
 
     def connect(self):
         listener = socket.socket()
@@ -49,6 +59,7 @@ class Line:
                 near, _ = listener.accept()
             except OSError:
                 return
+            self.connections += 1
             far = socket.create_connection(("127.0.0.1", self.target))
             with self.lock:
                 self.open |= {near, far}
@@ -58,6 +69,10 @@ class Line:
     def _pump(self, source, sink):
         try:
             while data := source.recv(65536):
+                self.asked += re.findall(rb"^(?:GET|POST|PUT|PATCH|DELETE) (\S+) HTTP/1", data, re.M)
+                if any(marker in data for marker in self.failing):
+                    source.sendall(FAILED)  # the exchange failing this request, as a 503
+                    break
                 sink.sendall(data)
         except OSError:
             pass
@@ -84,15 +99,51 @@ class Line:
             self.open.clear()
 
 
+class Worker:
+    """The browser's own DevTools connection (its websocket), attached to the service worker's
+    target: the emulation set through it lasts while it stays open."""
+
+    def __init__(self, browser):
+        address = browser.capabilities["goog:chromeOptions"]["debuggerAddress"]
+        url = requests.get(f"http://{address}/json/version", timeout=10).json()["webSocketDebuggerUrl"]
+        self.socket = websocket.create_connection(url, timeout=10, suppress_origin=True)
+        self.number = 0
+        self.sessions = {}
+
+    def send(self, method, params=None, session=None):
+        self.number += 1
+        message = {"id": self.number, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = session
+        self.socket.send(json.dumps(message))
+        while True:
+            answer = json.loads(self.socket.recv())
+            if answer.get("id") == self.number:
+                assert "error" not in answer, answer
+                return answer["result"]
+
+    def emulate(self, conditions):
+        workers = [t for t in self.send("Target.getTargets")["targetInfos"] if t["type"] == "service_worker"]
+        self.sessions = {k: v for k, v in self.sessions.items() if k in {t["targetId"] for t in workers}}
+        for target in workers:
+            if target["targetId"] not in self.sessions:
+                attached = self.send("Target.attachToTarget", {"targetId": target["targetId"], "flatten": True})
+                self.sessions[target["targetId"]] = attached["sessionId"]
+                self.send("Network.enable", session=attached["sessionId"])
+        for session in self.sessions.values():
+            self.send("Network.emulateNetworkConditions", conditions, session=session)
+
+
 def offline(browser, cut):
-    """The DevTools protocol's offline emulation: the page's own requests fail and
-    `navigator.onLine` is false. It does not reach the page's service worker (with the page
-    offline, the worker's own requests still reach the app), so the relay cuts those."""
+    """The DevTools protocol's offline emulation, on the page and on its service worker's own
+    target (the page's emulation alone does not reach the worker): the page's and the worker's
+    requests fail and `navigator.onLine` is false. The relay, cut too, is a second guard."""
+    conditions = {"offline": cut, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
     browser.execute_cdp_cmd("Network.enable", {})
-    browser.execute_cdp_cmd(
-        "Network.emulateNetworkConditions",
-        {"offline": cut, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
-    )
+    browser.execute_cdp_cmd("Network.emulateNetworkConditions", conditions)
+    if not hasattr(browser, "worker"):
+        browser.worker = Worker(browser)
+    browser.worker.emulate(conditions)
 
 
 def as_phone(browser):
@@ -115,7 +166,9 @@ def phone(app, chromium):
         from sqlalchemy.orm import Session
 
         with Session(bind=app.extensions["fogx.engine"]) as session:
-            session.execute(update(OAuthApp).where(OAuthApp.client_id == DEMO_APP).values(redirect_uris=[base + HOME]))
+            session.execute(
+                update(OAuthApp).where(OAuthApp.client_id == DRIVER_APP).values(redirect_uris=[base + HOME])
+            )
             session.commit()
         try:
             yield chromium, base, line, direct
@@ -126,7 +179,7 @@ def phone(app, chromium):
             line.cut()
 
 
-def sign_in(browser, base):
+def sign_in(browser, base, email=DRIVER):
     browser.get(base + HOME)
     waiting_for(
         browser, lambda b: by_css(b, "#person-sign-in") and by_css(b, "#person-sign-in")[0].is_displayed(), "sign-in"
@@ -135,7 +188,7 @@ def sign_in(browser, base):
     fits(browser, "phone", "the driver's sign-in")
     by_css(browser, "#person-sign-in")[0].click()
     waiting_for(browser, lambda b: by_css(b, "#email"), "the sign-in page")
-    by_css(browser, "#email")[0].send_keys(DRIVER)
+    by_css(browser, "#email")[0].send_keys(email)
     by_css(browser, "#password")[0].send_keys(DEMO_PASSWORD)
     by_css(browser, "#submit")[0].click()
     return waiting_for(browser, lambda b: len(by_css(b, "li[data-stop]")) == 3 and stops(b), "the day's three stops")
@@ -202,3 +255,44 @@ def checks(browser):
 def hauler_manifests(direct):
     headers = {"Authorization": f"Bearer {api_token(direct, 'demo-hauler')}"}
     return requests.get(f"{direct}/v1/manifests?limit=200", headers=headers, timeout=10).json()["items"], headers
+
+
+# The phone's own storage, as the app keeps it -----------------------------------------------------
+
+FILINGS = """
+const [spoil, done] = [arguments[0], arguments[arguments.length - 1]];
+const opening = indexedDB.open("fogx-driver", 1);
+opening.onsuccess = () => {
+  const transaction = opening.result.transaction("filings", "readwrite");
+  const filings = transaction.objectStore("filings");
+  const reading = filings.getAll();
+  reading.onsuccess = () => {
+    const all = reading.result.sort((a, b) => a.seq - b.seq);
+    for (const filing of all.filter((f) => spoil && f.state === "waiting")) {
+      filing.scans[0].sha256 = "0".repeat(64);
+      filings.put(filing);
+    }
+    transaction.oncomplete = () => done(all.map(({ scans, signature, ...rest }) => ({
+      ...rest, body: JSON.stringify(rest.manifest), scans: scans.map(({ blob, ...scan }) => scan) })));
+  };
+};
+"""
+
+
+def kept_filings(browser, spoil=False):
+    """The filings kept on the phone (without their blobs; `body`, the manifest as sent), after
+    spoiling, with `spoil`, the hash of the signed page of each waiting one."""
+    return browser.execute_async_script(FILINGS, spoil)
+
+
+def file_stop(browser, device_id, gallons, signer="Ana Ruiz"):
+    """A stop's manifest signed on the phone, the pump-down full: its manifest number."""
+    open_stop(browser, device_id)
+    type_into(browser, "#d-gallons", gallons)
+    by_css(browser, "#d-full")[0].click()
+    type_into(browser, "#d-signer", signer)
+    sign(browser)
+    number = by_css(browser, "#d-number")[0].get_attribute("value")
+    by_css(browser, "#d-submit")[0].click()
+    waiting_for(browser, lambda b: device_id in stops(b), "the stops again")
+    return number

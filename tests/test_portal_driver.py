@@ -17,7 +17,7 @@ from PIL import Image
 from selenium.webdriver.support.ui import Select
 
 from api.portal import POLICY
-from services.demo.people import DEMO_APP
+from auth.people import DRIVER_APP
 from tests.browser import accessible, api_token, by_css, chromium, fits, message, text_of, type_into, waiting_for  # noqa: F401
 from tests.driver_phone import (  # noqa: F401
     HOME,
@@ -351,7 +351,7 @@ def test_an_access_token_that_ran_out_is_refreshed_before_filing_and_sign_out_en
     assert browser.execute_async_script(KEPT_SESSION, False) is None
     refreshed = requests.post(
         f"{direct}/oauth/token",
-        data={"grant_type": "refresh_token", "refresh_token": after["refreshToken"], "client_id": DEMO_APP},
+        data={"grant_type": "refresh_token", "refresh_token": after["refreshToken"], "client_id": DRIVER_APP},
         timeout=10,
     )
     assert refreshed.status_code == 400 and refreshed.json()["error"] == "invalid_grant"

@@ -77,3 +77,37 @@ def test_the_portal_holds_the_servers_idle_limit():
     for factor in factors.split("*"):
         milliseconds *= int(factor.strip().replace("_", ""))
     assert milliseconds == IDLE.total_seconds() * 1000
+
+
+def test_the_drivers_app_keeps_a_sign_in_through_a_working_day_and_the_portal_keeps_its_hour(
+    app, client, session, sam, frozen_clock
+):
+    """The driver's phone app (`fogx-driver`, made on first use like the portal's) is held to
+    `DRIVER_SESSION_IDLE_SECONDS`, 14 hours by default: two hours between stops is nothing,
+    a phone left past the limit is signed out."""
+    from auth.people import DRIVER_APP
+
+    limit = timedelta(seconds=app.config["DRIVER_SESSION_IDLE_SECONDS"])
+    assert limit == timedelta(hours=14)
+    driver_page = app.config["PUBLIC_BASE_URL"] + "/portal/driver/"
+    start = frozen_clock(NOW)
+    token = pf.sign_in(client, DRIVER_APP, email="sam@h.example", scope="manifests:read", redirect_uri=driver_page)
+    row = session.scalar(select(OAuthApp).where(OAuthApp.client_id == DRIVER_APP))
+    assert (row.first_party, row.secret_sha256, row.redirect_uris[0]) == (True, None, driver_page)
+    # Two hours between stops: past the portal's hour, well within the driver's day.
+    frozen_clock(start + 2 * IDLE)
+    renewed = refresh(client, DRIVER_APP, token["refresh_token"])
+    assert renewed.status_code == 200, renewed.json
+    # Renewed a second before the limit, it goes on; at the limit, it ends.
+    frozen_clock(start + 2 * IDLE + limit - timedelta(seconds=1))
+    again = refresh(client, DRIVER_APP, renewed.json["refresh_token"])
+    assert again.status_code == 200, again.json
+    frozen_clock(start + 2 * IDLE + limit - timedelta(seconds=1) + limit)
+    idle = refresh(client, DRIVER_APP, again.json["refresh_token"])
+    assert idle.status_code == 400 and idle.json["error"] == "invalid_grant"
+    # The portal's app is not the driver's: its redirect is refused for the driver's client
+    # and the portal's hour still holds for it (the test above).
+    elsewhere = pf.Browser(client).open(
+        pf.authorize_url(DRIVER_APP, pf.pkce()[1], redirect_uri=app.config["PUBLIC_BASE_URL"] + "/portal/")
+    )
+    assert elsewhere.status_code == 403

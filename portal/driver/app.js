@@ -5,20 +5,24 @@
 import { el, report, show } from "../js/dom.js";
 import { LANGUAGES, findingText, lang, setLang, use } from "../js/i18n.js";
 import { when } from "../js/time.js";
+import { WARN_MS, clockOffset, loadClock } from "./clock.js";
 import { WITHIN_DAYS, keptDay, loadDay } from "./day.js";
 import { stopForm } from "./form.js";
-import { sendWaiting } from "./send.js";
+import { mine, sendWaiting } from "./send.js";
 import { SignedOut, current, signIn, signOut } from "./session.js";
-import { clearFilings, filings } from "./store.js";
+import { dropFilings, filings, persist, prune } from "./store.js";
 import { w } from "./words.js";
 
 const RETRY_MS = 10_000;
 const SHOWN_FOR_MS = 24 * 3600_000; // a filed stop stays on the list for a day
+const DAY_FRESH_MS = 3600_000; // the due list is read again, with a signal, once it is older
+const REDRAW_MS = 60_000; // the hours left are redrawn, with no signal too
 const view = () => document.getElementById("view");
 
 let day = null;
 let dayIsFresh = false;
 let formOpen = false;
+let person = null; // the signed-in person on this phone ({ name, sub }), or null
 
 function network() {
   const line = document.getElementById("network");
@@ -37,11 +41,15 @@ function words() {
   network();
 }
 
+// Signed out: the sign-in, and under it the day's stops and what waits, to read (nothing is
+// sent, nothing opened) until someone signs in.
 function signedOutPage(message) {
   formOpen = false;
-  view().hidden = true;
-  view().replaceChildren();
+  person = null;
   document.getElementById("sign-in").hidden = false;
+  view().hidden = !day;
+  if (day) drawStops().catch(report);
+  else view().replaceChildren();
   if (message) show(message, "info");
 }
 
@@ -55,7 +63,9 @@ function left(filing) {
 function outcome(filing) {
   const state = el("p", { class: `state ${filing.state}` }, el("strong", {}, w(`state.${filing.state}`)), ` · ${filing.manifest.manifest_number}`);
   const signed = el("p", {}, w("signedAt", { when: when(filing.manifest.service_completed_at, filing.zone) }));
-  if (filing.state === "waiting" || filing.state === "uploading") return [state, signed, el("p", { class: "left" }, left(filing))];
+  const whose = filing.person && !(person && mine(filing, person))
+    ? el("p", { class: "note whose" }, w(person ? "othersFiling" : "signInToSendIt", { name: filing.person.name })) : null;
+  if (filing.state === "waiting" || filing.state === "uploading") return [state, signed, el("p", { class: "left" }, left(filing)), whose];
   if (filing.state === "refused") {
     return [state, el("p", { class: "refusal" }, w("reason", { reason: filing.reason })), signed, el("p", { class: "left" }, left(filing))];
   }
@@ -65,6 +75,9 @@ function outcome(filing) {
     state,
     el("p", { class: "receipt" }, w("receipt", { number: receipt.manifest_number, revision: receipt.revision, when: when(receipt.received_at, filing.zone) })),
     el("p", {}, w("scansStored", { n: filing.scans.filter((s) => s.stored).length })),
+    filing.adopted ? el("p", { class: "note" }, w("adopted")) : null,
+    ...filing.scans.filter((s) => s.refused).map((s) => el("p", { class: "refusal", "data-refused-scan": s.sha256 },
+      w(s.photo ? "photoRefused" : "pageRefused", { reason: s.refused }))),
     open.length
       ? el("ul", { class: "findings" }, open.map((f) => el("li", { class: f.severity, "data-code": f.code }, findingText(f), el("br"), el("cite", {}, f.citation))))
       : el("p", { class: "ok" }, w("answer.clean")),
@@ -77,7 +90,7 @@ async function openStop(stop, filing) {
   const all = await filings();
   const { parts, ready } = stopForm({
     stop, city, vehicles: day.vehicles, sites: day.sites, driver: (await current())?.name || "",
-    filing, seq: (all.at(-1)?.seq || 0) + 1,
+    filing, seq: (all.at(-1)?.seq || 0) + 1, person: person && { name: person.name, sub: person.sub || null },
     onDone: async () => {
       formOpen = false;
       await drawStops();
@@ -96,16 +109,19 @@ async function drawStops() {
   if (formOpen) return;
   const latest = new Map();
   for (const filing of all) {
-    if (filing.state === "filed" && Date.now() - new Date(filing.signedAt).getTime() > SHOWN_FOR_MS) continue;
+    // A filed stop leaves the list after a day, once the due list read since knows of its filing.
+    const filedAt = Date.parse(filing.filedAt || filing.signedAt);
+    if (filing.state === "filed" && Date.now() - filedAt > SHOWN_FOR_MS && Date.parse(day.loadedAt) > filedAt) continue;
     latest.set(filing.stop.device_id, filing);
   }
   const stops = new Map(day.stops.map((stop) => [stop.device_id, stop]));
   for (const filing of latest.values()) if (!stops.has(filing.stop.device_id)) stops.set(filing.stop.device_id, filing.stop);
-  const waiting = all.filter((f) => f.state === "waiting" || f.state === "uploading").length;
+  const waiting = all.filter((f) => (f.state === "waiting" || f.state === "uploading") && person && mine(f, person)).length;
+  const offBy = clockOffset();
   const cards = [...stops.values()].map((stop) => {
     const filing = latest.get(stop.device_id);
     const name = `${stop.fse_name} ${stop.device_tag}`;
-    const button = !filing ? el("button", { type: "button", class: "big", "data-open": stop.device_id, onclick: () => openStop(stop, null).catch(report) }, w("open", { name }))
+    const button = !person || (filing && !mine(filing, person)) ? null : !filing ? el("button", { type: "button", class: "big", "data-open": stop.device_id, onclick: () => openStop(stop, null).catch(report) }, w("open", { name }))
       : filing.state === "refused" ? el("button", { type: "button", class: "big", "data-open": stop.device_id, onclick: () => openStop(stop, filing).catch(report) }, w("correct", { name }))
         : null;
     return el("li", { class: "stop card", "data-stop": stop.device_id, "data-state": filing?.state || "open" },
@@ -119,40 +135,46 @@ async function drawStops() {
   view().replaceChildren(...[
     el("h1", {}, w("stops")),
     el("p", { class: "note" }, w("stopsAsOf", { n: WITHIN_DAYS, when: when(day.loadedAt, Object.values(day.cities)[0]?.zone || "America/Los_Angeles") })),
+    offBy !== null && Math.abs(offBy) > WARN_MS
+      ? el("p", { class: "clock-warning", id: "clock-warning" }, w(offBy > 0 ? "clockSlow" : "clockFast", { m: Math.round(Math.abs(offBy) / 60_000) })) : null,
+    person ? null : el("p", { class: "note", id: "sign-in-to-send" }, w("signInToSend")),
     waiting ? el("p", { class: "waiting" }, w("waitingCount", { n: waiting }), " ",
-      el("button", { type: "button", class: "quiet", onclick: () => kick() }, w("sendNow"))) : null,
+      el("button", { type: "button", class: "quiet", id: "send-now", onclick: () => kick(true) }, w("sendNow"))) : null,
     cards.length ? el("ul", { class: "stops" }, cards) : el("p", {}, w("noStops")),
-    el("p", {}, el("button", { type: "button", class: "quiet", id: "sign-out", onclick: () => leave().catch(report) }, w("signOut"))),
+    person ? el("p", {}, el("button", { type: "button", class: "quiet", id: "sign-out", onclick: () => leave().catch(report) }, w("signOut"))) : null,
   ].filter(Boolean));
 }
 
+// Signing out waits until the person's own filings are sent; another's stay on the phone.
 async function leave() {
-  if ((await filings()).some((f) => f.state === "waiting" || f.state === "uploading" || f.state === "refused")) {
-    return show(w("signOutWaiting"), "error");
-  }
+  const all = await filings();
+  const open = (f) => f.state === "waiting" || f.state === "uploading" || f.state === "refused";
+  if (all.some((f) => open(f) && mine(f, person))) return show(w("signOutWaiting"), "error");
   await signOut();
-  await clearFilings();
+  await dropFilings(all.filter((f) => !open(f)).map((f) => f.id));
   day = null;
   signedOutPage(w("signedOut"));
 }
 
 let kicking = null;
 
-// Send what waits and, the first time the network is there, read the day's stops afresh.
-function kick() {
+// Send what waits and, the first time the network is there (and each hour after), read the
+// day's stops afresh. `now`: the driver asked, so a filing the exchange failed is not kept waiting.
+function kick(now = false) {
   network();
-  if (!navigator.onLine) return Promise.resolve();
+  if (!navigator.onLine || !person) return Promise.resolve();
   kicking ||= (async () => {
     try {
-      if (!dayIsFresh) {
+      if (!dayIsFresh || !day || Date.now() - Date.parse(day.loadedAt) > DAY_FRESH_MS) {
         day = await loadDay();
         dayIsFresh = true;
         await drawStops();
       }
-      await sendWaiting(drawStops);
+      await sendWaiting(drawStops, person, now);
     } catch (error) {
       if (error instanceof SignedOut) signedOutPage(w("signInAgain"));
-      else if (!(error instanceof TypeError)) report(error); // a TypeError: no network yet
+      // A TypeError: no network yet; a DOMException: no answer in time.
+      else if (!(error instanceof TypeError) && error?.name !== "TimeoutError" && error?.name !== "AbortError") report(error);
     } finally {
       kicking = null;
     }
@@ -178,10 +200,14 @@ async function start() {
   document.getElementById("person-sign-in").addEventListener("click", () => signIn().catch(report));
   window.addEventListener("online", () => kick());
   window.addEventListener("offline", network);
-  if (!(await current())) return signedOutPage("");
+  persist().catch(() => {});
+  await Promise.all([loadClock(), prune()]);
+  day = (await keptDay()) || null;
+  setInterval(() => drawStops().catch(report), REDRAW_MS);
+  person = await current();
+  if (!person) return signedOutPage("");
   document.getElementById("sign-in").hidden = true;
   view().hidden = false;
-  day = (await keptDay()) || null;
   if (day) await drawStops();
   else view().replaceChildren(el("p", {}, navigator.onLine ? w("loading") : w("noDay")));
   await kick();

@@ -4,6 +4,7 @@
 import { el, field, show } from "../js/dom.js";
 import { fromLocalInput, toLocalInput, when } from "../js/time.js";
 import { number, preflight } from "./checks.js";
+import { now } from "./clock.js";
 import { manifestPage, resized, sha256, signaturePad, thumbnail } from "./scans.js";
 import { saveFiling } from "./store.js";
 import { w } from "./words.js";
@@ -29,15 +30,22 @@ function manifestNumber(now) {
   return `D${digits}-${tail}`;
 }
 
+// In a correction only: the service's completed time, to set right where the phone's clock was off.
+function correctedTime(was, zone) {
+  if (!was) return null;
+  return field(w("completedAt"), input("completed", "datetime-local", { value: toLocalInput(was.service_completed_at, zone), required: true }),
+    w("completedHint", { zone }));
+}
+
 const input = (name, type, attributes = {}) => el("input", { id: `d-${name}`, name, type, ...attributes });
 const decimalInput = (name, attributes = {}) => input(name, "number", { min: 0, max: 600, step: "0.01", inputmode: "decimal", ...attributes });
 
 // stop: the day's stop; city: its parameters, rules and zone; vehicles, sites: the day's;
 // driver: the signed-in person's name; filing: a refused filing to correct, or null.
-export function stopForm({ stop, city, vehicles, sites, driver, filing, seq, onDone }) {
+export function stopForm({ stop, city, vehicles, sites, driver, filing, seq, onDone, person = null }) {
   const zone = city.zone;
   const was = filing ? filing.manifest : null;
-  const openedAt = was ? was.service_started_at : stamp(new Date(), zone);
+  const openedAt = was ? was.service_started_at : stamp(now(), zone);
   const trucks = vehicles.filter((v) => v.jurisdiction === stop.jurisdiction);
   const photos = filing ? filing.scans.filter((s) => s.photo).map((s) => s.blob) : [];
   const name = `${stop.fse_name} ${stop.device_tag}`;
@@ -101,7 +109,17 @@ export function stopForm({ stop, city, vehicles, sites, driver, filing, seq, onD
     el("p", {}, w("startedNote", { when: when(openedAt, zone) })),
     el("p", {}, w("completedNote", { zone })));
   const submit = el("button", { type: "submit", id: "d-submit", class: "big" }, filing ? w("sendAgain") : w("fileIt"));
-  form.append(times, el("div", { class: "actions" }, submit));
+  form.append(...[times, correctedTime(was, zone), el("div", { class: "actions" }, submit)].filter(Boolean));
+  // A correction's completed time as set in its field; the start moves with it (the service
+  // keeps its length) where the form has no start of its own.
+  const corrected = (body) => {
+    if (!form.querySelector("#d-completed")) return body;
+    const completed = fromLocalInput(value("completed"), zone);
+    const moved = Date.parse(completed) - Date.parse(body.service_completed_at);
+    if (!form.querySelector("#d-started")) body.service_started_at = stamp(new Date(Date.parse(body.service_started_at) + moved), zone);
+    body.service_completed_at = completed;
+    return body;
+  };
 
   const value = (key) => form.querySelector(`#d-${key}`)?.value.trim() ?? "";
   const values = () => ({
@@ -183,7 +201,7 @@ export function stopForm({ stop, city, vehicles, sites, driver, filing, seq, onD
     submit.disabled = true;
     try {
       const signature = pad.strokes ? await pad.blob() : filing.signature;
-      const body = manifest(was ? was.service_completed_at : stamp(new Date(), zone));
+      const body = corrected(manifest(was ? was.service_completed_at : stamp(now(), zone)));
       const lines = [
         [w("form.number"), body.manifest_number], [w("hauler.restaurant"), stop.fse_name], [w("hauler.address"), stop.address],
         [w("form.permit"), body.permit_number], [w("form.device"), body.device_tag], [w("truck"), body.vehicle_id],
@@ -202,7 +220,7 @@ export function stopForm({ stop, city, vehicles, sites, driver, filing, seq, onD
       await saveFiling({
         id: filing ? filing.id : crypto.randomUUID(), idempotencyKey: crypto.randomUUID(), seq: filing ? filing.seq : seq,
         stop, zone, deadlineHours: city.parameters.manifest_deadline_hours, manifest: body, scans, signature,
-        state: "waiting", signedAt: new Date().toISOString(),
+        state: "waiting", signedAt: new Date().toISOString(), person: filing ? filing.person : person,
       });
       show(w("queued", { number: body.manifest_number }), "info");
       await onDone();

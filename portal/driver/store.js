@@ -46,4 +46,19 @@ export async function filings() {
 }
 
 export const saveFiling = (filing) => write("filings", (s) => s.put(filing));
-export const clearFilings = () => write("filings", (s) => s.clear());
+export const dropFilings = (ids) => write("filings", (s) => ids.forEach((id) => s.delete(id)));
+
+const KEPT_FOR_MS = 7 * 86_400_000; // a filed filing, with its scans, is kept on the phone a week
+
+// Filed filings older than a week go, with their photos and pages: the phone's storage does not grow.
+export async function prune() {
+  const old = (await filings()).filter((f) => f.state === "filed" && Date.now() - Date.parse(f.filedAt || f.signedAt) > KEPT_FOR_MS);
+  if (old.length) await dropFilings(old.map((f) => f.id));
+  return old.length;
+}
+
+// Asks the browser to keep this site's storage under pressure (where it grants it).
+export async function persist() {
+  if (!navigator.storage?.persist) return false;
+  return (await navigator.storage.persisted()) || navigator.storage.persist();
+}

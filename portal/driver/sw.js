@@ -1,12 +1,13 @@
 // The driver's service worker: it keeps the app's own files, so the app starts with no signal.
-// Each file is asked of the network first (a new version is taken as soon as it is there) and
-// read from the cache when the network does not answer in time. The API is never cached here:
-// the day's stops and the filings are the app's, in IndexedDB.
-const CACHE = "fogx-driver-shell-v1";
+// Each file is served from the cache first (a bad connection does not delay the start) and
+// asked of the network in the background: a new version is taken at the next start. The API is
+// never cached here: the day's stops and the filings are the app's, in IndexedDB.
+const CACHE = "fogx-driver-shell-v2";
 const SHELL = [
   "/portal/driver/",
   "/portal/driver/app.js",
   "/portal/driver/checks.js",
+  "/portal/driver/clock.js",
   "/portal/driver/day.js",
   "/portal/driver/form.js",
   "/portal/driver/scans.js",
@@ -26,8 +27,6 @@ const SHELL = [
   "/portal/js/problems.js",
   "/portal/js/time.js",
 ];
-const PATIENCE_MS = 4000;
-
 self.addEventListener("install", (event) => {
   event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => self.skipWaiting()));
 });
@@ -38,25 +37,25 @@ self.addEventListener("activate", (event) => {
     .then(() => self.clients.claim()));
 });
 
-async function fresh(request) {
+// The kept file at once, and the network's in the background for the next start; the network's
+// only where nothing is kept yet.
+async function kept(event) {
   const cache = await caches.open(CACHE);
-  const key = new URL(request.url).pathname;
-  try {
-    const response = await Promise.race([
-      fetch(request),
-      new Promise((_, reject) => setTimeout(() => reject(new Error("no answer in time")), PATIENCE_MS)),
-    ]);
+  const key = new URL(event.request.url).pathname;
+  const update = fetch(event.request).then(async (response) => {
     if (response.ok) await cache.put(key, response.clone());
     return response;
-  } catch (error) {
-    const kept = await cache.match(key);
-    if (kept) return kept;
-    throw error;
+  });
+  const copy = await cache.match(key);
+  if (copy) {
+    event.waitUntil(update.catch(() => null));
+    return copy;
   }
+  return update;
 }
 
 self.addEventListener("fetch", (event) => {
   const url = new URL(event.request.url);
   if (event.request.method !== "GET" || url.origin !== location.origin || !SHELL.includes(url.pathname)) return;
-  event.respondWith(fresh(event.request));
+  event.respondWith(kept(event));
 });

@@ -46,6 +46,17 @@ const WORDS = {
     needSignature: "The restaurant's person must sign first.", needFields: "Fill in the fields marked: {fields}.",
     queued: "Manifest {number} is on this phone and will be sent in order.",
     sheetTitle: "Grease control device pump-out manifest",
+    // Sending, the sign-in through the day and the phone's clock.
+    adopted: "This phone had filed it already; the exchange's receipt is shown.",
+    pageRefused: "The signed page was not stored: {reason} Keep the paper copy.",
+    photoRefused: "A photo was not stored: {reason}",
+    othersFiling: "Signed by {name}: sent when they sign in on this phone.",
+    signInToSendIt: "Signed by {name}: sign in to send it.",
+    signInToSend: "Signed out: your stops and what waits are shown; sign in to send.",
+    clockFast: "This phone's clock is {m} min ahead of the exchange's: service times are stamped on the exchange's clock.",
+    clockSlow: "This phone's clock is {m} min behind the exchange's: service times are stamped on the exchange's clock.",
+    completedAt: "Service completed",
+    completedHint: "In {zone}. Set it right if this phone's clock was off; the start moves with it.",
   },
   es: {
     appName: "Conductor", title: "fogx conductor", signInTitle: "Inicie sesión en este teléfono",
@@ -90,6 +101,17 @@ const WORDS = {
     needSignature: "Primero debe firmar la persona del restaurante.", needFields: "Complete los campos marcados: {fields}.",
     queued: "El manifiesto {number} está en este teléfono y se enviará en orden.",
     sheetTitle: "Manifiesto de bombeo del equipo de control de grasa",
+    // Sending, the sign-in through the day and the phone's clock.
+    adopted: "Este teléfono ya lo había presentado; se muestra el recibo del sistema.",
+    pageRefused: "La página firmada no se guardó: {reason} Conserve la copia en papel.",
+    photoRefused: "Una foto no se guardó: {reason}",
+    othersFiling: "Firmado por {name}: se envía cuando esa persona inicie sesión en este teléfono.",
+    signInToSendIt: "Firmado por {name}: inicie sesión para enviarlo.",
+    signInToSend: "Sesión cerrada: se muestran sus paradas y lo pendiente; inicie sesión para enviar.",
+    clockFast: "El reloj de este teléfono va {m} min adelantado respecto al del sistema: las horas del servicio se toman con el reloj del sistema.",
+    clockSlow: "El reloj de este teléfono va {m} min atrasado respecto al del sistema: las horas del servicio se toman con el reloj del sistema.",
+    completedAt: "Servicio terminado",
+    completedHint: "En {zone}. Corríjala si el reloj de este teléfono estaba mal; el inicio se mueve con ella.",
   },
 };
 

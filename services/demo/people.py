@@ -3,7 +3,7 @@ password, and the app they sign in through. Nothing else creates a fixed passwor
 
 from sqlalchemy import select
 
-from auth.people import PORTAL_APP, portal_redirects
+from auth.people import DRIVER_APP, PORTAL_APP, portal_redirects
 from services.people import apps
 from services.people.accounts import make_membership
 from services.people.passwords import checked
@@ -40,16 +40,17 @@ def load(session, *, hauler, fses, city, site, base_url):
         session.add(person)
         make_membership(session, person, organisation=organisation, role=role, **subjects[organisation])
     session.commit()
-    portal = session.scalar(select(OAuthApp).where(OAuthApp.client_id == DEMO_APP))
-    if portal is not None:  # made already, the first time someone signed in to the portal
-        portal.redirect_uris = portal_redirects(base_url)
-        session.commit()
-        return
-    apps.create_app(
-        session,
-        name="fogx portal",
-        redirect_uris=portal_redirects(base_url),
-        public=True,
-        first_party=True,
-        client_id=DEMO_APP,
-    )
+    for client_id, name in ((DEMO_APP, "fogx portal"), (DRIVER_APP, "fogx driver")):
+        made = session.scalar(select(OAuthApp).where(OAuthApp.client_id == client_id))
+        if made is not None:  # made already, the first time someone signed in through it
+            made.redirect_uris = portal_redirects(base_url, client_id)
+            session.commit()
+            continue
+        apps.create_app(
+            session,
+            name=name,
+            redirect_uris=portal_redirects(base_url, client_id),
+            public=True,
+            first_party=True,
+            client_id=client_id,
+        )
