@@ -21,7 +21,7 @@ const FIELDS = {
   "measurements.liquid_depth_in": "liquid", "measurements.outlet_clearance_in": "clearance",
   fse_signer_name: "signer", "disposal.site_id": "site", "disposal.ticket_number": "ticket",
   "disposal.delivered_at": "delivered", "disposal.gallons_delivered": "delivered-gallons",
-  service_started_at: "started", service_completed_at: "started",
+  service_started_at: "started",
 };
 
 // An instant as RFC 3339 in the zone's wall clock with its offset, to the minute.
