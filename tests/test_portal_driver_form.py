@@ -284,6 +284,7 @@ def test_the_driver_reads_every_view_in_spanish_from_the_sign_in_page_on(phone):
     )
     assert heights and all(height >= 48 for _, height in heights), heights
     accessible(browser, "the sign-in page in Spanish")
+    fits(browser, "phone", "the sign-in page in Spanish")
     by_css(browser, "#email")[0].send_keys(DRIVER)
     by_css(browser, "#password")[0].send_keys("no es esta")
     by_css(browser, "#submit")[0].click()
