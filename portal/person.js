@@ -22,6 +22,7 @@ export async function startSignIn(home = "/portal/", client = PORTAL_CLIENT) {
   const query = new URLSearchParams({
     response_type: "code", client_id: client, redirect_uri: redirectUri(home), scope: SCOPE, state,
     code_challenge: base64url(new Uint8Array(digest)), code_challenge_method: "S256",
+    ui_locales: document.documentElement.lang || "en", // the sign-in page in the person's language
   });
   location.assign(`/oauth/authorize?${query}`);
 }

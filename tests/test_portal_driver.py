@@ -286,7 +286,8 @@ def test_a_refused_filing_stays_on_the_phone_with_the_reason_and_is_corrected_an
     number = by_css(browser, "#d-number")[0].get_attribute("value")
     by_css(browser, "#d-submit")[0].click()
     shown = stop_when(browser, wok, "refused", "the refusal")
-    assert "No such permit." in shown and "The exchange's reason:" in shown
+    assert "The exchange's reason: Not saved: check what you wrote." in shown
+    assert "Permit number: No permit of that number is on record in your cities." in shown
     assert not [m for m in hauler_manifests(direct)[0] if m["manifest_number"] == number]
     # Still there after the page is opened again.
     browser.refresh()
@@ -295,10 +296,10 @@ def test_a_refused_filing_stays_on_the_phone_with_the_reason_and_is_corrected_an
 
     # Corrected: the reason beside the field, the signature and photo kept, sent again.
     open_stop(browser, wok)
-    assert "No such permit." in text_of(browser, "#d-permit-error")
+    assert "No permit of that number is on record" in text_of(browser, "#d-permit-error")
     assert by_css(browser, "#d-permit")[0].get_attribute("aria-invalid") == "true"
     waiting_for(browser, lambda b: len(by_css(b, ".photos li")) == 1, "the photo kept")
-    assert "signature taken at the service is kept" in text_of(browser, "#view")
+    assert "The page the restaurant signed is kept exactly as signed." in text_of(browser, "#view")
     accessible(browser, "the correction")
     fits(browser, "phone", "the correction")
     type_into(browser, "#d-permit", "VV-FOG-0002")

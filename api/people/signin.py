@@ -14,7 +14,7 @@ from markupsafe import Markup
 
 from api.errors import status_of
 from api.pages import page
-from api.people import csrf
+from api.people import csrf, signin_words
 from auth.keys import secret_key
 from auth.people import SignedIn, granted_scope
 from auth.ratelimit import SignInAttempts, current_limits
@@ -166,7 +166,10 @@ class Flow:
 
     def sign_in_page(self, message=None, status=200, email=""):
         self.state = {}
-        return self.render("signin/signin.html", status, message=message, email=email)
+        lang, words = signin_words.words(self.app.name)
+        return self.render(
+            "signin/signin.html", status, message=signin_words.said(message), email=email, lang=lang, words=words
+        )
 
     def password(self):
         person, refusal = password_checked(lambda message, status, email: self.sign_in_page(message, status, email))

@@ -11,7 +11,7 @@ import { stopForm } from "./form.js";
 import { mine, sendWaiting } from "./send.js";
 import { SignedOut, current, signIn, signOut } from "./session.js";
 import { dropFilings, filings, persist, prune } from "./store.js";
-import { w } from "./words.js";
+import { citationWords, refusalText, w } from "./words.js";
 
 const RETRY_MS = 10_000;
 const SHOWN_FOR_MS = 24 * 3600_000; // a filed stop stays on the list for a day
@@ -67,7 +67,7 @@ function outcome(filing) {
     ? el("p", { class: "note whose" }, w(person ? "othersFiling" : "signInToSendIt", { name: filing.person.name })) : null;
   if (filing.state === "waiting" || filing.state === "uploading") return [state, signed, el("p", { class: "left" }, left(filing)), whose];
   if (filing.state === "refused") {
-    return [state, el("p", { class: "refusal" }, w("reason", { reason: filing.reason })), signed, el("p", { class: "left" }, left(filing))];
+    return [state, el("p", { class: "refusal" }, w("reason", { reason: refusalText(filing) })), signed, el("p", { class: "left" }, left(filing))];
   }
   const receipt = filing.receipt;
   const open = (receipt.findings || []).filter((f) => !f.cleared_at);
@@ -79,7 +79,7 @@ function outcome(filing) {
     ...filing.scans.filter((s) => s.refused).map((s) => el("p", { class: "refusal", "data-refused-scan": s.sha256 },
       w(s.photo ? "photoRefused" : "pageRefused", { reason: s.refused }))),
     open.length
-      ? el("ul", { class: "findings" }, open.map((f) => el("li", { class: f.severity, "data-code": f.code }, findingText(f), el("br"), el("cite", {}, f.citation))))
+      ? el("ul", { class: "findings" }, open.map((f) => el("li", { class: f.severity, "data-code": f.code }, findingText(f), el("br"), el("cite", {}, citationWords(f.citation)))))
       : el("p", { class: "ok" }, w("answer.clean")),
   ];
 }
@@ -89,8 +89,10 @@ async function openStop(stop, filing) {
   const city = day.cities[stop.jurisdiction];
   const all = await filings();
   const { parts, ready } = stopForm({
-    stop, city, vehicles: day.vehicles, sites: day.sites, driver: (await current())?.name || "",
-    filing, seq: (all.at(-1)?.seq || 0) + 1, person: person && { name: person.name, sub: person.sub || null },
+    stop, city, cities: day.cities, known: day.stops, vehicles: day.vehicles, sites: day.sites,
+    driver: (await current())?.name || "", filing, seq: (all.at(-1)?.seq || 0) + 1,
+    person: person && { name: person.name, sub: person.sub || null },
+    onCity: (code) => openStop({ ...stop, jurisdiction: code }, filing).catch(report),
     onDone: async () => {
       formOpen = false;
       await drawStops();
@@ -101,6 +103,14 @@ async function openStop(stop, filing) {
   ready();
   window.scrollTo(0, 0);
   view().querySelector("#form-title").focus();
+}
+
+// A stop not on the due list: its city that of the hauler's first truck, its permit and device typed.
+function anotherStop() {
+  return {
+    other: true, device_id: `other-${crypto.randomUUID()}`, jurisdiction: day.vehicles[0]?.jurisdiction || Object.keys(day.cities)[0],
+    permit_number: "", device_tag: "", device_kind: "interceptor", device: null, fse_name: "", address: "",
+  };
 }
 
 async function drawStops() {
@@ -120,15 +130,16 @@ async function drawStops() {
   const offBy = clockOffset();
   const cards = [...stops.values()].map((stop) => {
     const filing = latest.get(stop.device_id);
-    const name = `${stop.fse_name} ${stop.device_tag}`;
+    const name = stop.other ? w("otherStopTitle", { permit: stop.permit_number, tag: stop.device_tag }) : `${stop.fse_name} ${stop.device_tag}`;
     const button = !person || (filing && !mine(filing, person)) ? null : !filing ? el("button", { type: "button", class: "big", "data-open": stop.device_id, onclick: () => openStop(stop, null).catch(report) }, w("open", { name }))
       : filing.state === "refused" ? el("button", { type: "button", class: "big", "data-open": stop.device_id, onclick: () => openStop(stop, filing).catch(report) }, w("correct", { name }))
         : null;
     return el("li", { class: "stop card", "data-stop": stop.device_id, "data-state": filing?.state || "open" },
-      el("h2", {}, stop.fse_name),
-      el("p", {}, stop.address),
-      el("p", {}, w("device", { tag: stop.device_tag, kind: w(`kind.${stop.device_kind}`), gallons: stop.device.capacity_gallons }), ` · ${stop.permit_number}`),
-      el("p", {}, w("due", { day: stop.due_on }), " · ", w(`status.${stop.status}`)),
+      el("h2", {}, stop.other ? [w("otherStop"), stop.fse_name ? `: ${stop.fse_name}` : ""] : stop.fse_name),
+      stop.address ? el("p", {}, stop.address) : null,
+      stop.device ? el("p", {}, w("device", { tag: stop.device_tag, kind: w(`kind.${stop.device_kind}`), gallons: stop.device.capacity_gallons }), ` · ${stop.permit_number}`)
+        : el("p", {}, `${stop.device_tag} · ${stop.permit_number}`),
+      stop.other ? null : el("p", {}, w("due", { day: stop.due_on }), " · ", w(`status.${stop.status}`)),
       filing ? outcome(filing) : null,
       button);
   });
@@ -141,6 +152,7 @@ async function drawStops() {
     waiting ? el("p", { class: "waiting" }, w("waitingCount", { n: waiting }), " ",
       el("button", { type: "button", class: "quiet", id: "send-now", onclick: () => kick(true) }, w("sendNow"))) : null,
     cards.length ? el("ul", { class: "stops" }, cards) : el("p", {}, w("noStops")),
+    person ? el("button", { type: "button", class: "big quiet", id: "other-stop", onclick: () => openStop(anotherStop(), null).catch(report) }, w("otherStopOpen")) : null,
     person ? el("p", {}, el("button", { type: "button", class: "quiet", id: "sign-out", onclick: () => leave().catch(report) }, w("signOut"))) : null,
   ].filter(Boolean));
 }

@@ -18,6 +18,7 @@ async function refuse(filing, response) {
   filing.state = "refused";
   filing.reason = reason.message;
   filing.errors = reason.body?.errors || {};
+  filing.problem = reason.body; // its type, for the refusal in the person's words
   await saveFiling(filing);
 }
 

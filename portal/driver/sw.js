@@ -23,6 +23,7 @@ const SHELL = [
   "/portal/person.js",
   "/portal/js/api.js",
   "/portal/js/dom.js",
+  "/portal/js/field-errors.js",
   "/portal/js/i18n.js",
   "/portal/js/problems.js",
   "/portal/js/time.js",

@@ -1,6 +1,8 @@
 // The driver's words in English and Spanish; the manifest's own field names are the portal's
 // (js/i18n.js), so a field reads the same in the dispatcher's form and on the phone.
+import { inWords } from "../js/field-errors.js";
 import { lang, t } from "../js/i18n.js";
+import { problemText } from "../js/problems.js";
 
 const WORDS = {
   en: {
@@ -114,6 +116,85 @@ const WORDS = {
     completedHint: "En {zone}. Corríjala si el reloj de este teléfono estaba mal; el inicio se mueve con ella.",
   },
 };
+
+// The form's own checks, another stop, a new signature and the exchange's refusals in words.
+const FORM_WORDS = {
+  en: {
+    otherStop: "Another stop", otherStopOpen: "File a stop not on this list",
+    otherStopNote: "A new customer, an emergency or an early call: type the restaurant's permit number and the device's tag. The exchange checks them when the filing is sent.",
+    otherStopTitle: "Another stop: permit {permit}, device {tag}", "form.city": "City",
+    deviceUnknown: "This device is not on this phone: the exchange checks it when the filing is sent.",
+    startedHint: "Local time ({zone}): when this stop was opened, unless you change it.",
+    completedAtSigning: "The service is completed when the restaurant signs (this phone's clock, {zone}).",
+    completedWas: "Service completed {when}, as signed.",
+    startedAfter: "The service cannot start after it was completed ({when}).",
+    startedFuture: "The service cannot start later than now.",
+    tooLong: "A service cannot last more than 48 hours.",
+    wholeGallons: "Whole gallons only, no decimals.",
+    needTicket: "A disposal site is chosen: give its ticket number.",
+    needDelivered: "A disposal site is chosen: give when the load was delivered.",
+    needDeliveredGallons: "A disposal site is chosen: give the gallons delivered.",
+    fixFields: "Nothing was filed: check the fields marked.",
+    signedPageKept: "The page the restaurant signed is kept exactly as signed.",
+    signAgain: "You changed what the restaurant's person signed for ({fields}): they must sign again.",
+    needSignAgain: "The restaurant's person must sign again for the changed values.",
+    exchangePolicy: "exchange policy", refusedFields: "{field}: {message}",
+  },
+  es: {
+    otherStop: "Otra parada", otherStopOpen: "Presentar una parada que no está en la lista",
+    otherStopNote: "Un cliente nuevo, una emergencia o una visita adelantada: escriba el número de permiso del restaurante y la etiqueta del equipo. El sistema los revisa al recibir el manifiesto.",
+    otherStopTitle: "Otra parada: permiso {permit}, equipo {tag}", "form.city": "Ciudad",
+    deviceUnknown: "Este equipo no está en este teléfono: el sistema lo revisa al recibir el manifiesto.",
+    startedHint: "Hora local ({zone}): cuando abrió esta parada, salvo que la cambie.",
+    completedAtSigning: "El servicio termina cuando el restaurante firma (el reloj de este teléfono, {zone}).",
+    completedWas: "Servicio terminado {when}, según lo firmado.",
+    startedAfter: "El servicio no puede empezar después de terminar ({when}).",
+    startedFuture: "El servicio no puede empezar más tarde que ahora.",
+    tooLong: "Un servicio no puede durar más de 48 horas.",
+    wholeGallons: "Solo galones enteros, sin decimales.",
+    needTicket: "Se eligió un sitio de disposición: indique el número del boleto.",
+    needDelivered: "Se eligió un sitio de disposición: indique cuándo se entregó la carga.",
+    needDeliveredGallons: "Se eligió un sitio de disposición: indique los galones entregados.",
+    fixFields: "No se presentó nada: revise los campos marcados.",
+    signedPageKept: "La página que firmó el restaurante se conserva tal como se firmó.",
+    signAgain: "Cambió lo que firmó la persona del restaurante ({fields}): debe firmar de nuevo.",
+    needSignAgain: "La persona del restaurante debe firmar de nuevo por los valores cambiados.",
+    exchangePolicy: "política del sistema", refusedFields: "{field}: {message}",
+  },
+};
+for (const code of Object.keys(FORM_WORDS)) Object.assign(WORDS[code], FORM_WORDS[code]);
+
+// The driver's own words of a language (the tests look for English left in the Spanish view).
+export const driverWordsOf = (code) => ({ ...WORDS[code] });
+
+// The manifest's fields by their names in the API, as the form labels them.
+const LABELS = {
+  manifest_number: "form.number", permit_number: "form.permit", device_tag: "form.device", vehicle_id: "truck",
+  driver_name: "form.driver", service_started_at: "form.started", service_completed_at: "form.completed",
+  waste_type: "form.waste", gallons_removed: "form.gallons", decant_returned_gallons: "form.decant",
+  full_pump_down: "form.full", "measurements.fog_depth_in": "form.fog", "measurements.solids_depth_in": "form.solids",
+  "measurements.liquid_depth_in": "form.liquid", "measurements.outlet_clearance_in": "clearance",
+  fse_signer_name: "form.signer", "disposal.site_id": "form.site", "disposal.ticket_number": "form.ticket",
+  "disposal.delivered_at": "deliveredAt", "disposal.gallons_delivered": "form.deliveredGallons",
+};
+
+// A rule's citation as the person reads it: a city's section as written, exchange policy in words.
+export const citationWords = (citation) => (!citation || citation === "exchange policy" ? w("exchangePolicy") : citation);
+
+// The exchange's messages about one field, in the portal's words for them.
+export const refusedWords = (messages) => [].concat(messages).map(inWords).join(" ");
+
+// The exchange's refusal of a filing in the person's language: each field it names with the
+// field's label and the portal's words for its message, or the problem's own words.
+export function refusalText(filing) {
+  const errors = Object.entries(filing.errors || {});
+  if (errors.length) {
+    return [t("problem.validation-failed"), ...errors.map(([path, messages]) => w("refusedFields", {
+      field: LABELS[path] ? w(LABELS[path]) : path, message: refusedWords(messages),
+    }))].join(" ");
+  }
+  return filing.problem ? problemText({ message: filing.reason, body: filing.problem }) : filing.reason;
+}
 
 // The driver's words for `key` in the chosen language, or the portal's where the key is one
 // of its own (a manifest's fields, waste types, device kinds, statuses).
