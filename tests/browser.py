@@ -392,3 +392,32 @@ def on_screen(browser, selector):
         " && r.top >= 0 && r.bottom <= window.innerHeight;",
         selector,
     )
+
+
+# Each English phrase of the given dictionaries (the fixed parts of one with {values}) that the
+# Spanish says otherwise, and each of `also` (the exchange's own English), found as words on the
+# page's selectors; addresses are data, not words.
+_ENGLISH_LEFT = r"""
+const [dictionaries, selectors, also, done] = arguments;
+Promise.all(dictionaries.map(([path, name]) => import(path).then((module) => module[name]))).then((readers) => {
+  const en = Object.assign({}, ...readers.map((read) => read('en')));
+  const es = Object.assign({}, ...readers.map((read) => read('es')));
+  const page = selectors.map((s) => document.querySelector(s)?.innerText || '').join('\n').replace(/\S+@\S+/g, ' ');
+  const found = also.filter((words) => page.includes(words));
+  for (const [key, words] of Object.entries(en)) {
+    if (es[key] === words) continue;
+    for (const part of words.split(/\{\w+\}/)) {
+      const fixed = part.replace(/^[\s,.;:()<>]+|[\s,.;:()<>]+$/g, '');
+      if (fixed.length < 4 || !/\p{L}{3}/u.test(fixed)) continue;
+      const escaped = fixed.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      if (new RegExp(`(^|[^\\p{L}])${escaped}($|[^\\p{L}])`, 'u').test(page)) found.push(`${key}: ${fixed}`);
+    }
+  }
+  done(found);
+}, (error) => done([`words not read: ${error}`]));
+"""
+
+
+def english_on_page(browser, dictionaries, selectors, also=()):
+    """The English left on a Spanish page: `dictionaries` are (module path, words-of export)."""
+    return browser.execute_async_script(_ENGLISH_LEFT, [list(d) for d in dictionaries], list(selectors), list(also))

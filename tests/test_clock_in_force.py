@@ -26,16 +26,8 @@ def record_devices(client, token, fse_id, **query):
     return response.json["summary"]["devices"]
 
 
-def late_renewal(client, session, frozen_clock):
-    """Victorville's repro: permit A from 1 July 2025 to 30 June 2026, its 90-day interceptor
-    pumped on 1 May 2026; on 25 July the admin issues VV-LATE from 1 August and moves the
-    device onto it from then."""
-    world = world_in(client, session, frozen_clock, CITY, now=pacific(2026, 5, 2, 9))
-    world.permit.issued_on, world.permit.expires_on = date(2025, 7, 1), date(2026, 6, 30)
-    session.commit()
-    assert world.post(world.body(completed=pacific(2026, 5, 1, 9), disposal=None)).status_code == 201
-    frozen_clock(pacific(2026, 7, 25, 9))
-    admin = admin_of(client, session, CITY)
+def issue_late_permit(client, admin, world):
+    """VV-LATE, issued from 1 August 2026 for a year, for the world's FSE."""
     created = client.post(
         "/v1/permits",
         headers=factories.bearer(admin),
@@ -48,6 +40,19 @@ def late_renewal(client, session, frozen_clock):
         },
     )
     assert created.status_code == 201, created.json
+
+
+def late_renewal(client, session, frozen_clock):
+    """Victorville's repro: permit A from 1 July 2025 to 30 June 2026, its 90-day interceptor
+    pumped on 1 May 2026; on 25 July the admin issues VV-LATE from 1 August and moves the
+    device onto it from then."""
+    world = world_in(client, session, frozen_clock, CITY, now=pacific(2026, 5, 2, 9))
+    world.permit.issued_on, world.permit.expires_on = date(2025, 7, 1), date(2026, 6, 30)
+    session.commit()
+    assert world.post(world.body(completed=pacific(2026, 5, 1, 9), disposal=None)).status_code == 201
+    frozen_clock(pacific(2026, 7, 25, 9))
+    admin = admin_of(client, session, CITY)
+    issue_late_permit(client, admin, world)
     moved = move(client, admin, world, "GI-1", permit_number="VV-LATE", effective_on="2026-08-01", reason="Late.")
     assert moved.status_code == 201, moved.json
     return world
@@ -120,18 +125,7 @@ def test_the_sql_lists_and_the_record_agree_on_every_week(client, session, froze
     assert world.post(world.body(completed=pacific(2026, 5, 1, 9), disposal=None)).status_code == 201
     frozen_clock(pacific(2026, 7, 25, 9))
     admin = admin_of(client, session, CITY)
-    created = client.post(
-        "/v1/permits",
-        headers=factories.bearer(admin),
-        json={
-            "permit_number": "VV-LATE",
-            "fse_id": str(world.device.fse_id),
-            "kind": "regular",
-            "issued_on": "2026-08-01",
-            "expires_on": "2027-07-31",
-        },
-    )
-    assert created.status_code == 201, created.json
+    issue_late_permit(client, admin, world)
     for tag in ("GI-1", "GI-2"):
         moved = move(client, admin, world, tag, permit_number="VV-LATE", effective_on="2026-08-01", reason="Late.")
         assert moved.status_code == 201, moved.json

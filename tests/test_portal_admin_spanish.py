@@ -10,6 +10,7 @@ from tests.browser import (  # noqa: F401
     by_css,
     chromium,
     click,
+    english_on_page,
     fits,
     on_screen,
     portal_at_size,
@@ -32,33 +33,9 @@ def portal(portal_at_size):
     return portal_at_size
 
 
-# The portal's own dictionaries, read from the page's modules: each English phrase (the fixed
-# parts of one with {values}) that the Spanish dictionary says otherwise, found as words in
-# the header or the view.
-ENGLISH_LEFT = r"""
-const done = arguments[arguments.length - 1];
-import('/portal/js/i18n.js').then(({ wordsOf }) => {
-  const en = wordsOf('en'), es = wordsOf('es');
-  const page = document.querySelector('header').innerText + '\n' + document.querySelector('#view').innerText;
-  const shown = page.replace(/\S+@\S+/g, ' '); // addresses are data, not words (admin@demo.fogx.test)
-  const found = [];
-  for (const [key, words] of Object.entries(en)) {
-    if (es[key] === words) continue;
-    for (const part of words.split(/\{\w+\}/)) {
-      const fixed = part.replace(/^[\s,.;:()<>]+|[\s,.;:()<>]+$/g, '');
-      if (fixed.length < 4 || !/\p{L}{3}/u.test(fixed)) continue;
-      const escaped = fixed.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      if (new RegExp(`(^|[^\\p{L}])${escaped}($|[^\\p{L}])`, 'u').test(shown)) found.push(`${key}: ${fixed}`);
-    }
-  }
-  done(found);
-}, (error) => done([`i18n.js not read: ${error}`]));
-"""
-
-
 def english_left(browser, screen, where):
     """No English on the page, and on a phone the page fits it (`tests.browser.fits`)."""
-    found = browser.execute_async_script(ENGLISH_LEFT)
+    found = english_on_page(browser, [("/portal/js/i18n.js", "wordsOf")], ["header", "#view"])
     assert found == [], f"{where}: {found}"
     fits(browser, screen, where)
 

@@ -13,7 +13,17 @@ from zoneinfo import ZoneInfo
 import requests
 from selenium.webdriver.support.ui import Select
 
-from tests.browser import accessible, by_css, chromium, fits, message, text_of, type_into, waiting_for  # noqa: F401
+from tests.browser import (  # noqa: F401
+    accessible,
+    by_css,
+    chromium,
+    english_on_page,
+    fits,
+    message,
+    text_of,
+    type_into,
+    waiting_for,
+)
 from tests.driver_phone import (  # noqa: F401
     DRIVER,
     HOME,
@@ -236,32 +246,13 @@ def test_the_service_start_gallons_and_disposal_are_checked_beside_their_fields_
     assert filed["manifest"]["disposal"]["ticket_number"] == "HDR-1"
 
 
-# Each English phrase of the driver's and the portal's dictionaries (the fixed parts of one with
-# {values}) that the Spanish says otherwise, and the exchange's own English, found on the page.
-ENGLISH_LEFT = r"""
-const done = arguments[arguments.length - 1];
-Promise.all([import('/portal/js/i18n.js'), import('/portal/driver/words.js')]).then(([portal, driver]) => {
-  const en = { ...portal.wordsOf('en'), ...driver.driverWordsOf('en') };
-  const es = { ...portal.wordsOf('es'), ...driver.driverWordsOf('es') };
-  const server = ['exchange policy', 'Validation failed', 'No such permit', 'lists no device', 'Must not be'];
-  const page = ['header', '#network', '#message', '#view'].map((s) => document.querySelector(s)?.innerText || '').join('\n');
-  const found = server.filter((words) => page.includes(words));
-  for (const [key, words] of Object.entries(en)) {
-    if (es[key] === words) continue;
-    for (const part of words.split(/\{\w+\}/)) {
-      const fixed = part.replace(/^[\s,.;:()<>]+|[\s,.;:()<>]+$/g, '');
-      if (fixed.length < 4 || !/\p{L}{3}/u.test(fixed)) continue;
-      const escaped = fixed.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      if (new RegExp(`(^|[^\\p{L}])${escaped}($|[^\\p{L}])`, 'u').test(page)) found.push(`${key}: ${fixed}`);
-    }
-  }
-  done(found);
-}, (error) => done([`words not read: ${error}`]));
-"""
-
-
 def english_left(browser, where):
-    found = browser.execute_async_script(ENGLISH_LEFT)
+    found = english_on_page(
+        browser,
+        [("/portal/js/i18n.js", "wordsOf"), ("/portal/driver/words.js", "driverWordsOf")],
+        ["header", "#network", "#message", "#view"],
+        also=["exchange policy", "Validation failed", "No such permit", "lists no device", "Must not be"],
+    )
     assert found == [], f"{where}: {found}"
     accessible(browser, where)
     fits(browser, "phone", where)

@@ -12,6 +12,7 @@ from pypdf import PdfReader
 
 from tests import factories
 from tests.ordinance_cases import admin_of, change, findings_of, move, pacific, register_device, renewed, world_in
+from tests.registry_calls import imported
 
 CITY = "victorville"
 
@@ -277,17 +278,6 @@ def test_a_move_never_reaches_back_and_stays_within_the_fse_and_its_city(client,
         ).status_code
         == 404
     )
-
-
-def imported(client, token, kind, content):
-    response = client.post(
-        f"/v1/imports/{kind}",
-        headers=factories.bearer(token),
-        data={"file": (io.BytesIO(content.encode()), f"{kind}.csv")},
-        content_type="multipart/form-data",
-    )
-    assert response.status_code == 200, response.json
-    return response.json
 
 
 def test_the_import_changes_a_frequency_or_permit_from_its_effective_date_only(client, session, frozen_clock):

@@ -3,13 +3,13 @@ permit's issue date or its last change, with why, the notice given and who recor
 registry's changes say what each change was; the CSV import dates a status change and refuses
 to rewrite a permit's term."""
 
-import io
 from datetime import date
 
 from domain import clock
 from tests import factories
 from tests import people_factories as pf
 from tests.ordinance_cases import admin_of, change, move, pacific, renewed, world_in
+from tests.registry_calls import imported
 
 CITY = "victorville"
 
@@ -199,17 +199,6 @@ def test_the_evening_in_california_is_still_the_permits_last_day(client, session
 PERMITS = "permit_number,fse_apn,fse_name,kind,status,issued_on,expires_on"
 
 
-def imported(client, token, content, kind="permits"):
-    response = client.post(
-        f"/v1/imports/{kind}",
-        headers=factories.bearer(token),
-        data={"file": (io.BytesIO(content.encode()), f"{kind}.csv")},
-        content_type="multipart/form-data",
-    )
-    assert response.status_code == 200, response.json
-    return response.json
-
-
 def test_the_import_dates_a_status_change_as_the_api_does(client, session, frozen_clock):
     """Exchange policy, through the CSV import as through the API: a row's new status holds
     from its `effective_on` (default the city's today: at 23:30 Pacific on 1 June, 1 June),
@@ -219,13 +208,13 @@ def test_the_import_dates_a_status_change_as_the_api_does(client, session, froze
     fse, permit = world.device.fse, world.permit
     row = f"{permit.permit_number},{fse.apn},{fse.name},regular,suspended,2025-01-01,2027-12-31"
     dated = f"{PERMITS},effective_on,reason\n{row},{{}},{{}}\n"
-    past = imported(client, admin, dated.format("2026-03-01", "Spill."))
+    past = imported(client, admin, "permits", dated.format("2026-03-01", "Spill."))
     assert past["rejected"] == 1 and list(past["rejections"][0]["errors"]) == ["effective_on"]
-    unexplained = imported(client, admin, dated.format("2026-06-10", ""))
+    unexplained = imported(client, admin, "permits", dated.format("2026-06-10", ""))
     assert unexplained["rejected"] == 1 and list(unexplained["rejections"][0]["errors"]) == ["reason"]
-    assert imported(client, admin, dated.format("2026-06-10", "Spill."))["updated"] == 1
-    assert imported(client, admin, dated.format("2026-06-10", "Spill."))["unchanged"] == 1
-    undated = imported(client, admin, f"{PERMITS},reason\n{row.replace('suspended', 'revoked')},Closed.\n")
+    assert imported(client, admin, "permits", dated.format("2026-06-10", "Spill."))["updated"] == 1
+    assert imported(client, admin, "permits", dated.format("2026-06-10", "Spill."))["unchanged"] == 1
+    undated = imported(client, admin, "permits", f"{PERMITS},reason\n{row.replace('suspended', 'revoked')},Closed.\n")
     assert undated["rejected"] == 1  # today (1 June) is before the last change, on 10 June
     entries = history(client, admin, str(permit.id))
     assert [(e["status"], e["effective_on"], e["reason"], e["by_role"]) for e in entries[1:]] == [
@@ -248,7 +237,7 @@ def test_a_renewal_through_the_import_is_a_new_permit(client, session, frozen_cl
         f"{PERMITS}\n{permit.permit_number},{fse.apn},{fse.name},regular,active,2025-07-01,2027-06-30\n"
         f"{permit.permit_number}-2026,{fse.apn},{fse.name},regular,active,2026-07-01,2027-06-30\n"
     )
-    report = imported(client, admin, rows)
+    report = imported(client, admin, "permits", rows)
     assert (report["rejected"], report["created"]) == (1, 1)
     [rejection] = report["rejections"]
     assert rejection["reason"] == "A renewal is a new permit: register it and move the devices"

@@ -107,6 +107,11 @@ def create_device(fse_id):
     return _created(body, "registry.get_device", fse_id=device.fse_id, device_id=device.id)
 
 
+def _device_created(device):
+    """A device as of its city's today, answered 201 with where to read it."""
+    return _created(_device_view(device), "registry.get_device", fse_id=device.fse_id, device_id=device.id)
+
+
 @bp.get("/fses/<fse_id>/devices/<device_id>")
 @require(*READ)
 def get_device(fse_id, device_id):
@@ -122,7 +127,7 @@ def change_frequency(fse_id, device_id):
         db.session, current_principal(), fse_id=fse_id, device_id=device_id, **data
     )
     device = registry.get_device(db.session, current_principal(), fse_id=fse_id, device_id=change.device_id)
-    return _created(_device_view(device), "registry.get_device", fse_id=device.fse_id, device_id=device.id)
+    return _device_created(device)
 
 
 @bp.post("/fses/<fse_id>/devices/<device_id>/frequency-changes/<change_id>/withdrawal")
@@ -143,7 +148,7 @@ def move_device(fse_id, device_id):
     data = load_json(schemas.PermitMoveIn())
     move = device_permit.move_device(db.session, current_principal(), fse_id=fse_id, device_id=device_id, **data)
     device = registry.get_device(db.session, current_principal(), fse_id=fse_id, device_id=move.device_id)
-    return _created(_device_view(device), "registry.get_device", fse_id=device.fse_id, device_id=device.id)
+    return _device_created(device)
 
 
 @bp.post("/fses/<fse_id>/devices/<device_id>/retirement")
@@ -154,7 +159,7 @@ def retire_device(fse_id, device_id):
     device = device_retirement.retire_device(
         db.session, current_principal(), fse_id=fse_id, device_id=device_id, **data
     )
-    return _created(_device_view(device), "registry.get_device", fse_id=device.fse_id, device_id=device.id)
+    return _device_created(device)
 
 
 # Permits ----------------------------------------------------------------------------------
