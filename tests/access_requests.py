@@ -61,6 +61,22 @@ def propose_correction(client, token, manifest_id):
     return uuid.UUID(response.json["id"])
 
 
+def schedule_frequency_change(client, token, permit, device):
+    """A city admin's frequency change sixty days ahead (past every city's notice), still
+    withdrawable: its id."""
+    scheduled = client.post(
+        f"/v1/fses/{permit.fse_id}/devices/{device.id}/frequency-changes",
+        headers=factories.bearer(token),
+        json={
+            "frequency_days": 60,
+            "effective_on": (datetime.now(UTC).date() + timedelta(days=60)).isoformat(),
+            "reason": "Measured accumulation.",
+        },
+    )
+    assert scheduled.status_code == 201, scheduled.json
+    return uuid.UUID(scheduled.json["frequency_changes"][0]["id"])
+
+
 def v1_routes(app):
     for rule in app.url_map.iter_rules():
         if rule.rule.startswith("/v1"):

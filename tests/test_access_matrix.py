@@ -11,7 +11,15 @@ from sqlalchemy import select
 
 from storage.models import Fse
 from tests import factories, people_factories
-from tests.access_requests import NOT_OBJECTS, answer_like_missing, file_manifest, fill, propose_correction, v1_routes
+from tests.access_requests import (
+    NOT_OBJECTS,
+    answer_like_missing,
+    file_manifest,
+    fill,
+    propose_correction,
+    schedule_frequency_change,
+    v1_routes,
+)
 
 ROLES = ("admin", "auditor", "hauler", "fse", "site")
 # People signed in through the portal, one per role of an organisation: the same rules hold.
@@ -68,6 +76,7 @@ def world(client, session):
         )
         assert invited.status_code == 201, invited.json
         store["invitation_id"] = uuid.UUID(invited.json["id"])
+        store["change_id"] = schedule_frequency_change(client, inviter, permit, device)
     # A restaurant of the hauler's own city that it has never serviced.
     unserved = factories.permit(session, fse_row=factories.fse(session, city="victorville", name="unserved restaurant"))
     mine["unserved_fse_id"] = unserved.fse_id

@@ -21,6 +21,7 @@ from tests.access_requests import (
     file_manifest,
     fill,
     propose_correction,
+    schedule_frequency_change,
     v1_routes,
 )
 
@@ -56,6 +57,8 @@ def city_objects(client, session, city, *, hauler, site, program, admin):
     }
     store["manifest_id"], store["document_id"] = file_manifest(client, program, permit, device, site)
     store["correction_id"] = propose_correction(client, program, store["manifest_id"])
+    city_admin = factories.token(client, *factories.oauth_client(session, role="admin", subject=[city]))
+    store["change_id"] = schedule_frequency_change(client, city_admin, permit, device)
     city_id = factories.jurisdiction(session, city).id
     staff = people_factories.person_token(
         client,
