@@ -119,3 +119,18 @@ def move(client, token, world, tag, **body):
     return client.post(
         f"/v1/fses/{world.device.fse_id}/devices/{device_id}/permit-moves", json=body, headers=factories.bearer(token)
     )
+
+
+def auditor_of(client, session, city="victorville"):
+    return factories.token(client, *factories.oauth_client(session, role="auditor", subject=[city]))
+
+
+def missed(client, token, **query):
+    """The missed services an auditor reads for the query."""
+    response = client.get("/v1/audit/missed-services", query_string=query, headers=factories.bearer(token))
+    assert response.status_code == 200, response.json
+    return response.json["items"]
+
+
+def by_tag(rows, *fields):
+    return {row["device_tag"]: tuple(row[name] for name in fields) for row in rows}

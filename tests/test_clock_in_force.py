@@ -8,8 +8,17 @@ finding), which must agree."""
 from datetime import date
 
 from tests import factories
-from tests.ordinance_cases import admin_of, findings_of, move, pacific, register_device, world_in
-from tests.test_history_in_force import auditor_of, by_tag, missed
+from tests.ordinance_cases import (
+    admin_of,
+    auditor_of,
+    by_tag,
+    findings_of,
+    missed,
+    move,
+    pacific,
+    register_device,
+    world_in,
+)
 
 CITY = "victorville"
 
@@ -307,7 +316,7 @@ def test_the_devices_import_takes_the_day_in_service_and_a_retirement(client, se
     """Exchange policy, through the CSV import as through the API: a new device's
     `in_service_on` (default the city's today), never changed for a registered device; a
     `retired_on` from today on, with `reason`."""
-    from tests.test_registry_history import imported
+    from tests.registry_calls import imported
 
     world = world_in(client, session, frozen_clock, CITY, now=pacific(2026, 6, 1, 9))
     admin = admin_of(client, session, CITY)

@@ -12,23 +12,20 @@ from pypdf import PdfReader
 
 from domain import clock
 from tests import factories
-from tests.ordinance_cases import admin_of, change, findings_of, move, pacific, renewed, world_in
+from tests.ordinance_cases import (
+    admin_of,
+    auditor_of,
+    by_tag,
+    change,
+    findings_of,
+    missed,
+    move,
+    pacific,
+    renewed,
+    world_in,
+)
 
 CITY = "victorville"
-
-
-def auditor_of(client, session, city=CITY):
-    return factories.token(client, *factories.oauth_client(session, role="auditor", subject=[city]))
-
-
-def missed(client, token, **query):
-    response = client.get("/v1/audit/missed-services", query_string=query, headers=factories.bearer(token))
-    assert response.status_code == 200, response.json
-    return response.json["items"]
-
-
-def by_tag(rows, *fields):
-    return {row["device_tag"]: tuple(row[name] for name in fields) for row in rows}
 
 
 def set_status(client, session, world, status, day, permit_id=None):
