@@ -123,14 +123,24 @@ export function stopForm({ stop, city, cities = {}, known = [], vehicles, sites,
     el("p", {}, was ? w("completedWas", { when: when(was.service_completed_at, zone) }) : w("completedAtSigning", { zone })));
   const submit = el("button", { type: "submit", id: "d-submit", class: "big" }, filing ? w("sendAgain") : w("fileIt"));
   form.append(...[times, correctedTime(was, zone), el("div", { class: "actions" }, submit)].filter(Boolean));
-  // A correction's completed time as set in its field; the start moves with it (the service
-  // keeps its length) where the form has no start of its own.
+  // A correction's completed time set right moves the start shown with it (the service keeps
+  // its length); the driver may still set the start on its own.
+  const completedField = form.querySelector("#d-completed");
+  if (completedField) {
+    let last = completedField.value;
+    completedField.addEventListener("input", () => {
+      const started = form.querySelector("#d-started");
+      if (started?.value && last && completedField.value) {
+        const moved = Date.parse(fromLocalInput(completedField.value, zone)) - Date.parse(fromLocalInput(last, zone));
+        started.value = toLocalInput(new Date(Date.parse(fromLocalInput(started.value, zone)) + moved).toISOString(), zone);
+      }
+      last = completedField.value;
+    });
+  }
+  // A correction's completed time as set in its field.
   const corrected = (body) => {
-    if (!form.querySelector("#d-completed")) return body;
-    const completed = fromLocalInput(value("completed"), zone);
-    const moved = Date.parse(completed) - Date.parse(body.service_completed_at);
-    if (!form.querySelector("#d-started")) body.service_started_at = stamp(new Date(Date.parse(body.service_started_at) + moved), zone);
-    body.service_completed_at = completed;
+    if (!completedField) return body;
+    body.service_completed_at = fromLocalInput(value("completed"), zone);
     return body;
   };
 
@@ -173,7 +183,14 @@ export function stopForm({ stop, city, cities = {}, known = [], vehicles, sites,
   };
 
   // A correction: whether it changes what the restaurant's person signed for, said above the pad.
-  const changed = () => (was ? attestedChanges(was, manifest(was.service_completed_at)) : []);
+  // A phone's clock set right moves both times alike: the service signed for is the same one.
+  const changed = () => {
+    if (!was) return [];
+    const now = corrected(manifest(was.service_completed_at));
+    const moved = Date.parse(now.service_completed_at) - Date.parse(was.service_completed_at);
+    const started = new Date(Date.parse(now.service_started_at) - moved).toISOString();
+    return attestedChanges(was, { ...now, service_started_at: started });
+  };
   const resign = () => {
     if (!filing) return;
     const keys = changed();
@@ -190,7 +207,8 @@ export function stopForm({ stop, city, cities = {}, known = [], vehicles, sites,
   const problems = () => fieldProblems({
     values: Object.fromEntries(["gallons", "decant", "delivered-gallons", "site", "ticket", "delivered"].map((key) => [key, value(key)])),
     started: value("started") ? new Date(fromLocalInput(value("started"), zone)).getTime() : null,
-    completed: was ? new Date(was.service_completed_at).getTime() : Date.now(),
+    completed: completedField?.value ? Date.parse(fromLocalInput(completedField.value, zone))
+      : was ? new Date(was.service_completed_at).getTime() : Date.now(),
     completedWords: was ? when(was.service_completed_at, zone) : null,
   });
   const tell = () => {
