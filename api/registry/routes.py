@@ -6,8 +6,6 @@ from api.idempotency import idempotent
 from api.validation import load, load_json
 from auth.protect import current_principal, require
 from auth.scopes import AUDIT_READ, MANIFESTS_WRITE, RECORDS_READ, REGISTRY_WRITE
-from domain import dates
-from domain.clock import now
 from schemas import registry as schemas
 from schemas.registry_views import device_view, fse_view, hauler_view, permit_view, site_view, vehicle_view
 from services.registry import device_frequency, device_permit, device_retirement, permit_status
@@ -86,7 +84,7 @@ def update_fse(fse_id):
 
 def _device_view(device):
     """The device as of the city's today (its local date): the frequency in force and those scheduled."""
-    return device_view(device, dates.local_date(now(), device.fse.jurisdiction.time_zone))
+    return device_view(device, registry.city_today(device.fse.jurisdiction))
 
 
 @bp.get("/fses/<fse_id>/devices")

@@ -1,14 +1,13 @@
 """A device's frequency changed from a date on, with the notice the permittee had: the history
 every judgement of a day reads, so that a change never rewrites the past."""
 
-from domain import dates
 from domain.checks import CITY_DEFAULT
 from domain.clock import now
 from domain.device_rules import default_frequency, frequency_change_refusal, frequency_refusal
 from domain.presets import POLICY
 from services.errors import Conflict, Invalid, NotFound
 from services.registry import log as registry_log
-from services.registry.fses import _own, get_device
+from services.registry.fses import _own, city_today, get_device
 from storage.models import DeviceFrequencyChange, Jurisdiction
 
 
@@ -62,7 +61,7 @@ def refusal(
 ) -> dict:
     """Why the device's frequency cannot become `frequency_days` from `effective_on`, by field
     (the route's and the import's rule alike); empty where it can."""
-    today = dates.local_date(now(), city.time_zone)
+    today = city_today(city)
     last = device.frequency_changes[-1].effective_on if device.frequency_changes else None
     notice_days, rule = notice_of(city, after_inspection=after_inspection)
     errors = frequency_change_refusal(
@@ -111,7 +110,7 @@ def record(
         to_days=frequency_days,
         effective_on=effective_on,
         reason=reason,
-        noticed_on=noticed_on or dates.local_date(now(), city.time_zone),
+        noticed_on=noticed_on or city_today(city),
         sooner_because=(sooner_because or "").strip() or None,
         after_inspection=bool(after_inspection),
         **registry_log.made_by(principal, command=command),
@@ -155,7 +154,7 @@ def withdraw(session, principal, *, fse_id, device_id, change_id, reason: str) -
     change = next((c for c in device.frequency_changes_recorded if str(c.id) == str(change_id)), None)
     if change is None:
         raise NotFound("No such frequency change for this device.")
-    today = dates.local_date(now(), city.time_zone)
+    today = city_today(city)
     if change.withdrawn_at is not None:
         raise Conflict("The change was withdrawn already.")
     if change.effective_on <= today:

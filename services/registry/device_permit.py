@@ -3,12 +3,10 @@ the days before stay on the permit it was on, and a service on them is judged ag
 
 from sqlalchemy import select
 
-from domain import dates
-from domain.clock import now
 from domain.device_rules import permit_move_refusal
 from services.errors import Invalid
 from services.registry import log as registry_log
-from services.registry.fses import _own, get_device
+from services.registry.fses import _own, city_today, get_device
 from storage.models import DevicePermitMove, Jurisdiction, Permit
 
 
@@ -36,7 +34,7 @@ def move_device(
 def refusal(device, permit, *, city, effective_on=None) -> tuple:
     """(the day the move takes effect, why it cannot, by field): by default the later of the
     permit's first day and today (the route's and the import's rule alike)."""
-    today = dates.local_date(now(), city.time_zone)
+    today = city_today(city)
     effective_on = effective_on or max(permit.issued_on, today)
     last = device.permit_moves[-1].effective_on if device.permit_moves else None
     return effective_on, permit_move_refusal(

@@ -1,11 +1,9 @@
 """A device retired from a date on (removed, replaced): from that day it is never due nor
 missed, and the days before stay judged as they were."""
 
-from domain import dates
-from domain.clock import now
 from services.errors import Conflict, Invalid
 from services.registry import log as registry_log
-from services.registry.fses import _own, get_device
+from services.registry.fses import _own, city_today, get_device
 from storage.models import Device, Jurisdiction
 
 
@@ -28,7 +26,7 @@ def retire_device(session, principal, *, fse_id, device_id, effective_on, reason
 def refusal(city, *, effective_on) -> dict:
     """Why the device cannot be retired from `effective_on`, by field (the route's and the
     import's rule alike); empty where it can."""
-    today = dates.local_date(now(), city.time_zone)
+    today = city_today(city)
     if effective_on < today:
         return {"effective_on": [f"Must not be before today ({today.isoformat()}): the past is not rewritten."]}
     return {}

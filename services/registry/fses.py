@@ -16,7 +16,6 @@ from sqlalchemy.orm import selectinload
 from domain import dates
 from domain.checks import CITY_DEFAULT
 from domain.clock import now
-from domain.dates import local_date
 from domain.device_rules import default_frequency, default_months, frequency_refusal
 from domain.permit_rules import REFUSED, term_exceeded
 from domain.presets import POLICY
@@ -324,7 +323,7 @@ def create_device(session, principal, *, fse_id, data):
         errors["frequency_days"] = [refusal]
     if permit is not None and data.get("in_service_on") and (why := in_service_refusal(permit, data["in_service_on"])):
         errors["in_service_on"] = [why]
-    data = {**data, "in_service_on": data.get("in_service_on") or local_date(now(), jurisdiction.time_zone)}
+    data = {**data, "in_service_on": data.get("in_service_on") or city_today(jurisdiction)}
     if errors:
         raise Invalid("The device does not fit the permit or the ordinance.", errors=errors)
     if session.scalar(select(Device.id).where(Device.fse_id == fse.id, Device.tag == data["tag"])):

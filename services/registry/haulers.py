@@ -22,7 +22,7 @@ from domain.dates import local_date
 from domain.registry_rows import approval_of, approval_status_on, licences_of
 from services.errors import Conflict, Invalid, NotFound
 from services.registry import log as registry_log
-from services.registry.fses import admin_jurisdiction, commit_or_conflict, page, within_reach
+from services.registry.fses import admin_jurisdiction, city_today, commit_or_conflict, page, within_reach
 from storage import reach
 from storage.models import (
     DisposalSite,
@@ -59,10 +59,6 @@ def viewer(session, principal) -> Viewer:
     zones = session.scalars(select(Jurisdiction.time_zone).where(Jurisdiction.id.in_(cities))).all()
     today = min((local_date(now(), zone) for zone in zones), default=local_date(now(), None))
     return Viewer(home, cities, today)
-
-
-def local_today(jurisdiction: Jurisdiction) -> date:
-    return local_date(now(), jurisdiction.time_zone)
 
 
 # One city's rows ----------------------------------------------------------------------------
@@ -176,7 +172,7 @@ def list_sites(
             row
             for row in rows
             if any(
-                approval_status_on(a, as_of or local_today(a.jurisdiction)) == status
+                approval_status_on(a, as_of or city_today(a.jurisdiction)) == status
                 for a in row.approvals
                 if a.jurisdiction_id in cities
             )
@@ -239,7 +235,7 @@ def create_hauler(session, principal, *, data):
     one is not taken, and a warning says so.
     """
     city = _city(session, principal, data.pop("jurisdictions"))
-    day = local_today(city)
+    day = city_today(city)
     dates = dict(
         expires_on=data["licence_expires_on"],
         licence_from=data.get("licence_issued_on") or day,

@@ -20,13 +20,12 @@ from domain.registry_rows import approval_of, licences_of, registrations_of
 from schemas.field_errors import flatten_errors
 from services.registry import device_frequency, device_permit, device_retirement, permit_status
 from services.registry import log as registry_log
-from services.registry.fses import device_warnings, in_service_refusal, judge_permit_term
+from services.registry.fses import city_today, device_warnings, in_service_refusal, judge_permit_term
 from services.registry.haulers import (
     SHARED_SITE_FIELDS,
     approve_hauler,
     differing,
     hauler_by_licence,
-    local_today,
     new_hauler,
     registered_here,
     shared_field_kept,
@@ -143,7 +142,7 @@ class Importer:
                 },
             )
         changed = self._set(permit, data)
-        day = effective_on or local_today(self.jurisdiction)
+        day = effective_on or city_today(self.jurisdiction)
         recorded = rules.value_on(
             [rules.Dated(c.effective_on, c.status) for c in permit.status_changes], day, default="active"
         )
@@ -189,7 +188,7 @@ class Importer:
         refusal = data.get("in_service_on") and in_service_refusal(permit, data["in_service_on"])
         if refusal:
             raise Rejected("not in service within the permit's term", {"in_service_on": [refusal]})
-        data["in_service_on"] = data.get("in_service_on") or local_today(self.jurisdiction)
+        data["in_service_on"] = data.get("in_service_on") or city_today(self.jurisdiction)
         device = Device(fse_id=permit.fse_id, permit=permit, **data)
         self.session.add(device)
         self._retire(device, retired_on, dated["reason"])
@@ -273,7 +272,7 @@ class Importer:
     # approval, and the shared fields only where the city owns the record (a warning otherwise).
 
     def _haulers(self, data):
-        city, day = self.jurisdiction, local_today(self.jurisdiction)
+        city, day = self.jurisdiction, city_today(self.jurisdiction)
         hauler = hauler_by_licence(self.session, data["licence_number"])
         if hauler is None:
             hauler = new_hauler(data, city)
@@ -362,7 +361,7 @@ class Importer:
         current = approval.status_changes[-1].status if approval.status_changes else "approved"
         if current != status:
             approval.status_changes.append(
-                DisposalSiteStatusChange(status=status, effective_on=local_today(city), reason="imported")
+                DisposalSiteStatusChange(status=status, effective_on=city_today(city), reason="imported")
             )
             outcome = "updated"
         return outcome

@@ -2,12 +2,10 @@
 recorded it: like a frequency change, never before the city's today, the permit's issue date
 or its last status change, so that a change never rewrites the past."""
 
-from domain import dates
-from domain.clock import now
 from domain.permit_rules import status_change_refusal
 from services.errors import Invalid
 from services.registry import log as registry_log
-from services.registry.fses import _own, get_permit
+from services.registry.fses import _own, city_today, get_permit
 from storage.models import Jurisdiction, Permit, PermitStatusChange
 
 
@@ -29,7 +27,7 @@ def refusal(permit, city, *, status, effective_on, reason=None, notice_on=None) 
     route's and the import's rule alike); empty where it can."""
     last = permit.status_changes[-1].effective_on if permit.status_changes else None
     return status_change_refusal(
-        today=dates.local_date(now(), city.time_zone),
+        today=city_today(city),
         status=status,
         effective_on=effective_on,
         issued_on=permit.issued_on,
