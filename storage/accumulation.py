@@ -50,10 +50,10 @@ FROM (
     FROM (
         SELECT devices.*, COALESCE(
             (SELECT c.to_days FROM device_frequency_changes c
-             WHERE c.device_id = devices.id AND c.effective_on <= CAST(:as_of AS DATE)
+             WHERE c.device_id = devices.id AND c.withdrawn_at IS NULL AND c.effective_on <= CAST(:as_of AS DATE)
              ORDER BY c.effective_on DESC LIMIT 1),
             (SELECT c.from_days FROM device_frequency_changes c
-             WHERE c.device_id = devices.id ORDER BY c.effective_on LIMIT 1),
+             WHERE c.device_id = devices.id AND c.withdrawn_at IS NULL ORDER BY c.effective_on LIMIT 1),
             devices.frequency_days) AS in_force
         FROM devices
     ) AS d
@@ -114,18 +114,18 @@ def measured_accumulation(
 
 def frequency_in_force(device_id, frequency_days, day: date):
     """The device's frequency in force on `day` (`domain.registry.frequency_on`): the latest
-    change in effect by then, else the first change's `from_days`, else its own."""
+    change in effect by then (withdrawn ones count nowhere), else the first change's `from_days`, else its own."""
     change = aliased(DeviceFrequencyChange)
     then = (
         select(change.to_days)
-        .where(change.device_id == device_id, change.effective_on <= day)
+        .where(change.device_id == device_id, change.withdrawn_at.is_(None), change.effective_on <= day)
         .order_by(change.effective_on.desc())
         .limit(1)
         .scalar_subquery()
     )
     first = (
         select(change.from_days)
-        .where(change.device_id == device_id)
+        .where(change.device_id == device_id, change.withdrawn_at.is_(None))
         .order_by(change.effective_on)
         .limit(1)
         .scalar_subquery()

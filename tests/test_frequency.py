@@ -306,3 +306,31 @@ def test_a_recommendation_weighs_the_data_against_the_frequency_in_force(client,
     assert (row["frequency_days"], row["recommended_frequency_days"], row["change"]) == (60, 90, "lengthen")
     (row,) = recommendations(client, session, as_of="2026-07-14").json["items"]
     assert (row["frequency_days"], row["change"]) == (90, "keep")
+
+
+def test_a_withdrawn_change_is_never_the_frequency_a_recommendation_weighs(client, session, city, frozen_clock):
+    """Victorville 10.03.160(f)(3), as above; a change withdrawn before it took effect counts
+    nowhere (exchange policy): on its day and after, the 90 days are still the frequency."""
+    from datetime import UTC, datetime
+
+    from storage.models import DeviceFrequencyChange
+
+    device, _, quarterly = city
+    steady = device("steady")
+    quarterly(steady, (6, 4))
+    session.add(
+        DeviceFrequencyChange(
+            device_id=steady.id,
+            from_days=90,
+            to_days=60,
+            effective_on=date(2026, 7, 15),
+            noticed_on=date(2026, 6, 1),
+            reason="scheduled",
+            withdrawn_at=datetime(2026, 6, 20, tzinfo=UTC),
+            withdrawn_reason="Measured again.",
+        )
+    )
+    session.commit()
+    frozen_clock(at(date(2026, 7, 15), 12))
+    (row,) = recommendations(client, session, as_of="2026-07-15").json["items"]
+    assert (row["frequency_days"], row["change"]) == (90, "keep")
